@@ -1,0 +1,26 @@
+// String helpers shared by error messages: edit distance, "did you mean", joining.
+#ifndef DLSIM_CORE_STRINGS_H_
+#define DLSIM_CORE_STRINGS_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlsim {
+
+// Levenshtein distance (case-sensitive).
+size_t EditDistance(std::string_view a, std::string_view b);
+// The candidate closest to `word` when it is plausibly a misspelling (distance <= max(2,
+// len/3), or a case-insensitive prefix match); nullopt otherwise.
+std::optional<std::string> ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
+std::string Join(const std::vector<std::string>& items, std::string_view sep);
+// "unknown <kind> 'x' (did you mean 'y'?); known: a, b, c"
+std::string UnknownNameMessage(std::string_view kind, std::string_view name,
+                               const std::vector<std::string>& known);
+// Formats a double with `digits` significant digits, without trailing zeros.
+std::string FormatNumber(double v, int digits = 4);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_CORE_STRINGS_H_

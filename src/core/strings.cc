@@ -1,0 +1,73 @@
+#include "dlsim/core/strings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace dlsim {
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+namespace {
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+}  // namespace
+
+std::optional<std::string> ClosestMatch(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  size_t best_d = SIZE_MAX;
+  const std::string lw = Lower(word);
+  for (const auto& c : candidates) {
+    std::string lc = Lower(c);
+    size_t d = EditDistance(lw, lc);
+    // A prefix (e.g. "h100" for "h100-sxm5-80gb") counts as close.
+    if (!lw.empty() && lc.rfind(lw, 0) == 0) d = std::min<size_t>(d, 1);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  if (best && best_d <= limit) return best;
+  return std::nullopt;
+}
+
+std::string Join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string UnknownNameMessage(std::string_view kind, std::string_view name,
+                               const std::vector<std::string>& known) {
+  std::string msg = "unknown " + std::string(kind) + " '" + std::string(name) + "'";
+  if (auto m = ClosestMatch(name, known)) msg += " (did you mean '" + *m + "'?)";
+  msg += "; known: " + Join(known, ", ");
+  return msg;
+}
+
+std::string FormatNumber(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+}  // namespace dlsim
