@@ -1,0 +1,61 @@
+// GPU specifications: one entry of the hardware catalog.
+//
+// Values come from data/catalog/gpus.yaml (embedded in the binary); every number there
+// carries its source. Peak rates are dense (no 2:4 sparsity). Bandwidths are per direction.
+//
+//   const dlsim::hw::GpuSpec& g = *catalog.FindGpu("h100").value();
+//   dlsim::FlopsPerSecond bf16 = g.Peak(dlsim::hw::DType::kBf16);
+#ifndef DLSIM_HW_GPU_H_
+#define DLSIM_HW_GPU_H_
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlsim/core/units.h"
+
+namespace dlsim::hw {
+
+enum class DType { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8 };
+inline constexpr int kNumDTypes = 6;
+std::string_view DTypeName(DType t);                  // "fp32", "tf32", ...
+std::optional<DType> ParseDType(std::string_view s);  // inverse of DTypeName
+double DTypeBytes(DType t);                           // 4, 4, 2, 2, 1, 1
+
+// One MIG GPU-instance profile (e.g. "1g.10gb" on A100 80GB).
+struct MigProfile {
+  std::string name;
+  int compute_slices = 0;       // of 7
+  int memory_slices = 0;        // of 8
+  int sms = 0;
+  Bytes memory;                 // usable memory of one instance
+  int max_instances = 0;
+  std::vector<int> start_slices;  // allowed placements (first memory slice index)
+};
+
+struct GpuSpec {
+  std::string name;                  // canonical, e.g. "h100-sxm5-80gb"
+  std::vector<std::string> aliases;  // e.g. "h100"
+  std::string architecture;          // "ampere", "hopper", ...
+  std::array<FlopsPerSecond, kNumDTypes> dense_peak{};  // zero when unsupported
+  Bytes hbm_capacity;
+  BytesPerSecond hbm_bandwidth;
+  int sm_count = 0;
+  Bytes l2_size;
+  BytesPerSecond nvlink_bandwidth;   // per GPU, per direction; zero for PCIe-only parts
+  int pcie_gen = 0;
+  int pcie_lanes = 0;
+  double power_watts = 0;
+  bool nvls = false;                 // NVLink SHARP (in-switch reduction) available
+  std::vector<MigProfile> mig;       // empty when the GPU has no MIG
+
+  FlopsPerSecond Peak(DType t) const { return dense_peak[static_cast<int>(t)]; }
+  // PCIe bandwidth per direction from generation and lanes (encoding overhead included).
+  BytesPerSecond PcieBandwidth() const;
+};
+
+}  // namespace dlsim::hw
+
+#endif  // DLSIM_HW_GPU_H_

@@ -1,0 +1,63 @@
+// Options of one training-step simulation: plain structs with defaults, validated at the
+// edge (io/scenario_train.h) and then used to build the simulation. Units are in the names.
+#ifndef DLSIM_TRAIN_OPTIONS_H_
+#define DLSIM_TRAIN_OPTIONS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlsim/hw/gpu.h"
+#include "dlsim/model/model_spec.h"
+
+namespace dlsim::train {
+
+enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
+enum class Recompute { kNone, kSelective, kFull };
+
+struct HardwareOptions {
+  std::string gpu = "h100-sxm5-80gb";  // canonical catalog name (aliases resolved by io)
+  int gpus = 8;
+  std::string node;                    // optional catalog node; sets the defaults below
+  int gpus_per_node = 8;
+  int nics_per_node = 8;
+  double nic_gbps = 400;               // per NIC, Gbit/s per direction
+  std::string network = "ib-ndr";      // catalog network
+};
+
+struct TrainingOptions {
+  int seq_len = 2048;
+  int global_batch = 8;                // sequences per step
+  int micro_batch = 1;
+  hw::DType precision = hw::DType::kBf16;  // bf16 | fp16 | fp8 (fp8 GEMMs, bf16 elsewhere)
+};
+
+struct ParallelOptions {
+  int tp = 1;
+  int pp = 1;
+  int cp = 1;
+  int dp = 0;                          // 0: gpus / (tp * pp * cp)
+  bool sequence_parallel = false;
+  PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kOneFOneB;
+  int virtual_stages = 1;              // model chunks per pipeline rank (interleaved)
+  int zero = 1;                        // 0 none, 1 optimizer, 2 + gradients, 3 + parameters
+  Recompute recompute = Recompute::kNone;
+  bool overlap_grad_reduce = true;
+  bool overlap_param_gather = true;
+  bool tp_comm_overlap = false;
+  // Layers per pipeline stage (pp * virtual_stages entries, in model order); empty means
+  // balanced placement (see docs/models.md).
+  std::vector<int> layers_per_stage;
+};
+
+struct TrainOptions {
+  model::ModelSpec model;              // resolved: catalog entry with overrides applied
+  HardwareOptions hardware;
+  TrainingOptions training;
+  ParallelOptions parallel;
+  uint64_t seed = 1;
+};
+
+}  // namespace dlsim::train
+
+#endif  // DLSIM_TRAIN_OPTIONS_H_
