@@ -1,22 +1,37 @@
 // The dlsim command line: argument parsing and printing only, no model logic.
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <string>
+#include "commands.h"
+
+namespace dlsim::cli {
+
+void Fail(const std::string& command, const std::string& message, int code) {
+  fmt::print(stderr, "dlsim {}: {}\n", command, message);
+  throw CLI::RuntimeError(code);
+}
+
+void NotYetAvailable(const std::string& command, const std::string& issue) {
+  Fail(command, "not available yet in this build (tracked in " + issue + ")", 2);
+}
+
+}  // namespace dlsim::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"dlsim: a data-aware simulator and planner for deep-learning training and serving"};
   app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every command");
+  dlsim::cli::GlobalOptions global;
+  app.add_option("--catalog", global.catalog_files,
+                 "YAML file adding or overriding GPUs, nodes, networks or models (repeatable)")
+      ->check(CLI::ExistingFile);
   auto* version = app.add_subcommand("version", "Print the dlsim version");
   version->callback([] { fmt::print("dlsim {}\n", DLSIM_VERSION); });
-  for (const char* cmd : {"train", "serve", "plan", "validate"}) {
-    auto* sub = app.add_subcommand(cmd, std::string("(not yet available) ") + cmd);
-    sub->allow_extras();
-    sub->callback([cmd] {
-      fmt::print(stderr, "dlsim {}: not implemented yet in this build\n", cmd);
-      throw CLI::RuntimeError(2);
-    });
-  }
+  dlsim::cli::AddCatalogCommands(app, global);
+  dlsim::cli::AddListCommand(app, global);
+  dlsim::cli::AddTrainCommand(app, global);
+  dlsim::cli::AddServeCommand(app, global);
+  dlsim::cli::AddPlanCommand(app, global);
+  dlsim::cli::AddValidateCommand(app, global);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

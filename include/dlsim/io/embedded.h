@@ -1,0 +1,14 @@
+// Data files compiled into the binary (see cmake/Embed.cmake and data/catalog/).
+#ifndef DLSIM_IO_EMBEDDED_H_
+#define DLSIM_IO_EMBEDDED_H_
+
+#include <string_view>
+
+namespace dlsim::embedded {
+std::string_view GpusYaml();      // data/catalog/gpus.yaml
+std::string_view NodesYaml();     // data/catalog/nodes.yaml
+std::string_view NetworksYaml();  // data/catalog/networks.yaml
+std::string_view ModelsYaml();    // data/catalog/models.yaml
+}  // namespace dlsim::embedded
+
+#endif  // DLSIM_IO_EMBEDDED_H_
