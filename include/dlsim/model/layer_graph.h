@@ -1,0 +1,77 @@
+// The operators of one transformer layer (and of the embedding / LM head), with full
+// (unsharded) shapes and a sharding rule per operator. No parallelism is applied here:
+// train/ applies tensor, sequence and context parallelism by the rule of each operator.
+//
+// Sizes are per token: a layer processing T tokens of a sequence of length s runs each GEMM
+// with m = T, and core attention over (T / s) sequences of length s.
+//
+//   auto ops = dlsim::model::BuildLayerOps(spec, {.attention = AttentionImpl::kFlash});
+//   for (const Op& op : ops) ...
+#ifndef DLSIM_MODEL_LAYER_GRAPH_H_
+#define DLSIM_MODEL_LAYER_GRAPH_H_
+
+#include <string>
+#include <vector>
+
+#include "dlsim/model/model_spec.h"
+
+namespace dlsim::model {
+
+enum class OpKind {
+  kGemm,       // dense matmul: [tokens, k] x [k, n]
+  kAttention,  // core attention (QK^T, softmax, AV) over the sequence
+  kMemory,     // memory-bound elementwise / reduction (norms, activations, adds, dropout, rotary)
+};
+
+// How tensor parallelism (tp) and sequence parallelism (sp) split an operator.
+enum class Shard {
+  kColumn,    // GEMM: n split by tp (QKV, MLP up/gate, LM head)
+  kRow,       // GEMM: k split by tp (attention output projection, MLP down)
+  kHeads,     // attention: heads split by tp
+  kTokens,    // memory-bound op on the full hidden: replicated across tp, or split by tp under sp
+  kInner,     // memory-bound op inside a TP region (already split by tp): always divided by tp
+};
+
+enum class AttentionImpl {
+  kFlash,    // fused FlashAttention: no s^2 tensors stored; backward recomputes scores
+  kUnfused,  // Megatron-2021 style: QK^T bmm, fused scale-mask-softmax, dropout, AV bmm
+};
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::kMemory;
+  Shard shard = Shard::kTokens;
+  // kGemm: n and k of the weight (m is the token count).
+  int64_t n = 0, k = 0;
+  // kMemory: bytes moved (read + write) and flops per token, forward.
+  double bytes_per_token = 0, flops_per_token = 0;
+  // Activation bytes per token that this operator stores for the backward pass (Korthikanti
+  // et al. 2022 accounting), before sharding.
+  double saved_bytes_per_token = 0;
+  // Stored bytes that grow with sequence length: saved = saved_per_token_per_seq * s per
+  // token (unfused attention's s^2 tensors, 5as^2b in Korthikanti's notation).
+  double saved_bytes_per_token_per_seq = 0;
+  // Part of the attention core (recomputed under selective recomputation).
+  bool attention_core = false;
+};
+
+struct LayerOptions {
+  AttentionImpl attention = AttentionImpl::kFlash;
+  double activation_bytes = 2;  // bf16/fp16 activations
+};
+
+// Operators of one transformer layer in execution order.
+std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o);
+// Operators of the input embedding (first pipeline stage) and of the final norm, LM head
+// and loss (last pipeline stage).
+std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o);
+std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o);
+
+// Forward FLOPs of a model for `tokens` tokens of sequence length `seq` (matmuls and
+// attention only, the convention of MFU): 2 * params_matmul * tokens + attention; causal
+// attention counts half the score work when `causal_halving` is set.
+double ModelForwardFlops(const ModelSpec& m, double tokens, double seq, bool causal_halving);
+
+}  // namespace dlsim::model
+
+#endif  // DLSIM_MODEL_LAYER_GRAPH_H_

@@ -1,0 +1,90 @@
+// The event simulation of one training step over per-rank streams.
+//
+// One pipeline of `stages` ranks is simulated: data-, tensor- and context-parallel peers of
+// a pipeline rank run identical programs on identical inputs (same shapes, same collectives),
+// so simulating one representative per pipeline rank is exact, not an approximation. When
+// micro-batches differ in content (data-aware runs), the cost callback says so per task.
+//
+// Streams per pipeline rank: compute (forward/backward tasks in the schedule's order),
+// p2p (activations and gradients to the neighbouring stage), and dp (gradient reduction
+// buckets, parameter gathers, optimizer). Dependencies are real: a forward waits for the
+// activation of the previous virtual stage to arrive; a backward for the gradient of the
+// next; gradient buckets become ready as the last micro-batch's backward passes their
+// layers; the optimizer waits for its rank's reductions; the step ends when every rank is done.
+//
+// Thread-compatible: one StepSimulator per thread.
+#ifndef DLSIM_TRAIN_STEP_SIM_H_
+#define DLSIM_TRAIN_STEP_SIM_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dlsim/core/units.h"
+#include "dlsim/report/sink.h"
+#include "dlsim/train/pipeline_schedule.h"
+
+namespace dlsim::train {
+
+// Time of one forward or backward task, split by what it spends it on (for the breakdown).
+struct TaskCost {
+  Duration compute;     // kernels, including recomputation
+  Duration recompute;   // part of compute spent re-running the forward (backward tasks only)
+  Duration tp_comm;     // exposed tensor-parallel communication
+  Duration cp_comm;     // exposed context-parallel communication
+  Duration Total() const { return compute + tp_comm + cp_comm; }
+};
+
+// One gradient reduction bucket of a model chunk: it becomes ready when the backward of the
+// chunk's last micro-batch has covered `ready_fraction` of the task.
+struct GradBucket {
+  int chunk = 0;
+  double ready_fraction = 1.0;
+  Duration reduce;   // time on the dp stream
+};
+
+struct StepProgram {
+  PipeShape shape;
+  PipeOrder order;
+  // Cost of a task on a pipeline rank.
+  std::function<TaskCost(int rank, const PipeTask&)> task_cost;
+  Duration p2p;                                  // one activation (or its gradient) to the next stage
+  std::vector<std::vector<GradBucket>> buckets;  // [rank]
+  bool overlap_grad_reduce = true;               // false: reductions start after the last backward
+  std::vector<Duration> optimizer;               // [rank] optimizer step
+  std::vector<Duration> param_gather;            // [rank] exposed parameter all-gather after the optimizer
+  // Per-task parameter gather before each forward/backward (ZeRO-3), on the dp stream,
+  // prefetched one task ahead; zero when unused.
+  std::vector<Duration> zero3_gather;            // [rank]
+};
+
+struct RankTimeline {
+  Duration compute;        // busy on the compute stream (kernels)
+  Duration recompute;
+  Duration tp_comm;
+  Duration cp_comm;
+  Duration bubble;         // idle on the compute stream before its last backward ended
+  Duration dp_exposed;     // last backward end -> gradients reduced
+  Duration optimizer;
+  Duration param_gather;
+  Duration finish;         // when this rank is done
+  int peak_in_flight = 0;  // most chunk activations held at once (forwarded, not yet backwarded)
+};
+
+struct StepTimeline {
+  Duration step_time;
+  int critical_rank = 0;
+  std::vector<RankTimeline> ranks;
+  uint64_t events = 0;
+};
+
+// Stream ids used in traces: thread = rank * kStreamsPerRank + stream.
+enum Stream { kComputeStream = 0, kP2pStream = 1, kDpStream = 2, kStreamsPerRank = 3 };
+
+// Runs the step. `sink` receives spans (process = pipeline rank, thread = stream); may be
+// null. Preconditions: program.order has shape.stages entries, consistent with the shape.
+StepTimeline SimulateStep(const StepProgram& program, report::Sink* sink);
+
+}  // namespace dlsim::train
+
+#endif  // DLSIM_TRAIN_STEP_SIM_H_
