@@ -1,0 +1,91 @@
+#include "dlsim/train/step_sim.h"
+
+#include <gtest/gtest.h>
+
+namespace dlsim::train {
+namespace {
+
+StepProgram Uniform(const std::string& schedule, int p, int v, int m, Duration f, Duration b) {
+  PipelineScheduleRegistry reg("pipeline-schedule");
+  RegisterPipelineSchedules(reg);
+  StepProgram prog;
+  prog.shape = {p, v, m};
+  prog.order = *(*reg.Create(schedule))->Order(prog.shape);
+  prog.task_cost = [f, b](int, const PipeTask& t) {
+    TaskCost c;
+    c.compute = t.forward ? f : b;
+    return c;
+  };
+  return prog;
+}
+
+// 1F1B with uniform stage times: step = (m + p - 1)(f + b); bubble fraction (p-1)/(m+p-1).
+TEST(StepSimTest, OneFOneBBubbleClosedForm) {
+  for (int p : {2, 4, 8}) {
+    for (int m : {1, 4, 16}) {
+      const Duration f = Micros(100), b = Micros(200);
+      StepTimeline t = SimulateStep(Uniform("1f1b", p, 1, m, f, b), nullptr);
+      EXPECT_EQ(t.step_time, (f + b) * static_cast<int64_t>(m + p - 1)) << "p=" << p << " m=" << m;
+      const double bubble = t.ranks[0].bubble / t.step_time;
+      EXPECT_NEAR(bubble, double(p - 1) / (m + p - 1), 1e-9);
+    }
+  }
+}
+
+// Interleaved with v chunks: a micro-batch costs F + B = v (f_c + b_c) per rank and the
+// bubble shrinks to (p-1)(F+B)/v = (p-1)(f_c + b_c).
+TEST(StepSimTest, InterleavedBubbleClosedForm) {
+  for (int v : {2, 3, 4}) {
+    const int p = 4, m = 8;
+    const Duration fc = Micros(100), bc = Micros(200);
+    StepTimeline t = SimulateStep(Uniform("interleaved", p, v, m, fc, bc), nullptr);
+    const Duration expected = (fc + bc) * static_cast<int64_t>(m * v) + (fc + bc) * static_cast<int64_t>(p - 1);
+    EXPECT_EQ(t.step_time, expected) << "v=" << v;
+  }
+}
+
+TEST(StepSimTest, GpipeStepTime) {
+  const int p = 4, m = 8;
+  const Duration f = Micros(100), b = Micros(200);
+  StepTimeline t = SimulateStep(Uniform("gpipe", p, 1, m, f, b), nullptr);
+  EXPECT_EQ(t.step_time, (f + b) * static_cast<int64_t>(m + p - 1));
+  EXPECT_EQ(t.ranks[0].peak_in_flight, m);
+}
+
+TEST(StepSimTest, OneFOneBHoldsAtMostPMicroBatches) {
+  StepTimeline t = SimulateStep(Uniform("1f1b", 4, 1, 16, Micros(1), Micros(2)), nullptr);
+  EXPECT_EQ(t.ranks[0].peak_in_flight, 4);
+  EXPECT_EQ(t.ranks[3].peak_in_flight, 1);
+}
+
+TEST(StepSimTest, P2pDelaysAddPerHop) {
+  StepProgram prog = Uniform("1f1b", 2, 1, 1, Micros(10), Micros(20));
+  prog.p2p = Micros(5);
+  StepTimeline t = SimulateStep(prog, nullptr);
+  // F on rank 0, send, F+B on rank 1, send, B on rank 0.
+  EXPECT_EQ(t.step_time, Micros(10 + 5 + 10 + 20 + 5 + 20));
+}
+
+TEST(StepSimTest, GradReductionOverlapsBackward) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 2, Micros(10), Micros(20));
+  prog.buckets = {{GradBucket{0, 0.5, Micros(15)}, GradBucket{0, 1.0, Micros(15)}}};
+  prog.optimizer = {Micros(7)};
+  StepTimeline t = SimulateStep(prog, nullptr);
+  // Last backward runs 40..60; bucket 1 ready at 50, runs 50..65; bucket 2 65..80; optimizer 80..87.
+  EXPECT_EQ(t.step_time, Micros(87));
+  EXPECT_EQ(t.ranks[0].dp_exposed, Micros(20));
+  prog.overlap_grad_reduce = false;
+  t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.step_time, Micros(60 + 30 + 7));
+}
+
+TEST(StepSimTest, Zero3GatherPrefetchedOneAhead) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  prog.zero3_gather = {Micros(4)};
+  StepTimeline t = SimulateStep(prog, nullptr);
+  // gather F: 0..4, F 4..14 while gather B 4..8; B 14..34.
+  EXPECT_EQ(t.step_time, Micros(34));
+}
+
+}  // namespace
+}  // namespace dlsim::train
