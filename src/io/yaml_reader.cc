@@ -1,1 +1,509 @@
-// placeholder; implementation pending
+#include "dlsim/io/yaml_reader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+
+#include "dlsim/core/strings.h"
+
+namespace dlsim::io {
+namespace internal {
+
+struct DocState {
+  std::string file;
+  YAML::Node root;
+  struct Recorded {
+    Location where;
+    size_t seq = 0;
+    std::string text;
+  };
+  std::vector<Recorded> errors;
+};
+
+struct MapState {
+  Document doc;
+  std::string path;
+  Location loc;
+  bool present = false;
+  struct Entry {
+    std::string name;
+    Location key_loc;
+    YAML::Node value;
+  };
+  std::vector<Entry> entries;
+  std::vector<std::string> known;  // declaration order, for "allowed:"
+  std::set<std::string, std::less<>> known_set;
+  std::map<std::string, std::shared_ptr<MapState>, std::less<>> sections;
+};
+
+}  // namespace internal
+
+namespace {
+
+using internal::MapState;
+
+Location ToLocation(const YAML::Mark& m) {
+  if (m.line < 0 || m.column < 0) return {};
+  return {m.line + 1, m.column + 1};
+}
+
+Location LocationOrFallback(const YAML::Node& n, Location fallback) {
+  Location l = ToLocation(n.Mark());
+  return l.line > 0 ? l : fallback;
+}
+
+// Keeps messages printable and short whatever bytes the file holds.
+std::string Printable(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 60)) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  if (s.size() > 60) out += "...";
+  return out;
+}
+
+bool IsQuoted(const YAML::Node& n) { return n.Tag() == "!"; }
+
+std::string Describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing (an empty value)";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a mapping";
+  std::string s = "'" + Printable(n.Scalar()) + "'";
+  if (IsQuoted(n)) s += " (a quoted string)";
+  return s;
+}
+
+std::string Num(double v) { return FormatNumber(v, 12); }
+
+// "" when unrestricted.
+std::string RangeText(Range r, bool integral) {
+  if (integral && r.min_exclusive && std::isfinite(r.min)) r = {std::floor(r.min) + 1, r.max, false};
+  const bool lo = std::isfinite(r.min), hi = std::isfinite(r.max);
+  if (lo && hi && !r.min_exclusive) return Num(r.min) + ".." + Num(r.max);
+  std::string out;
+  if (lo) out = (r.min_exclusive ? "> " : ">= ") + Num(r.min);
+  if (hi) out += (lo ? " and <= " : "<= ") + Num(r.max);
+  return out;
+}
+
+std::string ExpectedNumber(const Range& r, bool integral) {
+  const bool unbounded_above = !std::isfinite(r.max);
+  const bool positive = r.min_exclusive ? r.min == 0 : (integral ? r.min == 1 : false);
+  const bool non_negative = !r.min_exclusive && r.min == 0;
+  std::string noun = integral ? "integer" : "number";
+  if (unbounded_above && positive) return "a positive " + noun;
+  if (unbounded_above && non_negative) return "a non-negative " + noun;
+  if (std::isfinite(r.min) && !unbounded_above)
+    return (integral ? "an integer in " : "a number in ") + RangeText(r, integral);
+  return integral ? "an integer" : "a number";
+}
+
+std::string Mismatch(std::string_view expected, const YAML::Node& found, std::string_view allowed) {
+  std::string msg = "expected " + std::string(expected) + ", found " + Describe(found);
+  if (!allowed.empty()) msg += "; allowed: " + std::string(allowed);
+  return msg;
+}
+
+// Parses a plain (unquoted) integer scalar; nullopt when it is not one.
+std::optional<long long> ParseInteger(const YAML::Node& n) {
+  if (!n.IsScalar() || IsQuoted(n)) return std::nullopt;
+  std::string_view s = n.Scalar();
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  long long v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> ParseReal(const YAML::Node& n) {
+  if (!n.IsScalar() || IsQuoted(n)) return std::nullopt;
+  std::string_view s = n.Scalar();
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// Converts one value node to T, or returns the error text.
+template <typename T>
+std::variant<T, std::string> Convert(const YAML::Node& n, const Range& r);
+
+template <typename Int>
+std::variant<Int, std::string> ConvertInteger(const YAML::Node& n, const Range& r) {
+  const std::string expected = ExpectedNumber(r, true);
+  std::optional<long long> v = ParseInteger(n);
+  if (!v || *v < std::numeric_limits<Int>::min() || *v > std::numeric_limits<Int>::max() ||
+      !r.Contains(static_cast<double>(*v))) {
+    return Mismatch(expected, n, RangeText(r, true));
+  }
+  return static_cast<Int>(*v);
+}
+
+template <>
+std::variant<int, std::string> Convert<int>(const YAML::Node& n, const Range& r) {
+  return ConvertInteger<int>(n, r);
+}
+template <>
+std::variant<int64_t, std::string> Convert<int64_t>(const YAML::Node& n, const Range& r) {
+  return ConvertInteger<int64_t>(n, r);
+}
+template <>
+std::variant<double, std::string> Convert<double>(const YAML::Node& n, const Range& r) {
+  std::optional<double> v = ParseReal(n);
+  if (!v || !r.Contains(*v)) return Mismatch(ExpectedNumber(r, false), n, RangeText(r, false));
+  return *v;
+}
+template <>
+std::variant<bool, std::string> Convert<bool>(const YAML::Node& n, const Range&) {
+  if (n.IsScalar() && !IsQuoted(n)) {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  return Mismatch("true or false", n, "true, false");
+}
+template <>
+std::variant<std::string, std::string> Convert<std::string>(const YAML::Node& n, const Range&) {
+  if (n.IsScalar()) return std::variant<std::string, std::string>(std::in_place_index<0>, n.Scalar());
+  return std::variant<std::string, std::string>(std::in_place_index<1>, Mismatch("a string", n, ""));
+}
+
+template <typename T>
+std::optional<T> ConvertOrRecord(const MapReader& m, std::string_view key, Location where,
+                                 std::string_view path, const YAML::Node& n, const Range& r) {
+  auto v = Convert<T>(n, r);
+  if (v.index() == 0) return std::get<0>(std::move(v));
+  m.document().AddError(where, path, std::get<1>(std::move(v)));
+  return std::nullopt;
+}
+
+std::shared_ptr<MapState> MakeMap(const Document& doc, const YAML::Node& node, std::string path,
+                                  Location loc) {
+  auto s = std::make_shared<MapState>();
+  s->doc = doc;
+  s->path = std::move(path);
+  s->loc = loc;
+  if (!node.IsDefined() || !(node.IsMap() || node.IsNull())) return s;
+  s->present = true;
+  if (node.IsNull()) return s;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node& k = it->first;
+    Location kl = LocationOrFallback(k, loc);
+    if (!k.IsScalar()) {
+      doc.AddError(kl, s->path, "expected a key name, found " + Describe(k));
+      continue;
+    }
+    const std::string& name = k.Scalar();
+    std::string key_path = s->path.empty() ? name : s->path + "." + name;
+    auto dup =
+        std::find_if(s->entries.begin(), s->entries.end(), [&](const auto& e) { return e.name == name; });
+    if (dup != s->entries.end()) {
+      doc.AddError(kl, key_path,
+                   "duplicate key '" + Printable(name) + "' (first given at line " +
+                       std::to_string(dup->key_loc.line) + ")");
+      continue;
+    }
+    s->entries.push_back({name, kl, it->second});
+  }
+  return s;
+}
+
+const MapState::Entry* FindEntry(const MapState& s, std::string_view key) {
+  for (const auto& e : s.entries) {
+    if (e.name == key) return &e;
+  }
+  return nullptr;
+}
+
+void MarkKnown(MapState& s, std::string_view key) {
+  if (s.known_set.insert(std::string(key)).second) s.known.emplace_back(key);
+}
+
+}  // namespace
+
+// ----- Document -----
+
+const std::string& Document::file_name() const { return state_->file; }
+
+MapReader Document::Root() const {
+  Location top{1, 1};
+  if (!state_->root.IsMap()) {
+    AddError(LocationOrFallback(state_->root, top), "",
+             "expected a mapping of 'key: value' lines at the top level, found " + Describe(state_->root));
+  }
+  return MapReader(MakeMap(*this, state_->root, "", top));
+}
+
+void Document::AddError(Location where, std::string_view key_path, std::string message) const {
+  std::string text = FormatError(state_->file, where, key_path, message);
+  for (const auto& e : state_->errors) {
+    if (e.text == text) return;
+  }
+  state_->errors.push_back({where, state_->errors.size(), std::move(text)});
+}
+
+bool Document::has_errors() const { return !state_->errors.empty(); }
+
+Status Document::status() const {
+  if (state_->errors.empty()) return Status::Ok();
+  auto errors = state_->errors;
+  auto key = [](const internal::DocState::Recorded& e) {
+    return std::make_tuple(e.where.line > 0 ? e.where.line : INT_MAX, e.where.column, e.seq);
+  };
+  std::sort(errors.begin(), errors.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  constexpr size_t kMaxShown = 10;
+  std::string msg;
+  for (size_t i = 0; i < errors.size() && i < kMaxShown; ++i) {
+    if (i) msg += "\n";
+    msg += errors[i].text;
+  }
+  if (errors.size() > kMaxShown)
+    msg += "\n... and " + std::to_string(errors.size() - kMaxShown) + " more errors";
+  return Error::InvalidArgument(msg);
+}
+
+std::string FormatError(const std::string& file, Location where, std::string_view key_path,
+                        std::string_view message) {
+  std::string out = file;
+  if (where.line > 0) out += ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  out += ": ";
+  if (!key_path.empty()) out += std::string(key_path) + ": ";
+  out += message;
+  return out;
+}
+
+Result<Document> ParseYaml(std::string_view text, std::string file_name) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return Error::Parse(FormatError(file_name, ToLocation(e.mark), "", "yaml syntax error: " + e.msg));
+  } catch (const std::exception& e) {
+    return Error::Parse(FormatError(file_name, {}, "", std::string("cannot parse yaml: ") + e.what()));
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+    return Error::Parse(
+        FormatError(file_name, {1, 1}, "", "file is empty; expected a mapping of 'key: value' lines"));
+  }
+  if (docs.size() > 1) {
+    return Error::Parse(FormatError(file_name, LocationOrFallback(docs[1], {1, 1}), "",
+                                    "expected one YAML document, found " + std::to_string(docs.size()) +
+                                        " (remove the '---' separators)"));
+  }
+  Document doc;
+  doc.state_ = std::make_shared<internal::DocState>();
+  doc.state_->file = std::move(file_name);
+  doc.state_->root = docs[0];
+  return doc;
+}
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error::NotFound("cannot read '" + path + "': it is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::NotFound("cannot open '" + path + "': " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Error::NotFound("cannot read '" + path + "'");
+  return ss.str();
+}
+
+Result<Document> LoadYamlFile(const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseYaml(text, path);
+}
+
+// ----- MapReader -----
+
+template <typename T>
+std::optional<T> MapReader::Find(std::string_view key, Range range) const {
+  MarkKnown(*s_, key);
+  const MapState::Entry* e = FindEntry(*s_, key);
+  if (!e) return std::nullopt;
+  return ConvertOrRecord<T>(*this, key, LocationOrFallback(e->value, e->key_loc), PathOf(key), e->value,
+                            range);
+}
+
+template <typename T>
+T MapReader::Get(std::string_view key, T def, Range range) const {
+  std::optional<T> v = Find<T>(key, range);
+  return v ? *std::move(v) : std::move(def);
+}
+
+template <typename T>
+std::optional<T> MapReader::Require(std::string_view key, Range range) const {
+  if (!Has(key)) {
+    MarkKnown(*s_, key);
+    s_->doc.AddError(location(), s_->path, "missing required key '" + std::string(key) + "'");
+    return std::nullopt;
+  }
+  return Find<T>(key, range);
+}
+
+template <typename T>
+std::optional<std::vector<T>> MapReader::FindList(std::string_view key, Range range) const {
+  MarkKnown(*s_, key);
+  const MapState::Entry* e = FindEntry(*s_, key);
+  if (!e) return std::nullopt;
+  Location where = LocationOrFallback(e->value, e->key_loc);
+  if (!e->value.IsSequence()) {
+    std::string what = std::is_same_v<T, std::string> ? "strings"
+                       : std::is_same_v<T, bool>      ? "booleans"
+                       : std::is_same_v<T, double>    ? "numbers"
+                                                      : "integers";
+    s_->doc.AddError(where, PathOf(key), Mismatch("a list of " + what + " such as [1, 2]", e->value, ""));
+    return std::nullopt;
+  }
+  std::vector<T> out;
+  bool ok = true;
+  for (size_t i = 0; i < e->value.size(); ++i) {
+    const YAML::Node item = e->value[i];
+    std::string p = PathOf(key) + "[" + std::to_string(i) + "]";
+    auto v = ConvertOrRecord<T>(*this, key, LocationOrFallback(item, where), p, item, range);
+    if (v) {
+      out.push_back(*std::move(v));
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+#define DLSIM_INSTANTIATE(T)                                                      \
+  template T MapReader::Get<T>(std::string_view, T, Range) const;                 \
+  template std::optional<T> MapReader::Find<T>(std::string_view, Range) const;    \
+  template std::optional<T> MapReader::Require<T>(std::string_view, Range) const; \
+  template std::optional<std::vector<T>> MapReader::FindList<T>(std::string_view, Range) const;
+DLSIM_INSTANTIATE(int)
+DLSIM_INSTANTIATE(int64_t)
+DLSIM_INSTANTIATE(double)
+DLSIM_INSTANTIATE(bool)
+DLSIM_INSTANTIATE(std::string)
+#undef DLSIM_INSTANTIATE
+
+std::optional<size_t> MapReader::FindChoice(std::string_view key,
+                                            const std::vector<std::string>& allowed) const {
+  std::optional<std::string> v = Find<std::string>(key);
+  if (!v) return std::nullopt;
+  auto it = std::find(allowed.begin(), allowed.end(), *v);
+  if (it != allowed.end()) return static_cast<size_t>(it - allowed.begin());
+  const MapState::Entry* e = FindEntry(*s_, key);
+  std::string msg = "expected one of the allowed names, found " + Describe(e->value);
+  if (auto m = ClosestMatch(*v, allowed)) msg += " (did you mean '" + *m + "'?)";
+  msg += "; allowed: " + Join(allowed, ", ");
+  s_->doc.AddError(LocationOrFallback(e->value, e->key_loc), PathOf(key), msg);
+  return std::nullopt;
+}
+
+MapReader MapReader::Section(std::string_view key) const {
+  MarkKnown(*s_, key);
+  if (auto it = s_->sections.find(key); it != s_->sections.end()) return MapReader(it->second);
+  const MapState::Entry* e = FindEntry(*s_, key);
+  std::shared_ptr<MapState> sub;
+  if (!e) {
+    sub = MakeMap(s_->doc, YAML::Node(YAML::NodeType::Undefined), PathOf(key), location());
+  } else {
+    if (!e->value.IsMap() && !e->value.IsNull()) {
+      s_->doc.AddError(LocationOrFallback(e->value, e->key_loc), PathOf(key),
+                       Mismatch("a mapping (indented 'key: value' lines)", e->value, ""));
+    }
+    sub = MakeMap(s_->doc, e->value, PathOf(key), e->key_loc);
+  }
+  s_->sections.emplace(std::string(key), sub);
+  return MapReader(sub);
+}
+
+std::vector<MapReader> MapReader::SectionList(std::string_view key) const {
+  MarkKnown(*s_, key);
+  const MapState::Entry* e = FindEntry(*s_, key);
+  std::vector<MapReader> out;
+  if (!e) return out;
+  Location where = LocationOrFallback(e->value, e->key_loc);
+  if (!e->value.IsSequence()) {
+    s_->doc.AddError(where, PathOf(key), Mismatch("a list of mappings", e->value, ""));
+    return out;
+  }
+  for (size_t i = 0; i < e->value.size(); ++i) {
+    const YAML::Node item = e->value[i];
+    std::string p = PathOf(key) + "[" + std::to_string(i) + "]";
+    Location il = LocationOrFallback(item, where);
+    if (!item.IsMap()) {
+      s_->doc.AddError(il, p, Mismatch("a mapping (indented 'key: value' lines)", item, ""));
+      continue;
+    }
+    out.push_back(MapReader(MakeMap(s_->doc, item, p, il)));
+  }
+  return out;
+}
+
+void MapReader::Allow(const std::vector<std::string>& keys) const {
+  for (const auto& k : keys) MarkKnown(*s_, k);
+}
+
+void MapReader::Finish() const {
+  for (const auto& e : s_->entries) {
+    if (s_->known_set.count(e.name)) continue;
+    std::string msg = "unknown key '" + Printable(e.name) + "'";
+    if (auto m = ClosestMatch(e.name, s_->known)) msg += " (did you mean '" + *m + "'?)";
+    msg += "; allowed: " + (s_->known.empty() ? std::string("no keys here") : Join(s_->known, ", "));
+    s_->doc.AddError(e.key_loc, PathOf(e.name), msg);
+  }
+}
+
+bool MapReader::present() const { return s_->present; }
+bool MapReader::Has(std::string_view key) const { return FindEntry(*s_, key) != nullptr; }
+
+std::vector<std::string> MapReader::Keys() const {
+  std::vector<std::string> out;
+  for (const auto& e : s_->entries) out.push_back(e.name);
+  return out;
+}
+
+const std::string& MapReader::path() const { return s_->path; }
+
+std::string MapReader::PathOf(std::string_view key) const {
+  return s_->path.empty() ? std::string(key) : s_->path + "." + std::string(key);
+}
+
+Location MapReader::LocationOf(std::string_view key) const {
+  const MapState::Entry* e = FindEntry(*s_, key);
+  return e ? LocationOrFallback(e->value, e->key_loc) : s_->loc;
+}
+
+Location MapReader::location() const { return s_->loc; }
+
+void MapReader::AddError(std::string_view key, std::string message) const {
+  s_->doc.AddError(LocationOf(key), PathOf(key), std::move(message));
+}
+
+Error MapReader::ErrorAt(std::string_view key, std::string message) const {
+  return Error::InvalidArgument(FormatError(s_->doc.file_name(), LocationOf(key), PathOf(key), message));
+}
+
+const Document& MapReader::document() const { return s_->doc; }
+
+}  // namespace dlsim::io

@@ -1,0 +1,161 @@
+// Validating YAML reader: turns a YAML document into option structs with precise errors.
+//
+// A thin layer over yaml-cpp (which stays out of this header). Every error reads
+//
+//   FILE:LINE:COL: KEY.PATH: expected X, found Y; allowed: a, b, c
+//
+// with 1-based line and column, "allowed" only for closed sets and ranges, and
+// " (did you mean 'tp'?)" after an unknown key or name. Readers never stop at an error: they
+// record it in the Document, return the default and go on, so one pass finds every type
+// error; Document::status() then reports them in file order.
+//
+//   auto doc = io::ParseYaml(text, "run.yaml");          // syntax errors: Result error
+//   if (!doc.ok()) return doc.error();
+//   io::MapReader root = doc->Root();
+//   io::MapReader par = root.Section("parallel");
+//   int tp = par.Get<int>("tp", 1, io::Range::Positive());
+//   auto kind = par.GetEnum("recompute", Recompute::kNone,
+//                           {{"none", Recompute::kNone}, {"full", Recompute::kFull}});
+//   par.Finish();                                         // unknown keys -> errors
+//   root.Finish();
+//   DLSIM_RETURN_IF_ERROR(doc->status());
+//
+// A key counts as known once any Get/Find/Require/Section/Allow call has named it, present
+// or not; Finish() reports every present key that is not known, with a suggestion and the
+// known keys. Readers are cheap handles: copies share the same state. Not thread-safe.
+#ifndef DLSIM_IO_YAML_READER_H_
+#define DLSIM_IO_YAML_READER_H_
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dlsim/core/result.h"
+
+namespace dlsim::io {
+
+// A position in the file, 1-based. line == 0 means unknown.
+struct Location {
+  int line = 0;
+  int column = 0;
+};
+
+// Allowed numeric range for Get<int>/Get<int64_t>/Get<double> (ignored for bool/string).
+struct Range {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_exclusive = false;
+
+  static Range Any() { return {}; }
+  static Range Positive() { return {0, std::numeric_limits<double>::infinity(), true}; }  // > 0
+  static Range NonNegative() { return {0, std::numeric_limits<double>::infinity(), false}; }
+  static Range AtLeast(double lo) { return {lo, std::numeric_limits<double>::infinity(), false}; }
+  static Range Between(double lo, double hi) { return {lo, hi, false}; }  // inclusive
+  bool Contains(double v) const { return (min_exclusive ? v > min : v >= min) && v <= max; }
+};
+
+namespace internal {
+struct DocState;
+struct MapState;
+}  // namespace internal
+
+class MapReader;
+
+// A parsed YAML document and the errors recorded while reading it.
+class Document {
+ public:
+  const std::string& file_name() const;
+  // The top-level mapping. When the document is not a mapping, records an error and returns a
+  // reader over nothing (every Get returns its default).
+  MapReader Root() const;
+  // Records an error "FILE:L:C: PATH: message" (PATH omitted when empty).
+  void AddError(Location where, std::string_view key_path, std::string message) const;
+  bool has_errors() const;
+  // Ok when no error was recorded; otherwise one Error (kInvalidArgument) whose message lists
+  // the errors in file order, one per line (at most 10, then "... and N more errors").
+  Status status() const;
+
+ private:
+  friend Result<Document> ParseYaml(std::string_view text, std::string file_name);
+  std::shared_ptr<internal::DocState> state_;
+};
+
+// Parses one YAML document. Errors (kParse): a syntax error ("FILE:L:C: yaml syntax error: ..."),
+// an empty file ("FILE: file is empty"), more than one document. Never throws.
+Result<Document> ParseYaml(std::string_view text, std::string file_name);
+// Reads a whole file. Error (kNotFound) naming the path when it cannot be opened.
+Result<std::string> ReadTextFile(const std::string& path);
+// ReadTextFile + ParseYaml, with the path as file name.
+Result<Document> LoadYamlFile(const std::string& path);
+
+// Reads one YAML mapping. Supported T: int, int64_t, double, bool, std::string.
+class MapReader {
+ public:
+  // Value of `key`, or `def` when absent. On a wrong type or a value outside `range` records an
+  // error ("expected a positive integer, found 'abc'; allowed: >= 1") and returns `def`.
+  template <typename T>
+  T Get(std::string_view key, T def, Range range = Range::Any()) const;
+  // As Get, but nullopt when absent or wrong.
+  template <typename T>
+  std::optional<T> Find(std::string_view key, Range range = Range::Any()) const;
+  // As Find, but an absent key is an error too ("missing required key 'x'").
+  template <typename T>
+  std::optional<T> Require(std::string_view key, Range range = Range::Any()) const;
+  // A list of values; absent -> empty. Each element is checked against `range`.
+  template <typename T>
+  std::optional<std::vector<T>> FindList(std::string_view key, Range range = Range::Any()) const;
+
+  // One of a closed set of names. Unknown name: error listing the allowed names with a suggestion.
+  template <typename E>
+  E GetEnum(std::string_view key, E def, const std::vector<std::pair<std::string, E>>& names) const {
+    std::vector<std::string> allowed;
+    for (const auto& [n, v] : names) allowed.push_back(n);
+    std::optional<size_t> i = FindChoice(key, allowed);
+    return i ? names[*i].second : def;
+  }
+  // Index into `allowed` of the value of `key`; nullopt when absent or unknown (error recorded).
+  std::optional<size_t> FindChoice(std::string_view key, const std::vector<std::string>& allowed) const;
+
+  // Nested mapping. Absent: a reader over nothing (present() false). Not a mapping: error, and a
+  // reader over nothing.
+  MapReader Section(std::string_view key) const;
+  // A list of mappings (paths key[0], key[1], ...); absent -> empty.
+  std::vector<MapReader> SectionList(std::string_view key) const;
+
+  // Marks keys as known without reading them.
+  void Allow(const std::vector<std::string>& keys) const;
+  // Records an error for each present key that is not known:
+  // "PATH.k: unknown key 'k' (did you mean 'x'?); allowed: a, b".
+  void Finish() const;
+
+  bool present() const;                            // false for an absent or non-mapping section
+  bool Has(std::string_view key) const;            // does not mark the key known
+  std::vector<std::string> Keys() const;           // present keys, file order
+  const std::string& path() const;                 // "" for the root, "parallel", "model.shape", ...
+  std::string PathOf(std::string_view key) const;  // path() + "." + key
+  // Where `key`'s value is; falls back to the mapping itself when `key` is absent.
+  Location LocationOf(std::string_view key) const;
+  Location location() const;  // the key that introduced this mapping (line 1 for the root)
+  // Records "FILE:L:C: PATH.key: message" at LocationOf(key).
+  void AddError(std::string_view key, std::string message) const;
+  // Builds the same message as an Error without recording it (for semantic checks).
+  Error ErrorAt(std::string_view key, std::string message) const;
+  const Document& document() const;
+
+ private:
+  friend class Document;
+  explicit MapReader(std::shared_ptr<internal::MapState> s) : s_(std::move(s)) {}
+  std::shared_ptr<internal::MapState> s_;
+};
+
+// Formats "FILE:L:C: PATH: message" (the shape of every error of this module).
+std::string FormatError(const std::string& file, Location where, std::string_view key_path,
+                        std::string_view message);
+
+}  // namespace dlsim::io
+
+#endif  // DLSIM_IO_YAML_READER_H_
