@@ -20,8 +20,10 @@ namespace dlsim::hw {
 
 enum class DType { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8 };
 inline constexpr int kNumDTypes = 6;
+inline constexpr DType kAllDTypes[kNumDTypes] = {DType::kFp32, DType::kTf32, DType::kFp16,
+                                                 DType::kBf16, DType::kFp8,  DType::kInt8};
 std::string_view DTypeName(DType t);                  // "fp32", "tf32", ...
-std::optional<DType> ParseDType(std::string_view s);  // inverse of DTypeName
+std::optional<DType> ParseDType(std::string_view s);  // inverse of DTypeName (case-insensitive)
 double DTypeBytes(DType t);                           // 4, 4, 2, 2, 1, 1
 
 // One MIG GPU-instance profile (e.g. "1g.10gb" on A100 80GB).
@@ -39,6 +41,7 @@ struct GpuSpec {
   std::string name;                  // canonical, e.g. "h100-sxm5-80gb"
   std::vector<std::string> aliases;  // e.g. "h100"
   std::string architecture;          // "ampere", "hopper", ...
+  std::string source;                // datasheets / whitepapers the numbers come from
   std::array<FlopsPerSecond, kNumDTypes> dense_peak{};  // zero when unsupported
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
@@ -52,8 +55,13 @@ struct GpuSpec {
   std::vector<MigProfile> mig;       // empty when the GPU has no MIG
 
   FlopsPerSecond Peak(DType t) const { return dense_peak[static_cast<int>(t)]; }
-  // PCIe bandwidth per direction from generation and lanes (encoding overhead included).
+  bool Supports(DType t) const { return Peak(t).value() > 0; }
+  // PCIe bandwidth per direction from generation and lanes, line encoding included (8b/10b for
+  // Gen1-2, 128b/130b for Gen3-5, none for Gen6 FLIT mode): Gen4 x16 = 31.5 GB/s. Zero when
+  // pcie_gen or pcie_lanes is unset or the generation is unknown.
   BytesPerSecond PcieBandwidth() const;
+  // The MIG profile with this name ("1g.10gb"), or nullptr.
+  const MigProfile* FindMigProfile(std::string_view name) const;
 };
 
 }  // namespace dlsim::hw

@@ -3,6 +3,7 @@
 #define DLSIM_HW_NODE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlsim/core/units.h"
@@ -10,11 +11,13 @@
 namespace dlsim::hw {
 
 enum class IntraNodeFabric { kNvSwitch, kNvLinkPairwise, kPcie };
+std::string_view FabricName(IntraNodeFabric f);  // "nvswitch" | "nvlink-pairwise" | "pcie"
 
 struct NodeSpec {
   std::string name;                  // e.g. "dgx-h100"
   std::vector<std::string> aliases;
-  std::string gpu;                   // canonical GPU name
+  std::string source;                // datasheets the numbers come from
+  std::string gpu;                   // GPU name (canonical or alias)
   int gpus_per_node = 0;
   IntraNodeFabric fabric = IntraNodeFabric::kNvSwitch;
   BytesPerSecond intra_bandwidth;    // per GPU per direction inside the node (NVLink or PCIe)
@@ -30,10 +33,12 @@ struct NodeSpec {
 };
 
 enum class NetworkTopology { kFatTree, kRailOptimized };
+std::string_view TopologyName(NetworkTopology t);  // "fat-tree" | "rail-optimized"
 
 struct NetworkSpec {
   std::string name;                  // e.g. "ib-ndr"
   std::vector<std::string> aliases;
+  std::string source;
   std::string technology;            // "infiniband" | "roce"
   BytesPerSecond link_bandwidth;     // per port per direction
   Duration latency;                  // one-way end-to-end, small message

@@ -1,23 +1,29 @@
 // Transformer model shapes and the model catalog.
 //
 // A ModelSpec is the architecture only (no parallelism, no batch). Catalog entries live in
-// data/models.yaml (embedded); a scenario may name one and override any shape key.
+// data/catalog/models.yaml (embedded); a scenario may name one and override any shape key.
 //
 //   const dlsim::model::ModelSpec& m = *models.Find("llama3-70b").value();
 //   double n = m.ParameterCount();
 #ifndef DLSIM_MODEL_MODEL_SPEC_H_
 #define DLSIM_MODEL_MODEL_SPEC_H_
 
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dlsim/core/named_table.h"
 #include "dlsim/core/result.h"
 
 namespace dlsim::model {
 
 enum class Arch { kDecoder, kEncoder };  // GPT/Llama (causal) vs BERT (bidirectional)
+enum class Norm { kLayerNorm, kRmsNorm };  // LayerNorm has weight + bias, RMSNorm weight only
+enum class PositionEmbedding { kLearned, kRope, kNone };  // kLearned adds a max_seq_len x hidden table
+
+std::string_view ArchName(Arch a);                           // "decoder" | "encoder"
+std::string_view NormName(Norm n);                           // "layernorm" | "rmsnorm"
+std::string_view PositionEmbeddingName(PositionEmbedding p);  // "learned" | "rope" | "none"
 
 struct ModelSpec {
   std::string name;
@@ -31,29 +37,44 @@ struct ModelSpec {
   int vocab = 0;
   bool gated_mlp = false;    // SwiGLU: three matrices in the MLP
   bool tied_embeddings = false;
-  bool attention_bias = false;
+  bool attention_bias = false;  // bias on the QKV projections (Qwen2)
+  bool linear_bias = false;     // bias on every linear layer (GPT-2/3, BERT); implies attention_bias
+  Norm norm = Norm::kLayerNorm;
+  PositionEmbedding position_embedding = PositionEmbedding::kRope;
   double dropout = 0.0;      // > 0 adds dropout operators and masks to activations
-  int max_seq_len = 0;       // informational
+  int max_seq_len = 0;       // longest trained context; size of the learned position table
+  std::string source;        // where the shape comes from (paper table, HF config.json)
 
   int head_dim() const { return hidden / heads; }
-  // Parameters of one transformer layer, of the embedding, and of the whole model.
+  // Parameters (a count, not bytes) of one transformer layer (attention, MLP, two norms), of
+  // the input embedding (tokens, plus positions when learned), of the output head (0 when
+  // tied) and final norm, and of the whole model:
+  //   ParameterCount = layers * LayerParameters + EmbeddingParameters + HeadParameters.
+  // BERT's pooler and MLM transform are not counted.
   double LayerParameters() const;
   double EmbeddingParameters() const;
+  double HeadParameters() const;
   double ParameterCount() const;
   // Checks positivity and shape consistency (heads divide hidden, kv_heads divide heads).
+  // Error (kInvalidArgument) names the model and the offending field.
   Status Validate() const;
 };
 
+// Models by canonical name or alias. Thread-safe for concurrent const use; pointers returned
+// by Find stay valid until the entry is replaced.
 class ModelCatalog {
  public:
-  Status Add(ModelSpec spec);  // adds or replaces by canonical name
+  // Adds or replaces (same canonical name) an entry. Error when an alias collides with another
+  // entry's name or alias.
+  Status Add(ModelSpec spec);
+  // Error (kNotFound): "unknown model 'x' (did you mean 'y'?); known: ...".
   Result<const ModelSpec*> Find(std::string_view name_or_alias) const;
-  std::vector<std::string> Names() const;
-  std::vector<std::string> NamesAndAliases() const;
+  std::vector<std::string> Names() const;            // canonical, sorted
+  std::vector<std::string> NamesAndAliases() const;  // for suggestions
+  std::vector<const ModelSpec*> Models() const;      // sorted by canonical name
 
  private:
-  std::map<std::string, ModelSpec> models_;
-  std::map<std::string, std::string> alias_;
+  NamedTable<ModelSpec> models_{"model"};
 };
 
 }  // namespace dlsim::model
