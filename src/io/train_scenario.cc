@@ -1,1 +1,380 @@
-// placeholder; implementation pending
+#include "dlsim/io/train_scenario.h"
+
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "dlsim/core/strings.h"
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io {
+namespace {
+
+using train::PipelineScheduleKind;
+using train::Recompute;
+
+const std::vector<std::pair<std::string, PipelineScheduleKind>>& ScheduleNames() {
+  static const auto* names = new std::vector<std::pair<std::string, PipelineScheduleKind>>{
+      {"gpipe", PipelineScheduleKind::kGpipe},
+      {"1f1b", PipelineScheduleKind::kOneFOneB},
+      {"interleaved", PipelineScheduleKind::kInterleaved}};
+  return *names;
+}
+
+const std::vector<std::pair<std::string, Recompute>>& RecomputeNames() {
+  static const auto* names = new std::vector<std::pair<std::string, Recompute>>{
+      {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+  return *names;
+}
+
+const std::vector<std::pair<std::string, hw::DType>>& PrecisionNames() {
+  static const auto* names = new std::vector<std::pair<std::string, hw::DType>>{
+      {"bf16", hw::DType::kBf16}, {"fp16", hw::DType::kFp16}, {"fp8", hw::DType::kFp8}};
+  return *names;
+}
+
+// "unknown GPU 'x' (did you mean 'y'?); allowed: a, b"
+std::string UnknownName(std::string_view kind, const std::string& name, const std::vector<std::string>& names,
+                        const std::vector<std::string>& names_and_aliases) {
+  std::string msg = "unknown " + std::string(kind) + " '" + name + "'";
+  if (auto m = ClosestMatch(name, names_and_aliases)) msg += " (did you mean '" + *m + "'?)";
+  return msg + "; allowed: " + Join(names, ", ");
+}
+
+std::string LineRef(const MapReader& r, std::string_view key) {
+  return r.PathOf(key) + " (line " + std::to_string(r.LocationOf(key).line) + ")";
+}
+
+// The first of `keys` the file gives (so an error points at a line the user wrote), else the first.
+std::string_view PresentKey(const MapReader& r, std::initializer_list<std::string_view> keys) {
+  for (std::string_view k : keys) {
+    if (r.Has(k)) return k;
+  }
+  return *keys.begin();
+}
+
+// "8" or "8 (default)" when the file does not give `key`.
+std::string ValueText(const MapReader& r, std::string_view key, int64_t value) {
+  return std::to_string(value) + (r.Has(key) ? "" : " (default)");
+}
+
+// The sections of one scenario, read once.
+struct Sections {
+  MapReader root, model, hardware, training, parallel;
+};
+
+// ----- reading (types and names) -----
+
+void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
+  std::optional<std::string> name = m.Find<std::string>("name");
+  bool from_catalog = false;
+  if (name) {
+    auto found = models.Find(*name);
+    if (found.ok()) {
+      *spec = **found;
+      from_catalog = true;
+    } else {
+      m.AddError("name", UnknownName("model", *name, models.Names(), models.NamesAndAliases()));
+    }
+  } else {
+    spec->name = "custom";
+    std::vector<std::string> missing;
+    for (const char* key : {"layers", "hidden", "heads", "vocab"}) {
+      if (!m.Has(key)) missing.push_back(key);
+    }
+    if (!m.present()) {
+      m.document().AddError(m.location(), "model",
+                            "missing section: give 'name' (a catalog model, see 'dlsim catalog list') or the "
+                            "shape (layers, hidden, heads, vocab)");
+    } else if (!missing.empty()) {
+      m.document().AddError(m.location(), "model",
+                            "missing " + Join(missing, ", ") +
+                                ": a model without 'name' must give layers, hidden, heads and vocab");
+    }
+  }
+  // For a catalog model, kv_heads and ffn_hidden follow overridden heads/hidden only where the
+  // catalog entry used the defaults (multi-head attention, 4 * hidden).
+  const bool follow_kv = !from_catalog || spec->kv_heads == spec->heads;
+  const bool follow_ffn = !from_catalog || spec->ffn_hidden == 4 * spec->hidden;
+  spec->layers = m.Get<int>("layers", spec->layers, Range::Positive());
+  spec->hidden = m.Get<int>("hidden", spec->hidden, Range::Positive());
+  spec->heads = m.Get<int>("heads", spec->heads, Range::Positive());
+  spec->vocab = m.Get<int>("vocab", spec->vocab, Range::Positive());
+  spec->kv_heads = m.Get<int>("kv_heads", follow_kv ? spec->heads : spec->kv_heads, Range::Positive());
+  spec->ffn_hidden =
+      m.Get<int>("ffn_hidden", follow_ffn ? 4 * spec->hidden : spec->ffn_hidden, Range::Positive());
+  spec->gated_mlp = m.Get<bool>("gated_mlp", spec->gated_mlp);
+  spec->tied_embeddings = m.Get<bool>("tied_embeddings", spec->tied_embeddings);
+  spec->attention_bias = m.Get<bool>("attention_bias", spec->attention_bias);
+  spec->dropout = m.Get<double>("dropout", spec->dropout, Range::Between(0, 1));
+  spec->max_seq_len = m.Get<int>("max_seq_len", spec->max_seq_len, Range::NonNegative());
+  spec->linear_bias = m.Get<bool>("linear_bias", spec->linear_bias);
+  spec->arch =
+      m.GetEnum("arch", spec->arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
+  spec->norm = m.GetEnum("norm", spec->norm,
+                         {{"layernorm", model::Norm::kLayerNorm}, {"rmsnorm", model::Norm::kRmsNorm}});
+  spec->position_embedding = m.GetEnum("position_embedding", spec->position_embedding,
+                                       {{"rope", model::PositionEmbedding::kRope},
+                                        {"learned", model::PositionEmbedding::kLearned},
+                                        {"none", model::PositionEmbedding::kNone}});
+  m.Finish();
+}
+
+// Resolves `name` (or `fallback` when the key is absent) to a canonical GPU; null on error.
+const hw::GpuSpec* ReadGpu(const MapReader& h, const hw::Catalog& cat, const std::string& fallback) {
+  std::string name = h.Get<std::string>("gpu", fallback);
+  auto gpu = cat.FindGpu(name);
+  if (gpu.ok()) return *gpu;
+  h.AddError(h.Has("gpu") ? "gpu" : "node",
+             UnknownName("GPU", name, cat.GpuNames(), cat.GpuNamesAndAliases()));
+  return nullptr;
+}
+
+const hw::GpuSpec* ReadHardware(const MapReader& h, const hw::Catalog& cat, train::HardwareOptions* hw_opts) {
+  if (std::optional<std::string> node_name = h.Find<std::string>("node")) {
+    auto node = cat.FindNode(*node_name);
+    if (node.ok()) {
+      const hw::NodeSpec& n = **node;
+      hw_opts->node = n.name;
+      hw_opts->gpu = n.gpu;
+      hw_opts->gpus_per_node = n.gpus_per_node;
+      hw_opts->nics_per_node = n.nics_per_node;
+      hw_opts->nic_gbps = n.nic_bandwidth.ToGbps();
+      if (!n.network.empty()) hw_opts->network = n.network;
+    } else {
+      h.AddError("node", UnknownName("node", *node_name, cat.NodeNames(), cat.NodeNames()));
+    }
+  }
+  const hw::GpuSpec* gpu = ReadGpu(h, cat, hw_opts->gpu);
+  if (gpu) hw_opts->gpu = gpu->name;
+  hw_opts->gpus = h.Get<int>("gpus", hw_opts->gpus, Range::Positive());
+  hw_opts->gpus_per_node = h.Get<int>("gpus_per_node", hw_opts->gpus_per_node, Range::Positive());
+  hw_opts->nics_per_node = h.Get<int>("nics_per_node", hw_opts->nics_per_node, Range::NonNegative());
+  hw_opts->nic_gbps = h.Get<double>("nic_gbps", hw_opts->nic_gbps, Range::Positive());
+  std::string network = h.Get<std::string>("network", hw_opts->network);
+  auto net = cat.FindNetwork(network);
+  if (net.ok()) {
+    hw_opts->network = (*net)->name;
+  } else {
+    h.AddError("network", UnknownName("network", network, cat.NetworkNames(), cat.NetworkNames()));
+  }
+  h.Finish();
+  return gpu;
+}
+
+void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
+  tr->seq_len = t.Get<int>("seq_len", tr->seq_len, Range::Positive());
+  tr->global_batch = t.Get<int>("global_batch", tr->global_batch, Range::Positive());
+  tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, Range::Positive());
+  tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
+  t.Finish();
+}
+
+void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
+  par->tp = p.Get<int>("tp", par->tp, Range::Positive());
+  par->pp = p.Get<int>("pp", par->pp, Range::Positive());
+  par->cp = p.Get<int>("cp", par->cp, Range::Positive());
+  par->dp = p.Get<int>("dp", 0, Range::Positive());
+  par->sequence_parallel = p.Get<bool>("sequence_parallel", par->sequence_parallel);
+  par->pipeline_schedule = p.GetEnum("pipeline_schedule", par->pipeline_schedule, ScheduleNames());
+  par->virtual_stages = p.Get<int>("virtual_stages", par->virtual_stages, Range::Positive());
+  par->zero = p.Get<int>("zero", par->zero, Range::Between(0, 3));
+  par->recompute = p.GetEnum("recompute", par->recompute, RecomputeNames());
+  par->overlap_grad_reduce = p.Get<bool>("overlap_grad_reduce", par->overlap_grad_reduce);
+  par->overlap_param_gather = p.Get<bool>("overlap_param_gather", par->overlap_param_gather);
+  par->tp_comm_overlap = p.Get<bool>("tp_comm_overlap", par->tp_comm_overlap);
+  par->layers_per_stage =
+      p.FindList<int>("layers_per_stage", Range::NonNegative()).value_or(std::vector<int>{});
+  p.Finish();
+}
+
+// ----- semantic checks (run once keys and types are right) -----
+
+void CheckModel(const MapReader& m, const model::ModelSpec& s) {
+  const bool had_errors = m.document().has_errors();
+  if (s.hidden % s.heads != 0) {
+    m.AddError(PresentKey(m, {"heads", "hidden"}),
+               "hidden " + std::to_string(s.hidden) + " is not divisible by heads " +
+                   std::to_string(s.heads) + " (head_dim = hidden / heads)");
+  }
+  if (s.kv_heads > s.heads || s.heads % s.kv_heads != 0) {
+    m.AddError(PresentKey(m, {"kv_heads", "heads"}),
+               "heads " + std::to_string(s.heads) + " is not a multiple of kv_heads " +
+                   std::to_string(s.kv_heads) + " (each key/value head serves a whole group of query heads)");
+  }
+  if (m.document().has_errors() != had_errors) return;
+  // The remaining shape rules (dropout < 1, learned positions need max_seq_len, ...).
+  if (Status st = s.Validate(); !st.ok()) m.document().AddError(m.location(), m.path(), st.error().message);
+}
+
+void CheckHardware(const MapReader& h, const train::HardwareOptions& o) {
+  if (o.gpus > o.gpus_per_node && o.gpus % o.gpus_per_node != 0) {
+    h.AddError("gpus", "gpus " + ValueText(h, "gpus", o.gpus) + " is not a multiple of gpus_per_node " +
+                           std::to_string(o.gpus_per_node) +
+                           " (a job larger than one node uses whole nodes)");
+  }
+}
+
+void CheckPrecision(const MapReader& t, const train::TrainingOptions& o, const hw::GpuSpec* gpu) {
+  if (gpu == nullptr || gpu->Peak(o.precision).value() > 0) return;
+  std::vector<std::string> supported;
+  for (const auto& [name, type] : PrecisionNames()) {
+    if (gpu->Peak(type).value() > 0) supported.push_back(name);
+  }
+  t.AddError("precision", std::string(hw::DTypeName(o.precision)) + " needs tensor cores that " + gpu->name +
+                              " does not have; allowed on this GPU: " + Join(supported, ", "));
+}
+
+// Derives dp; false when the layout does not match the GPU count.
+bool CheckLayout(const Sections& s, train::TrainOptions* o) {
+  train::ParallelOptions& p = o->parallel;
+  const int64_t gpus = o->hardware.gpus;
+  const int64_t product = int64_t{p.tp} * p.pp * p.cp;
+  const std::string factors = std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" + std::to_string(p.cp);
+  const std::string gpus_ref = LineRef(s.hardware, "gpus");
+  if (p.dp > 0) {
+    if (product * p.dp == gpus) return true;
+    s.parallel.AddError("dp", "tp*pp*cp*dp = " + factors + "*" + std::to_string(p.dp) + " = " +
+                                  std::to_string(product * p.dp) + " GPUs, but " + gpus_ref + " is " +
+                                  std::to_string(gpus));
+    return false;
+  }
+  if (gpus % product != 0) {
+    s.root.document().AddError(s.parallel.location(), "parallel",
+                               "tp*pp*cp = " + factors + " = " + std::to_string(product) +
+                                   " does not divide " + gpus_ref + " = " + std::to_string(gpus) +
+                                   " (dp = gpus / (tp*pp*cp))");
+    return false;
+  }
+  p.dp = static_cast<int>(gpus / product);
+  return true;
+}
+
+void CheckBatch(const Sections& s, const train::TrainOptions& o) {
+  const int64_t per_step = int64_t{o.training.micro_batch} * o.parallel.dp;
+  if (o.training.global_batch % per_step != 0) {
+    s.training.AddError(
+        "global_batch",
+        "global_batch " + ValueText(s.training, "global_batch", o.training.global_batch) +
+            " is not divisible by micro_batch * dp = " + std::to_string(o.training.micro_batch) + " * " +
+            std::to_string(o.parallel.dp) + " = " + std::to_string(per_step));
+  }
+}
+
+void CheckTensorAndContext(const Sections& s, const train::TrainOptions& o) {
+  const train::ParallelOptions& p = o.parallel;
+  if (o.model.heads % p.tp != 0) {
+    s.parallel.AddError("tp", "heads " + std::to_string(o.model.heads) + " of model " + o.model.name +
+                                  " are not divisible by tp " + std::to_string(p.tp));
+  }
+  const int seq = o.training.seq_len;
+  if (p.cp > 1 && seq % (2 * p.cp) != 0) {
+    s.parallel.AddError("cp", "training.seq_len " + std::to_string(seq) + " is not divisible by 2*cp = " +
+                                  std::to_string(2 * p.cp) + " (each sequence is split into 2*cp chunks)");
+  }
+  if (p.sequence_parallel && p.tp > 1 && seq % (p.tp * p.cp) != 0) {
+    s.parallel.AddError("sequence_parallel",
+                        "training.seq_len " + std::to_string(seq) +
+                            " is not divisible by tp*cp = " + std::to_string(p.tp * p.cp) +
+                            " (sequence parallelism splits the sequence over tp)");
+  }
+}
+
+void CheckPipeline(const Sections& s, const train::TrainOptions& o) {
+  const train::ParallelOptions& p = o.parallel;
+  const bool interleaved = p.pipeline_schedule == PipelineScheduleKind::kInterleaved;
+  if (p.virtual_stages > 1 && !interleaved) {
+    s.parallel.AddError("virtual_stages", "virtual_stages " + std::to_string(p.virtual_stages) +
+                                              " needs pipeline_schedule: interleaved (found " +
+                                              std::string(PipelineScheduleName(p.pipeline_schedule)) + ")");
+  }
+  if (interleaved && p.pp < 2) {
+    s.parallel.AddError("pipeline_schedule", "interleaved needs pp >= 2, found pp " + std::to_string(p.pp));
+  }
+  const int stages = p.pp * p.virtual_stages;
+  if (p.layers_per_stage.empty()) {
+    if (o.model.layers < stages) {
+      s.parallel.AddError("pp", "cannot place " + std::to_string(o.model.layers) +
+                                    " layers on pp*virtual_stages = " + std::to_string(stages) + " stages");
+    }
+    return;
+  }
+  if (static_cast<int>(p.layers_per_stage.size()) != stages) {
+    s.parallel.AddError("layers_per_stage", "expected pp*virtual_stages = " + std::to_string(stages) +
+                                                " entries, found " +
+                                                std::to_string(p.layers_per_stage.size()));
+    return;
+  }
+  const int64_t sum = std::accumulate(p.layers_per_stage.begin(), p.layers_per_stage.end(), int64_t{0});
+  if (sum != o.model.layers) {
+    s.parallel.AddError("layers_per_stage", "entries add up to " + std::to_string(sum) +
+                                                " layers, but model " + o.model.name + " has " +
+                                                std::to_string(o.model.layers));
+  }
+}
+
+}  // namespace
+
+Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::string file_name,
+                                               const hw::Catalog& hardware,
+                                               const model::ModelCatalog& models) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
+  MapReader root = doc.Root();
+  const Sections s{root, root.Section("model"), root.Section("hardware"), root.Section("training"),
+                   root.Section("parallel")};
+  train::TrainOptions o;
+  ReadModel(s.model, models, &o.model);
+  const hw::GpuSpec* gpu = ReadHardware(s.hardware, hardware, &o.hardware);
+  ReadTraining(s.training, &o.training);
+  ReadParallel(s.parallel, &o.parallel);
+  o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, Range::NonNegative()));
+  s.root.Finish();
+  DLSIM_RETURN_IF_ERROR(doc.status());
+
+  CheckModel(s.model, o.model);
+  CheckHardware(s.hardware, o.hardware);
+  CheckPrecision(s.training, o.training, gpu);
+  if (CheckLayout(s, &o)) CheckBatch(s, o);
+  CheckTensorAndContext(s, o);
+  CheckPipeline(s, o);
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  return o;
+}
+
+Result<train::TrainOptions> LoadTrainScenarioFile(const std::string& path, const hw::Catalog& hardware,
+                                                  const model::ModelCatalog& models) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseTrainScenario(text, path, hardware, models);
+}
+
+std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
+  for (const auto& [name, k] : ScheduleNames()) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::string_view RecomputeName(Recompute mode) {
+  for (const auto& [name, m] : RecomputeNames()) {
+    if (m == mode) return name;
+  }
+  return "?";
+}
+
+std::string SummarizeTrainOptions(const train::TrainOptions& o) {
+  const auto& h = o.hardware;
+  const auto& p = o.parallel;
+  const auto& t = o.training;
+  std::string out = o.model.name + " on " + std::to_string(h.gpus) + " x " + h.gpu + " (";
+  if (!h.node.empty()) out += h.node + ", ";
+  out += std::to_string(h.gpus_per_node) + " per node, " + h.network + "); ";
+  out += "tp " + std::to_string(p.tp) + " pp " + std::to_string(p.pp) + " cp " + std::to_string(p.cp) +
+         " dp " + std::to_string(p.dp) + "; " + std::string(PipelineScheduleName(p.pipeline_schedule));
+  if (p.virtual_stages > 1) out += " x" + std::to_string(p.virtual_stages);
+  out += "; zero " + std::to_string(p.zero) + "; recompute " + std::string(RecomputeName(p.recompute)) + "; ";
+  out += "seq " + std::to_string(t.seq_len) + ", global batch " + std::to_string(t.global_batch) +
+         ", micro batch " + std::to_string(t.micro_batch) + ", " + std::string(hw::DTypeName(t.precision));
+  return out;
+}
+
+}  // namespace dlsim::io

@@ -1,0 +1,263 @@
+// Unit tests of the training-scenario parser over small catalogs built in code (so the
+// expectations do not move when the data files change).
+#include "dlsim/io/train_scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace dlsim::io {
+namespace {
+
+hw::GpuSpec Gpu(std::string name, std::vector<std::string> aliases, double bf16, double fp8) {
+  hw::GpuSpec g;
+  g.name = std::move(name);
+  g.aliases = std::move(aliases);
+  g.dense_peak[static_cast<int>(hw::DType::kFp32)] = TFLOPS(60);
+  g.dense_peak[static_cast<int>(hw::DType::kFp16)] = TFLOPS(bf16 > 0 ? bf16 : 125);
+  g.dense_peak[static_cast<int>(hw::DType::kBf16)] = TFLOPS(bf16);
+  g.dense_peak[static_cast<int>(hw::DType::kFp8)] = TFLOPS(fp8);
+  g.hbm_capacity = GiB(80);
+  g.hbm_bandwidth = GBps(3350);
+  g.sm_count = 132;
+  return g;
+}
+
+hw::Catalog TestHardware() {
+  hw::Catalog c;
+  EXPECT_TRUE(c.AddGpu(Gpu("h100-sxm5-80gb", {"h100", "h100-sxm"}, 989, 1979)).ok());
+  EXPECT_TRUE(c.AddGpu(Gpu("a100-sxm4-80gb", {"a100"}, 312, 0)).ok());
+  EXPECT_TRUE(c.AddGpu(Gpu("v100-sxm2-32gb", {"v100"}, 0, 0)).ok());
+  for (const char* name : {"ib-ndr", "ib-hdr"}) {
+    hw::NetworkSpec n;
+    n.name = name;
+    n.link_bandwidth = GBps(50);
+    EXPECT_TRUE(c.AddNetwork(n).ok());
+  }
+  hw::NodeSpec node;
+  node.name = "dgx-h100";
+  node.gpu = "h100-sxm5-80gb";
+  node.gpus_per_node = 8;
+  node.intra_bandwidth = GBps(450);
+  node.nics_per_node = 8;
+  node.nic_bandwidth = GBps(50);  // 400 Gb/s
+  node.network = "ib-ndr";
+  EXPECT_TRUE(c.AddNode(node).ok());
+  return c;
+}
+
+model::ModelCatalog TestModels() {
+  model::ModelCatalog m;
+  model::ModelSpec llama;
+  llama.name = "llama3-8b";
+  llama.layers = 32;
+  llama.hidden = 4096;
+  llama.heads = 32;
+  llama.kv_heads = 8;
+  llama.ffn_hidden = 14336;
+  llama.vocab = 128256;
+  llama.gated_mlp = true;
+  EXPECT_TRUE(m.Add(llama).ok());
+  model::ModelSpec gpt;
+  gpt.name = "gpt-small";
+  gpt.layers = 12;
+  gpt.hidden = 768;
+  gpt.heads = 12;
+  gpt.kv_heads = 12;
+  gpt.ffn_hidden = 3072;
+  gpt.vocab = 50257;
+  EXPECT_TRUE(m.Add(gpt).ok());
+  return m;
+}
+
+class TrainScenarioTest : public ::testing::Test {
+ protected:
+  Result<train::TrainOptions> Parse(const std::string& yaml) {
+    return ParseTrainScenario(yaml, "s.yaml", hardware_, models_);
+  }
+  // The error message of a scenario that must fail.
+  std::string ErrorOf(const std::string& yaml) {
+    auto r = Parse(yaml);
+    EXPECT_FALSE(r.ok()) << yaml;
+    return r.ok() ? "" : r.error().message;
+  }
+  hw::Catalog hardware_ = TestHardware();
+  model::ModelCatalog models_ = TestModels();
+};
+
+constexpr char kBase[] =
+    "model:\n"
+    "  name: llama3-8b\n"
+    "hardware:\n"
+    "  node: dgx-h100\n"
+    "  gpus: 16\n"
+    "training:\n"
+    "  seq_len: 8192\n"
+    "  global_batch: 64\n"
+    "parallel:\n"
+    "  tp: 4\n"
+    "  pp: 2\n";
+
+TEST_F(TrainScenarioTest, NodeSetsHardwareDefaultsAndDpIsDerived) {
+  auto r = Parse(kBase);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const train::TrainOptions& o = *r;
+  EXPECT_EQ(o.model.name, "llama3-8b");
+  EXPECT_EQ(o.model.kv_heads, 8);
+  EXPECT_EQ(o.hardware.gpu, "h100-sxm5-80gb");
+  EXPECT_EQ(o.hardware.node, "dgx-h100");
+  EXPECT_EQ(o.hardware.gpus_per_node, 8);
+  EXPECT_EQ(o.hardware.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(o.hardware.nic_gbps, 400);
+  EXPECT_EQ(o.hardware.network, "ib-ndr");
+  EXPECT_EQ(o.parallel.dp, 2);  // 16 / (4 * 2 * 1)
+  EXPECT_EQ(o.training.micro_batch, 1);
+  EXPECT_EQ(o.training.precision, hw::DType::kBf16);
+  EXPECT_EQ(o.parallel.pipeline_schedule, train::PipelineScheduleKind::kOneFOneB);
+  EXPECT_EQ(o.parallel.zero, 1);
+  EXPECT_EQ(o.seed, 1u);
+}
+
+TEST_F(TrainScenarioTest, EmptySectionsTakeDefaults) {
+  auto r = Parse("model:\n  name: gpt-small\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  train::TrainOptions defaults;
+  EXPECT_EQ(r->hardware.gpu, defaults.hardware.gpu);
+  EXPECT_EQ(r->hardware.gpus, defaults.hardware.gpus);
+  EXPECT_EQ(r->training.seq_len, defaults.training.seq_len);
+  EXPECT_EQ(r->parallel.dp, defaults.hardware.gpus);
+}
+
+TEST_F(TrainScenarioTest, AliasesAreCanonicalized) {
+  auto r = Parse("model:\n  name: LLAMA3-8B\nhardware:\n  gpu: h100\n  network: IB-HDR\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->model.name, "llama3-8b");
+  EXPECT_EQ(r->hardware.gpu, "h100-sxm5-80gb");
+  EXPECT_EQ(r->hardware.network, "ib-hdr");
+}
+
+TEST_F(TrainScenarioTest, ShapeKeysOverrideTheCatalog) {
+  auto r = Parse("model:\n  name: llama3-8b\n  layers: 16\n  kv_heads: 4\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->model.layers, 16);
+  EXPECT_EQ(r->model.kv_heads, 4);
+  EXPECT_EQ(r->model.ffn_hidden, 14336);  // not 4 * hidden: the catalog value stays
+}
+
+TEST_F(TrainScenarioTest, MhaModelKvHeadsAndFfnFollowOverrides) {
+  auto r = Parse("model:\n  name: gpt-small\n  hidden: 1024\n  heads: 16\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->model.kv_heads, 16);
+  EXPECT_EQ(r->model.ffn_hidden, 4096);
+}
+
+TEST_F(TrainScenarioTest, CustomModelNeedsItsShape) {
+  auto r = Parse("model:\n  layers: 4\n  hidden: 256\n  heads: 4\n  vocab: 1000\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->model.name, "custom");
+  EXPECT_EQ(r->model.kv_heads, 4);
+  EXPECT_EQ(r->model.ffn_hidden, 1024);
+  EXPECT_EQ(
+      ErrorOf("model:\n  layers: 4\n  hidden: 256\n  heads: 4\n"),
+      "s.yaml:1:1: model: missing vocab: a model without 'name' must give layers, hidden, heads and vocab");
+  EXPECT_EQ(
+      ErrorOf("hardware:\n  gpus: 8\n"),
+      "s.yaml:1:1: model: missing section: give 'name' (a catalog model, see 'dlsim catalog list') or the "
+      "shape (layers, hidden, heads, vocab)");
+}
+
+TEST_F(TrainScenarioTest, UnknownNamesSuggest) {
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: llama3-8\n"),
+      "s.yaml:2:9: model.name: unknown model 'llama3-8' (did you mean 'llama3-8b'?); allowed: gpt-small, "
+      "llama3-8b");
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpu: h100-sxm5-80g\n"),
+      "s.yaml:4:8: hardware.gpu: unknown GPU 'h100-sxm5-80g' (did you mean 'h100-sxm5-80gb'?); allowed: "
+      "a100-sxm4-80gb, h100-sxm5-80gb, v100-sxm2-32gb");
+  EXPECT_NE(ErrorOf("model:\n  name: gpt-small\nhardware:\n  node: dgx-h10\n")
+                .find("s.yaml:4:9: hardware.node: unknown node 'dgx-h10' (did you mean 'dgx-h100'?)"),
+            std::string::npos);
+}
+
+TEST_F(TrainScenarioTest, LayoutMustMatchGpuCount) {
+  std::string with_dp = std::string(kBase) + "  dp: 3\n";
+  EXPECT_EQ(ErrorOf(with_dp),
+            "s.yaml:12:7: parallel.dp: tp*pp*cp*dp = 4*2*1*3 = 24 GPUs, but hardware.gpus "
+            "(line 5) is 16");
+  EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpus: 4\nparallel:\n  tp: 2\n  pp: 4\n"),
+            "s.yaml:5:1: parallel: tp*pp*cp = 2*4*1 = 8 does not divide hardware.gpus (line 4) = 4 "
+            "(dp = gpus / (tp*pp*cp))");
+}
+
+TEST_F(TrainScenarioTest, SemanticErrorsPointAtTheirKey) {
+  EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\nparallel:\n  tp: 8\n"),
+            "s.yaml:4:7: parallel.tp: heads 12 of model gpt-small are not divisible by tp 8");
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: gpt-small\ntraining:\n  global_batch: 12\n"),
+      "s.yaml:4:17: training.global_batch: global_batch 12 is not divisible by micro_batch * dp = 1 * 8 = 8");
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpus: 12\ntraining:\n  global_batch: 24\n"),
+      "s.yaml:4:9: hardware.gpus: gpus 12 is not a multiple of gpus_per_node 8 (a job larger than one node "
+      "uses whole nodes)");
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: gpt-small\nparallel:\n  pp: 2\n  virtual_stages: 2\n"),
+      "s.yaml:5:19: parallel.virtual_stages: virtual_stages 2 needs pipeline_schedule: interleaved (found "
+      "1f1b)");
+  EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\n  hidden: 770\n"),
+            "s.yaml:3:11: model.hidden: hidden 770 is not divisible by heads 12 (head_dim = hidden / heads)");
+}
+
+TEST_F(TrainScenarioTest, LayersPerStage) {
+  const std::string head = "model:\n  name: gpt-small\nhardware:\n  gpus: 4\nparallel:\n  pp: 4\n";
+  auto ok = Parse(head + "  layers_per_stage: [2, 4, 4, 2]\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->parallel.layers_per_stage, (std::vector<int>{2, 4, 4, 2}));
+  // A default that does not fit says it is the default.
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpus: 16\n"),
+      "s.yaml:1:1: training.global_batch: global_batch 8 (default) is not divisible by micro_batch * dp = "
+      "1 * 16 = 16");
+  EXPECT_EQ(
+      ErrorOf(head + "  layers_per_stage: [2, 4, 4, 3]\n"),
+      "s.yaml:7:21: parallel.layers_per_stage: entries add up to 13 layers, but model gpt-small has 12");
+  EXPECT_EQ(ErrorOf(head + "  layers_per_stage: [6, 6]\n"),
+            "s.yaml:7:21: parallel.layers_per_stage: expected pp*virtual_stages = 4 entries, found 2");
+}
+
+TEST_F(TrainScenarioTest, PrecisionNeedsHardwareSupport) {
+  EXPECT_EQ(
+      ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpu: a100\ntraining:\n  precision: fp8\n"),
+      "s.yaml:6:14: training.precision: fp8 needs tensor cores that a100-sxm4-80gb does not have; allowed "
+      "on this GPU: bf16, fp16");
+  EXPECT_NE(ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpu: v100\n").find("bf16 needs tensor cores"),
+            std::string::npos);
+  auto fp8 = Parse("model:\n  name: gpt-small\ntraining:\n  precision: fp8\n");
+  ASSERT_TRUE(fp8.ok()) << fp8.error().message;
+  EXPECT_EQ(fp8->training.precision, hw::DType::kFp8);
+}
+
+TEST_F(TrainScenarioTest, TypeErrorsAreAllReportedInFileOrder) {
+  EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\nparallel:\n  zero: 4\n  tp: four\n"),
+            "s.yaml:4:9: parallel.zero: expected an integer in 0..3, found '4'; allowed: 0..3\n"
+            "s.yaml:5:7: parallel.tp: expected a positive integer, found 'four'; allowed: >= 1");
+}
+
+TEST_F(TrainScenarioTest, SummaryNamesTheResolvedLayout) {
+  auto r = Parse(kBase);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(
+      SummarizeTrainOptions(*r),
+      "llama3-8b on 16 x h100-sxm5-80gb (dgx-h100, 8 per node, ib-ndr); tp 4 pp 2 cp 1 dp 2; 1f1b; zero 1; "
+      "recompute none; seq 8192, global batch 64, micro batch 1, bf16");
+}
+
+TEST_F(TrainScenarioTest, MissingFileNamesThePath) {
+  auto r = LoadTrainScenarioFile("/no/such/scenario.yaml", hardware_, models_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(r.error().message.find("/no/such/scenario.yaml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlsim::io
