@@ -1,0 +1,56 @@
+// Loading the hardware and model catalogs: embedded YAML (data/catalog/*.yaml) plus user files.
+//
+// A user file (`--catalog FILE`) may hold any of the top-level keys gpus:, nodes:, networks:,
+// models:, each a list of entries. An entry whose name (or alias) is already in the catalog
+// overrides only the keys it gives; a new name adds an entry and must give the required keys.
+// Keys, units and defaults: docs/catalog.md.
+//
+//   auto cat = io::LoadCatalogs({"my-gpu.yaml"});
+//   if (!cat.ok()) { std::cerr << cat.error().message << "\n"; return 1; }
+//   const hw::GpuSpec& g = *cat->hardware.FindGpu("my-gpu").value();
+//
+// Errors read "FILE:LINE:COL: gpus[3].memory_gib: expected ..., found ...; allowed: ..." with a
+// "did you mean" for misspelled keys and names (see yaml_reader.h). Stateless; thread-safe.
+#ifndef DLSIM_IO_CATALOG_LOADER_H_
+#define DLSIM_IO_CATALOG_LOADER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/hw/catalog.h"
+#include "dlsim/io/yaml_reader.h"
+#include "dlsim/model/model_spec.h"
+
+namespace dlsim::io {
+
+struct Catalogs {
+  hw::Catalog hardware;
+  model::ModelCatalog models;
+};
+
+// The embedded catalogs, then each of `extra_files` merged in order. Error: kNotFound for a
+// missing file, kParse for malformed YAML, kInvalidArgument for anything else (unknown key,
+// wrong type, out-of-range value, a node naming an unknown GPU or network, ...).
+Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files);
+
+// Merges one YAML document into `catalogs`. `file_name` is used in messages only. On error
+// `catalogs` may hold the entries merged before the failing one.
+Status MergeCatalogText(std::string_view text, const std::string& file_name, Catalogs& catalogs);
+// ReadTextFile + MergeCatalogText.
+Status MergeCatalogFile(const std::string& path, Catalogs& catalogs);
+
+// Reads the model shape keys (arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab, gated_mlp,
+// tied_embeddings, attention_bias, linear_bias, norm, position_embedding, dropout, max_seq_len)
+// present in `m` into `spec`, marking them known; absent keys keep `spec`'s values. When
+// `is_new` the shape keys layers, hidden, heads and vocab are required. kv_heads and
+// ffn_hidden follow heads and hidden (MHA, 4 x hidden) unless `spec` had other values or they
+// are given. Errors are recorded in m's document; does not call m.Finish().
+void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new);
+// The keys ReadModelShape reads.
+const std::vector<std::string>& ModelShapeKeys();
+
+}  // namespace dlsim::io
+
+#endif  // DLSIM_IO_CATALOG_LOADER_H_
