@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dlsim/hw/gpu.h"
+#include "dlsim/model/layer_graph.h"
 #include "dlsim/model/model_spec.h"
 
 namespace dlsim::train {
@@ -30,6 +31,9 @@ struct TrainingOptions {
   int global_batch = 8;                // sequences per step
   int micro_batch = 1;
   hw::DType precision = hw::DType::kBf16;  // bf16 | fp16 | fp8 (fp8 GEMMs, bf16 elsewhere)
+  // Core-attention kernel: flash (FlashAttention, default) | unfused (Megatron-LM 2021/2022:
+  // QK^T and AV batched GEMMs with a fused softmax, s^2 tensors in memory).
+  model::AttentionImpl attention = model::AttentionImpl::kFlash;
 };
 
 struct ParallelOptions {

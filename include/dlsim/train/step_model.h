@@ -1,0 +1,67 @@
+// One training step, end to end: plan -> chunk costs -> schedule -> event simulation ->
+// memory -> metrics. This is the function the CLI, the validation sets and the planner call.
+//
+//   StepResult r = SimulateTrainingStep(options, ctx, schedules, /*sink=*/nullptr);
+//   if (!r.feasible) std::cout << r.reason;
+//
+// Thread-safe for distinct arguments (no global state).
+#ifndef DLSIM_TRAIN_STEP_MODEL_H_
+#define DLSIM_TRAIN_STEP_MODEL_H_
+
+#include <string>
+#include <vector>
+
+#include "dlsim/report/sink.h"
+#include "dlsim/train/options.h"
+#include "dlsim/train/parallel_plan.h"
+#include "dlsim/train/pipeline_schedule.h"
+#include "dlsim/train/step_context.h"
+#include "dlsim/train/step_sim.h"
+
+namespace dlsim::train {
+
+struct StageMemory {
+  Bytes weights, gradients, optimizer, activations, workspace;
+  Bytes Total() const { return weights + gradients + optimizer + activations + workspace; }
+  int micro_batches_in_flight = 0;
+  int layers = 0;
+};
+
+struct Breakdown {           // seconds on the critical pipeline rank; they add up to the step
+  double compute_s = 0;      // kernels (recomputation included)
+  double recompute_s = 0;    // of which recomputation
+  double tp_comm_s = 0;      // exposed tensor-parallel communication
+  double cp_comm_s = 0;      // exposed context-parallel communication
+  double pp_bubble_s = 0;    // pipeline bubble and p2p waits
+  double dp_comm_s = 0;      // exposed gradient reduction (after the last backward)
+  double optimizer_s = 0;
+  double param_gather_s = 0; // exposed parameter all-gather (distributed optimizer)
+};
+
+struct StepResult {
+  bool feasible = false;
+  std::string reason;            // why not, when infeasible
+  ParallelPlan plan;
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;     // no recomputation counted
+  double hardware_tflops_per_gpu = 0;  // recomputation counted
+  double mfu = 0;                      // model FLOP/s over the GPU's dense peak
+  std::vector<StageMemory> memory;     // per pipeline rank
+  Bytes peak_memory;                   // largest rank
+  int peak_rank = 0;
+  Breakdown breakdown;
+  int critical_rank = 0;
+  std::string bottleneck;              // the largest non-compute share, in words
+  uint64_t events = 0;
+};
+
+// Simulates one step. Infeasible configurations (layout does not divide, out of memory,
+// unsupported schedule shape) give feasible = false with a reason; no exceptions.
+StepResult SimulateTrainingStep(const TrainOptions& options, const StepContext& ctx,
+                                const PipelineScheduleRegistry& schedules, report::Sink* sink);
+
+}  // namespace dlsim::train
+
+#endif  // DLSIM_TRAIN_STEP_MODEL_H_

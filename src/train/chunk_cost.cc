@@ -1,0 +1,195 @@
+#include "dlsim/train/chunk_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim::train {
+namespace {
+
+using model::Op;
+using model::OpKind;
+using model::Shard;
+
+constexpr double kActBytes = 2.0;  // bf16/fp16 activations
+
+Duration MaxZero(Duration d) { return d > Duration::Zero() ? d : Duration::Zero(); }
+
+}  // namespace
+
+ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx)
+    : o_(o), plan_(plan), ctx_(ctx) {
+  model::LayerOptions lo;
+  lo.attention = o.training.attention;
+  lo.activation_bytes = kActBytes;
+  layer_ = PriceOps(model::BuildLayerOps(o.model, lo), true);
+  embed_ = PriceOps(model::BuildEmbeddingOps(o.model, lo), false);
+  head_ = PriceOps(model::BuildHeadOps(o.model, lo), false);
+  layer_params_ = o.model.LayerParameters() / plan.tp;
+  // Pipeline p2p: the activation of one micro-batch, scattered across the TP ranks.
+  const double tokens = static_cast<double>(plan.micro_batch) * plan.seq_len / plan.cp;
+  const Bytes act(tokens * o.model.hidden * kActBytes / plan.tp);
+  const int mp_below_pp = plan.tp * plan.cp * plan.dp;
+  net::GroupLayout pair{2, mp_below_pp >= ctx.gpus_per_node ? 1 : 2};
+  p2p_ = plan.pp > 1 ? ctx.comm->Time(net::Collective::kSendRecv, act, pair, ctx.fabric) : Duration::Zero();
+  costs_.resize(plan.VirtualStages());
+  for (int c = 0; c < plan.chunks; ++c)
+    for (int r = 0; r < plan.pp; ++r)
+      costs_[c * plan.pp + r] = Assemble(layer_, plan.LayersOf(r, c), plan.IsFirst(r, c), plan.IsLast(r, c));
+}
+
+ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, bool layer) const {
+  const auto& m = o_.model;
+  const int t = plan_.tp, cp = plan_.cp, b = plan_.micro_batch, s = plan_.seq_len;
+  const bool sp = plan_.sequence_parallel;
+  const double tokens = static_cast<double>(b) * s / cp;  // tokens through one GPU's GEMMs
+  const int64_t T = static_cast<int64_t>(tokens);
+  const hw::DType gemm_dt = o_.training.precision;
+  const hw::DType act_dt = gemm_dt == hw::DType::kFp8 ? hw::DType::kBf16 : gemm_dt;
+  const cost::ComputeModel& cm = *ctx_.compute;
+  LayerCost lc;
+  Duration gemm_fwd, attn_fwd, attn_bwd;
+  Flops attn_flops;
+  for (const Op& op : ops) {
+    Duration fwd, bwd;
+    double saved = 0;
+    switch (op.kind) {
+      case OpKind::kGemm: {
+        int64_t n = op.n, k = op.k;
+        if (op.shard == Shard::kColumn) n = (n + t - 1) / t;
+        if (op.shard == Shard::kRow) k = (k + t - 1) / t;
+        fwd = cm.Gemm({T, n, k, 1}, gemm_dt);
+        bwd = cm.Gemm({T, k, n, 1}, gemm_dt) + cm.Gemm({k, n, T, 1}, gemm_dt);
+        gemm_fwd += fwd;
+        lc.fwd_flops += Flops(2.0 * tokens * n * k);
+        saved = op.saved_bytes_per_token * tokens / (op.shard == Shard::kColumn && !sp ? 1 : t);
+        break;
+      }
+      case OpKind::kAttention: {
+        const int64_t heads = std::max<int64_t>(1, m.heads / t);
+        const int64_t kv = std::max<int64_t>(1, m.kv_heads / t);
+        const int64_t d = m.head_dim();
+        const bool causal = m.arch == model::Arch::kDecoder;
+        if (o_.training.attention == model::AttentionImpl::kFlash) {
+          cost::AttentionShape a{b, heads, kv, s, s, d, causal};
+          fwd = cm.AttentionForward(a, act_dt) * (1.0 / cp);
+          bwd = cm.AttentionBackward(a, act_dt) * (1.0 / cp);
+          attn_flops += a.ForwardFlops() * (1.0 / cp);
+        } else {
+          // Megatron-2021 core attention: batched QK^T and AV GEMMs over the full s x s
+          // scores, fused scale-mask-softmax and dropout as memory-bound kernels.
+          const int64_t bh = b * heads, sq = s / cp;
+          const double scores = static_cast<double>(bh) * sq * s;
+          const double drop = m.dropout > 0 ? 1.0 : 0.0;
+          fwd = cm.Gemm({sq, s, d, bh}, act_dt) + cm.Gemm({sq, d, s, bh}, act_dt) +
+                cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
+                cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
+          bwd = cm.Gemm({sq, d, s, bh}, act_dt) + cm.Gemm({s, d, sq, bh}, act_dt) +
+                cm.Gemm({sq, s, d, bh}, act_dt) + cm.Gemm({s, d, sq, bh}, act_dt) +
+                cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
+                cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
+          attn_flops += Flops(4.0 * scores * d);
+        }
+        attn_fwd += fwd;
+        attn_bwd += bwd;
+        lc.fwd_flops += attn_flops;
+        saved = op.saved_bytes_per_token * tokens / t + op.saved_bytes_per_token_per_seq * tokens * s / t;
+        if (o_.parallel.recompute != Recompute::kNone) saved -= op.saved_bytes_per_token_per_seq * tokens * s / t;
+        if (o_.parallel.recompute == Recompute::kSelective) lc.recompute += fwd;
+        break;
+      }
+      case OpKind::kMemory: {
+        const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && sp);
+        const double tok = split ? tokens / t : tokens;
+        fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok));
+        bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok));
+        saved = op.saved_bytes_per_token * tok;
+        break;
+      }
+    }
+    lc.fwd.compute += fwd;
+    lc.bwd.compute += bwd;
+    lc.saved += Bytes(saved);
+  }
+  // Tensor-parallel communication: 2 all-reduces per layer per pass, or 2 all-gathers + 2
+  // reduce-scatters under sequence parallelism (Korthikanti et al. 2022, Figure 5).
+  const Bytes hidden_bytes(tokens * m.hidden * kActBytes);
+  if (t > 1) {
+    net::GroupLayout tpg{t, std::min(t, ctx_.gpus_per_node)};
+    Duration pass;
+    const int count = layer ? 2 : 1;
+    if (sp) {
+      pass = (ctx_.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx_.fabric) +
+              ctx_.comm->Time(net::Collective::kReduceScatter, hidden_bytes, tpg, ctx_.fabric)) * int64_t{count};
+    } else {
+      pass = ctx_.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx_.fabric) * int64_t{count};
+    }
+    Duration hide = o_.parallel.tp_comm_overlap ? gemm_fwd : Duration::Zero();
+    lc.fwd.tp_comm = MaxZero(pass - hide);
+    lc.bwd.tp_comm = MaxZero(pass - hide * int64_t{2});
+  }
+  // Context parallelism: ring attention passes K and V around the cp ranks (cp - 1 steps),
+  // overlapped with the attention of the previous block; the backward also returns dK, dV.
+  if (cp > 1 && layer) {
+    const double kv_width = static_cast<double>(std::max(1, m.kv_heads / t)) * m.head_dim();
+    const Bytes kv_step(static_cast<double>(b) * s / cp * 2 * kv_width * kActBytes);
+    const int cp_per_node = std::max(1, std::min(cp, ctx_.gpus_per_node / t));
+    net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
+    const Duration step = ctx_.comm->Time(net::Collective::kSendRecv, kv_step, ring, ctx_.fabric);
+    const double steps = cp - 1;
+    lc.fwd.cp_comm = MaxZero(step * steps - attn_fwd * (steps / cp));
+    lc.bwd.cp_comm = MaxZero(step * (2 * steps) - attn_bwd * (steps / cp));
+  }
+  lc.bwd.compute += lc.recompute;
+  // Full recomputation re-runs the whole forward (communication included) in the backward
+  // and keeps only the layer input.
+  if (o_.parallel.recompute == Recompute::kFull && layer) {
+    lc.saved_full_recompute = Bytes(tokens * m.hidden * kActBytes / (sp ? t : 1));
+    lc.recompute = lc.fwd.compute;
+    lc.bwd.compute += lc.fwd.compute;
+    lc.bwd.tp_comm += lc.fwd.tp_comm;
+    lc.bwd.cp_comm += lc.fwd.cp_comm;
+    lc.recompute_flops = lc.fwd_flops;
+  } else if (o_.parallel.recompute == Recompute::kSelective && layer) {
+    lc.recompute_flops = attn_flops;
+  }
+  lc.bwd.recompute = lc.recompute;
+  return lc;
+}
+
+ChunkCosts ChunkCostModel::Assemble(const LayerCost& layer, int layers, bool first, bool last) const {
+  ChunkCosts c;
+  const double L = layers;
+  auto add = [](TaskCost& into, const TaskCost& x, double k) {
+    into.compute += x.compute * k;
+    into.recompute += x.recompute * k;
+    into.tp_comm += x.tp_comm * k;
+    into.cp_comm += x.cp_comm * k;
+  };
+  add(c.forward, layer.fwd, L);
+  add(c.backward, layer.bwd, L);
+  c.params = L * layer_params_;
+  const bool full = o_.parallel.recompute == Recompute::kFull;
+  c.activations = full ? layer.saved_full_recompute * L : layer.saved * L;
+  c.recompute_working_set = full ? layer.saved : Bytes(0);
+  c.model_flops = layer.fwd_flops * (3.0 * L);
+  c.hardware_flops = c.model_flops + layer.recompute_flops * L;
+  const double emb_params = static_cast<double>(o_.model.vocab) * o_.model.hidden / plan_.tp;
+  if (first) {
+    add(c.forward, embed_.fwd, 1);
+    add(c.backward, embed_.bwd, 1);
+    c.params += emb_params;
+    c.activations += embed_.saved;
+  }
+  if (last) {
+    add(c.forward, head_.fwd, 1);
+    add(c.backward, head_.bwd, 1);
+    // An untied head has its own matrix; a tied one keeps a copy on the last stage when pp > 1.
+    if (!o_.model.tied_embeddings || !first) c.params += emb_params;
+    c.activations += head_.saved;
+    c.model_flops += head_.fwd_flops * 3.0;
+    c.hardware_flops += head_.fwd_flops * 3.0;
+  }
+  return c;
+}
+
+}  // namespace dlsim::train

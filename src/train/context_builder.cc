@@ -1,0 +1,41 @@
+#include "dlsim/train/context_builder.h"
+
+namespace dlsim::train {
+
+Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o, const hw::Catalog& catalog,
+                                                          const cost::ComputeCalibration& compute_cal,
+                                                          const net::NetworkCalibration& net_cal,
+                                                          const ModelChoice& choice) {
+  auto owned = std::make_unique<OwnedStepContext>();
+  DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, catalog.FindGpu(o.hardware.gpu));
+  owned->gpu = *gpu;
+  hw::NodeSpec node;
+  if (!o.hardware.node.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(const hw::NodeSpec* n, catalog.FindNode(o.hardware.node));
+    node = *n;
+  } else {
+    node.fabric = gpu->nvlink_bandwidth.value() > 0 ? hw::IntraNodeFabric::kNvSwitch : hw::IntraNodeFabric::kPcie;
+  }
+  node.gpus_per_node = o.hardware.gpus_per_node;
+  hw::NetworkSpec network;
+  if (!o.hardware.network.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(const hw::NetworkSpec* n, catalog.FindNetwork(o.hardware.network));
+    network = *n;
+  }
+  net::CollectiveRegistry comms("collective-model");
+  net::RegisterCollectiveModels(comms);
+  DLSIM_ASSIGN_OR_RETURN(owned->comm, comms.Create(choice.collective, net_cal));
+  cost::ComputeModelRegistry computes("compute-model");
+  cost::RegisterComputeModels(computes);
+  DLSIM_ASSIGN_OR_RETURN(owned->compute, computes.Create(choice.compute, owned->gpu, compute_cal));
+  StepContext& ctx = owned->ctx;
+  ctx.gpu = &owned->gpu;
+  ctx.gpus_per_node = o.hardware.gpus_per_node;
+  ctx.fabric = net::MakeFabric(owned->gpu, node, network, o.hardware.nics_per_node, Gbps(o.hardware.nic_gbps));
+  ctx.compute = owned->compute.get();
+  ctx.comm = owned->comm.get();
+
+  return owned;
+}
+
+}  // namespace dlsim::train

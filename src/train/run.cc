@@ -1,0 +1,216 @@
+// `dlsim train`: wiring (calibrations -> context -> simulation) and the step report.
+#include "dlsim/train/run.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+
+#include "dlsim/io/calibration_loader.h"
+#include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/report/chrome_trace_sink.h"
+#include "dlsim/report/format.h"
+#include "dlsim/report/json_report.h"
+#include "dlsim/report/table.h"
+#include "dlsim/train/context_builder.h"
+#include "dlsim/train/step_model.h"
+
+namespace dlsim::train {
+namespace {
+
+const char* ScheduleLabel(PipelineScheduleKind k) {
+  switch (k) {
+    case PipelineScheduleKind::kGpipe: return "gpipe";
+    case PipelineScheduleKind::kOneFOneB: return "1f1b";
+    case PipelineScheduleKind::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
+const char* RecomputeLabel(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
+  nlohmann::ordered_json j;
+  j["feasible"] = r.feasible;
+  if (!r.feasible) j["reason"] = r.reason;
+  j["model"] = o.model.name;
+  j["gpu"] = o.hardware.gpu;
+  j["gpus"] = o.hardware.gpus;
+  nlohmann::ordered_json par;
+  par["tp"] = r.plan.tp;
+  par["pp"] = r.plan.pp;
+  par["cp"] = r.plan.cp;
+  par["dp"] = r.plan.dp;
+  par["virtual_stages"] = r.plan.chunks;
+  par["micro_batch"] = r.plan.micro_batch;
+  par["micro_batches"] = r.plan.micro_batches;
+  par["pipeline_schedule"] = ScheduleLabel(o.parallel.pipeline_schedule);
+  par["zero"] = o.parallel.zero;
+  par["recompute"] = RecomputeLabel(o.parallel.recompute);
+  par["sequence_parallel"] = r.plan.sequence_parallel;
+  par["layers_per_stage"] = r.plan.layers;
+  j["parallel"] = par;
+  j["step_time_s"] = r.step_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+  j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  nlohmann::ordered_json mem;
+  const StageMemory* peak = r.memory.empty() ? nullptr : &r.memory[r.peak_rank];
+  mem["peak_bytes_per_gpu"] = r.peak_memory.ToBytes();
+  mem["peak_rank"] = r.peak_rank;
+  mem["capacity_bytes"] = 0;
+  if (peak) {
+    mem["weights_bytes"] = peak->weights.ToBytes();
+    mem["gradients_bytes"] = peak->gradients.ToBytes();
+    mem["optimizer_bytes"] = peak->optimizer.ToBytes();
+    mem["activations_bytes"] = peak->activations.ToBytes();
+    mem["workspace_bytes"] = peak->workspace.ToBytes();
+  }
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const StageMemory& s : r.memory) {
+    nlohmann::ordered_json e;
+    e["layers"] = s.layers;
+    e["in_flight"] = s.micro_batches_in_flight;
+    e["weights_bytes"] = s.weights.ToBytes();
+    e["gradients_bytes"] = s.gradients.ToBytes();
+    e["optimizer_bytes"] = s.optimizer.ToBytes();
+    e["activations_bytes"] = s.activations.ToBytes();
+    e["total_bytes"] = s.Total().ToBytes();
+    stages.push_back(e);
+  }
+  mem["stages"] = stages;
+  j["memory"] = mem;
+  const Breakdown& b = r.breakdown;
+  nlohmann::ordered_json br;
+  br["critical_rank"] = r.critical_rank;
+  br["compute_s"] = b.compute_s;
+  br["recompute_s"] = b.recompute_s;
+  br["tp_comm_s"] = b.tp_comm_s;
+  br["cp_comm_s"] = b.cp_comm_s;
+  br["pp_bubble_s"] = b.pp_bubble_s;
+  br["dp_comm_s"] = b.dp_comm_s;
+  br["optimizer_s"] = b.optimizer_s;
+  br["param_gather_s"] = b.param_gather_s;
+  j["breakdown"] = br;
+  j["bottleneck"] = r.bottleneck;
+  return j;
+}
+
+void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult& r, std::ostream& out) {
+  using report::FormatBytes;
+  using report::FormatPercent;
+  const ParallelPlan& p = r.plan;
+  out << fmt::format("dlsim train: {} on {} x {}\n", o.model.name.empty() ? "custom model" : o.model.name,
+                     o.hardware.gpus, o.hardware.gpu);
+  if (!p.layers.empty())
+    out << fmt::format(
+        "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batches of {} | schedule {}{} | zero {} | recompute {} | "
+        "sequence parallel {}\n",
+        p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch, ScheduleLabel(o.parallel.pipeline_schedule),
+        p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero, RecomputeLabel(o.parallel.recompute),
+        p.sequence_parallel ? "on" : "off");
+  if (!r.feasible) {
+    out << "INFEASIBLE: " << r.reason << "\n";
+    if (r.step_time_s <= 0) return;
+  }
+  report::Table step("Step");
+  step.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
+  step.AddRow({"step time", report::FormatDuration(Seconds(r.step_time_s))});
+  step.AddRow({"throughput", report::FormatRate(r.tokens_per_s, "tokens/s")});
+  step.AddRow({"throughput per GPU", report::FormatRate(r.tokens_per_s_per_gpu, "tokens/s")});
+  step.AddRow({"model FLOP/s per GPU", report::FormatRate(TFLOPS(r.model_tflops_per_gpu))});
+  step.AddRow({"hardware FLOP/s per GPU", report::FormatRate(TFLOPS(r.hardware_tflops_per_gpu))});
+  step.AddRow({"MFU", FormatPercent(r.mfu)});
+  step.AddRow({"bottleneck", r.bottleneck});
+  out << "\n" << step;
+  const Breakdown& b = r.breakdown;
+  report::Table br(fmt::format("Critical path (pipeline rank {})", r.critical_rank));
+  br.AddColumn("component", "", report::Align::kLeft).AddColumn("time").AddColumn("share");
+  auto row = [&](const char* name, double s) {
+    br.AddRow({name, report::FormatDuration(Seconds(s)), FormatPercent(s / r.step_time_s)});
+  };
+  row("compute", b.compute_s);
+  row("  of which recomputation", b.recompute_s);
+  row("tensor-parallel comm (exposed)", b.tp_comm_s);
+  row("context-parallel comm (exposed)", b.cp_comm_s);
+  row("pipeline bubble", b.pp_bubble_s);
+  row("data-parallel comm (exposed)", b.dp_comm_s);
+  row("optimizer", b.optimizer_s);
+  row("parameter all-gather (exposed)", b.param_gather_s);
+  out << "\n" << br;
+  report::Table mem(fmt::format("Memory per GPU by pipeline stage (capacity {})", FormatBytes(ctx.gpu->hbm_capacity)));
+  mem.AddColumn("stage").AddColumn("layers").AddColumn("in flight").AddColumn("weights").AddColumn("grads")
+      .AddColumn("optimizer").AddColumn("activations").AddColumn("workspace").AddColumn("total");
+  for (size_t i = 0; i < r.memory.size(); ++i) {
+    const StageMemory& s = r.memory[i];
+    mem.AddRow({std::to_string(i), std::to_string(s.layers), std::to_string(s.micro_batches_in_flight),
+                FormatBytes(s.weights), FormatBytes(s.gradients), FormatBytes(s.optimizer),
+                FormatBytes(s.activations), FormatBytes(s.workspace), FormatBytes(s.Total())});
+  }
+  out << "\n" << mem;
+}
+
+}  // namespace
+
+int RunTrainCommand(const TrainOptions& options, const hw::Catalog& catalog, const RunFlags& flags,
+                    std::ostream& out, std::ostream& err) {
+  auto compute_cal = io::LoadDefaultComputeCalibration();
+  if (!compute_cal.ok()) {
+    err << compute_cal.error().message << "\n";
+    return 1;
+  }
+  auto net_cal = io::LoadDefaultNetworkCalibration();
+  if (!net_cal.ok()) {
+    err << net_cal.error().message << "\n";
+    return 1;
+  }
+  auto owned = MakeStepContext(options, catalog, *compute_cal, *net_cal);
+  if (!owned.ok()) {
+    err << owned.error().message << "\n";
+    return 1;
+  }
+  PipelineScheduleRegistry schedules("pipeline-schedule");
+  RegisterPipelineSchedules(schedules);
+  std::ofstream trace_file;
+  std::unique_ptr<report::ChromeTraceSink> trace;
+  if (!flags.trace_path.empty()) {
+    trace_file.open(flags.trace_path, std::ios::binary);
+    if (!trace_file) {
+      err << "cannot write trace file '" << flags.trace_path << "'\n";
+      return 1;
+    }
+    trace = std::make_unique<report::ChromeTraceSink>(trace_file);
+    report::RunInfo info;
+    info.name = options.model.name;
+    info.command = "train";
+    if (auto st = trace->Begin(info); !st.ok()) {
+      err << st.error().message << "\n";
+      return 1;
+    }
+  }
+  StepResult r = SimulateTrainingStep(options, (*owned)->ctx, schedules, trace.get());
+  if (trace) {
+    if (auto st = trace->Finish(); !st.ok()) {
+      err << st.error().message << "\n";
+      return 1;
+    }
+  }
+  if (flags.json) {
+    auto j = ToJson(options, r);
+    j["memory"]["capacity_bytes"] = (*owned)->gpu.hbm_capacity.ToBytes();
+    out << report::DumpDeterministic(j) << "\n";
+  } else {
+    PrintReport(options, (*owned)->ctx, r, out);
+  }
+  return 0;
+}
+
+}  // namespace dlsim::train

@@ -1,0 +1,318 @@
+// The validation sets: published rows -> training scenarios. Every choice a table leaves
+// open is a named constant here and is explained in docs/validation.md.
+#include <cmath>
+#include <functional>
+
+#include "dlsim/io/csv.h"
+#include "dlsim/train/context_builder.h"
+#include "dlsim/train/step_model.h"
+#include "dlsim/validate/validation.h"
+
+namespace dlsim::embedded {
+std::string_view Megatron2021Table1Csv();
+std::string_view Korthikanti2022Table5Csv();
+std::string_view Korthikanti2022MemoryCsv();
+std::string_view VtrainSingleNodeCsv();
+std::string_view Nemo2407H100Csv();
+}  // namespace dlsim::embedded
+
+namespace dlsim::validate {
+namespace {
+
+using train::PipelineScheduleKind;
+using train::Recompute;
+using train::TrainOptions;
+
+// Megatron-LM GPT of the 2021-2022 papers: 4h MLP with GeLU, dropout 0.1, tied embeddings,
+// vocabulary padded to 51200.
+model::ModelSpec MegatronGpt(int heads, int hidden, int layers, int ffn, int vocab) {
+  model::ModelSpec m;
+  m.name = "gpt-" + std::to_string(layers) + "x" + std::to_string(hidden);
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.hidden = hidden;
+  m.layers = layers;
+  m.ffn_hidden = ffn;
+  m.vocab = vocab;
+  m.dropout = 0.1;
+  m.tied_embeddings = true;
+  m.attention_bias = true;
+  return m;
+}
+
+// A DGX A100 (Selene, vTrain's node): 8 x A100 80GB, NVSwitch, 8 x HDR 200 Gb/s.
+void DgxA100(TrainOptions& o, int gpus) {
+  o.hardware.gpu = "a100-sxm4-80gb";
+  o.hardware.node = "dgx-a100";
+  o.hardware.gpus = gpus;
+  o.hardware.gpus_per_node = 8;
+  o.hardware.nics_per_node = 8;
+  o.hardware.nic_gbps = 200;
+  o.hardware.network = "ib-hdr";
+}
+
+// Megatron-LM of 2021-2022: fp16 mixed precision, unfused core attention, fp32 gradient
+// all-reduce, no distributed optimizer.
+void Megatron2021Training(TrainOptions& o) {
+  o.training.precision = hw::DType::kFp16;
+  o.training.attention = model::AttentionImpl::kUnfused;
+  o.parallel.zero = 0;
+  o.parallel.overlap_grad_reduce = false;
+  o.parallel.overlap_param_gather = false;
+}
+
+struct Runner {
+  const io::Catalogs& catalogs;
+  const Calibrations& cal;
+  train::PipelineScheduleRegistry schedules{"pipeline-schedule"};
+  Runner(const io::Catalogs& c, const Calibrations& k) : catalogs(c), cal(k) {
+    train::RegisterPipelineSchedules(schedules);
+  }
+  Result<train::StepResult> Run(const TrainOptions& o) {
+    DLSIM_ASSIGN_OR_RETURN(auto owned, train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network));
+    return train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr);
+  }
+};
+
+ValidationRow Row(std::string label, double measured, const Result<train::StepResult>& r) {
+  ValidationRow row;
+  row.label = std::move(label);
+  row.measured = measured;
+  if (!r.ok()) {
+    row.feasible = false;
+    row.note = r.error().message;
+    return row;
+  }
+  row.predicted = r->step_time_s;
+  row.feasible = r->feasible;
+  if (!r->feasible) row.note = r->reason;
+  return row;
+}
+
+std::string Source(const io::CsvTable& t) { return t.comments.empty() ? t.file_name : t.comments[0]; }
+
+// Megatron-LM 2021 Table 1 (weak scaling, full recomputation, A100).
+// Open choices: micro-batch 1 and the 1F1B schedule for pipelined rows (the paper's
+// default PTD-P setting); data-parallel-only rows use micro-batch kMegatronDpMicroBatch.
+constexpr int kMegatronDpMicroBatch = 4;
+Result<ValidationSet> Megatron2021(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Megatron2021Table1Csv(), "megatron_2021_table1.csv"));
+  ValidationSet set{"megatron-2021-table1", "step time (s)", Source(t), 5.0, {}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
+    TrainOptions o;
+    o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), 4 * num("hidden"), num("vocab"));
+    DgxA100(o, num("gpus"));
+    Megatron2021Training(o);
+    o.training.seq_len = num("seq_len");
+    o.training.global_batch = num("global_batch");
+    o.parallel.tp = num("tp");
+    o.parallel.pp = num("pp");
+    o.parallel.recompute = Recompute::kFull;
+    o.training.micro_batch = o.parallel.pp > 1 ? 1 : kMegatronDpMicroBatch;
+    o.parallel.pipeline_schedule = PipelineScheduleKind::kOneFOneB;
+    set.rows.push_back(Row(*t.Text(i, "params_b") + "B", *t.Number(i, "derived_step_time_s"), run.Run(o)));
+  }
+  return set;
+}
+
+// Korthikanti et al. 2022 Table 5: full recomputation vs sequence parallelism + selective.
+Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
+  ValidationSet full{"korthikanti-2022-full", "step time (s)", Source(t), 5.0, {}};
+  ValidationSet seqsel{"korthikanti-2022-seq-sel", "step time (s)", Source(t), 5.0, {}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
+    TrainOptions o;
+    o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
+    DgxA100(o, num("gpus"));
+    Megatron2021Training(o);
+    o.training.seq_len = 2048;
+    o.training.global_batch = num("global_batch");
+    o.training.micro_batch = num("micro_batch");
+    o.parallel.tp = num("tp");
+    o.parallel.pp = num("pp");
+    const int v = num("interleave");
+    o.parallel.virtual_stages = v;
+    o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+    const std::string label = *t.Text(i, "model");
+    o.parallel.recompute = Recompute::kFull;
+    full.rows.push_back(Row(label, *t.Number(i, "time_full_s"), run.Run(o)));
+    o.parallel.recompute = Recompute::kSelective;
+    o.parallel.sequence_parallel = true;
+    seqsel.rows.push_back(Row(label, *t.Number(i, "time_seq_sel_s"), run.Run(o)));
+  }
+  return std::vector<ValidationSet>{full, seqsel};
+}
+
+// Korthikanti et al. 2022 Figure 1: memory per GPU of the Table 5 configurations (GiB).
+Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t5, io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Korthikanti2022MemoryCsv(), "korthikanti_2022_memory.csv"));
+  ValidationSet set{"korthikanti-2022-memory", "memory (GiB)", Source(t), 10.0, {}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const std::string label = *t.Text(i, "model");
+    size_t j = 0;
+    while (j < t5.rows.size() && *t5.Text(j, "model") != label) ++j;
+    if (j == t5.rows.size()) return Error::Parse("korthikanti_2022_memory.csv: model " + label + " not in Table 5");
+    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t5.Number(j, c))); };
+    TrainOptions o;
+    o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
+    DgxA100(o, num("gpus"));
+    Megatron2021Training(o);
+    o.training.seq_len = 2048;
+    o.training.global_batch = num("global_batch");
+    o.training.micro_batch = num("micro_batch");
+    o.parallel.tp = num("tp");
+    o.parallel.pp = num("pp");
+    const int v = num("interleave");
+    o.parallel.virtual_stages = v;
+    o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+    o.parallel.recompute = Recompute::kNone;
+    auto none = run.Run(o);
+    o.parallel.recompute = Recompute::kSelective;
+    o.parallel.sequence_parallel = true;
+    auto seqsel = run.Run(o);
+    if (!none.ok()) return none.error();
+    if (!seqsel.ok()) return seqsel.error();
+    const auto& mn = none->memory[0];
+    const auto& ms = seqsel->memory[0];
+    auto add = [&](const char* what, double measured, double predicted) {
+      ValidationRow row;
+      row.label = label + " " + what;
+      row.measured = measured;
+      row.predicted = predicted;
+      set.rows.push_back(row);
+    };
+    add("params+grads+optimizer", *t.Number(i, "params_grads_optimizer_gib"),
+        (mn.weights + mn.gradients + mn.optimizer).ToGiB());
+    add("activations (none)", *t.Number(i, "activations_none_gib"), mn.activations.ToGiB());
+    add("activations (seq+sel)", *t.Number(i, "activations_seq_sel_gib"), ms.activations.ToGiB());
+  }
+  return set;
+}
+
+// vTrain single-node ground truth (Megatron-DeepSpeed, 1F1B, activation checkpointing).
+// Open choices: GPT-2 vocabulary padded to 50304; A100 80GB DGX node.
+constexpr int kVtrainVocab = 50304;
+Result<ValidationSet> Vtrain(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::VtrainSingleNodeCsv(), "vtrain_single_node_calibration.csv"));
+  ValidationSet set{"vtrain-single-node", "step time (s)", Source(t), 8.0, {}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
+    TrainOptions o;
+    const int h = num("hidden_size");
+    o.model = MegatronGpt(num("attention_heads"), h, num("layers"), 4 * h, kVtrainVocab);
+    DgxA100(o, num("GPUs"));
+    Megatron2021Training(o);
+    o.training.seq_len = num("sequence_length");
+    o.training.global_batch = num("global_batch");
+    o.training.micro_batch = num("micro_batch");
+    o.parallel.tp = num("tensor_parallelism");
+    o.parallel.pp = num("pipeline_parallelism");
+    o.parallel.dp = num("data_parallelism");
+    o.parallel.recompute = Recompute::kFull;
+    const std::string label = "g" + std::to_string(o.hardware.gpus) + " h" + std::to_string(h) + " l" +
+                              std::to_string(o.model.layers) + " b" + std::to_string(o.training.global_batch) +
+                              "/" + std::to_string(o.training.micro_batch) + " tp" + std::to_string(o.parallel.tp) +
+                              " dp" + std::to_string(o.parallel.dp) + " pp" + std::to_string(o.parallel.pp);
+    set.rows.push_back(Row(label, *t.Number(i, "iteration_time_ms") * 1e-3, run.Run(o)));
+  }
+  return set;
+}
+
+// NeMo 24.07 pre-training on DGX H100 with FP8 (Transformer Engine): flash attention,
+// distributed optimizer, sequence parallelism with TP, TP communication overlap, no
+// recomputation (NeMo's performance recipes).
+Result<ValidationSet> Nemo(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Nemo2407H100Csv(), "nemo_24_07_h100.csv"));
+  ValidationSet set{"nemo-24.07-h100-fp8", "step time (s)", Source(t), 10.0, {}};
+  const std::pair<const char*, const char*> names[] = {
+      {"GPT3-5B", "nemo-gpt3-5b"}, {"GPT3-20B", "nemo-gpt3-20b"}, {"GPT3-175B", "gpt3-175b"},
+      {"LLAMA2-7B", "llama2-7b"},  {"LLAMA2-13B", "llama2-13b"},  {"LLAMA2-70B", "llama2-70b"},
+      {"Nemotron-8B", "nemotron-8b"}, {"Nemotron-22B", "nemotron-22b"}, {"Nemotron-340B", "nemotron-340b"},
+      {"LLAMA3-8B", "llama3-8b"},  {"LLAMA3-70B", "llama3-70b"}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
+    const std::string label = *t.Text(i, "model");
+    std::string catalog_name;
+    for (const auto& [published, ours] : names)
+      if (label == published) catalog_name = ours;
+    TrainOptions o;
+    auto spec = run.catalogs.models.Find(catalog_name.empty() ? label : catalog_name);
+    if (!spec.ok()) return spec.error();
+    o.model = **spec;
+    o.hardware.gpu = "h100-sxm5-80gb";
+    o.hardware.node = "dgx-h100";
+    o.hardware.gpus = num("gpus");
+    o.hardware.gpus_per_node = 8;
+    o.hardware.nics_per_node = 8;
+    o.hardware.nic_gbps = 400;
+    o.hardware.network = "ib-ndr";
+    o.training.precision = hw::DType::kFp8;
+    o.training.attention = model::AttentionImpl::kFlash;
+    o.training.seq_len = num("seq_len");
+    o.training.global_batch = num("global_batch");
+    o.training.micro_batch = num("micro_batch");
+    o.parallel.tp = num("tp");
+    o.parallel.pp = num("pp");
+    o.parallel.cp = num("cp");
+    const int v = num("vp");
+    o.parallel.virtual_stages = v;
+    o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+    o.parallel.sequence_parallel = o.parallel.tp > 1;
+    o.parallel.tp_comm_overlap = o.parallel.tp > 1;
+    o.parallel.zero = 1;
+    o.parallel.recompute = Recompute::kNone;
+    const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+    const double measured = tokens / (*t.Number(i, "tokens_per_s_per_gpu") * o.hardware.gpus);
+    set.rows.push_back(Row(label + " " + std::to_string(o.hardware.gpus) + "gpu", measured, run.Run(o)));
+  }
+  return set;
+}
+
+}  // namespace
+
+double ValidationSet::Mape() const {
+  if (rows.empty()) return 0;
+  double s = 0;
+  for (const auto& r : rows) s += std::fabs(r.ErrorPct());
+  return s / static_cast<double>(rows.size());
+}
+
+double ValidationSet::MaxAbsErrorPct() const {
+  double m = 0;
+  for (const auto& r : rows) m = std::max(m, std::fabs(r.ErrorPct()));
+  return m;
+}
+
+Result<std::vector<ValidationSet>> RunValidation(const io::Catalogs& catalogs, const Calibrations& cal,
+                                                 const std::string& only) {
+  Runner run(catalogs, cal);
+  std::vector<ValidationSet> out;
+  auto want = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
+  if (want("megatron-2021-table1")) {
+    DLSIM_ASSIGN_OR_RETURN(ValidationSet s, Megatron2021(run));
+    out.push_back(std::move(s));
+  }
+  if (want("korthikanti-2022-full") || want("korthikanti-2022-seq-sel")) {
+    DLSIM_ASSIGN_OR_RETURN(auto sets, Korthikanti2022(run));
+    for (auto& s : sets)
+      if (want(s.name)) out.push_back(std::move(s));
+  }
+  if (want("korthikanti-2022-memory")) {
+    DLSIM_ASSIGN_OR_RETURN(ValidationSet s, Korthikanti2022Memory(run));
+    out.push_back(std::move(s));
+  }
+  if (want("vtrain-single-node")) {
+    DLSIM_ASSIGN_OR_RETURN(ValidationSet s, Vtrain(run));
+    out.push_back(std::move(s));
+  }
+  if (want("nemo-24.07-h100-fp8")) {
+    DLSIM_ASSIGN_OR_RETURN(ValidationSet s, Nemo(run));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace dlsim::validate
