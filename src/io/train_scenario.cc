@@ -65,33 +65,35 @@ struct Sections {
 
 // ----- reading (types and names) -----
 
-void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
-  std::optional<std::string> name = m.Find<std::string>("name");
-  bool from_catalog = false;
-  if (name) {
-    auto found = models.Find(*name);
-    if (found.ok()) {
-      *spec = **found;
-      from_catalog = true;
-    } else {
-      m.AddError("name", UnknownName("model", *name, models.Names(), models.NamesAndAliases()));
-    }
-  } else {
+// Starts `spec` from the catalog entry that model.name names; true when there is one. A model
+// without a name must give its shape.
+bool StartFromCatalog(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
+  if (!m.Has("name")) {
     spec->name = "custom";
     std::vector<std::string> missing;
     for (const char* key : {"layers", "hidden", "heads", "vocab"}) {
       if (!m.Has(key)) missing.push_back(key);
     }
-    if (!m.present()) {
-      m.document().AddError(m.location(), "model",
-                            "missing section: give 'name' (a catalog model, see 'dlsim catalog list') or the "
-                            "shape (layers, hidden, heads, vocab)");
-    } else if (!missing.empty()) {
+    if (m.present() && !missing.empty()) {
       m.document().AddError(m.location(), "model",
                             "missing " + Join(missing, ", ") +
                                 ": a model without 'name' must give layers, hidden, heads and vocab");
     }
+    return false;
   }
+  std::optional<std::string> name = m.Find<std::string>("name");
+  if (!name) return false;
+  auto found = models.Find(*name);
+  if (found.ok()) {
+    *spec = **found;
+    return true;
+  }
+  m.AddError("name", UnknownName("model", *name, models.Names(), models.NamesAndAliases()));
+  return false;
+}
+
+void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
+  const bool from_catalog = StartFromCatalog(m, models, spec);
   // For a catalog model, kv_heads and ffn_hidden follow overridden heads/hidden only where the
   // catalog entry used the defaults (multi-head attention, 4 * hidden).
   const bool follow_kv = !from_catalog || spec->kv_heads == spec->heads;
@@ -323,6 +325,12 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   const Sections s{root, root.Section("model"), root.Section("hardware"), root.Section("training"),
                    root.Section("parallel")};
   train::TrainOptions o;
+  if (root.present() && !root.Has("model")) {
+    doc.AddError(
+        root.location(), "model",
+        "missing section: give 'name' (a catalog model, see 'dlsim catalog list') or the shape (layers, "
+        "hidden, heads, vocab)");
+  }
   ReadModel(s.model, models, &o.model);
   const hw::GpuSpec* gpu = ReadHardware(s.hardware, hardware, &o.hardware);
   ReadTraining(s.training, &o.training);

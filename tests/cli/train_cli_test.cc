@@ -1,0 +1,209 @@
+// Bad-input tests of `dlsim train FILE --check` through the real binary: each asserts a
+// non-zero exit and the message, with its file, line and column. The scenario files are in
+// tests/data/bad/ so every case can be run by hand:
+//   build/tools/dlsim/dlsim train tests/data/bad/unknown_gpu.yaml --check
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome RunDlsim(const std::string& args) {
+  const std::string command = std::string(DLSIM_BINARY) + " " + args + " 2>&1";
+  Outcome out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+const std::string kBad = std::string(DLSIM_TEST_DATA_DIR) + "/bad/";
+
+struct BadCase {
+  const char* file;                   // in tests/data/bad/
+  std::vector<std::string> expected;  // substrings of the output; the first names FILE:LINE:COL
+};
+
+class BadScenarioTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadScenarioTest, FailsWithLocatedMessage) {
+  const BadCase& c = GetParam();
+  Outcome r = RunDlsim("train " + kBad + c.file + " --check");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("ok:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.rfind("dlsim train: ", 0), 0u) << r.output;
+  for (const std::string& e : c.expected) {
+    std::string want = e;
+    if (want.rfind(":", 0) == 0) want = kBad + c.file + want;  // ":3:1: ..." means FILE:3:1: ...
+    EXPECT_NE(r.output.find(want), std::string::npos) << "missing: " << want << "\nin: " << r.output;
+  }
+}
+
+const BadCase kBadCases[] = {
+    {"syntax_unclosed_list.yaml", {":5:5: yaml syntax error: end of sequence flow not found"}},
+    {"syntax_tab_indent.yaml", {":2:6: yaml syntax error: illegal map value"}},
+    {"syntax_bad_indent.yaml", {":3:2: yaml syntax error: end of map not found"}},
+    {"unknown_top_key.yaml",
+     {":3:1: paralel: unknown key 'paralel' (did you mean 'parallel'?)",
+      "allowed: model, hardware, training, parallel, seed"}},
+    {"unknown_parallel_key.yaml",
+     {":4:3: parallel.tpp: unknown key 'tpp' (did you mean 'tp'?); allowed: tp, pp"}},
+    {"unknown_training_key.yaml",
+     {":5:3: training.global_bacth: unknown key 'global_bacth' (did you mean 'global_batch'?)"}},
+    {"wrong_type_quoted.yaml",
+     {":4:7: parallel.tp: expected a positive integer, found 'four' (a quoted string); allowed: >= 1"}},
+    {"wrong_type_word.yaml", {":5:7: parallel.pp: expected a positive integer, found 'two'; allowed: >= 1"}},
+    {"negative_gpus.yaml", {":4:9: hardware.gpus: expected a positive integer, found '-8'; allowed: >= 1"}},
+    {"zero_micro_batch.yaml",
+     {":4:16: training.micro_batch: expected a positive integer, found '0'; allowed: >= 1"}},
+    {"float_for_int.yaml", {":4:7: parallel.tp: expected a positive integer, found '2.5'"}},
+    {"bool_yes.yaml",
+     {":4:22: parallel.sequence_parallel: expected true or false, found 'yes'; allowed: true, false"}},
+    {"negative_nic_gbps.yaml",
+     {":5:13: hardware.nic_gbps: expected a positive number, found '-400'; allowed: > 0"}},
+    {"zero_stage_4.yaml", {":4:9: parallel.zero: expected an integer in 0..3, found '4'; allowed: 0..3"}},
+    {"unknown_gpu.yaml",
+     {":4:8: hardware.gpu: unknown GPU 'h100-sxm5-80g' (did you mean 'h100-sxm5-80gb'?); allowed: ",
+      "a100-sxm4-80gb"}},
+    {"unknown_model.yaml",
+     {":2:9: model.name: unknown model 'llama3-8' (did you mean 'llama3-8b'?); allowed: ", "llama3-70b"}},
+    {"unknown_node.yaml", {":4:9: hardware.node: unknown node 'dgx-h10' (did you mean 'dgx-h100'?)"}},
+    {"unknown_network.yaml", {":5:12: hardware.network: unknown network 'ib-nd' (did you mean 'ib-ndr'?)"}},
+    {"bad_schedule.yaml",
+     {":5:22: parallel.pipeline_schedule: expected one of the allowed names, found 'zigzag'; allowed: gpipe, "
+      "1f1b, interleaved"}},
+    {"bad_recompute.yaml",
+     {":4:14: parallel.recompute: ", "found 'partial'; allowed: none, selective, full"}},
+    {"bad_precision.yaml", {":4:14: training.precision: ", "found 'fp32'", "allowed: bf16, fp16, fp8"}},
+    {"layout_dp_mismatch.yaml",
+     {":11:7: parallel.dp: tp*pp*cp*dp = 4*2*1*3 = 24 GPUs, but hardware.gpus (line 5) is 16"}},
+    {"layout_not_dividing.yaml",
+     {":8:1: parallel: tp*pp*cp = 4*3*1 = 12 does not divide hardware.gpus (line 5) = 16"}},
+    {"gpus_not_whole_nodes.yaml", {":5:9: hardware.gpus: gpus 12 is not a multiple of gpus_per_node 8"}},
+    {"heads_not_divisible_by_tp.yaml",
+     {":9:7: parallel.tp: heads 12 of model custom are not divisible by tp 8"}},
+    {"global_batch_not_divisible.yaml",
+     {":6:17: training.global_batch: global_batch 63 is not divisible by micro_batch * dp = 1 * 4 = 4"}},
+    {"virtual_stages_without_interleaved.yaml",
+     {":7:19: parallel.virtual_stages: virtual_stages 2 needs pipeline_schedule: interleaved (found 1f1b)"}},
+    {"interleaved_pp1.yaml", {":4:22: parallel.pipeline_schedule: interleaved needs pp >= 2, found pp 1"}},
+    {"fp8_on_a100.yaml",
+     {":7:14: training.precision: fp8 needs tensor cores that a100-sxm4-80gb does not have; allowed on this "
+      "GPU: bf16, fp16"}},
+    {"layers_per_stage_sum.yaml",
+     {":9:21: parallel.layers_per_stage: entries add up to 33 layers, but model llama3-8b has 32"}},
+    {"layers_per_stage_length.yaml",
+     {":9:21: parallel.layers_per_stage: expected pp*virtual_stages = 4 entries, found 2"}},
+    {"seq_not_divisible_by_cp.yaml",
+     {":9:7: parallel.cp: training.seq_len 8190 is not divisible by 2*cp = 4"}},
+    {"kv_heads_not_dividing.yaml", {":3:13: model.kv_heads: heads 32 is not a multiple of kv_heads 5"}},
+    {"custom_model_incomplete.yaml",
+     {":1:1: model: missing vocab: a model without 'name' must give layers, hidden, heads and vocab"}},
+    {"duplicate_key.yaml", {":6:3: parallel.tp: duplicate key 'tp' (first given at line 4)"}},
+    {"empty.yaml", {":1:1: file is empty"}},
+    {"comments_only.yaml", {":1:1: file is empty"}},
+    {"list_not_mapping.yaml",
+     {":1:1: expected a mapping of 'key: value' lines at the top level, found a list"}},
+    {"model_not_mapping.yaml",
+     {":1:8: model: expected a mapping (indented 'key: value' lines), found 'llama3-8b'"}},
+    {"section_not_mapping.yaml",
+     {":3:11: parallel: expected a mapping (indented 'key: value' lines), found '8'"}},
+    {"list_for_scalar.yaml", {":2:9: model.name: expected a string, found a list"}},
+    {"two_documents.yaml", {":4:1: expected one YAML document, found 2"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Train, BadScenarioTest, ::testing::ValuesIn(kBadCases),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           std::string name = info.param.file;
+                           name = name.substr(0, name.find('.'));
+                           for (char& ch : name) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(TrainCliTest, EveryBadFileIsCovered) {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kBad)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    bool covered = false;
+    for (const BadCase& c : kBadCases) covered = covered || entry.path().filename() == c.file;
+    EXPECT_TRUE(covered) << entry.path() << " has no expectation";
+  }
+  EXPECT_EQ(files, std::size(kBadCases));
+}
+
+TEST(TrainCliTest, MissingFileNamesThePath) {
+  Outcome r = RunDlsim("train " + kBad + "does_not_exist.yaml --check");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot open '" + kBad + "does_not_exist.yaml': No such file or directory"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(TrainCliTest, DirectoryIsNotAScenario) {
+  Outcome r = RunDlsim("train " + kBad + " --check");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("it is a directory, not a file"), std::string::npos) << r.output;
+}
+
+TEST(TrainCliTest, NeedsExactlyOneScenario) {
+  Outcome none = RunDlsim("train --check");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("give a scenario FILE or --default"), std::string::npos) << none.output;
+  Outcome both =
+      RunDlsim("train " + std::string(DLSIM_DATA_DIR) + "/scenarios/default_train.yaml --default --check");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+}
+
+TEST(TrainCliTest, DefaultScenarioChecks) {
+  Outcome r = RunDlsim("train --default --check");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("ok: llama3-8b on 8 x h100-sxm5-80gb (dgx-h100", 0), 0u) << r.output;
+}
+
+TEST(TrainCliTest, EveryExampleScenarioChecks) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DLSIM_DATA_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++n;
+    Outcome r = RunDlsim("train " + entry.path().string() + " --check");
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.output;
+    EXPECT_EQ(r.output.rfind("ok: ", 0), 0u) << entry.path() << ": " << r.output;
+  }
+  EXPECT_GE(n, 5u);
+}
+
+TEST(TrainCliTest, UserCatalogOverridesWhatTheScenarioChecks) {
+  // fp8 on an A100 is rejected with the embedded catalog (see fp8_on_a100 above) but accepted once a
+  // user catalog gives that GPU an fp8 rate.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "dlsim_train_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string catalog = (dir / "fp8_a100.yaml").string();
+  FILE* f = fopen(catalog.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("gpus:\n  - name: a100-sxm4-80gb\n    dense_tflops:\n      fp8: 624\n", f);
+  fclose(f);
+  Outcome r = RunDlsim("--catalog " + catalog + " train " + kBad + "fp8_on_a100.yaml --check");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("a100-sxm4-80gb"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fp8"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
