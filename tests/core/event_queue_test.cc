@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
+
+#include "dlsim/core/rng.h"
 
 namespace dlsim {
 namespace {
@@ -95,6 +98,61 @@ TEST(EventQueueTest, RunUntilStopsAtBoundary) {
   EXPECT_EQ(q.Now().ToNanos(), 15);
   q.RunUntil(At(20));
   EXPECT_EQ(fired, 2);
+}
+
+// Regression guard for the heap implementation (4-ary, branch-free compares): events at
+// random times with many ties, some cancelled, fire in exactly (time, scheduling order).
+TEST(EventQueueTest, RandomScheduleAndCancelMatchesSortedOrder) {
+  struct Planned {
+    int64_t time;
+    int id;
+  };
+  Rng rng(7);
+  EventQueue q;
+  std::vector<Planned> expected;
+  std::vector<int> fired;
+  std::vector<std::pair<EventId, Planned>> live;
+  int next_id = 0;
+  const auto schedule = [&](int64_t at) {
+    Planned p{at, next_id++};
+    live.push_back({q.Schedule(At(at), [&fired, p] { fired.push_back(p.id); }), p});
+  };
+  for (int i = 0; i < 5000; ++i) schedule(static_cast<int64_t>(rng.NextBelow(200)));  // many ties
+  for (int i = 0; i < 1500; ++i) {
+    size_t k = rng.NextBelow(live.size());
+    ASSERT_TRUE(q.Cancel(live[k].first));
+    live[k] = live.back();
+    live.pop_back();
+  }
+  for (const auto& [id, p] : live) expected.push_back(p);
+  // Ids grow in scheduling order, so (time, id) is the order the queue must follow.
+  std::sort(expected.begin(), expected.end(), [](const Planned& a, const Planned& b) {
+    return a.time != b.time ? a.time < b.time : a.id < b.id;
+  });
+  EXPECT_EQ(q.pending(), expected.size());
+  q.Run();
+  ASSERT_EQ(fired.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(fired[i], expected[i].id) << "position " << i;
+}
+
+TEST(EventQueueTest, InterleavedPushPopKeepsOrder) {
+  Rng rng(11);
+  EventQueue q;
+  std::vector<int64_t> times;
+  int64_t last = -1;
+  bool ordered = true;
+  std::function<void()> hold = [&] {
+    const int64_t now = q.Now().ToNanos();
+    ordered = ordered && now >= last;
+    last = now;
+    times.push_back(now);
+    if (times.size() < 20000) q.ScheduleAfter(Nanos(static_cast<int64_t>(rng.NextBelow(1000))), hold);
+  };
+  for (int i = 0; i < 1000; ++i) q.Schedule(At(static_cast<int64_t>(rng.NextBelow(1000))), hold);
+  q.Run();
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(q.executed(), times.size());
+  EXPECT_GE(times.size(), 20000u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Deterministic discrete-event queue: a binary heap keyed by (time, sequence number).
+// Deterministic discrete-event queue: a 4-ary min-heap keyed by (time, sequence number).
 //
 // Events at the same time fire in the order they were scheduled (FIFO ties), so runs are
 // reproducible. Cancellation is lazy: a cancelled id is skipped when it reaches the top.
@@ -56,13 +56,16 @@ class EventQueue {
     uint64_t seq;
     uint32_t slot;
   };
-  static bool Later(const Entry& a, const Entry& b) {
-    return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.seq > b.seq;
+  // Heap order: earlier time first, then lower sequence number (FIFO ties).
+  // Written without branches: the keys are effectively random, so branches would mispredict.
+  static bool Before(const Entry& a, const Entry& b) {
+    return (a.time_ns < b.time_ns) | ((a.time_ns == b.time_ns) & (a.seq < b.seq));
   }
+  void PushHeap(Entry e);
   void PopTop();
   void DropCancelledTop();
 
-  std::vector<Entry> heap_;
+  std::vector<Entry> heap_;           // 4-ary heap: children of i are 4i+1 .. 4i+4
   std::vector<Callback> callbacks_;   // by slot
   std::vector<uint64_t> slot_seq_;    // seq currently owning a slot, 0 when free
   std::vector<uint32_t> free_slots_;
