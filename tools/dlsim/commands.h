@@ -23,6 +23,7 @@ void AddTrainCommand(CLI::App& app, GlobalOptions& global);      // cmd_train.cc
 void AddServeCommand(CLI::App& app, GlobalOptions& global);      // cmd_serve.cc
 void AddPlanCommand(CLI::App& app, GlobalOptions& global);       // cmd_plan.cc
 void AddValidateCommand(CLI::App& app, GlobalOptions& global);   // cmd_validate.cc
+void AddReproCommand(CLI::App& app, GlobalOptions& global);      // cmd_repro.cc
 
 // Prints "dlsim <command>: <message>" to stderr and throws CLI::RuntimeError(code).
 [[noreturn]] void Fail(const std::string& command, const std::string& message, int code = 1);

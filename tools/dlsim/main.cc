@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   dlsim::cli::AddServeCommand(app, global);
   dlsim::cli::AddPlanCommand(app, global);
   dlsim::cli::AddValidateCommand(app, global);
+  dlsim::cli::AddReproCommand(app, global);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }
