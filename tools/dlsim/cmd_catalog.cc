@@ -1,12 +1,352 @@
-// dlsim catalog: placeholder until its issue lands.
+// dlsim catalog: print the hardware and model catalogs (embedded data plus --catalog files).
+//
+//   dlsim catalog list [gpus|nodes|networks|models] [--json]
+//   dlsim catalog show NAME [--json]          (a GPU, node, network or model; name or alias)
+//
+// An unknown NAME exits 1 with a suggestion. JSON keys are the YAML keys of docs/catalog.md,
+// so units are in the key names.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "commands.h"
+#include "dlsim/core/strings.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/report/table.h"
 
 namespace dlsim::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string Num(double v, int digits = 6) { return FormatNumber(v, digits); }
+std::string OrDash(double v) { return v > 0 ? Num(v) : "-"; }
+std::string Aliases(const std::vector<std::string>& a) { return a.empty() ? "-" : Join(a, ", "); }
+
+// --- JSON (keys as in the YAML files) -----------------------------------------------------------
+
+ordered_json GpuJson(const hw::GpuSpec& g) {
+  ordered_json j = {{"kind", "gpu"}, {"name", g.name}, {"aliases", g.aliases}, {"architecture", g.architecture},
+                    {"source", g.source}};
+  ordered_json peaks = ordered_json::object();
+  for (hw::DType t : hw::kAllDTypes) peaks[std::string(hw::DTypeName(t))] = g.Peak(t).ToTFLOPS();
+  j["dense_tflops"] = peaks;
+  j["memory_gib"] = g.hbm_capacity.ToGiB();
+  j["memory_bandwidth_gb_per_s"] = g.hbm_bandwidth.ToGBps();
+  j["sm_count"] = g.sm_count;
+  j["l2_mib"] = g.l2_size.ToMiB();
+  j["nvlink_gb_per_s"] = g.nvlink_bandwidth.ToGBps();
+  j["pcie_gen"] = g.pcie_gen;
+  j["pcie_lanes"] = g.pcie_lanes;
+  j["pcie_gb_per_s"] = g.PcieBandwidth().ToGBps();
+  j["power_w"] = g.power_watts;
+  j["nvls"] = g.nvls;
+  j["mig"] = ordered_json::array();
+  for (const auto& p : g.mig) {
+    j["mig"].push_back({{"name", p.name},
+                        {"compute_slices", p.compute_slices},
+                        {"memory_slices", p.memory_slices},
+                        {"sms", p.sms},
+                        {"memory_gib", p.memory.ToGiB()},
+                        {"max_instances", p.max_instances},
+                        {"start_slices", p.start_slices}});
+  }
+  return j;
+}
+
+ordered_json NodeJson(const hw::NodeSpec& n) {
+  return {{"kind", "node"},
+          {"name", n.name},
+          {"aliases", n.aliases},
+          {"source", n.source},
+          {"gpu", n.gpu},
+          {"gpus_per_node", n.gpus_per_node},
+          {"fabric", hw::FabricName(n.fabric)},
+          {"intra_gb_per_s", n.intra_bandwidth.ToGBps()},
+          {"nics_per_node", n.nics_per_node},
+          {"nic_gbps", n.nic_bandwidth.ToGbps()},
+          {"network", n.network},
+          {"host_memory_gib", n.host_memory.ToGiB()},
+          {"host_memory_bandwidth_gb_per_s", n.host_memory_bandwidth.ToGBps()},
+          {"cpu_cores", n.cpu_cores},
+          {"gpus_per_pcie_switch", n.gpus_per_pcie_switch},
+          {"local_disk_tb", n.local_disk.ToGB() / 1000},
+          {"disk_bandwidth_gb_per_s", n.disk_bandwidth.ToGBps()}};
+}
+
+ordered_json NetworkJson(const hw::NetworkSpec& w) {
+  return {{"kind", "network"},        {"name", w.name},
+          {"aliases", w.aliases},     {"source", w.source},
+          {"technology", w.technology}, {"link_gbps", w.link_bandwidth.ToGbps()},
+          {"latency_us", w.latency.ToMicros()}, {"topology", hw::TopologyName(w.topology)},
+          {"oversubscription", w.oversubscription}};
+}
+
+ordered_json ModelJson(const model::ModelSpec& m) {
+  return {{"kind", "model"},
+          {"name", m.name},
+          {"aliases", m.aliases},
+          {"source", m.source},
+          {"arch", model::ArchName(m.arch)},
+          {"layers", m.layers},
+          {"hidden", m.hidden},
+          {"heads", m.heads},
+          {"kv_heads", m.kv_heads},
+          {"ffn_hidden", m.ffn_hidden},
+          {"vocab", m.vocab},
+          {"gated_mlp", m.gated_mlp},
+          {"tied_embeddings", m.tied_embeddings},
+          {"attention_bias", m.attention_bias},
+          {"linear_bias", m.linear_bias},
+          {"norm", model::NormName(m.norm)},
+          {"position_embedding", model::PositionEmbeddingName(m.position_embedding)},
+          {"dropout", m.dropout},
+          {"max_seq_len", m.max_seq_len},
+          {"parameters", m.ParameterCount()}};
+}
+
+// --- terminal tables ------------------------------------------------------------------------------
+
+report::Table GpuTable(const hw::Catalog& c) {
+  report::Table t("GPUs (dense peaks; bandwidths per direction)");
+  t.AddColumn("Name").AddColumn("Aliases").AddColumn("Arch");
+  t.AddColumn("FP32", "TFLOP/s").AddColumn("BF16", "TFLOP/s").AddColumn("FP8", "TFLOP/s");
+  t.AddColumn("Memory", "GiB").AddColumn("Mem BW", "GB/s").AddColumn("NVLink", "GB/s").AddColumn("SMs");
+  t.AddColumn("Power", "W").AddColumn("MIG");
+  for (const hw::GpuSpec* g : c.Gpus()) {
+    t.AddRow({g->name, Aliases(g->aliases), g->architecture, Num(g->Peak(hw::DType::kFp32).ToTFLOPS()),
+              OrDash(g->Peak(hw::DType::kBf16).ToTFLOPS()), OrDash(g->Peak(hw::DType::kFp8).ToTFLOPS()),
+              Num(g->hbm_capacity.ToGiB()), Num(g->hbm_bandwidth.ToGBps()), OrDash(g->nvlink_bandwidth.ToGBps()),
+              std::to_string(g->sm_count), Num(g->power_watts), g->mig.empty() ? "-" : "yes"});
+  }
+  return t;
+}
+
+report::Table NodeTable(const hw::Catalog& c) {
+  report::Table t("Nodes (bandwidths per direction)");
+  t.AddColumn("Name").AddColumn("GPU").AddColumn("GPUs").AddColumn("Fabric").AddColumn("Intra", "GB/s/GPU");
+  t.AddColumn("NICs").AddColumn("NIC", "Gb/s").AddColumn("Network").AddColumn("Host mem", "GiB");
+  t.AddColumn("CPU cores");
+  for (const hw::NodeSpec* n : c.Nodes()) {
+    t.AddRow({n->name, n->gpu, std::to_string(n->gpus_per_node), std::string(hw::FabricName(n->fabric)),
+              Num(n->intra_bandwidth.ToGBps()), std::to_string(n->nics_per_node), Num(n->nic_bandwidth.ToGbps()),
+              n->network.empty() ? "-" : n->network, Num(n->host_memory.ToGiB()), std::to_string(n->cpu_cores)});
+  }
+  return t;
+}
+
+report::Table NetworkTable(const hw::Catalog& c) {
+  report::Table t("Networks");
+  t.AddColumn("Name").AddColumn("Technology").AddColumn("Link", "Gb/s").AddColumn("Latency", "µs");
+  t.AddColumn("Topology").AddColumn("Oversubscription");
+  for (const hw::NetworkSpec* w : c.Networks()) {
+    t.AddRow({w->name, w->technology, Num(w->link_bandwidth.ToGbps()), Num(w->latency.ToMicros()),
+              std::string(hw::TopologyName(w->topology)), Num(w->oversubscription) + ":1"});
+  }
+  return t;
+}
+
+report::Table ModelTable(const model::ModelCatalog& c) {
+  report::Table t("Models");
+  t.AddColumn("Name").AddColumn("Arch").AddColumn("Layers").AddColumn("Hidden").AddColumn("Heads");
+  t.AddColumn("KV heads").AddColumn("FFN").AddColumn("Vocab").AddColumn("MLP").AddColumn("Params", "B");
+  for (const model::ModelSpec* m : c.Models()) {
+    t.AddRow({m->name, std::string(model::ArchName(m->arch)), std::to_string(m->layers), std::to_string(m->hidden),
+              std::to_string(m->heads), std::to_string(m->kv_heads), std::to_string(m->ffn_hidden),
+              std::to_string(m->vocab), m->gated_mlp ? "gated" : "plain", Num(m->ParameterCount() * 1e-9, 4)});
+  }
+  return t;
+}
+
+// A two-column "Field / Value" table; values carry their units.
+report::Table FieldTable(const std::string& title, const std::vector<std::pair<std::string, std::string>>& rows) {
+  report::Table t(title);
+  t.AddColumn("Field", "", report::Align::kLeft).AddColumn("Value", "", report::Align::kLeft);
+  for (const auto& [k, v] : rows) t.AddRow({k, v});
+  return t;
+}
+
+void PrintGpu(const hw::GpuSpec& g) {
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"name", g.name}, {"aliases", Aliases(g.aliases)}, {"architecture", g.architecture}};
+  for (hw::DType t : hw::kAllDTypes) {
+    const double v = g.Peak(t).ToTFLOPS();
+    rows.emplace_back(fmt::format("dense peak {}", hw::DTypeName(t)), v > 0 ? Num(v) + " TFLOP/s" : "unsupported");
+  }
+  rows.insert(rows.end(),
+              {{"memory", Num(g.hbm_capacity.ToGiB()) + " GiB"},
+               {"memory bandwidth", Num(g.hbm_bandwidth.ToGBps()) + " GB/s"},
+               {"SMs", std::to_string(g.sm_count)},
+               {"L2 cache", Num(g.l2_size.ToMiB()) + " MiB"},
+               {"NVLink", g.nvlink_bandwidth.value() > 0 ? Num(g.nvlink_bandwidth.ToGBps()) + " GB/s per direction"
+                                                         : "none"},
+               {"PCIe", fmt::format("Gen{} x{} = {} GB/s per direction", g.pcie_gen, g.pcie_lanes,
+                                    Num(g.PcieBandwidth().ToGBps(), 4))},
+               {"power", Num(g.power_watts) + " W"},
+               {"NVLink SHARP (NVLS)", g.nvls ? "yes" : "no"},
+               {"source", g.source}});
+  std::cout << FieldTable("GPU " + g.name, rows);
+  if (g.mig.empty()) {
+    std::cout << "\nMIG: not supported\n";
+    return;
+  }
+  report::Table t("MIG profiles (slices of 7 compute, 8 memory)");
+  t.AddColumn("Profile").AddColumn("Compute slices").AddColumn("Memory slices").AddColumn("SMs");
+  t.AddColumn("Memory", "GiB").AddColumn("Max instances").AddColumn("Start slices", "", report::Align::kLeft);
+  for (const auto& p : g.mig) {
+    std::vector<std::string> starts;
+    for (int s : p.start_slices) starts.push_back(std::to_string(s));
+    t.AddRow({p.name, std::to_string(p.compute_slices), std::to_string(p.memory_slices), std::to_string(p.sms),
+              Num(p.memory.ToGiB()), std::to_string(p.max_instances), Join(starts, ",")});
+  }
+  std::cout << "\n" << t;
+}
+
+void PrintNode(const hw::NodeSpec& n) {
+  std::cout << FieldTable(
+      "Node " + n.name,
+      {{"name", n.name},
+       {"aliases", Aliases(n.aliases)},
+       {"GPU", fmt::format("{} x {}", n.gpus_per_node, n.gpu)},
+       {"fabric", std::string(hw::FabricName(n.fabric))},
+       {"intra-node bandwidth", Num(n.intra_bandwidth.ToGBps()) + " GB/s per GPU per direction"},
+       {"NICs", fmt::format("{} x {} Gb/s", n.nics_per_node, Num(n.nic_bandwidth.ToGbps()))},
+       {"network", n.network.empty() ? "-" : n.network},
+       {"host memory", Num(n.host_memory.ToGiB()) + " GiB"},
+       {"host memory bandwidth", Num(n.host_memory_bandwidth.ToGBps()) + " GB/s"},
+       {"CPU cores", std::to_string(n.cpu_cores)},
+       {"GPUs per PCIe switch", std::to_string(n.gpus_per_pcie_switch)},
+       {"local disk", Num(n.local_disk.ToGB() / 1000) + " TB"},
+       {"disk bandwidth", Num(n.disk_bandwidth.ToGBps()) + " GB/s"},
+       {"source", n.source}});
+}
+
+void PrintNetwork(const hw::NetworkSpec& w) {
+  std::cout << FieldTable("Network " + w.name,
+                          {{"name", w.name},
+                           {"aliases", Aliases(w.aliases)},
+                           {"technology", w.technology},
+                           {"link bandwidth", Num(w.link_bandwidth.ToGbps()) + " Gb/s per direction"},
+                           {"latency", Num(w.latency.ToMicros()) + " µs"},
+                           {"topology", std::string(hw::TopologyName(w.topology))},
+                           {"oversubscription", Num(w.oversubscription) + ":1"},
+                           {"source", w.source}});
+}
+
+void PrintModel(const model::ModelSpec& m) {
+  std::cout << FieldTable(
+      "Model " + m.name,
+      {{"name", m.name},
+       {"aliases", Aliases(m.aliases)},
+       {"architecture", std::string(model::ArchName(m.arch))},
+       {"layers", std::to_string(m.layers)},
+       {"hidden", std::to_string(m.hidden)},
+       {"heads", fmt::format("{} (head dim {})", m.heads, m.head_dim())},
+       {"KV heads", std::to_string(m.kv_heads)},
+       {"FFN hidden", fmt::format("{} ({})", m.ffn_hidden, m.gated_mlp ? "gated, 3 matrices" : "2 matrices")},
+       {"vocabulary", std::to_string(m.vocab)},
+       {"tied embeddings", m.tied_embeddings ? "yes" : "no"},
+       {"biases", m.linear_bias ? "all linear layers" : (m.attention_bias ? "QKV only" : "none")},
+       {"norm", std::string(model::NormName(m.norm))},
+       {"position embedding", std::string(model::PositionEmbeddingName(m.position_embedding))},
+       {"dropout", Num(m.dropout)},
+       {"max sequence length", std::to_string(m.max_seq_len)},
+       {"parameters", fmt::format("{} B ({} per layer, {} embedding)", Num(m.ParameterCount() * 1e-9, 5),
+                                  Num(m.LayerParameters() * 1e-6, 5) + " M", Num(m.EmbeddingParameters() * 1e-6, 5) + " M")},
+       {"source", m.source}});
+}
+
+// --- commands ---------------------------------------------------------------------------------------
+
+const std::vector<std::string> kKinds = {"gpus", "nodes", "networks", "models"};
+
+io::Catalogs Load(const GlobalOptions& global) {
+  Result<io::Catalogs> c = io::LoadCatalogs(global.catalog_files);
+  if (!c.ok()) Fail("catalog", c.error().message);
+  return std::move(c).value();
+}
+
+void RunList(std::string kind, bool json, const GlobalOptions& global) {
+  if (!kind.empty() && kind.back() != 's') kind += 's';  // "gpu" -> "gpus"
+  if (!kind.empty() && std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end()) {
+    Fail("catalog list", UnknownNameMessage("kind", kind, kKinds), 2);
+  }
+  const io::Catalogs c = Load(global);
+  auto want = [&](const char* k) { return kind.empty() || kind == k; };
+  if (json) {
+    ordered_json j = ordered_json::object();
+    if (want("gpus")) for (const auto* g : c.hardware.Gpus()) j["gpus"].push_back(GpuJson(*g));
+    if (want("nodes")) for (const auto* n : c.hardware.Nodes()) j["nodes"].push_back(NodeJson(*n));
+    if (want("networks")) for (const auto* w : c.hardware.Networks()) j["networks"].push_back(NetworkJson(*w));
+    if (want("models")) for (const auto* m : c.models.Models()) j["models"].push_back(ModelJson(*m));
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::vector<report::Table> tables;
+  if (want("gpus")) tables.push_back(GpuTable(c.hardware));
+  if (want("nodes")) tables.push_back(NodeTable(c.hardware));
+  if (want("networks")) tables.push_back(NetworkTable(c.hardware));
+  if (want("models")) tables.push_back(ModelTable(c.models));
+  for (size_t i = 0; i < tables.size(); ++i) std::cout << (i ? "\n" : "") << tables[i];
+}
+
+void RunShow(const std::string& name, bool json, const GlobalOptions& global) {
+  const io::Catalogs c = Load(global);
+  auto emit = [&](const ordered_json& j, auto print) {
+    if (json) {
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print();
+    }
+  };
+  if (auto g = c.hardware.FindGpu(name); g.ok()) return emit(GpuJson(**g), [&] { PrintGpu(**g); });
+  if (auto n = c.hardware.FindNode(name); n.ok()) return emit(NodeJson(**n), [&] { PrintNode(**n); });
+  if (auto w = c.hardware.FindNetwork(name); w.ok()) return emit(NetworkJson(**w), [&] { PrintNetwork(**w); });
+  if (auto m = c.models.Find(name); m.ok()) return emit(ModelJson(**m), [&] { PrintModel(**m); });
+  std::vector<std::string> all = c.hardware.GpuNamesAndAliases();
+  for (const auto& v : {c.hardware.NodeNames(), c.hardware.NetworkNames(), c.models.NamesAndAliases()}) {
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  std::string msg = "unknown catalog entry '" + name + "'";
+  if (auto m = ClosestMatch(name, all)) msg += " (did you mean '" + *m + "'?)";
+  Fail("catalog show", msg + "; see 'dlsim catalog list' for the names");
+}
+
+}  // namespace
 
 void AddCatalogCommands(CLI::App& app, GlobalOptions& global) {
-  auto* cmd = app.add_subcommand("catalog", "(not available yet: issue 2)");
-  cmd->allow_extras();
-  cmd->callback([] { NotYetAvailable("catalog", "issue 2"); });
+  auto* cmd = app.add_subcommand("catalog", "Show the hardware and model catalogs (docs/catalog.md)");
+  cmd->require_subcommand(1);
+  cmd->fallthrough();  // `dlsim catalog list --catalog FILE` works too
+
+  struct ListArgs {
+    std::string kind;
+    bool json = false;
+  };
+  auto list_args = std::make_shared<ListArgs>();
+  auto* list = cmd->add_subcommand("list", "Tables of GPUs, nodes, networks and models with key numbers");
+  list->add_option("kind", list_args->kind, "Restrict to one kind: gpus, nodes, networks or models");
+  list->add_flag("--json", list_args->json, "Print JSON (keys as in the catalog YAML) instead of tables");
+  list->fallthrough();
+  list->callback([list_args, &global] { RunList(list_args->kind, list_args->json, global); });
+
+  struct ShowArgs {
+    std::string name;
+    bool json = false;
+  };
+  auto show_args = std::make_shared<ShowArgs>();
+  auto* show = cmd->add_subcommand("show", "All fields of one GPU, node, network or model, with units");
+  show->add_option("name", show_args->name, "Canonical name or alias, e.g. h100-sxm5-80gb, h100, dgx-h100")
+      ->required();
+  show->add_flag("--json", show_args->json, "Print JSON (keys as in the catalog YAML)");
+  show->fallthrough();
+  show->callback([show_args, &global] { RunShow(show_args->name, show_args->json, global); });
 }
 
 }  // namespace dlsim::cli

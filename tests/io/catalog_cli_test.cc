@@ -1,0 +1,98 @@
+// `dlsim catalog list|show` through the real binary (DLSIM_BINARY), with and without --catalog.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+// Runs dlsim with `args`; returns the exit code and stdout+stderr.
+std::pair<int, std::string> Dlsim(const std::string& args) {
+  std::string text;
+  FILE* p = popen((std::string(DLSIM_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  if (!p) return {-1, text};
+  char chunk[4096];
+  for (size_t n; (n = fread(chunk, 1, sizeof chunk, p)) > 0;) text.append(chunk, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+const std::string kExample = std::string(DLSIM_DATA_DIR) + "/../docs/examples/my-gpu.yaml";
+
+TEST(CatalogCliTest, ListShowsAllTenGpus) {
+  auto [code, out] = Dlsim("catalog list");
+  ASSERT_EQ(code, 0) << out;
+  for (const char* n : {"v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb",
+                        "b200-sxm-180gb", "l4-24gb", "l40s-48gb", "a10-24gb", "t4-16gb", "dgx-h100", "ib-ndr",
+                        "llama3-70b", "BF16 (TFLOP/s)", "Memory (GiB)"}) {
+    EXPECT_NE(out.find(n), std::string::npos) << n << "\n" << out;
+  }
+}
+
+TEST(CatalogCliTest, ListOneKind) {
+  auto [code, out] = Dlsim("catalog list networks");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("ib-xdr"), std::string::npos) << out;
+  EXPECT_EQ(out.find("h100-sxm5-80gb"), std::string::npos) << out;
+  auto [bad, msg] = Dlsim("catalog list gpuz");
+  EXPECT_NE(bad, 0);
+  EXPECT_NE(msg.find("did you mean 'gpus'"), std::string::npos) << msg;
+}
+
+TEST(CatalogCliTest, ShowH100WithUnitsAndMig) {
+  auto [code, out] = Dlsim("catalog show h100-sxm5-80gb");
+  ASSERT_EQ(code, 0) << out;
+  for (const char* s : {"989.4 TFLOP/s", "80 GiB", "3350 GB/s", "450 GB/s per direction", "700 W", "50 MiB",
+                        "Gen5 x16", "1g.10gb", "7g.80gb", "0,1,2,3,4,5,6"}) {
+    EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
+  }
+}
+
+TEST(CatalogCliTest, ShowByAliasAndOtherKinds) {
+  EXPECT_NE(Dlsim("catalog show a100").second.find("a100-sxm4-80gb"), std::string::npos);
+  EXPECT_NE(Dlsim("catalog show dgx-a100").second.find("300 GB/s per GPU per direction"), std::string::npos);
+  EXPECT_NE(Dlsim("catalog show ib-hdr").second.find("200 Gb/s"), std::string::npos);
+  EXPECT_NE(Dlsim("catalog show llama2-7b").second.find("6.7384 B"), std::string::npos);
+}
+
+TEST(CatalogCliTest, UnknownNameFailsWithSuggestion) {
+  auto [code, out] = Dlsim("catalog show h100-sxm5-80g");
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("unknown catalog entry 'h100-sxm5-80g'"), std::string::npos) << out;
+  EXPECT_NE(out.find("did you mean 'h100-sxm5-80gb'"), std::string::npos) << out;
+}
+
+TEST(CatalogCliTest, JsonUsesYamlKeys) {
+  auto [code, out] = Dlsim("catalog show h100 --json");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("\"memory_bandwidth_gb_per_s\": 3350"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"bf16\": 989.4"), std::string::npos) << out;
+  auto [lc, list] = Dlsim("catalog list models --json");
+  ASSERT_EQ(lc, 0);
+  EXPECT_NE(list.find("\"models\""), std::string::npos);
+  EXPECT_EQ(list.find("\"gpus\""), std::string::npos);
+}
+
+TEST(CatalogCliTest, CatalogFileAddsAndOverrides) {
+  auto [code, out] = Dlsim("--catalog " + kExample + " catalog list gpus");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("my-gpu-96gb"), std::string::npos) << out;
+  auto [sc, show] = Dlsim("catalog show h100 --catalog " + kExample);  // option after the subcommand
+  ASSERT_EQ(sc, 0) << show;
+  EXPECT_NE(show.find("500 W"), std::string::npos) << show;
+}
+
+TEST(CatalogCliTest, BadCatalogFileNamesLine) {
+  const std::string path = ::testing::TempDir() + "/cli_bad_catalog.yaml";
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("gpus:\n  - name: h100\n    sm_cout: 1\n", f);
+  fclose(f);
+  auto [code, out] = Dlsim("--catalog " + path + " catalog list");
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find(path + ":3:5: gpus[0].sm_cout: unknown key"), std::string::npos) << out;
+  EXPECT_NE(out.find("did you mean 'sm_count'"), std::string::npos) << out;
+}
+
+}  // namespace
