@@ -1,0 +1,184 @@
+// Closed-form checks of the training-step model: FLOPs, ZeRO memory, Korthikanti
+// activations, layer placement, infeasibility reasons.
+#include "dlsim/train/step_model.h"
+
+#include <gtest/gtest.h>
+
+#include "dlsim/model/layer_graph.h"
+#include "dlsim/train/chunk_cost.h"
+
+namespace dlsim::train {
+namespace {
+
+model::ModelSpec Gpt(int layers, int hidden, int heads, int vocab) {
+  model::ModelSpec m;
+  m.name = "test-gpt";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn_hidden = 4 * hidden;
+  m.vocab = vocab;
+  m.dropout = 0.1;
+  m.tied_embeddings = true;
+  return m;
+}
+
+class StepModelTest : public ::testing::Test {
+ protected:
+  StepModelTest() {
+    gpu_.name = "test-gpu";
+    gpu_.hbm_capacity = GiB(80);
+    gpu_.hbm_bandwidth = GBps(2000);
+    gpu_.dense_peak[static_cast<int>(hw::DType::kBf16)] = TFLOPS(312);
+    gpu_.dense_peak[static_cast<int>(hw::DType::kFp16)] = TFLOPS(312);
+    compute_ = cost::MakeConstantComputeModel(Micros(10));
+    net::CollectiveRegistry reg("collective-model");
+    net::RegisterCollectiveModels(reg);
+    comm_ = std::move(reg.Create("ideal", cal_)).value();
+    ctx_.gpu = &gpu_;
+    ctx_.gpus_per_node = 8;
+    ctx_.fabric.intra_bw = GBps(300);
+    ctx_.fabric.inter_bw_per_gpu = GBps(25);
+    ctx_.compute = compute_.get();
+    ctx_.comm = comm_.get();
+    ctx_.framework_overhead = Bytes(0);
+    RegisterPipelineSchedules(schedules_);
+    o_.model = Gpt(24, 2048, 16, 51200);
+    o_.hardware.gpus = 8;
+    o_.training.seq_len = 2048;
+    o_.training.global_batch = 64;
+    o_.training.micro_batch = 1;
+    o_.training.attention = model::AttentionImpl::kUnfused;
+  }
+
+  StepResult Run() { return SimulateTrainingStep(o_, ctx_, schedules_, nullptr); }
+
+  hw::GpuSpec gpu_;
+  net::NetworkCalibration cal_;
+  std::unique_ptr<cost::ComputeModel> compute_;
+  std::unique_ptr<net::CollectiveModel> comm_;
+  StepContext ctx_;
+  PipelineScheduleRegistry schedules_{"pipeline-schedule"};
+  TrainOptions o_;
+};
+
+// Narayanan et al. 2021: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) counts the layers four
+// times (full recomputation) and the LM head three times; without recomputation the model
+// FLOPs are 72 B s l h^2 (1 + s/(6h)) + 6 B s h V.
+TEST_F(StepModelTest, ModelFlopsMatchMegatronFormula) {
+  const model::ModelSpec m = Gpt(40, 6144, 48, 51200);
+  const double B = 1024, s = 2048, l = 40, h = 6144, V = 51200;
+  const double expected = 72 * B * s * l * h * h * (1 + s / (6 * h)) + 6 * B * s * h * V;
+  const double flops = 3 * model::ModelForwardFlops(m, B * s, s, false);
+  EXPECT_NEAR(flops / expected, 1.0, 1e-12);
+}
+
+// ZeRO memory per stage: weights 2 B, fp32 grads 4 B, master + Adam 12 B per parameter,
+// divided by dp from stage 1 (optimizer), 2 (+ gradients), 3 (+ weights).
+TEST_F(StepModelTest, ZeroMemoryPerStage) {
+  o_.parallel.tp = 1;
+  o_.parallel.pp = 1;
+  o_.training.global_batch = 8;
+  const double P = o_.model.layers * o_.model.LayerParameters() + double(o_.model.vocab) * o_.model.hidden;
+  for (int zero = 0; zero <= 3; ++zero) {
+    o_.parallel.zero = zero;
+    StepResult r = Run();
+    ASSERT_FALSE(r.memory.empty());
+    const StageMemory& m = r.memory[0];
+    const double dp = 8;
+    EXPECT_NEAR(m.weights.ToBytes(), P * 2 / (zero >= 3 ? dp : 1), 1) << zero;
+    EXPECT_NEAR(m.gradients.ToBytes(), P * 4 / (zero >= 2 ? dp : 1), 1) << zero;
+    EXPECT_NEAR(m.optimizer.ToBytes(), P * 12 / (zero >= 1 ? dp : 1), 1) << zero;
+  }
+}
+
+// Korthikanti et al. 2022, Table 2: activations per layer (bytes) for one micro-batch.
+TEST_F(StepModelTest, KorthikantiActivationFormulas) {
+  o_.model = Gpt(8, 4096, 32, 51200);
+  o_.hardware.gpus = 8;
+  o_.parallel.tp = 8;
+  o_.parallel.pp = 1;
+  o_.training.global_batch = 1;
+  const double s = 2048, b = 1, h = 4096, a = 32, t = 8;
+  auto per_layer = [&](Recompute rc, bool sp) {
+    o_.parallel.recompute = rc;
+    o_.parallel.sequence_parallel = sp;
+    auto plan = MakeParallelPlan(o_);
+    EXPECT_TRUE(plan.ok());
+    ChunkCostModel costs(o_, *plan, ctx_);
+    return costs.Get(0, 0).activations.ToBytes();
+  };
+  // One layer = (8 layers - 4 layers) / 4, which cancels the embedding and head.
+  auto layer_bytes = [&](Recompute rc, bool sp) {
+    o_.model.layers = 8;
+    const double eight = per_layer(rc, sp);
+    o_.model.layers = 4;
+    const double four = per_layer(rc, sp);
+    o_.model.layers = 8;
+    return (eight - four) / 4;
+  };
+  EXPECT_NEAR(layer_bytes(Recompute::kNone, false), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)), 1);
+  EXPECT_NEAR(layer_bytes(Recompute::kNone, true), s * b * h / t * (34 + 5 * a * s / h), 1);
+  EXPECT_NEAR(layer_bytes(Recompute::kSelective, true), s * b * h / t * 34, 1);
+  EXPECT_NEAR(layer_bytes(Recompute::kFull, false), 2 * s * b * h, 1);
+}
+
+TEST_F(StepModelTest, BalancedPlacementTrimsTheEnds) {
+  EXPECT_EQ(BalancedLayerPlacement(126, 16),
+            (std::vector<int>{7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}));
+  EXPECT_EQ(BalancedLayerPlacement(80, 4), (std::vector<int>{20, 20, 20, 20}));
+  EXPECT_EQ(BalancedLayerPlacement(10, 4), (std::vector<int>{2, 3, 3, 2}));
+}
+
+TEST_F(StepModelTest, ExplicitLayerPlacement) {
+  o_.parallel.pp = 2;
+  o_.parallel.layers_per_stage = {10, 14};
+  StepResult r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_EQ(r.memory[0].layers, 10);
+  EXPECT_EQ(r.memory[1].layers, 14);
+  o_.parallel.layers_per_stage = {10, 10};
+  r = Run();
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.reason.find("sums to 20"), std::string::npos) << r.reason;
+}
+
+TEST_F(StepModelTest, OutOfMemoryIsAResultWithTheShortfall) {
+  o_.model = Gpt(96, 12288, 96, 51200);  // GPT-3 175B on 8 GPUs: does not fit
+  o_.parallel.tp = 8;
+  StepResult r = Run();
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.reason.find("out of memory"), std::string::npos);
+  EXPECT_NE(r.reason.find("short by"), std::string::npos);
+  EXPECT_GT(r.step_time_s, 0);  // still simulated, for the planner's report
+}
+
+TEST_F(StepModelTest, TpMustDivideHeads) {
+  o_.model.heads = 12;
+  o_.model.kv_heads = 12;
+  o_.parallel.tp = 8;
+  StepResult r = Run();
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.reason.find("does not divide the 12 attention heads"), std::string::npos) << r.reason;
+}
+
+// With a constant kernel time, the step is the kernel count times the constant: checks that
+// every operator is priced exactly once per pass.
+TEST_F(StepModelTest, ConstantKernelsCountOperators) {
+  o_.hardware.gpus = 1;
+  o_.training.global_batch = 1;
+  o_.model.layers = 2;
+  o_.model.dropout = 0;
+  o_.parallel.zero = 0;
+  StepResult r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  // Per layer forward: 5 memory-bound ops + 4 GEMMs + unfused attention (2 GEMMs + softmax
+  // + dropout) = 13 kernels; backward: 5 + 8 + (4 GEMMs + 2) = 19. Embedding 1 + 1, head
+  // 3 fwd + 4 bwd (LM head dgrad + wgrad). Optimizer 1.
+  const int kernels = 2 * (13 + 19) + 2 + 7 + 1;
+  EXPECT_NEAR(r.step_time_s, kernels * 10e-6, 1e-9);
+}
+
+}  // namespace
+}  // namespace dlsim::train
