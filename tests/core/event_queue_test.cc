@@ -100,7 +100,7 @@ TEST(EventQueueTest, RunUntilStopsAtBoundary) {
   EXPECT_EQ(fired, 2);
 }
 
-// Regression guard for the heap implementation (4-ary, branch-free compares): events at
+// Regression guard for the heap implementation (4-ary, tournament over children): events at
 // random times with many ties, some cancelled, fire in exactly (time, scheduling order).
 TEST(EventQueueTest, RandomScheduleAndCancelMatchesSortedOrder) {
   struct Planned {

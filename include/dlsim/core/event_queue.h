@@ -57,9 +57,8 @@ class EventQueue {
     uint32_t slot;
   };
   // Heap order: earlier time first, then lower sequence number (FIFO ties).
-  // Written without branches: the keys are effectively random, so branches would mispredict.
   static bool Before(const Entry& a, const Entry& b) {
-    return (a.time_ns < b.time_ns) | ((a.time_ns == b.time_ns) & (a.seq < b.seq));
+    return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.seq < b.seq;
   }
   void PushHeap(Entry e);
   void PopTop();
