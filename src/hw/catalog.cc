@@ -17,18 +17,22 @@ Status ValidateMig(const GpuSpec& g, const MigProfile& p) {
   const std::string where = "MIG profile '" + p.name + "': ";
   if (p.name.empty()) return Invalid("GPU", g.name, "MIG profile without a name");
   if (p.compute_slices < 1 || p.compute_slices > 7)
-    return Invalid("GPU", g.name, where + "compute_slices must be 1..7, found " + std::to_string(p.compute_slices));
-  if (p.memory_slices < 1 || p.memory_slices > 8)
-    return Invalid("GPU", g.name, where + "memory_slices must be 1..8, found " + std::to_string(p.memory_slices));
-  if (p.sms < 1 || p.sms > g.sm_count)
     return Invalid("GPU", g.name,
-                   where + "sms must be 1.." + std::to_string(g.sm_count) + ", found " + std::to_string(p.sms));
+                   where + "compute_slices must be 1..7, found " + std::to_string(p.compute_slices));
+  if (p.memory_slices < 1 || p.memory_slices > 8)
+    return Invalid("GPU", g.name,
+                   where + "memory_slices must be 1..8, found " + std::to_string(p.memory_slices));
+  if (p.sms < 1 || p.sms > g.sm_count)
+    return Invalid(
+        "GPU", g.name,
+        where + "sms must be 1.." + std::to_string(g.sm_count) + ", found " + std::to_string(p.sms));
   if (p.memory.value() <= 0 || p.memory > g.hbm_capacity)
     return Invalid("GPU", g.name,
                    where + "memory must be positive and at most the GPU's " + Num(g.hbm_capacity.ToGiB()) +
                        " GiB, found " + Num(p.memory.ToGiB()) + " GiB");
   if (p.max_instances < 1 || p.max_instances > 7)
-    return Invalid("GPU", g.name, where + "max_instances must be 1..7, found " + std::to_string(p.max_instances));
+    return Invalid("GPU", g.name,
+                   where + "max_instances must be 1..7, found " + std::to_string(p.max_instances));
   if (static_cast<int>(p.start_slices.size()) < p.max_instances)
     return Invalid("GPU", g.name,
                    where + "needs at least max_instances (" + std::to_string(p.max_instances) +
@@ -107,7 +111,9 @@ Status Catalog::AddNetwork(NetworkSpec net) {
   return networks_.Add(std::move(net));
 }
 
-Result<const GpuSpec*> Catalog::FindGpu(std::string_view name_or_alias) const { return gpus_.Find(name_or_alias); }
+Result<const GpuSpec*> Catalog::FindGpu(std::string_view name_or_alias) const {
+  return gpus_.Find(name_or_alias);
+}
 Result<const NodeSpec*> Catalog::FindNode(std::string_view name_or_alias) const {
   return nodes_.Find(name_or_alias);
 }

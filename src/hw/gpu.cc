@@ -11,13 +11,20 @@ constexpr double kDTypeBytes[kNumDTypes] = {4, 4, 2, 2, 1, 1};
 // Per-lane payload rate of one PCIe generation in GB/s per direction, line encoding included.
 double PcieLaneGBps(int gen) {
   switch (gen) {
-    case 1: return 2.5 * 8.0 / 10.0 / 8.0;       // 2.5 GT/s, 8b/10b
-    case 2: return 5.0 * 8.0 / 10.0 / 8.0;       // 5 GT/s, 8b/10b
-    case 3: return 8.0 * 128.0 / 130.0 / 8.0;    // 8 GT/s, 128b/130b
-    case 4: return 16.0 * 128.0 / 130.0 / 8.0;   // 16 GT/s, 128b/130b
-    case 5: return 32.0 * 128.0 / 130.0 / 8.0;   // 32 GT/s, 128b/130b
-    case 6: return 64.0 / 8.0;                   // 64 GT/s PAM4, FLIT mode (no line code)
-    default: return 0.0;
+    case 1:
+      return 2.5 * 8.0 / 10.0 / 8.0;  // 2.5 GT/s, 8b/10b
+    case 2:
+      return 5.0 * 8.0 / 10.0 / 8.0;  // 5 GT/s, 8b/10b
+    case 3:
+      return 8.0 * 128.0 / 130.0 / 8.0;  // 8 GT/s, 128b/130b
+    case 4:
+      return 16.0 * 128.0 / 130.0 / 8.0;  // 16 GT/s, 128b/130b
+    case 5:
+      return 32.0 * 128.0 / 130.0 / 8.0;  // 32 GT/s, 128b/130b
+    case 6:
+      return 64.0 / 8.0;  // 64 GT/s PAM4, FLIT mode (no line code)
+    default:
+      return 0.0;
   }
 }
 }  // namespace

@@ -54,7 +54,8 @@ Status AddAll(std::vector<Pending<Spec>>& pending, AddFn add) {
 }
 
 // The `models:` entries of `root`, read against `models` (models.cc).
-std::vector<Pending<model::ModelSpec>> ReadModelEntries(const MapReader& root, const model::ModelCatalog& models);
+std::vector<Pending<model::ModelSpec>> ReadModelEntries(const MapReader& root,
+                                                        const model::ModelCatalog& models);
 
 }  // namespace dlsim::io::internal
 

@@ -67,7 +67,8 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
       Field<double>(e, "memory_bandwidth_gb_per_s", g.hbm_bandwidth.ToGBps(), is_new, Range::Positive()));
   g.sm_count = Field<int>(e, "sm_count", g.sm_count, is_new, Range::Positive());
   g.l2_size = MiB(e.Get<double>("l2_mib", g.l2_size.ToMiB(), Range::NonNegative()));
-  g.nvlink_bandwidth = GBps(e.Get<double>("nvlink_gb_per_s", g.nvlink_bandwidth.ToGBps(), Range::NonNegative()));
+  g.nvlink_bandwidth =
+      GBps(e.Get<double>("nvlink_gb_per_s", g.nvlink_bandwidth.ToGBps(), Range::NonNegative()));
   g.pcie_gen = e.Get<int>("pcie_gen", g.pcie_gen, Range::Between(0, 6));
   g.pcie_lanes = e.Get<int>("pcie_lanes", g.pcie_lanes, Range::Between(0, 32));
   g.power_watts = e.Get<double>("power_w", g.power_watts, Range::NonNegative());
@@ -93,8 +94,8 @@ hw::NodeSpec ReadNode(const MapReader& e, const hw::NodeSpec* found) {
   n.nic_bandwidth = Gbps(e.Get<double>("nic_gbps", n.nic_bandwidth.ToGbps(), Range::NonNegative()));
   n.network = e.Get<std::string>("network", n.network);
   n.host_memory = GiB(e.Get<double>("host_memory_gib", n.host_memory.ToGiB(), Range::NonNegative()));
-  n.host_memory_bandwidth = GBps(
-      e.Get<double>("host_memory_bandwidth_gb_per_s", n.host_memory_bandwidth.ToGBps(), Range::NonNegative()));
+  n.host_memory_bandwidth = GBps(e.Get<double>("host_memory_bandwidth_gb_per_s",
+                                               n.host_memory_bandwidth.ToGBps(), Range::NonNegative()));
   n.cpu_cores = e.Get<int>("cpu_cores", n.cpu_cores, Range::NonNegative());
   n.gpus_per_pcie_switch = e.Get<int>("gpus_per_pcie_switch", n.gpus_per_pcie_switch, Range::NonNegative());
   n.local_disk = GB(1000 * e.Get<double>("local_disk_tb", n.local_disk.ToGB() / 1000, Range::NonNegative()));
@@ -110,11 +111,12 @@ hw::NetworkSpec ReadNetwork(const MapReader& e, const hw::NetworkSpec* found) {
   if (auto i = e.FindChoice("technology", {"infiniband", "roce", "ethernet"})) {
     w.technology = std::vector<std::string>{"infiniband", "roce", "ethernet"}[*i];
   }
-  w.link_bandwidth = Gbps(Field<double>(e, "link_gbps", w.link_bandwidth.ToGbps(), is_new, Range::Positive()));
+  w.link_bandwidth =
+      Gbps(Field<double>(e, "link_gbps", w.link_bandwidth.ToGbps(), is_new, Range::Positive()));
   w.latency = Micros(Field<double>(e, "latency_us", w.latency.ToMicros(), is_new, Range::NonNegative()));
-  w.topology = e.GetEnum("topology", w.topology,
-                         {{"fat-tree", hw::NetworkTopology::kFatTree},
-                          {"rail-optimized", hw::NetworkTopology::kRailOptimized}});
+  w.topology = e.GetEnum(
+      "topology", w.topology,
+      {{"fat-tree", hw::NetworkTopology::kFatTree}, {"rail-optimized", hw::NetworkTopology::kRailOptimized}});
   w.oversubscription = e.Get<double>("oversubscription", w.oversubscription, Range::AtLeast(1.0));
   e.Finish();
   return w;

@@ -8,10 +8,21 @@
 namespace dlsim::io {
 
 const std::vector<std::string>& ModelShapeKeys() {
-  static const std::vector<std::string> kKeys = {
-      "arch",        "layers",         "hidden",      "heads",  "kv_heads",           "ffn_hidden",
-      "vocab",       "gated_mlp",      "tied_embeddings",       "attention_bias",     "linear_bias",
-      "norm",        "position_embedding", "dropout", "max_seq_len"};
+  static const std::vector<std::string> kKeys = {"arch",
+                                                 "layers",
+                                                 "hidden",
+                                                 "heads",
+                                                 "kv_heads",
+                                                 "ffn_hidden",
+                                                 "vocab",
+                                                 "gated_mlp",
+                                                 "tied_embeddings",
+                                                 "attention_bias",
+                                                 "linear_bias",
+                                                 "norm",
+                                                 "position_embedding",
+                                                 "dropout",
+                                                 "max_seq_len"};
   return kKeys;
 }
 
@@ -20,7 +31,8 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
   const Range pos = Range::Positive();
   const int old_heads = spec.heads;
   const int old_hidden = spec.hidden;
-  spec.arch = m.GetEnum("arch", spec.arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
+  spec.arch =
+      m.GetEnum("arch", spec.arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
   spec.layers = Field<int>(m, "layers", spec.layers, is_new, pos);
   spec.hidden = Field<int>(m, "hidden", spec.hidden, is_new, pos);
   spec.heads = Field<int>(m, "heads", spec.heads, is_new, pos);
@@ -34,7 +46,8 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
   spec.tied_embeddings = m.Get<bool>("tied_embeddings", spec.tied_embeddings);
   spec.attention_bias = m.Get<bool>("attention_bias", spec.attention_bias);
   spec.linear_bias = m.Get<bool>("linear_bias", spec.linear_bias);
-  spec.norm = m.GetEnum("norm", spec.norm, {{"layernorm", model::Norm::kLayerNorm}, {"rmsnorm", model::Norm::kRmsNorm}});
+  spec.norm = m.GetEnum("norm", spec.norm,
+                        {{"layernorm", model::Norm::kLayerNorm}, {"rmsnorm", model::Norm::kRmsNorm}});
   spec.position_embedding = m.GetEnum("position_embedding", spec.position_embedding,
                                       {{"learned", model::PositionEmbedding::kLearned},
                                        {"rope", model::PositionEmbedding::kRope},
@@ -45,7 +58,8 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
 
 namespace internal {
 
-std::vector<Pending<model::ModelSpec>> ReadModelEntries(const MapReader& root, const model::ModelCatalog& models) {
+std::vector<Pending<model::ModelSpec>> ReadModelEntries(const MapReader& root,
+                                                        const model::ModelCatalog& models) {
   std::vector<Pending<model::ModelSpec>> out;
   for (const MapReader& e : root.SectionList("models")) {
     const model::ModelSpec* found = nullptr;

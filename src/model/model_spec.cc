@@ -8,26 +8,31 @@ std::string_view ArchName(Arch a) { return a == Arch::kDecoder ? "decoder" : "en
 std::string_view NormName(Norm n) { return n == Norm::kLayerNorm ? "layernorm" : "rmsnorm"; }
 std::string_view PositionEmbeddingName(PositionEmbedding p) {
   switch (p) {
-    case PositionEmbedding::kLearned: return "learned";
-    case PositionEmbedding::kRope: return "rope";
-    case PositionEmbedding::kNone: return "none";
+    case PositionEmbedding::kLearned:
+      return "learned";
+    case PositionEmbedding::kRope:
+      return "rope";
+    case PositionEmbedding::kNone:
+      return "none";
   }
   return "?";
 }
 
 namespace {
 // Parameters of one normalization over `width` features.
-double NormParameters(const ModelSpec& m, double width) { return m.norm == Norm::kLayerNorm ? 2 * width : width; }
+double NormParameters(const ModelSpec& m, double width) {
+  return m.norm == Norm::kLayerNorm ? 2 * width : width;
+}
 }  // namespace
 
 double ModelSpec::LayerParameters() const {
   const double h = hidden;
   const double kv = static_cast<double>(kv_heads) * head_dim();  // width of K and of V
   const double f = ffn_hidden;
-  double attn = 2 * h * h + 2 * h * kv;                          // Q, O; K, V
-  if (attention_bias || linear_bias) attn += h + 2 * kv;         // QKV bias
-  if (linear_bias) attn += h;                                    // output projection bias
-  const double up = gated_mlp ? 2 * f : f;                       // gate + up, or up
+  double attn = 2 * h * h + 2 * h * kv;                   // Q, O; K, V
+  if (attention_bias || linear_bias) attn += h + 2 * kv;  // QKV bias
+  if (linear_bias) attn += h;                             // output projection bias
+  const double up = gated_mlp ? 2 * f : f;                // gate + up, or up
   double mlp = up * h + f * h;
   if (linear_bias) mlp += up + h;
   return attn + mlp + 2 * NormParameters(*this, h);
@@ -50,9 +55,7 @@ double ModelSpec::ParameterCount() const {
 }
 
 Status ModelSpec::Validate() const {
-  auto bad = [&](const std::string& what) {
-    return Error::InvalidArgument("model '" + name + "': " + what);
-  };
+  auto bad = [&](const std::string& what) { return Error::InvalidArgument("model '" + name + "': " + what); };
   auto positive = [&](const char* field, int v) -> Status {
     if (v > 0) return Status::Ok();
     return bad(std::string(field) + " must be a positive integer, found " + std::to_string(v));
@@ -66,7 +69,8 @@ Status ModelSpec::Validate() const {
   if (hidden % heads != 0)
     return bad("heads (" + std::to_string(heads) + ") must divide hidden (" + std::to_string(hidden) + ")");
   if (kv_heads > heads || heads % kv_heads != 0)
-    return bad("kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(heads) + ")");
+    return bad("kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(heads) +
+               ")");
   if (dropout < 0 || dropout >= 1) return bad("dropout must be in [0, 1), found " + std::to_string(dropout));
   if (max_seq_len < 0) return bad("max_seq_len must not be negative");
   if (position_embedding == PositionEmbedding::kLearned && max_seq_len <= 0)

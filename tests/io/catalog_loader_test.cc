@@ -27,9 +27,9 @@ class EmbeddedCatalogTest : public ::testing::Test {
 Catalogs* EmbeddedCatalogTest::cat_ = nullptr;
 
 TEST_F(EmbeddedCatalogTest, AllTenGpusWithSaneNumbers) {
-  const std::vector<std::string> names = {"v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb",
-                                          "h200-sxm-141gb", "b200-sxm-180gb", "l4-24gb",        "l40s-48gb",
-                                          "a10-24gb",       "t4-16gb"};
+  const std::vector<std::string> names = {
+      "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb",
+      "b200-sxm-180gb", "l4-24gb",        "l40s-48gb",      "a10-24gb",       "t4-16gb"};
   for (const auto& n : names) {
     const hw::GpuSpec& g = Gpu(n);
     EXPECT_EQ(g.name, n);
@@ -48,10 +48,10 @@ TEST_F(EmbeddedCatalogTest, AllTenGpusWithSaneNumbers) {
 TEST_F(EmbeddedCatalogTest, KeyDatasheetNumbers) {
   const hw::GpuSpec& h100 = Gpu("h100");
   EXPECT_EQ(h100.name, "h100-sxm5-80gb");
-  EXPECT_NEAR(h100.Peak(hw::DType::kBf16).ToTFLOPS(), 989, 1);    // dense, not the 1979 sparse figure
+  EXPECT_NEAR(h100.Peak(hw::DType::kBf16).ToTFLOPS(), 989, 1);  // dense, not the 1979 sparse figure
   EXPECT_NEAR(h100.Peak(hw::DType::kFp8).ToTFLOPS(), 1979, 1);
   EXPECT_NEAR(h100.hbm_bandwidth.ToGBps(), 3350, 1);
-  EXPECT_NEAR(h100.nvlink_bandwidth.ToGBps(), 450, 1e-9);         // 900 GB/s bidirectional
+  EXPECT_NEAR(h100.nvlink_bandwidth.ToGBps(), 450, 1e-9);  // 900 GB/s bidirectional
   EXPECT_DOUBLE_EQ(h100.hbm_capacity.ToGiB(), 80);
   EXPECT_EQ(h100.sm_count, 132);
   EXPECT_TRUE(h100.nvls);
@@ -117,21 +117,24 @@ TEST_F(EmbeddedCatalogTest, ModelParameterCounts) {
     double params;
     double tolerance;
   };
-  for (Case c : {Case{"llama2-7b", 6.74e9, 0.005}, Case{"llama2-13b", 13.0e9, 0.01},
-                 Case{"llama2-70b", 68.98e9, 0.01}, Case{"llama3-8b", 8.03e9, 0.005},
-                 Case{"llama3-70b", 70.6e9, 0.005}, Case{"llama3.1-405b", 405.9e9, 0.01},
-                 Case{"gpt3-175b", 175e9, 0.01}, Case{"qwen2.5-7b", 7.62e9, 0.01}, Case{"qwen2.5-72b", 72.7e9, 0.01},
-                 Case{"bert-large", 335e6, 0.02}, Case{"gpt-1t", 1008e9, 0.01}, Case{"gpt-145.6b", 145.6e9, 0.01}}) {
+  for (Case c :
+       {Case{"llama2-7b", 6.74e9, 0.005}, Case{"llama2-13b", 13.0e9, 0.01}, Case{"llama2-70b", 68.98e9, 0.01},
+        Case{"llama3-8b", 8.03e9, 0.005}, Case{"llama3-70b", 70.6e9, 0.005},
+        Case{"llama3.1-405b", 405.9e9, 0.01}, Case{"gpt3-175b", 175e9, 0.01},
+        Case{"qwen2.5-7b", 7.62e9, 0.01}, Case{"qwen2.5-72b", 72.7e9, 0.01}, Case{"bert-large", 335e6, 0.02},
+        Case{"gpt-1t", 1008e9, 0.01}, Case{"gpt-145.6b", 145.6e9, 0.01}}) {
     auto m = cat_->models.Find(c.name);
     ASSERT_TRUE(m.ok()) << m.error().message;
-    EXPECT_NEAR((*m)->ParameterCount() / c.params, 1.0, c.tolerance) << c.name << ": " << (*m)->ParameterCount();
+    EXPECT_NEAR((*m)->ParameterCount() / c.params, 1.0, c.tolerance)
+        << c.name << ": " << (*m)->ParameterCount();
   }
 }
 
 TEST_F(EmbeddedCatalogTest, RequiredModelNamesExist) {
-  for (const char* n : {"gpt3-125m", "gpt3-350m", "gpt3-760m", "gpt3-1.3b", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b",
-                        "gpt3-175b", "gpt-1.7b", "gpt-18.4b", "gpt-529.6b", "korthikanti-22b", "korthikanti-530b",
-                        "llama2-13b", "llama2-70b", "qwen2.5-32b", "bert-base", "nemotron-340b"}) {
+  for (const char* n :
+       {"gpt3-125m", "gpt3-350m", "gpt3-760m", "gpt3-1.3b", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b",
+        "gpt-1.7b", "gpt-18.4b", "gpt-529.6b", "korthikanti-22b", "korthikanti-530b", "llama2-13b",
+        "llama2-70b", "qwen2.5-32b", "bert-base", "nemotron-340b"}) {
     auto m = cat_->models.Find(n);
     ASSERT_TRUE(m.ok()) << m.error().message;
     EXPECT_TRUE((*m)->Validate().ok()) << n;
@@ -192,11 +195,11 @@ models:
   EXPECT_NEAR((*cat.hardware.FindGpu("mine"))->Peak(hw::DType::kBf16).ToTFLOPS(), 500, 1e-9);
   EXPECT_EQ((*cat.hardware.FindGpu("mine"))->Peak(hw::DType::kFp8).value(), 0);
   const hw::NodeSpec& n = **cat.hardware.FindNode("my-box");
-  EXPECT_EQ(n.gpu, "my-gpu");      // made canonical
+  EXPECT_EQ(n.gpu, "my-gpu");  // made canonical
   EXPECT_EQ(n.network, "ib-ndr");
   const model::ModelSpec& m = **cat.models.Find("tiny");
-  EXPECT_EQ(m.kv_heads, 4);        // default: heads
-  EXPECT_EQ(m.ffn_hidden, 1024);   // default: 4 x hidden
+  EXPECT_EQ(m.kv_heads, 4);       // default: heads
+  EXPECT_EQ(m.ffn_hidden, 1024);  // default: 4 x hidden
 }
 
 TEST(CatalogFileTest, ExampleFileInDocsLoads) {
@@ -219,31 +222,42 @@ TEST_P(BadCatalogTest, ErrorNamesFileLineKeyAndFix) {
   Status st = Merge(GetParam().yaml, cat);
   ASSERT_FALSE(st.ok());
   for (const auto& s : GetParam().expect) {
-    EXPECT_NE(st.error().message.find(s), std::string::npos) << "missing '" << s << "' in:\n" << st.error().message;
+    EXPECT_NE(st.error().message.find(s), std::string::npos) << "missing '" << s << "' in:\n"
+                                                             << st.error().message;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadCatalogTest,
     ::testing::Values(
-        BadCase{"UnknownKeySuggests", "gpus:\n  - name: h100\n    memory_bandwith_gb_per_s: 4000\n",
+        BadCase{"UnknownKeySuggests",
+                "gpus:\n  - name: h100\n    memory_bandwith_gb_per_s: 4000\n",
                 {"user.yaml:3:5", "gpus[0].memory_bandwith_gb_per_s", "unknown key",
                  "did you mean 'memory_bandwidth_gb_per_s'"}},
-        BadCase{"WrongType", "gpus:\n  - name: h100\n    sm_count: many\n",
+        BadCase{"WrongType",
+                "gpus:\n  - name: h100\n    sm_count: many\n",
                 {"user.yaml:3:15", "gpus[0].sm_count", "found 'many'"}},
-        BadCase{"NegativeValue", "networks:\n  - name: ib-ndr\n    link_gbps: -1\n",
+        BadCase{"NegativeValue",
+                "networks:\n  - name: ib-ndr\n    link_gbps: -1\n",
                 {"user.yaml:3", "networks[0].link_gbps"}},
-        BadCase{"UnknownTopKey", "gpu:\n  - name: h100\n", {"user.yaml:1:1", "unknown key 'gpu'", "did you mean 'gpus'"}},
-        BadCase{"MissingRequiredKeyForNewGpu", "gpus:\n  - name: new-gpu\n    dense_tflops: {fp32: 10}\n",
+        BadCase{"UnknownTopKey",
+                "gpu:\n  - name: h100\n",
+                {"user.yaml:1:1", "unknown key 'gpu'", "did you mean 'gpus'"}},
+        BadCase{"MissingRequiredKeyForNewGpu",
+                "gpus:\n  - name: new-gpu\n    dense_tflops: {fp32: 10}\n",
                 {"gpus[0]", "memory_gib"}},
-        BadCase{"BadEnum", "nodes:\n  - name: dgx-h100\n    fabric: nvswich\n",
+        BadCase{"BadEnum",
+                "nodes:\n  - name: dgx-h100\n    fabric: nvswich\n",
                 {"user.yaml:3", "nodes[0].fabric", "did you mean 'nvswitch'", "nvlink-pairwise"}},
-        BadCase{"UnknownGpuInNode", "nodes:\n  - name: dgx-h100\n    gpu: h1000\n",
+        BadCase{"UnknownGpuInNode",
+                "nodes:\n  - name: dgx-h100\n    gpu: h1000\n",
                 {"user.yaml:3", "nodes[0].gpu", "unknown GPU 'h1000'", "did you mean"}},
-        BadCase{"MigTooManySms", "gpus:\n  - name: a100\n    mig:\n      - {name: x, compute_slices: 1, memory_slices: 1, "
-                                 "sms: 500, memory_gib: 10, max_instances: 1, start_slices: [0]}\n",
+        BadCase{"MigTooManySms",
+                "gpus:\n  - name: a100\n    mig:\n      - {name: x, compute_slices: 1, memory_slices: 1, "
+                "sms: 500, memory_gib: 10, max_instances: 1, start_slices: [0]}\n",
                 {"user.yaml:2", "gpus[0]", "sms must be 1..108"}},
-        BadCase{"ModelShapeInconsistent", "models:\n  - name: llama2-7b\n    heads: 30\n",
+        BadCase{"ModelShapeInconsistent",
+                "models:\n  - name: llama2-7b\n    heads: 30\n",
                 {"user.yaml:2", "models[0]", "heads (30) must divide hidden (4096)"}},
         BadCase{"NotAList", "gpus: {name: h100}\n", {"user.yaml:1", "gpus", "a list of mappings"}},
         BadCase{"MissingName", "models:\n  - layers: 2\n", {"models[0]", "name"}},

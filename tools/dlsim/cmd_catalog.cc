@@ -32,7 +32,10 @@ std::string Aliases(const std::vector<std::string>& a) { return a.empty() ? "-" 
 // --- JSON (keys as in the YAML files) -----------------------------------------------------------
 
 ordered_json GpuJson(const hw::GpuSpec& g) {
-  ordered_json j = {{"kind", "gpu"}, {"name", g.name}, {"aliases", g.aliases}, {"architecture", g.architecture},
+  ordered_json j = {{"kind", "gpu"},
+                    {"name", g.name},
+                    {"aliases", g.aliases},
+                    {"architecture", g.architecture},
                     {"source", g.source}};
   ordered_json peaks = ordered_json::object();
   for (hw::DType t : hw::kAllDTypes) peaks[std::string(hw::DTypeName(t))] = g.Peak(t).ToTFLOPS();
@@ -81,10 +84,14 @@ ordered_json NodeJson(const hw::NodeSpec& n) {
 }
 
 ordered_json NetworkJson(const hw::NetworkSpec& w) {
-  return {{"kind", "network"},        {"name", w.name},
-          {"aliases", w.aliases},     {"source", w.source},
-          {"technology", w.technology}, {"link_gbps", w.link_bandwidth.ToGbps()},
-          {"latency_us", w.latency.ToMicros()}, {"topology", hw::TopologyName(w.topology)},
+  return {{"kind", "network"},
+          {"name", w.name},
+          {"aliases", w.aliases},
+          {"source", w.source},
+          {"technology", w.technology},
+          {"link_gbps", w.link_bandwidth.ToGbps()},
+          {"latency_us", w.latency.ToMicros()},
+          {"topology", hw::TopologyName(w.topology)},
           {"oversubscription", w.oversubscription}};
 }
 
@@ -122,8 +129,9 @@ report::Table GpuTable(const hw::Catalog& c) {
   for (const hw::GpuSpec* g : c.Gpus()) {
     t.AddRow({g->name, Aliases(g->aliases), g->architecture, Num(g->Peak(hw::DType::kFp32).ToTFLOPS()),
               OrDash(g->Peak(hw::DType::kBf16).ToTFLOPS()), OrDash(g->Peak(hw::DType::kFp8).ToTFLOPS()),
-              Num(g->hbm_capacity.ToGiB()), Num(g->hbm_bandwidth.ToGBps()), OrDash(g->nvlink_bandwidth.ToGBps()),
-              std::to_string(g->sm_count), Num(g->power_watts), g->mig.empty() ? "-" : "yes"});
+              Num(g->hbm_capacity.ToGiB()), Num(g->hbm_bandwidth.ToGBps()),
+              OrDash(g->nvlink_bandwidth.ToGBps()), std::to_string(g->sm_count), Num(g->power_watts),
+              g->mig.empty() ? "-" : "yes"});
   }
   return t;
 }
@@ -135,8 +143,9 @@ report::Table NodeTable(const hw::Catalog& c) {
   t.AddColumn("CPU cores");
   for (const hw::NodeSpec* n : c.Nodes()) {
     t.AddRow({n->name, n->gpu, std::to_string(n->gpus_per_node), std::string(hw::FabricName(n->fabric)),
-              Num(n->intra_bandwidth.ToGBps()), std::to_string(n->nics_per_node), Num(n->nic_bandwidth.ToGbps()),
-              n->network.empty() ? "-" : n->network, Num(n->host_memory.ToGiB()), std::to_string(n->cpu_cores)});
+              Num(n->intra_bandwidth.ToGBps()), std::to_string(n->nics_per_node),
+              Num(n->nic_bandwidth.ToGbps()), n->network.empty() ? "-" : n->network,
+              Num(n->host_memory.ToGiB()), std::to_string(n->cpu_cores)});
   }
   return t;
 }
@@ -157,15 +166,17 @@ report::Table ModelTable(const model::ModelCatalog& c) {
   t.AddColumn("Name").AddColumn("Arch").AddColumn("Layers").AddColumn("Hidden").AddColumn("Heads");
   t.AddColumn("KV heads").AddColumn("FFN").AddColumn("Vocab").AddColumn("MLP").AddColumn("Params", "B");
   for (const model::ModelSpec* m : c.Models()) {
-    t.AddRow({m->name, std::string(model::ArchName(m->arch)), std::to_string(m->layers), std::to_string(m->hidden),
-              std::to_string(m->heads), std::to_string(m->kv_heads), std::to_string(m->ffn_hidden),
-              std::to_string(m->vocab), m->gated_mlp ? "gated" : "plain", Num(m->ParameterCount() * 1e-9, 4)});
+    t.AddRow({m->name, std::string(model::ArchName(m->arch)), std::to_string(m->layers),
+              std::to_string(m->hidden), std::to_string(m->heads), std::to_string(m->kv_heads),
+              std::to_string(m->ffn_hidden), std::to_string(m->vocab), m->gated_mlp ? "gated" : "plain",
+              Num(m->ParameterCount() * 1e-9, 4)});
   }
   return t;
 }
 
 // A two-column "Field / Value" table; values carry their units.
-report::Table FieldTable(const std::string& title, const std::vector<std::pair<std::string, std::string>>& rows) {
+report::Table FieldTable(const std::string& title,
+                         const std::vector<std::pair<std::string, std::string>>& rows) {
   report::Table t(title);
   t.AddColumn("Field", "", report::Align::kLeft).AddColumn("Value", "", report::Align::kLeft);
   for (const auto& [k, v] : rows) t.AddRow({k, v});
@@ -177,20 +188,21 @@ void PrintGpu(const hw::GpuSpec& g) {
       {"name", g.name}, {"aliases", Aliases(g.aliases)}, {"architecture", g.architecture}};
   for (hw::DType t : hw::kAllDTypes) {
     const double v = g.Peak(t).ToTFLOPS();
-    rows.emplace_back(fmt::format("dense peak {}", hw::DTypeName(t)), v > 0 ? Num(v) + " TFLOP/s" : "unsupported");
+    rows.emplace_back(fmt::format("dense peak {}", hw::DTypeName(t)),
+                      v > 0 ? Num(v) + " TFLOP/s" : "unsupported");
   }
-  rows.insert(rows.end(),
-              {{"memory", Num(g.hbm_capacity.ToGiB()) + " GiB"},
-               {"memory bandwidth", Num(g.hbm_bandwidth.ToGBps()) + " GB/s"},
-               {"SMs", std::to_string(g.sm_count)},
-               {"L2 cache", Num(g.l2_size.ToMiB()) + " MiB"},
-               {"NVLink", g.nvlink_bandwidth.value() > 0 ? Num(g.nvlink_bandwidth.ToGBps()) + " GB/s per direction"
-                                                         : "none"},
-               {"PCIe", fmt::format("Gen{} x{} = {} GB/s per direction", g.pcie_gen, g.pcie_lanes,
-                                    Num(g.PcieBandwidth().ToGBps(), 4))},
-               {"power", Num(g.power_watts) + " W"},
-               {"NVLink SHARP (NVLS)", g.nvls ? "yes" : "no"},
-               {"source", g.source}});
+  rows.insert(rows.end(), {{"memory", Num(g.hbm_capacity.ToGiB()) + " GiB"},
+                           {"memory bandwidth", Num(g.hbm_bandwidth.ToGBps()) + " GB/s"},
+                           {"SMs", std::to_string(g.sm_count)},
+                           {"L2 cache", Num(g.l2_size.ToMiB()) + " MiB"},
+                           {"NVLink", g.nvlink_bandwidth.value() > 0
+                                          ? Num(g.nvlink_bandwidth.ToGBps()) + " GB/s per direction"
+                                          : "none"},
+                           {"PCIe", fmt::format("Gen{} x{} = {} GB/s per direction", g.pcie_gen, g.pcie_lanes,
+                                                Num(g.PcieBandwidth().ToGBps(), 4))},
+                           {"power", Num(g.power_watts) + " W"},
+                           {"NVLink SHARP (NVLS)", g.nvls ? "yes" : "no"},
+                           {"source", g.source}});
   std::cout << FieldTable("GPU " + g.name, rows);
   if (g.mig.empty()) {
     std::cout << "\nMIG: not supported\n";
@@ -202,8 +214,9 @@ void PrintGpu(const hw::GpuSpec& g) {
   for (const auto& p : g.mig) {
     std::vector<std::string> starts;
     for (int s : p.start_slices) starts.push_back(std::to_string(s));
-    t.AddRow({p.name, std::to_string(p.compute_slices), std::to_string(p.memory_slices), std::to_string(p.sms),
-              Num(p.memory.ToGiB()), std::to_string(p.max_instances), Join(starts, ",")});
+    t.AddRow({p.name, std::to_string(p.compute_slices), std::to_string(p.memory_slices),
+              std::to_string(p.sms), Num(p.memory.ToGiB()), std::to_string(p.max_instances),
+              Join(starts, ",")});
   }
   std::cout << "\n" << t;
 }
@@ -258,7 +271,8 @@ void PrintModel(const model::ModelSpec& m) {
        {"dropout", Num(m.dropout)},
        {"max sequence length", std::to_string(m.max_seq_len)},
        {"parameters", fmt::format("{} B ({} per layer, {} embedding)", Num(m.ParameterCount() * 1e-9, 5),
-                                  Num(m.LayerParameters() * 1e-6, 5) + " M", Num(m.EmbeddingParameters() * 1e-6, 5) + " M")},
+                                  Num(m.LayerParameters() * 1e-6, 5) + " M",
+                                  Num(m.EmbeddingParameters() * 1e-6, 5) + " M")},
        {"source", m.source}});
 }
 
@@ -281,10 +295,14 @@ void RunList(std::string kind, bool json, const GlobalOptions& global) {
   auto want = [&](const char* k) { return kind.empty() || kind == k; };
   if (json) {
     ordered_json j = ordered_json::object();
-    if (want("gpus")) for (const auto* g : c.hardware.Gpus()) j["gpus"].push_back(GpuJson(*g));
-    if (want("nodes")) for (const auto* n : c.hardware.Nodes()) j["nodes"].push_back(NodeJson(*n));
-    if (want("networks")) for (const auto* w : c.hardware.Networks()) j["networks"].push_back(NetworkJson(*w));
-    if (want("models")) for (const auto* m : c.models.Models()) j["models"].push_back(ModelJson(*m));
+    if (want("gpus"))
+      for (const auto* g : c.hardware.Gpus()) j["gpus"].push_back(GpuJson(*g));
+    if (want("nodes"))
+      for (const auto* n : c.hardware.Nodes()) j["nodes"].push_back(NodeJson(*n));
+    if (want("networks"))
+      for (const auto* w : c.hardware.Networks()) j["networks"].push_back(NetworkJson(*w));
+    if (want("models"))
+      for (const auto* m : c.models.Models()) j["models"].push_back(ModelJson(*m));
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -307,7 +325,8 @@ void RunShow(const std::string& name, bool json, const GlobalOptions& global) {
   };
   if (auto g = c.hardware.FindGpu(name); g.ok()) return emit(GpuJson(**g), [&] { PrintGpu(**g); });
   if (auto n = c.hardware.FindNode(name); n.ok()) return emit(NodeJson(**n), [&] { PrintNode(**n); });
-  if (auto w = c.hardware.FindNetwork(name); w.ok()) return emit(NetworkJson(**w), [&] { PrintNetwork(**w); });
+  if (auto w = c.hardware.FindNetwork(name); w.ok())
+    return emit(NetworkJson(**w), [&] { PrintNetwork(**w); });
   if (auto m = c.models.Find(name); m.ok()) return emit(ModelJson(**m), [&] { PrintModel(**m); });
   std::vector<std::string> all = c.hardware.GpuNamesAndAliases();
   for (const auto& v : {c.hardware.NodeNames(), c.hardware.NetworkNames(), c.models.NamesAndAliases()}) {

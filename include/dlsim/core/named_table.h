@@ -105,8 +105,8 @@ class NamedTable {
   }
 
   std::string kind_;
-  std::map<std::string, T> entries_;           // lower-case canonical name -> entry
-  std::map<std::string, std::string> index_;   // lower-case name or alias -> entries_ key
+  std::map<std::string, T> entries_;          // lower-case canonical name -> entry
+  std::map<std::string, std::string> index_;  // lower-case name or alias -> entries_ key
 };
 
 }  // namespace dlsim

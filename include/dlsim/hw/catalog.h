@@ -37,7 +37,9 @@ class Catalog {
   Result<const GpuSpec*> FindGpu(std::string_view name_or_alias) const;
   Result<const NodeSpec*> FindNode(std::string_view name_or_alias) const;
   Result<const NetworkSpec*> FindNetwork(std::string_view name_or_alias) const;
-  const GpuSpec* FindGpuOrNull(std::string_view name_or_alias) const { return gpus_.FindOrNull(name_or_alias); }
+  const GpuSpec* FindGpuOrNull(std::string_view name_or_alias) const {
+    return gpus_.FindOrNull(name_or_alias);
+  }
 
   // Every node's gpu and network name an existing entry. Error names the node and suggests.
   Status CheckReferences() const;

@@ -29,30 +29,30 @@ double DTypeBytes(DType t);                           // 4, 4, 2, 2, 1, 1
 // One MIG GPU-instance profile (e.g. "1g.10gb" on A100 80GB).
 struct MigProfile {
   std::string name;
-  int compute_slices = 0;       // of 7
-  int memory_slices = 0;        // of 8
+  int compute_slices = 0;  // of 7
+  int memory_slices = 0;   // of 8
   int sms = 0;
-  Bytes memory;                 // usable memory of one instance
+  Bytes memory;  // usable memory of one instance
   int max_instances = 0;
   std::vector<int> start_slices;  // allowed placements (first memory slice index)
 };
 
 struct GpuSpec {
-  std::string name;                  // canonical, e.g. "h100-sxm5-80gb"
-  std::vector<std::string> aliases;  // e.g. "h100"
-  std::string architecture;          // "ampere", "hopper", ...
-  std::string source;                // datasheets / whitepapers the numbers come from
+  std::string name;                                     // canonical, e.g. "h100-sxm5-80gb"
+  std::vector<std::string> aliases;                     // e.g. "h100"
+  std::string architecture;                             // "ampere", "hopper", ...
+  std::string source;                                   // datasheets / whitepapers the numbers come from
   std::array<FlopsPerSecond, kNumDTypes> dense_peak{};  // zero when unsupported
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
   int sm_count = 0;
   Bytes l2_size;
-  BytesPerSecond nvlink_bandwidth;   // per GPU, per direction; zero for PCIe-only parts
+  BytesPerSecond nvlink_bandwidth;  // per GPU, per direction; zero for PCIe-only parts
   int pcie_gen = 0;
   int pcie_lanes = 0;
   double power_watts = 0;
-  bool nvls = false;                 // NVLink SHARP (in-switch reduction) available
-  std::vector<MigProfile> mig;       // empty when the GPU has no MIG
+  bool nvls = false;            // NVLink SHARP (in-switch reduction) available
+  std::vector<MigProfile> mig;  // empty when the GPU has no MIG
 
   FlopsPerSecond Peak(DType t) const { return dense_peak[static_cast<int>(t)]; }
   bool Supports(DType t) const { return Peak(t).value() > 0; }

@@ -14,20 +14,20 @@ enum class IntraNodeFabric { kNvSwitch, kNvLinkPairwise, kPcie };
 std::string_view FabricName(IntraNodeFabric f);  // "nvswitch" | "nvlink-pairwise" | "pcie"
 
 struct NodeSpec {
-  std::string name;                  // e.g. "dgx-h100"
+  std::string name;  // e.g. "dgx-h100"
   std::vector<std::string> aliases;
-  std::string source;                // datasheets the numbers come from
-  std::string gpu;                   // GPU name (canonical or alias)
+  std::string source;  // datasheets the numbers come from
+  std::string gpu;     // GPU name (canonical or alias)
   int gpus_per_node = 0;
   IntraNodeFabric fabric = IntraNodeFabric::kNvSwitch;
-  BytesPerSecond intra_bandwidth;    // per GPU per direction inside the node (NVLink or PCIe)
+  BytesPerSecond intra_bandwidth;  // per GPU per direction inside the node (NVLink or PCIe)
   int nics_per_node = 0;
-  BytesPerSecond nic_bandwidth;      // per NIC per direction
-  std::string network;               // default network name, e.g. "ib-ndr"
+  BytesPerSecond nic_bandwidth;  // per NIC per direction
+  std::string network;           // default network name, e.g. "ib-ndr"
   Bytes host_memory;
   BytesPerSecond host_memory_bandwidth;
   int cpu_cores = 0;
-  int gpus_per_pcie_switch = 0;      // PCIe topology: GPUs sharing one switch uplink
+  int gpus_per_pcie_switch = 0;  // PCIe topology: GPUs sharing one switch uplink
   Bytes local_disk;
   BytesPerSecond disk_bandwidth;
 };
@@ -36,14 +36,14 @@ enum class NetworkTopology { kFatTree, kRailOptimized };
 std::string_view TopologyName(NetworkTopology t);  // "fat-tree" | "rail-optimized"
 
 struct NetworkSpec {
-  std::string name;                  // e.g. "ib-ndr"
+  std::string name;  // e.g. "ib-ndr"
   std::vector<std::string> aliases;
   std::string source;
-  std::string technology;            // "infiniband" | "roce"
-  BytesPerSecond link_bandwidth;     // per port per direction
-  Duration latency;                  // one-way end-to-end, small message
+  std::string technology;         // "infiniband" | "roce"
+  BytesPerSecond link_bandwidth;  // per port per direction
+  Duration latency;               // one-way end-to-end, small message
   NetworkTopology topology = NetworkTopology::kFatTree;
-  double oversubscription = 1.0;     // >= 1; 1 means full bisection
+  double oversubscription = 1.0;  // >= 1; 1 means full bisection
 };
 
 }  // namespace dlsim::hw

@@ -17,12 +17,12 @@
 
 namespace dlsim::model {
 
-enum class Arch { kDecoder, kEncoder };  // GPT/Llama (causal) vs BERT (bidirectional)
-enum class Norm { kLayerNorm, kRmsNorm };  // LayerNorm has weight + bias, RMSNorm weight only
+enum class Arch { kDecoder, kEncoder };                   // GPT/Llama (causal) vs BERT (bidirectional)
+enum class Norm { kLayerNorm, kRmsNorm };                 // LayerNorm has weight + bias, RMSNorm weight only
 enum class PositionEmbedding { kLearned, kRope, kNone };  // kLearned adds a max_seq_len x hidden table
 
-std::string_view ArchName(Arch a);                           // "decoder" | "encoder"
-std::string_view NormName(Norm n);                           // "layernorm" | "rmsnorm"
+std::string_view ArchName(Arch a);                            // "decoder" | "encoder"
+std::string_view NormName(Norm n);                            // "layernorm" | "rmsnorm"
 std::string_view PositionEmbeddingName(PositionEmbedding p);  // "learned" | "rope" | "none"
 
 struct ModelSpec {
@@ -32,18 +32,18 @@ struct ModelSpec {
   int layers = 0;
   int hidden = 0;
   int heads = 0;
-  int kv_heads = 0;          // == heads for multi-head attention; fewer for GQA
-  int ffn_hidden = 0;        // default 4 * hidden
+  int kv_heads = 0;    // == heads for multi-head attention; fewer for GQA
+  int ffn_hidden = 0;  // default 4 * hidden
   int vocab = 0;
-  bool gated_mlp = false;    // SwiGLU: three matrices in the MLP
+  bool gated_mlp = false;  // SwiGLU: three matrices in the MLP
   bool tied_embeddings = false;
   bool attention_bias = false;  // bias on the QKV projections (Qwen2)
   bool linear_bias = false;     // bias on every linear layer (GPT-2/3, BERT); implies attention_bias
   Norm norm = Norm::kLayerNorm;
   PositionEmbedding position_embedding = PositionEmbedding::kRope;
-  double dropout = 0.0;      // > 0 adds dropout operators and masks to activations
-  int max_seq_len = 0;       // longest trained context; size of the learned position table
-  std::string source;        // where the shape comes from (paper table, HF config.json)
+  double dropout = 0.0;  // > 0 adds dropout operators and masks to activations
+  int max_seq_len = 0;   // longest trained context; size of the learned position table
+  std::string source;    // where the shape comes from (paper table, HF config.json)
 
   int head_dim() const { return hidden / heads; }
   // Parameters (a count, not bytes) of one transformer layer (attention, MLP, two norms), of
