@@ -1,5 +1,6 @@
 #include "dlsim/io/yaml_reader.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -293,28 +294,99 @@ std::string FormatError(const std::string& file, Location where, std::string_vie
   return out;
 }
 
+namespace {
+
+// Records where a document's first node is, without building it.
+class FirstNodeHandler : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> first;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
+    Saw(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Saw(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Saw(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Saw(const YAML::Mark& m) {
+    if (!first) first = m;
+  }
+};
+
+struct DocumentScan {
+  int documents = 0;                   // counted up to 2
+  std::optional<YAML::Mark> second;    // where the second document starts
+  std::optional<YAML::Mark> stuck_at;  // the parser made no progress here
+};
+
+// Counts the documents of `text` (one, or more). Replaces YAML::LoadAll, which in yaml-cpp up to
+// 0.8 loops forever, allocating, on input such as "," (jbeder/yaml-cpp#1040, fixed by PR #1319):
+// a document whose first node is where the previous one's was means the parser is stuck.
+DocumentScan ScanDocuments(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentScan scan;
+  std::optional<YAML::Mark> previous;
+  for (int i = 0; i < 3; ++i) {
+    FirstNodeHandler h;
+    if (!parser.HandleNextDocument(h)) break;
+    if (h.first && previous && h.first->pos == previous->pos) {
+      scan.stuck_at = h.first;
+      break;
+    }
+    if (h.first) previous = h.first;
+    if (++scan.documents == 2) scan.second = h.first;
+  }
+  return scan;
+}
+
+Error SyntaxError(const std::string& file_name, const YAML::Mark& mark, const std::string& what) {
+  return Error::Parse(FormatError(file_name, ToLocation(mark), "", "yaml syntax error: " + what));
+}
+
+}  // namespace
+
 Result<Document> ParseYaml(std::string_view text, std::string file_name) {
-  std::vector<YAML::Node> docs;
+  const std::string input(text);
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    DocumentScan scan = ScanDocuments(input);
+    if (scan.stuck_at) {
+      const size_t pos = static_cast<size_t>(std::max(0, scan.stuck_at->pos));
+      return SyntaxError(file_name, *scan.stuck_at,
+                         "unexpected '" + Printable(input.substr(pos, 1)) + "' (no YAML value starts here)");
+    }
+    if (scan.documents > 1) {
+      return Error::Parse(
+          FormatError(file_name, ToLocation(scan.second.value_or(YAML::Mark())), "",
+                      "expected one YAML document, found more (remove the '---' separators)"));
+    }
+    root = YAML::Load(input);
   } catch (const YAML::Exception& e) {
-    return Error::Parse(FormatError(file_name, ToLocation(e.mark), "", "yaml syntax error: " + e.msg));
+    return SyntaxError(file_name, e.mark, e.msg);
   } catch (const std::exception& e) {
     return Error::Parse(FormatError(file_name, {}, "", std::string("cannot parse yaml: ") + e.what()));
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+  if (!root.IsDefined() || root.IsNull()) {
     return Error::Parse(
         FormatError(file_name, {1, 1}, "", "file is empty; expected a mapping of 'key: value' lines"));
-  }
-  if (docs.size() > 1) {
-    return Error::Parse(FormatError(file_name, LocationOrFallback(docs[1], {1, 1}), "",
-                                    "expected one YAML document, found " + std::to_string(docs.size()) +
-                                        " (remove the '---' separators)"));
   }
   Document doc;
   doc.state_ = std::make_shared<internal::DocState>();
   doc.state_->file = std::move(file_name);
-  doc.state_->root = docs[0];
+  doc.state_->root = root;
   return doc;
 }
 

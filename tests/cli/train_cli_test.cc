@@ -123,7 +123,7 @@ const BadCase kBadCases[] = {
     {"section_not_mapping.yaml",
      {":3:11: parallel: expected a mapping (indented 'key: value' lines), found '8'"}},
     {"list_for_scalar.yaml", {":2:9: model.name: expected a string, found a list"}},
-    {"two_documents.yaml", {":4:1: expected one YAML document, found 2"}},
+    {"two_documents.yaml", {":4:1: expected one YAML document, found more"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Train, BadScenarioTest, ::testing::ValuesIn(kBadCases),
