@@ -50,10 +50,10 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   prog.shape = {plan.pp, plan.chunks, plan.micro_batches};
   auto order = (*sched)->Order(prog.shape);
   if (!order.ok()) return Infeasible(order.error().message);
-  prog.order = std::move(order).value();
+  prog.orders = {std::move(order).value()};
 
   ChunkCostModel costs(o, plan, ctx);
-  prog.task_cost = [&costs](int rank, const PipeTask& t) {
+  prog.task_cost = [&costs](int, int rank, const PipeTask& t) {
     const ChunkCosts& c = costs.Get(rank, t.chunk);
     return t.forward ? c.forward : c.backward;
   };

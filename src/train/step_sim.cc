@@ -23,54 +23,77 @@ struct FifoStream {
 class StepRun {
  public:
   StepRun(const StepProgram& prog, report::Sink* sink)
-      : prog_(prog), sink_(sink), p_(prog.shape.stages), v_(prog.shape.chunks), m_(prog.shape.micro_batches) {
-    ranks_.resize(p_);
-    const size_t n = static_cast<size_t>(p_) * v_ * m_;
+      : prog_(prog), sink_(sink), p_(prog.shape.stages), v_(prog.shape.chunks),
+        replicas_(static_cast<int>(prog.orders.size())) {
+    assert(replicas_ >= 1);
+    m_ = 1;
+    for (const PipeOrder& order : prog.orders)
+      for (const auto& rank : order)
+        for (const PipeTask& t : rank) m_ = std::max(m_, t.micro_batch + 1);
+    const size_t n = static_cast<size_t>(replicas_) * p_ * v_ * m_;
     fwd_arrived_.assign(n, false);
     bwd_arrived_.assign(n, false);
+    units_.resize(static_cast<size_t>(replicas_) * p_);
+    for (int x = 0; x < replicas_; ++x) {
+      for (int r = 0; r < p_; ++r) {
+        Unit& u = U(x, r);
+        u.last_bwd_of_chunk.assign(v_, -1);
+        const auto& order = prog_.orders[x][r];
+        for (int i = 0; i < static_cast<int>(order.size()); ++i)
+          if (!order[i].forward) u.last_bwd_of_chunk[order[i].chunk] = i;
+      }
+    }
+    dp_.resize(p_);
     for (int r = 0; r < p_; ++r) {
-      auto& rs = ranks_[r];
-      rs.last_bwd_of_chunk.assign(v_, -1);
-      const auto& order = prog_.order[r];
-      for (int i = 0; i < static_cast<int>(order.size()); ++i)
-        if (!order[i].forward) rs.last_bwd_of_chunk[order[i].chunk] = i;
-      rs.buckets_left = static_cast<int>(prog_.buckets.empty() ? 0 : prog_.buckets[r].size());
+      const size_t nb = prog_.buckets.empty() ? 0 : prog_.buckets[r].size();
+      dp_[r].ready_count.assign(nb, 0);
+      dp_[r].left = static_cast<int>(nb);
     }
   }
 
   StepTimeline Run() {
     NameStreams();
-    for (int r = 0; r < p_; ++r) {
-      if (Zero3(r) > Duration::Zero()) PrefetchGather(r, 0);
-      TryStart(r);
-    }
+    for (int x = 0; x < replicas_; ++x)
+      for (int r = 0; r < p_; ++r) {
+        if (Zero3(r) > Duration::Zero()) PrefetchGather(x, r, 0);
+        TryStart(x, r);
+      }
     q_.Run();
     return Summarize();
   }
 
  private:
-  struct RankState {
-    size_t next = 0;              // next task index in the order
+  // One pipeline rank of one replica.
+  struct Unit {
+    size_t next = 0;
     bool busy = false;
-    FifoStream p2p, dp;
+    FifoStream p2p, gather;
     std::vector<int> last_bwd_of_chunk;
-    int buckets_left = 0;
     bool compute_done = false;
-    TimePoint first_start, last_compute_end;
-    bool started = false;
+    TimePoint last_compute_end;
     std::vector<TimePoint> gather_ready;  // ZeRO-3: per task index
     int in_flight = 0;
     RankTimeline t;
   };
+  // The data-parallel stream of a pipeline rank, shared by the replicas (one collective).
+  struct DpState {
+    FifoStream stream;
+    std::vector<int> ready_count;  // per bucket: replicas that produced it
+    int left = 0;                  // buckets not yet reduced
+    int computing = 0;             // replicas whose compute is done
+    bool counted = false;
+  };
 
-  size_t Key(int vs, int mb) const { return static_cast<size_t>(vs) * m_ + mb; }
+  Unit& U(int x, int r) { return units_[static_cast<size_t>(x) * p_ + r]; }
+  size_t Key(int x, int vs, int mb) const { return (static_cast<size_t>(x) * p_ * v_ + vs) * m_ + mb; }
   Duration Zero3(int r) const { return prog_.zero3_gather.empty() ? Duration::Zero() : prog_.zero3_gather[r]; }
+  int Process(int x, int r) const { return x * p_ + r; }
 
-  void Span(int rank, int stream, std::string name, const char* cat, TimePoint start, Duration d) {
+  void Span(int x, int r, int stream, std::string name, const char* cat, TimePoint start, Duration d) {
     if (!sink_ || d <= Duration::Zero()) return;
     report::SpanEvent e;
-    e.process = rank;
-    e.thread = rank * kStreamsPerRank + stream;
+    e.process = Process(x, r);
+    e.thread = stream;
     e.name = std::move(name);
     e.category = cat;
     e.start = start;
@@ -81,156 +104,178 @@ class StepRun {
   void NameStreams() {
     if (!sink_) return;
     static const char* kNames[] = {"compute", "p2p", "dp-comm"};
-    for (int r = 0; r < p_; ++r) {
-      sink_->OnProcessName({r, "pipeline rank " + std::to_string(r), r});
-      for (int s = 0; s < kStreamsPerRank; ++s)
-        sink_->OnThreadName({r, r * kStreamsPerRank + s, kNames[s], s});
-    }
+    for (int x = 0; x < replicas_; ++x)
+      for (int r = 0; r < p_; ++r) {
+        const int pid = Process(x, r);
+        std::string name = "pipeline rank " + std::to_string(r);
+        if (replicas_ > 1) name = "dp " + std::to_string(x) + " / " + name;
+        sink_->OnProcessName({pid, name, pid});
+        for (int s = 0; s < kStreamsPerRank; ++s) sink_->OnThreadName({pid, s, kNames[s], s});
+      }
   }
 
-  bool Ready(int r, const PipeTask& t, size_t index) const {
+  bool Ready(int x, int r, const PipeTask& t, size_t index) {
     const int vs = VirtualStage(r, t.chunk, p_);
-    const auto& rs = ranks_[r];
-    if (!rs.gather_ready.empty() && index < rs.gather_ready.size() && rs.gather_ready[index] > q_.Now())
+    const Unit& u = U(x, r);
+    if (Zero3(r) > Duration::Zero() && (index >= u.gather_ready.size() || u.gather_ready[index] > q_.Now()))
       return false;
-    if (Zero3(r) > Duration::Zero() && index >= rs.gather_ready.size()) return false;
-    if (t.forward) return vs == 0 || fwd_arrived_[Key(vs, t.micro_batch)];
-    return vs == p_ * v_ - 1 || bwd_arrived_[Key(vs, t.micro_batch)];
+    if (t.forward) return vs == 0 || fwd_arrived_[Key(x, vs, t.micro_batch)];
+    return vs == p_ * v_ - 1 || bwd_arrived_[Key(x, vs, t.micro_batch)];
   }
 
-  void PrefetchGather(int r, size_t index) {
-    auto& rs = ranks_[r];
-    if (index >= prog_.order[r].size() || index < rs.gather_ready.size()) return;
-    TimePoint start = rs.dp.Enqueue(q_.Now(), Zero3(r));
-    rs.gather_ready.push_back(start + Zero3(r));
-    Span(r, kDpStream, "zero3 gather", "dp", start, Zero3(r));
-    q_.Schedule(start + Zero3(r), [this, r] { TryStart(r); });
+  void PrefetchGather(int x, int r, size_t index) {
+    Unit& u = U(x, r);
+    if (index >= prog_.orders[x][r].size() || index < u.gather_ready.size()) return;
+    TimePoint start = u.gather.Enqueue(q_.Now(), Zero3(r));
+    u.gather_ready.push_back(start + Zero3(r));
+    Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r));
+    q_.Schedule(start + Zero3(r), [this, x, r] { TryStart(x, r); });
   }
 
-  void TryStart(int r) {
-    auto& rs = ranks_[r];
-    const auto& order = prog_.order[r];
-    if (rs.busy || rs.next >= order.size()) return;
-    const size_t index = rs.next;
+  void TryStart(int x, int r) {
+    Unit& u = U(x, r);
+    const auto& order = prog_.orders[x][r];
+    if (u.busy || u.next >= order.size()) return;
+    const size_t index = u.next;
     const PipeTask task = order[index];
-    if (!Ready(r, task, index)) return;
-    rs.busy = true;
-    rs.next++;
+    if (!Ready(x, r, task, index)) return;
+    u.busy = true;
+    u.next++;
     const TimePoint now = q_.Now();
-    if (!rs.started) {
-      rs.started = true;
-      rs.first_start = now;
-    }
-    const TaskCost c = prog_.task_cost(r, task);
+    const TaskCost c = prog_.task_cost(x, r, task);
     const Duration d = c.Total();
-    rs.t.compute += c.compute;
-    rs.t.recompute += c.recompute;
-    rs.t.tp_comm += c.tp_comm;
-    rs.t.cp_comm += c.cp_comm;
-    if (task.forward) rs.t.peak_in_flight = std::max(rs.t.peak_in_flight, ++rs.in_flight);
-    else --rs.in_flight;
-    Span(r, kComputeStream,
+    u.t.compute += c.compute;
+    u.t.recompute += c.recompute;
+    u.t.tp_comm += c.tp_comm;
+    u.t.cp_comm += c.cp_comm;
+    if (task.forward) {
+      u.t.peak_in_flight = std::max(u.t.peak_in_flight, ++u.in_flight);
+    } else {
+      --u.in_flight;
+    }
+    Span(x, r, kComputeStream,
          std::string(task.forward ? "F" : "B") + std::to_string(task.micro_batch) +
              (v_ > 1 ? "." + std::to_string(task.chunk) : ""),
          task.forward ? "forward" : "backward", now, d);
-    if (Zero3(r) > Duration::Zero()) PrefetchGather(r, index + 1);
+    if (Zero3(r) > Duration::Zero()) PrefetchGather(x, r, index + 1);
     // Gradient buckets of this chunk become ready during its last backward.
     if (!task.forward && prog_.overlap_grad_reduce && !prog_.buckets.empty() &&
-        rs.last_bwd_of_chunk[task.chunk] == static_cast<int>(index)) {
-      for (const GradBucket& b : prog_.buckets[r]) {
-        if (b.chunk != task.chunk) continue;
-        q_.Schedule(now + d * b.ready_fraction, [this, r, b] { ReduceBucket(r, b); });
+        u.last_bwd_of_chunk[task.chunk] == static_cast<int>(index)) {
+      const auto& buckets = prog_.buckets[r];
+      for (size_t b = 0; b < buckets.size(); ++b) {
+        if (buckets[b].chunk != task.chunk) continue;
+        q_.Schedule(now + d * buckets[b].ready_fraction, [this, r, b] { BucketReady(r, b); });
       }
     }
-    q_.Schedule(now + d, [this, r, task] { Finish(r, task); });
+    q_.Schedule(now + d, [this, x, r, task] { Finish(x, r, task); });
   }
 
-  void Finish(int r, const PipeTask& task) {
-    auto& rs = ranks_[r];
-    rs.busy = false;
-    const TimePoint now = q_.Now();
+  void Finish(int x, int r, const PipeTask& task) {
+    Unit& u = U(x, r);
+    u.busy = false;
     const int vs = VirtualStage(r, task.chunk, p_);
-    if (task.forward && vs < p_ * v_ - 1) Send(r, vs + 1, task.micro_batch, true);
-    if (!task.forward && vs > 0) Send(r, vs - 1, task.micro_batch, false);
-    if (rs.next >= prog_.order[r].size()) {
-      rs.compute_done = true;
-      rs.last_compute_end = now;
-      if (!prog_.overlap_grad_reduce && !prog_.buckets.empty())
-        for (const GradBucket& b : prog_.buckets[r]) ReduceBucket(r, b);
+    if (task.forward && vs < p_ * v_ - 1) Send(x, r, vs + 1, task.micro_batch, true);
+    if (!task.forward && vs > 0) Send(x, r, vs - 1, task.micro_batch, false);
+    if (u.next >= prog_.orders[x][r].size()) {
+      u.compute_done = true;
+      u.last_compute_end = q_.Now();
+      DpState& dp = dp_[r];
+      if (++dp.computing == replicas_ && !prog_.overlap_grad_reduce)
+        for (size_t b = 0; b < dp.ready_count.size(); ++b) Reduce(r, b);
       MaybeRankReduced(r);
     }
-    TryStart(r);
+    TryStart(x, r);
   }
 
-  void Send(int r, int to_vs, int mb, bool forward) {
+  void Send(int x, int r, int to_vs, int mb, bool forward) {
     const int to_rank = to_vs % p_;
-    auto deliver = [this, to_vs, to_rank, mb, forward] {
-      (forward ? fwd_arrived_ : bwd_arrived_)[Key(to_vs, mb)] = true;
-      TryStart(to_rank);
+    auto deliver = [this, x, to_vs, to_rank, mb, forward] {
+      (forward ? fwd_arrived_ : bwd_arrived_)[Key(x, to_vs, mb)] = true;
+      TryStart(x, to_rank);
     };
     if (to_rank == r) {  // same rank (p == 1): no transfer
       deliver();
       return;
     }
-    TimePoint start = ranks_[r].p2p.Enqueue(q_.Now(), prog_.p2p);
-    Span(r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp", start,
+    TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), prog_.p2p);
+    Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp", start,
          prog_.p2p);
     q_.Schedule(start + prog_.p2p, deliver);
   }
 
-  void ReduceBucket(int r, const GradBucket& b) {
-    auto& rs = ranks_[r];
-    TimePoint start = rs.dp.Enqueue(q_.Now(), b.reduce);
-    Span(r, kDpStream, "grad reduce c" + std::to_string(b.chunk), "dp", start, b.reduce);
-    q_.Schedule(start + b.reduce, [this, r] {
-      ranks_[r].buckets_left--;
+  // A bucket is reduced once every replica has produced it (the collective spans them all).
+  void BucketReady(int r, size_t b) {
+    if (++dp_[r].ready_count[b] == replicas_) Reduce(r, b);
+  }
+
+  void Reduce(int r, size_t b) {
+    DpState& dp = dp_[r];
+    const GradBucket& bucket = prog_.buckets[r][b];
+    TimePoint start = dp.stream.Enqueue(q_.Now(), bucket.reduce);
+    for (int x = 0; x < replicas_; ++x)
+      Span(x, r, kDpStream, "grad reduce c" + std::to_string(bucket.chunk), "dp", start, bucket.reduce);
+    q_.Schedule(start + bucket.reduce, [this, r] {
+      dp_[r].left--;
       MaybeRankReduced(r);
     });
   }
 
-  // A rank whose compute and reductions are done joins the global gradient-norm barrier;
-  // the optimizer starts on every rank once all have arrived.
+  // A pipeline rank whose replicas have all finished computing and reducing joins the global
+  // gradient-norm barrier; the optimizer starts everywhere once all ranks have arrived.
   void MaybeRankReduced(int r) {
-    auto& rs = ranks_[r];
-    if (!rs.compute_done || rs.buckets_left > 0) return;
-    rs.buckets_left = -1;  // counted once
+    DpState& dp = dp_[r];
+    if (dp.counted || dp.computing < replicas_ || dp.left > 0) return;
+    dp.counted = true;
     if (++ranks_reduced_ < p_) return;
     const TimePoint barrier = q_.Now();
-    for (int k = 0; k < p_; ++k) {
-      auto& s = ranks_[k];
-      s.t.dp_exposed = barrier - s.last_compute_end;
-      const Duration opt = prog_.optimizer.empty() ? Duration::Zero() : prog_.optimizer[k];
-      const Duration gather = prog_.param_gather.empty() ? Duration::Zero() : prog_.param_gather[k];
-      s.t.optimizer = opt;
-      s.t.param_gather = gather;
-      Span(k, kComputeStream, "optimizer", "optimizer", barrier, opt);
-      Span(k, kDpStream, "param gather", "dp", barrier + opt, gather);
-      s.t.finish = (barrier + opt + gather) - TimePoint::Start();
+    for (int r2 = 0; r2 < p_; ++r2) {
+      const Duration opt = prog_.optimizer.empty() ? Duration::Zero() : prog_.optimizer[r2];
+      const Duration gather = prog_.param_gather.empty() ? Duration::Zero() : prog_.param_gather[r2];
+      for (int x = 0; x < replicas_; ++x) {
+        Unit& u = U(x, r2);
+        u.t.dp_exposed = barrier - u.last_compute_end;
+        u.t.optimizer = opt;
+        u.t.param_gather = gather;
+        Span(x, r2, kComputeStream, "optimizer", "optimizer", barrier, opt);
+        Span(x, r2, kDpStream, "param gather", "dp", barrier + opt, gather);
+        u.t.finish = (barrier + opt + gather) - TimePoint::Start();
+      }
     }
   }
 
   StepTimeline Summarize() {
     StepTimeline out;
     out.events = q_.executed();
-    for (int r = 0; r < p_; ++r) {
-      auto& rs = ranks_[r];
-      assert(rs.compute_done);
-      Duration busy = rs.t.compute + rs.t.tp_comm + rs.t.cp_comm;
-      rs.t.bubble = (rs.last_compute_end - TimePoint::Start()) - busy;
-      out.ranks.push_back(rs.t);
-      if (rs.t.finish > out.step_time) {
-        out.step_time = rs.t.finish;
-        out.critical_rank = r;
+    Duration worst_end = Duration::Zero();
+    for (int x = 0; x < replicas_; ++x) {
+      Duration end = Duration::Zero();
+      for (int r = 0; r < p_; ++r) {
+        Unit& u = U(x, r);
+        assert(u.compute_done);
+        const Duration busy = u.t.compute + u.t.tp_comm + u.t.cp_comm;
+        u.t.bubble = (u.last_compute_end - TimePoint::Start()) - busy;
+        end = std::max(end, u.last_compute_end - TimePoint::Start());
+        if (u.t.finish > out.step_time ||
+            (u.t.finish == out.step_time && u.last_compute_end - TimePoint::Start() > worst_end)) {
+          out.step_time = u.t.finish;
+          out.critical_rank = r;
+          out.critical_replica = x;
+          worst_end = u.last_compute_end - TimePoint::Start();
+        }
       }
+      out.replica_compute_end.push_back(end);
     }
+    for (int r = 0; r < p_; ++r) out.ranks.push_back(U(out.critical_replica, r).t);
     return out;
   }
 
   const StepProgram& prog_;
   report::Sink* sink_;
-  const int p_, v_, m_;
+  const int p_, v_, replicas_;
+  int m_ = 1;
   EventQueue q_;
-  std::vector<RankState> ranks_;
+  std::vector<Unit> units_;
+  std::vector<DpState> dp_;
   std::vector<bool> fwd_arrived_, bwd_arrived_;
   int ranks_reduced_ = 0;
 };

@@ -10,8 +10,8 @@ StepProgram Uniform(const std::string& schedule, int p, int v, int m, Duration f
   RegisterPipelineSchedules(reg);
   StepProgram prog;
   prog.shape = {p, v, m};
-  prog.order = *(*reg.Create(schedule))->Order(prog.shape);
-  prog.task_cost = [f, b](int, const PipeTask& t) {
+  prog.orders = {*(*reg.Create(schedule))->Order(prog.shape)};
+  prog.task_cost = [f, b](int, int, const PipeTask& t) {
     TaskCost c;
     c.compute = t.forward ? f : b;
     return c;
@@ -85,6 +85,52 @@ TEST(StepSimTest, Zero3GatherPrefetchedOneAhead) {
   StepTimeline t = SimulateStep(prog, nullptr);
   // gather F: 0..4, F 4..14 while gather B 4..8; B 14..34.
   EXPECT_EQ(t.step_time, Micros(34));
+}
+
+}  // namespace
+}  // namespace dlsim::train
+
+namespace dlsim::train {
+namespace {
+
+// Data-parallel straggler: the gradient reduction waits for the slowest replica.
+TEST(StepSimTest, ReductionWaitsForSlowestReplica) {
+  PipelineScheduleRegistry reg("pipeline-schedule");
+  RegisterPipelineSchedules(reg);
+  StepProgram prog;
+  prog.shape = {1, 1, 1};
+  PipeOrder order = *(*reg.Create("1f1b"))->Order(prog.shape);
+  prog.orders = {order, order};
+  prog.task_cost = [](int replica, int, const PipeTask& t) {
+    TaskCost c;
+    c.compute = Micros((t.forward ? 10 : 20) * (replica == 0 ? 1.0 : 1.5));
+    return c;
+  };
+  prog.buckets = {{GradBucket{0, 1.0, Micros(5)}}};
+  StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.step_time, Micros(50));
+  EXPECT_EQ(t.critical_replica, 1);
+  ASSERT_EQ(t.replica_compute_end.size(), 2u);
+  EXPECT_EQ(t.replica_compute_end[0], Micros(30));
+  EXPECT_EQ(t.replica_compute_end[1], Micros(45));
+}
+
+// Replicas may run different numbers of micro-batches (e.g. chunk-based policies).
+TEST(StepSimTest, ReplicasWithDifferentMicroBatchCounts) {
+  PipelineScheduleRegistry reg("pipeline-schedule");
+  RegisterPipelineSchedules(reg);
+  StepProgram prog;
+  prog.shape = {2, 1, 4};
+  prog.orders = {*(*reg.Create("1f1b"))->Order({2, 1, 2}), *(*reg.Create("1f1b"))->Order({2, 1, 4})};
+  prog.task_cost = [](int, int, const PipeTask& t) {
+    TaskCost c;
+    c.compute = Micros(t.forward ? 1 : 2);
+    return c;
+  };
+  StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.replica_compute_end[0], Micros(3 * 3));  // (m + p - 1) (f + b)
+  EXPECT_EQ(t.replica_compute_end[1], Micros(5 * 3));
+  EXPECT_EQ(t.step_time, Micros(15));
 }
 
 }  // namespace

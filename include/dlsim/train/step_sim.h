@@ -44,10 +44,13 @@ struct GradBucket {
 };
 
 struct StepProgram {
-  PipeShape shape;
-  PipeOrder order;
-  // Cost of a task on a pipeline rank.
-  std::function<TaskCost(int rank, const PipeTask&)> task_cost;
+  PipeShape shape;  // stages, chunks; micro_batches = the most any replica runs
+  // The order of each simulated data-parallel replica ([replica][rank][position]). One
+  // replica when all replicas are identical (uniform data); dp replicas when micro-batch
+  // contents differ, and then gradient reductions wait for the slowest replica.
+  std::vector<PipeOrder> orders;
+  // Cost of a task on a pipeline rank of a replica.
+  std::function<TaskCost(int replica, int rank, const PipeTask&)> task_cost;
   Duration p2p;                                  // one activation (or its gradient) to the next stage
   std::vector<std::vector<GradBucket>> buckets;  // [rank]
   bool overlap_grad_reduce = true;               // false: reductions start after the last backward
@@ -74,11 +77,16 @@ struct RankTimeline {
 struct StepTimeline {
   Duration step_time;
   int critical_rank = 0;
-  std::vector<RankTimeline> ranks;
+  int critical_replica = 0;
+  std::vector<RankTimeline> ranks;          // of the critical replica
+  // When each replica's last backward ended (max over its pipeline ranks): the spread is the
+  // data-parallel straggler gap.
+  std::vector<Duration> replica_compute_end;
   uint64_t events = 0;
 };
 
-// Stream ids used in traces: thread = rank * kStreamsPerRank + stream.
+// Stream ids used in traces: process = replica * stages + rank (a pipeline rank of a
+// replica), thread = stream.
 enum Stream { kComputeStream = 0, kP2pStream = 1, kDpStream = 2, kStreamsPerRank = 3 };
 
 // Runs the step. `sink` receives spans (process = pipeline rank, thread = stream); may be
