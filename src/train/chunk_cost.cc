@@ -16,14 +16,34 @@ Duration MaxZero(Duration d) { return d > Duration::Zero() ? d : Duration::Zero(
 
 }  // namespace
 
+data::Load UniformLoad(const ParallelPlan& plan, bool causal) {
+  data::Load load;
+  const int64_t b = plan.micro_batch, s = plan.seq_len, cp = plan.cp;
+  load.tokens = b * s / cp;
+  load.real_tokens = load.tokens;
+  if (cp == 1) {
+    load.attention.push_back({s, s, b, causal});
+  } else if (!causal) {
+    load.attention.push_back({s / cp, s, b, false});
+  } else {
+    // Rank 0 of the zigzag split holds chunks 0 and 2cp-1; every rank does the same work.
+    const int64_t c = s / (2 * cp);
+    load.attention.push_back({c, c, b, true});
+    load.attention.push_back({c, s, b, true});
+  }
+  // Ring attention: K and V of the local tokens travel cp-1 hops.
+  load.cp_bytes = Bytes(0);
+  return load;
+}
+
 ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx)
     : o_(o), plan_(plan), ctx_(ctx) {
   model::LayerOptions lo;
   lo.attention = o.training.attention;
   lo.activation_bytes = kActBytes;
-  layer_ = PriceOps(model::BuildLayerOps(o.model, lo), true);
-  embed_ = PriceOps(model::BuildEmbeddingOps(o.model, lo), false);
-  head_ = PriceOps(model::BuildHeadOps(o.model, lo), false);
+  layer_ops_ = model::BuildLayerOps(o.model, lo);
+  embed_ops_ = model::BuildEmbeddingOps(o.model, lo);
+  head_ops_ = model::BuildHeadOps(o.model, lo);
   layer_params_ = o.model.LayerParameters() / plan.tp;
   // Pipeline p2p: the activation of one micro-batch, scattered across the TP ranks.
   const double tokens = static_cast<double>(plan.micro_batch) * plan.seq_len / plan.cp;
@@ -31,18 +51,41 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   const int mp_below_pp = plan.tp * plan.cp * plan.dp;
   net::GroupLayout pair{2, mp_below_pp >= ctx.gpus_per_node ? 1 : 2};
   p2p_ = plan.pp > 1 ? ctx.comm->Time(net::Collective::kSendRecv, act, pair, ctx.fabric) : Duration::Zero();
+  const LoadCosts uniform = PriceLoad(UniformLoad(plan, o.model.arch == model::Arch::kDecoder));
   costs_.resize(plan.VirtualStages());
   for (int c = 0; c < plan.chunks; ++c)
-    for (int r = 0; r < plan.pp; ++r)
-      costs_[c * plan.pp + r] = Assemble(layer_, plan.LayersOf(r, c), plan.IsFirst(r, c), plan.IsLast(r, c));
+    for (int r = 0; r < plan.pp; ++r) costs_[c * plan.pp + r] = Assemble(uniform, r, c);
 }
 
-ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, bool layer) const {
+ChunkCostModel::LoadCosts ChunkCostModel::PriceLoad(const data::Load& load) const {
+  return {PriceOps(layer_ops_, load, true), PriceOps(embed_ops_, load, false), PriceOps(head_ops_, load, false)};
+}
+
+ChunkCosts ChunkCostModel::Price(const data::MicroBatch& mb, int rank, int chunk) const {
+  ChunkCosts worst;
+  bool first = true;
+  for (const data::Load& load : mb.cp) {
+    ChunkCosts c = Assemble(PriceLoad(load), rank, chunk);
+    if (first || c.forward.Total() + c.backward.Total() > worst.forward.Total() + worst.backward.Total()) {
+      // Keep the slowest CP rank's costs; memory is the largest of any rank.
+      Bytes act = std::max(c.activations, worst.activations);
+      worst = c;
+      worst.activations = act;
+    } else {
+      worst.activations = std::max(worst.activations, c.activations);
+    }
+    first = false;
+  }
+  return worst;
+}
+
+ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, const data::Load& load,
+                                                  bool layer) const {
   const auto& m = o_.model;
-  const int t = plan_.tp, cp = plan_.cp, b = plan_.micro_batch, s = plan_.seq_len;
+  const int t = plan_.tp, cp = plan_.cp;
   const bool sp = plan_.sequence_parallel;
-  const double tokens = static_cast<double>(b) * s / cp;  // tokens through one GPU's GEMMs
-  const int64_t T = static_cast<int64_t>(tokens);
+  const double tokens = static_cast<double>(load.tokens);  // tokens through one GPU's GEMMs
+  const int64_t T = load.tokens;
   const hw::DType gemm_dt = o_.training.precision;
   const hw::DType act_dt = gemm_dt == hw::DType::kFp8 ? hw::DType::kBf16 : gemm_dt;
   const cost::ComputeModel& cm = *ctx_.compute;
@@ -68,32 +111,37 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, b
         const int64_t heads = std::max<int64_t>(1, m.heads / t);
         const int64_t kv = std::max<int64_t>(1, m.kv_heads / t);
         const int64_t d = m.head_dim();
-        const bool causal = m.arch == model::Arch::kDecoder;
-        if (o_.training.attention == model::AttentionImpl::kFlash) {
-          cost::AttentionShape a{b, heads, kv, s, s, d, causal};
-          fwd = cm.AttentionForward(a, act_dt) * (1.0 / cp);
-          bwd = cm.AttentionBackward(a, act_dt) * (1.0 / cp);
-          attn_flops += a.ForwardFlops() * (1.0 / cp);
-        } else {
-          // Megatron-2021 core attention: batched QK^T and AV GEMMs over the full s x s
-          // scores, fused scale-mask-softmax and dropout as memory-bound kernels.
-          const int64_t bh = b * heads, sq = s / cp;
-          const double scores = static_cast<double>(bh) * sq * s;
-          const double drop = m.dropout > 0 ? 1.0 : 0.0;
-          fwd = cm.Gemm({sq, s, d, bh}, act_dt) + cm.Gemm({sq, d, s, bh}, act_dt) +
-                cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
-                cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-          bwd = cm.Gemm({sq, d, s, bh}, act_dt) + cm.Gemm({s, d, sq, bh}, act_dt) +
-                cm.Gemm({sq, s, d, bh}, act_dt) + cm.Gemm({s, d, sq, bh}, act_dt) +
-                cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
-                cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-          attn_flops += Flops(4.0 * scores * d);
+        double key_positions = 0;  // sum over queries of keys scored (s^2 tensors when unfused)
+        for (const data::AttentionBlock& blk : load.attention) {
+          if (blk.count <= 0 || blk.seq_q <= 0) continue;
+          if (o_.training.attention == model::AttentionImpl::kFlash) {
+            cost::AttentionShape a{blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal};
+            fwd += cm.AttentionForward(a, act_dt);
+            bwd += cm.AttentionBackward(a, act_dt);
+            attn_flops += a.ForwardFlops();
+          } else {
+            // Megatron-2021 core attention: batched QK^T and AV GEMMs over the full score
+            // matrix, fused scale-mask-softmax and dropout as memory-bound kernels.
+            const int64_t bh = blk.count * heads, sq = blk.seq_q, sk = blk.seq_kv;
+            const double scores = static_cast<double>(bh) * sq * sk;
+            const double drop = m.dropout > 0 ? 1.0 : 0.0;
+            fwd += cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sq, d, sk, bh}, act_dt) +
+                   cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
+                   cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
+            bwd += cm.Gemm({sq, d, sk, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
+                   cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
+                   cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
+                   cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
+            attn_flops += Flops(4.0 * scores * d);
+          }
+          key_positions += static_cast<double>(blk.count) * blk.seq_q * blk.seq_kv;
         }
         attn_fwd += fwd;
         attn_bwd += bwd;
         lc.fwd_flops += attn_flops;
-        saved = op.saved_bytes_per_token * tokens / t + op.saved_bytes_per_token_per_seq * tokens * s / t;
-        if (o_.parallel.recompute != Recompute::kNone) saved -= op.saved_bytes_per_token_per_seq * tokens * s / t;
+        saved = op.saved_bytes_per_token * tokens / t;
+        if (o_.parallel.recompute == Recompute::kNone)
+          saved += op.saved_bytes_per_token_per_seq / m.heads * heads * key_positions;
         if (o_.parallel.recompute == Recompute::kSelective) lc.recompute += fwd;
         break;
       }
@@ -131,7 +179,7 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, b
   // overlapped with the attention of the previous block; the backward also returns dK, dV.
   if (cp > 1 && layer) {
     const double kv_width = static_cast<double>(std::max(1, m.kv_heads / t)) * m.head_dim();
-    const Bytes kv_step(static_cast<double>(b) * s / cp * 2 * kv_width * kActBytes);
+    const Bytes kv_step(tokens * 2 * kv_width * kActBytes);
     const int cp_per_node = std::max(1, std::min(cp, ctx_.gpus_per_node / t));
     net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
     const Duration step = ctx_.comm->Time(net::Collective::kSendRecv, kv_step, ring, ctx_.fabric);
@@ -156,9 +204,11 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, b
   return lc;
 }
 
-ChunkCosts ChunkCostModel::Assemble(const LayerCost& layer, int layers, bool first, bool last) const {
+ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk) const {
+  const LayerCost& layer = lc.layer;
+  const bool first = plan_.IsFirst(rank, chunk), last = plan_.IsLast(rank, chunk);
   ChunkCosts c;
-  const double L = layers;
+  const double L = plan_.LayersOf(rank, chunk);
   auto add = [](TaskCost& into, const TaskCost& x, double k) {
     into.compute += x.compute * k;
     into.recompute += x.recompute * k;
@@ -175,19 +225,19 @@ ChunkCosts ChunkCostModel::Assemble(const LayerCost& layer, int layers, bool fir
   c.hardware_flops = c.model_flops + layer.recompute_flops * L;
   const double emb_params = static_cast<double>(o_.model.vocab) * o_.model.hidden / plan_.tp;
   if (first) {
-    add(c.forward, embed_.fwd, 1);
-    add(c.backward, embed_.bwd, 1);
+    add(c.forward, lc.embed.fwd, 1);
+    add(c.backward, lc.embed.bwd, 1);
     c.params += emb_params;
-    c.activations += embed_.saved;
+    c.activations += lc.embed.saved;
   }
   if (last) {
-    add(c.forward, head_.fwd, 1);
-    add(c.backward, head_.bwd, 1);
+    add(c.forward, lc.head.fwd, 1);
+    add(c.backward, lc.head.bwd, 1);
     // An untied head has its own matrix; a tied one keeps a copy on the last stage when pp > 1.
     if (!o_.model.tied_embeddings || !first) c.params += emb_params;
-    c.activations += head_.saved;
-    c.model_flops += head_.fwd_flops * 3.0;
-    c.hardware_flops += head_.fwd_flops * 3.0;
+    c.activations += lc.head.saved;
+    c.model_flops += lc.head.fwd_flops * 3.0;
+    c.hardware_flops += lc.head.fwd_flops * 3.0;
   }
   return c;
 }

@@ -2,13 +2,17 @@
 // for one micro-batch on one GPU, applying tensor, sequence and context parallelism to the
 // operator graph of model/layer_graph.h, and sizes what the chunk keeps in memory.
 //
-// Costs are computed once per distinct chunk shape and cached; lookups are O(1).
-// Thread-compatible.
+// A micro-batch is described by what each GPU of its context-parallel group computes
+// (data::Load: tokens through per-token operators and core-attention blocks). Uniform
+// batches use UniformLoad(); data-aware runs pass each micro-batch's own loads.
+// Thread-compatible; Get() of uniform costs is O(1).
 #ifndef DLSIM_TRAIN_CHUNK_COST_H_
 #define DLSIM_TRAIN_CHUNK_COST_H_
 
 #include <vector>
 
+#include "dlsim/data/step_data.h"
+#include "dlsim/model/layer_graph.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/parallel_plan.h"
 #include "dlsim/train/step_context.h"
@@ -26,11 +30,17 @@ struct ChunkCosts {
   Flops hardware_flops;         // including recomputation
 };
 
+// The load of one GPU when every row is a full sequence of seq_len tokens: with context
+// parallelism, the load-balanced causal split (chunks i and 2cp-1-i of 2cp).
+data::Load UniformLoad(const ParallelPlan& plan, bool causal);
+
 class ChunkCostModel {
  public:
   ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx);
+  // Costs of the uniform micro-batch.
   const ChunkCosts& Get(int rank, int chunk) const { return costs_[chunk * plan_.pp + rank]; }
-  // Tensor-parallel / context-parallel exposed time of one layer, forward + backward (report).
+  // Costs of a micro-batch with its own contents: the slowest CP rank sets the pace.
+  ChunkCosts Price(const data::MicroBatch& mb, int rank, int chunk) const;
   Duration p2p_time() const { return p2p_; }
   double layer_params() const { return layer_params_; }
 
@@ -41,14 +51,17 @@ class ChunkCostModel {
     Bytes saved, saved_full_recompute;
     Flops fwd_flops, recompute_flops;
   };
-  LayerCost PriceLayer() const;
-  LayerCost PriceOps(const std::vector<model::Op>& ops, bool layer) const;
-  ChunkCosts Assemble(const LayerCost& layer, int layers, bool first, bool last) const;
+  struct LoadCosts {
+    LayerCost layer, embed, head;
+  };
+  LoadCosts PriceLoad(const data::Load& load) const;
+  LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer) const;
+  ChunkCosts Assemble(const LoadCosts& lc, int rank, int chunk) const;
 
   const TrainOptions& o_;
   const ParallelPlan& plan_;
   const StepContext& ctx_;
-  LayerCost layer_, embed_, head_;
+  std::vector<model::Op> layer_ops_, embed_ops_, head_ops_;
   std::vector<ChunkCosts> costs_;
   Duration p2p_;
   double layer_params_ = 0;
