@@ -319,7 +319,8 @@ void CheckPipeline(const Sections& s, const train::TrainOptions& o) {
 
 Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::string file_name,
                                                const hw::Catalog& hardware,
-                                               const model::ModelCatalog& models) {
+                                               const model::ModelCatalog& models,
+                                               const std::vector<std::string>& extra_root_keys) {
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
   MapReader root = doc.Root();
   const Sections s{root, root.Section("model"), root.Section("hardware"), root.Section("training"),
@@ -336,6 +337,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   ReadTraining(s.training, &o.training);
   ReadParallel(s.parallel, &o.parallel);
   o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, Range::NonNegative()));
+  s.root.Allow(extra_root_keys);
   s.root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
 

@@ -21,6 +21,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dlsim/core/result.h"
 #include "dlsim/hw/catalog.h"
@@ -32,10 +33,12 @@ namespace dlsim::io {
 // Parses and validates a scenario. `file_name` is used in messages only. The catalogs are
 // borrowed for the call. Error: kParse for malformed YAML or an empty file, kInvalidArgument
 // otherwise; the message lists every error found, in file order (semantic checks run only once
-// the keys and types are right).
+// the keys and types are right). `extra_root_keys` are top-level keys another reader handles
+// (the planner's `search:`); they are accepted and not read here.
 Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::string file_name,
                                                const hw::Catalog& hardware,
-                                               const model::ModelCatalog& models);
+                                               const model::ModelCatalog& models,
+                                               const std::vector<std::string>& extra_root_keys = {});
 
 // Reads `path` and parses it. A missing or unreadable file is a kNotFound error naming the path.
 Result<train::TrainOptions> LoadTrainScenarioFile(const std::string& path, const hw::Catalog& hardware,

@@ -1,0 +1,312 @@
+#include "dlsim/plan/candidate.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+namespace dlsim::plan {
+namespace {
+
+using train::PipelineScheduleKind;
+using train::Recompute;
+
+// Bytes per parameter of the simulator's memory model (src/train/step_model.cc); a test checks
+// that the bound stays below the simulated memory, so a change there cannot go unnoticed.
+constexpr double kGradBytes = 4.0;    // fp32 main gradients
+constexpr double kMasterBytes = 12.0; // fp32 master weights + Adam m and v
+
+template <typename T>
+std::vector<T> OrDefault(const std::vector<T>& values, T def) {
+  return values.empty() ? std::vector<T>{def} : values;
+}
+
+const char* ScheduleText(PipelineScheduleKind k) {
+  switch (k) {
+    case PipelineScheduleKind::kGpipe: return "gpipe";
+    case PipelineScheduleKind::kOneFOneB: return "1f1b";
+    case PipelineScheduleKind::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
+const char* RecomputeText(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+// The resolved lists of one search (empty lists replaced by the scenario's value).
+struct Lists {
+  std::vector<int> tp, pp, cp, micro_batch, virtual_stages, zero;
+  std::vector<Recompute> recompute;
+  std::vector<PipelineScheduleKind> schedule;
+  std::vector<bool> sp;
+  int min_zero = 0;
+
+  Lists(const SearchSpace& s, const train::TrainOptions& b)
+      : tp(OrDefault(s.tp, b.parallel.tp)),
+        pp(OrDefault(s.pp, b.parallel.pp)),
+        cp(OrDefault(s.cp, b.parallel.cp)),
+        micro_batch(OrDefault(s.micro_batch, b.training.micro_batch)),
+        virtual_stages(OrDefault(s.virtual_stages, b.parallel.virtual_stages)),
+        zero(OrDefault(s.zero, b.parallel.zero)),
+        recompute(OrDefault(s.recompute, b.parallel.recompute)),
+        schedule(OrDefault(s.pipeline_schedule, b.parallel.pipeline_schedule)),
+        sp(OrDefault(s.sequence_parallel, b.parallel.sequence_parallel)) {
+    min_zero = *std::min_element(zero.begin(), zero.end());
+  }
+  uint64_t Inner() const {
+    return uint64_t{schedule.size()} * virtual_stages.size() * micro_batch.size() * zero.size() * sp.size() *
+           recompute.size();
+  }
+};
+
+bool WholeNodes(int gpus, int per_node) { return gpus <= per_node || gpus % per_node == 0; }
+
+bool GpuCountAllowed(int gpus, const Constraints& c, int base_gpus) {
+  if (!c.gpus.empty()) return std::find(c.gpus.begin(), c.gpus.end(), gpus) != c.gpus.end();
+  if (c.gpus_min > 0) return gpus >= c.gpus_min && gpus <= c.gpus_max;
+  return gpus == base_gpus;
+}
+
+// (gpus, dp) pairs for one tp*pp*cp product; `rejected` counts listed GPU counts it cannot form.
+std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOptions& base, const PlanOptions& p,
+                                            uint64_t* rejected) {
+  const Constraints& c = p.constraints;
+  std::vector<std::pair<int, int>> out;
+  if (!p.space.dp.empty()) {
+    for (int dp : p.space.dp) out.push_back({static_cast<int>(mp * dp), dp});
+    return out;
+  }
+  if (c.gpus_min > 0 && c.gpus.empty()) {
+    for (int64_t dp = (c.gpus_min + mp - 1) / mp; dp * mp <= c.gpus_max; ++dp)
+      out.push_back({static_cast<int>(dp * mp), static_cast<int>(dp)});
+    return out;
+  }
+  for (int g : OrDefault(c.gpus, base.hardware.gpus)) {
+    if (g % mp == 0) {
+      out.push_back({g, static_cast<int>(g / mp)});
+    } else {
+      ++*rejected;
+    }
+  }
+  return out;
+}
+
+// Global batch of a candidate; 0 when it cannot be formed.
+int GlobalBatch(const train::TrainOptions& base, const Constraints& c, int micro_batch, int dp) {
+  if (!c.tokens_per_step) return base.training.global_batch;
+  const int64_t per_step = int64_t{micro_batch} * dp;
+  const int64_t sequences = *c.tokens_per_step / base.training.seq_len;
+  return static_cast<int>(sequences / per_step * per_step);
+}
+
+// The divisibility reason `c` fails, or nullptr. The same rules as train::MakeParallelPlan and
+// the pipeline schedules (src/train/parallel_plan.cc, pipeline_schedule.cc).
+const char* DivisibilityFailure(const train::TrainOptions& base, const Candidate& c) {
+  const model::ModelSpec& m = base.model;
+  if (m.heads % c.tp != 0 || (m.kv_heads % c.tp != 0 && c.tp % m.kv_heads != 0)) return kPrunedHeads;
+  const int seq = base.training.seq_len;
+  if ((c.cp > 1 && seq % (2 * c.cp) != 0) || (c.sequence_parallel && c.tp > 1 && seq % (c.tp * c.cp) != 0))
+    return kPrunedSequence;
+  const int64_t per_step = int64_t{c.micro_batch} * c.dp;
+  if (c.global_batch <= 0 || c.global_batch % per_step != 0) return kPrunedBatch;
+  const bool interleaved = c.schedule == PipelineScheduleKind::kInterleaved;
+  const int chunks = interleaved ? c.virtual_stages : 1;
+  if (m.layers < c.pp * chunks) return kPrunedStages;
+  if (interleaved && c.pp < 2) return kPrunedStages;
+  const int64_t micro_batches = c.global_batch / per_step;
+  if (interleaved && chunks > 1 && micro_batches % c.pp != 0) return kPrunedStages;
+  return nullptr;
+}
+
+// Folds keys the simulator ignores for this layout onto one value.
+Candidate Canonical(Candidate c, int min_zero) {
+  c.sequence_parallel = c.sequence_parallel && c.tp > 1;
+  if (c.dp == 1) c.zero = min_zero;
+  if (c.schedule != PipelineScheduleKind::kInterleaved) c.virtual_stages = 1;
+  return c;
+}
+
+auto Key(const Candidate& c) {
+  return std::make_tuple(c.gpus, c.global_batch, c.micro_batch, c.tp, c.pp, c.cp, c.dp, c.virtual_stages, c.zero,
+                         static_cast<int>(c.recompute), static_cast<int>(c.schedule), c.sequence_parallel);
+}
+
+}  // namespace
+
+Candidate CandidateOf(const train::TrainOptions& o) {
+  Candidate c;
+  c.gpus = o.hardware.gpus;
+  c.global_batch = o.training.global_batch;
+  c.micro_batch = o.training.micro_batch;
+  c.tp = o.parallel.tp;
+  c.pp = o.parallel.pp;
+  c.cp = o.parallel.cp;
+  c.dp = o.parallel.dp > 0 ? o.parallel.dp : o.hardware.gpus / std::max(1, c.tp * c.pp * c.cp);
+  c.virtual_stages = o.parallel.virtual_stages;
+  c.zero = o.parallel.zero;
+  c.recompute = o.parallel.recompute;
+  c.schedule = o.parallel.pipeline_schedule;
+  c.sequence_parallel = o.parallel.sequence_parallel;
+  return c;
+}
+
+train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candidate& c) {
+  train::TrainOptions o = base;
+  o.hardware.gpus = c.gpus;
+  o.training.global_batch = c.global_batch;
+  o.training.micro_batch = c.micro_batch;
+  train::ParallelOptions& p = o.parallel;
+  const auto chunks = [](PipelineScheduleKind k, int v) { return k == PipelineScheduleKind::kInterleaved ? v : 1; };
+  const bool same_stages = c.pp == base.parallel.pp &&
+                           chunks(c.schedule, c.virtual_stages) ==
+                               chunks(base.parallel.pipeline_schedule, base.parallel.virtual_stages);
+  if (!same_stages) p.layers_per_stage.clear();
+  p.tp = c.tp;
+  p.pp = c.pp;
+  p.cp = c.cp;
+  p.dp = c.dp;
+  p.virtual_stages = c.virtual_stages;
+  p.zero = c.zero;
+  p.recompute = c.recompute;
+  p.pipeline_schedule = c.schedule;
+  p.sequence_parallel = c.sequence_parallel;
+  return o;
+}
+
+std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate& c) {
+  const auto s = [](int v) { return std::to_string(v); };
+  return {{"gpus", s(c.gpus)},
+          {"global_batch", s(c.global_batch)},
+          {"micro_batch", s(c.micro_batch)},
+          {"tp", s(c.tp)},
+          {"pp", s(c.pp)},
+          {"cp", s(c.cp)},
+          {"dp", s(c.dp)},
+          {"pipeline_schedule", ScheduleText(c.schedule)},
+          {"virtual_stages", s(c.virtual_stages)},
+          {"zero", s(c.zero)},
+          {"recompute", RecomputeText(c.recompute)},
+          {"sequence_parallel", c.sequence_parallel ? "true" : "false"}};
+}
+
+std::string DescribeCandidate(const Candidate& c, bool with_gpus) {
+  std::string out = with_gpus ? std::to_string(c.gpus) + " gpus " : "";
+  out += "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " cp " + std::to_string(c.cp) + " dp " +
+         std::to_string(c.dp) + " mb " + std::to_string(c.micro_batch) + " " + ScheduleText(c.schedule);
+  if (c.schedule == PipelineScheduleKind::kInterleaved) out += " x" + std::to_string(c.virtual_stages);
+  out += " zero " + std::to_string(c.zero) + " recompute " + RecomputeText(c.recompute);
+  if (c.sequence_parallel) out += " sp";
+  return out;
+}
+
+std::string DiffCandidates(const Candidate& ref, const Candidate& c) {
+  const auto a = CandidateFields(ref), b = CandidateFields(c);
+  std::string out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].second == b[i].second) continue;
+    if (!out.empty()) out += ", ";
+    out += a[i].first + " " + a[i].second + "->" + b[i].second;
+  }
+  return out;
+}
+
+Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::ParallelPlan& plan, Bytes overhead) {
+  const model::ModelSpec& m = o.model;
+  const double layer = m.LayerParameters() / plan.tp;
+  const double embedding = static_cast<double>(m.vocab) * m.hidden / plan.tp;
+  const double wbytes = o.training.precision == hw::DType::kFp8 ? 3.0 : 2.0;
+  const int zero = o.parallel.zero, dp = plan.dp;
+  const double per_param = wbytes / (zero >= 3 ? dp : 1) + kGradBytes / (zero >= 2 ? dp : 1) +
+                           kMasterBytes / (zero >= 1 ? dp : 1);
+  double worst = 0;
+  for (int rank = 0; rank < plan.pp; ++rank) {
+    double params = 0;
+    for (int chunk = 0; chunk < plan.chunks; ++chunk) {
+      params += plan.LayersOf(rank, chunk) * layer;
+      if (plan.IsFirst(rank, chunk)) params += embedding;
+      if (plan.IsLast(rank, chunk) && !(m.tied_embeddings && plan.IsFirst(rank, chunk))) params += embedding;
+    }
+    worst = std::max(worst, params);
+  }
+  return Bytes(worst * per_param) + overhead;
+}
+
+uint64_t Enumeration::PrunedTotal() const {
+  uint64_t n = 0;
+  for (const auto& [reason, count] : pruned) n += count;
+  return n;
+}
+
+void Enumeration::AddPruned(const std::string& reason, uint64_t n) {
+  for (auto& [r, count] : pruned) {
+    if (r == reason) {
+      count += n;
+      return;
+    }
+  }
+  pruned.push_back({reason, n});
+}
+
+Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptions& options,
+                                const MemoryLimits& limits) {
+  Enumeration e;
+  for (const char* r : {kPrunedGpuCount, kPrunedHeads, kPrunedBatch, kPrunedSequence, kPrunedStages,
+                        kPrunedEquivalent, kPrunedMemory, kPrunedDominated})
+    e.pruned.push_back({r, 0});
+  const Lists l(options.space, base);
+  const Constraints& cons = options.constraints;
+  const Bytes usable = limits.Usable();
+  std::set<decltype(Key(Candidate{}))> seen;
+  for (int tp : l.tp)
+    for (int pp : l.pp)
+      for (int cp : l.cp) {
+        uint64_t rejected = 0;
+        const auto choices = GpuChoices(int64_t{tp} * pp * cp, base, options, &rejected);
+        e.space_size += (choices.size() + rejected) * l.Inner();
+        e.AddPruned(kPrunedGpuCount, rejected * l.Inner());
+        for (const auto& [gpus, dp] : choices) {
+          if (!GpuCountAllowed(gpus, cons, base.hardware.gpus) || !WholeNodes(gpus, base.hardware.gpus_per_node)) {
+            e.AddPruned(kPrunedGpuCount, l.Inner());
+            continue;
+          }
+          for (auto schedule : l.schedule)
+            for (int vs : l.virtual_stages)
+              for (int mb : l.micro_batch)
+                for (int zero : l.zero)
+                  for (bool sp : l.sp)
+                    for (auto rc : l.recompute) {
+                      Candidate c{gpus, GlobalBatch(base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc,
+                                  schedule, sp};
+                      if (const char* why = DivisibilityFailure(base, c)) {
+                        e.AddPruned(why, 1);
+                        continue;
+                      }
+                      c = Canonical(c, l.min_zero);
+                      if (!seen.insert(Key(c)).second) {
+                        e.AddPruned(kPrunedEquivalent, 1);
+                        continue;
+                      }
+                      const train::TrainOptions o = ApplyCandidate(base, c);
+                      auto plan = train::MakeParallelPlan(o);
+                      if (!plan.ok()) {  // a rule the checks above do not mirror yet
+                        e.AddPruned("layout: " + plan.error().message, 1);
+                        continue;
+                      }
+                      if (StaticMemoryLowerBound(o, *plan, limits.framework_overhead) > usable) {
+                        e.AddPruned(kPrunedMemory, 1);
+                        continue;
+                      }
+                      e.candidates.push_back(c);
+                    }
+        }
+      }
+  return e;
+}
+
+}  // namespace dlsim::plan
