@@ -1,0 +1,73 @@
+// Paged KV-cache block accounting of one replica (vLLM's block manager, counts only).
+//
+// Blocks are interchangeable, so the manager tracks counts, not block ids. Allocation never
+// exceeds the total (Allocate asserts CanAllocate); a watermark of free blocks can be kept back
+// when admitting new prefills so that running decodes can still grow. Utilisation over time is
+// integrated exactly between calls to Advance().
+//
+//   serve::KvCache kv(/*total_blocks=*/2000, /*block_size=*/16, /*watermark=*/0.01);
+//   if (kv.CanAllocate(kv.BlocksFor(600), /*keep_watermark=*/true)) kv.Allocate(kv.BlocksFor(600));
+//
+// Not thread-safe; one per replica.
+#ifndef DLSIM_SERVE_KV_CACHE_H_
+#define DLSIM_SERVE_KV_CACHE_H_
+
+#include <cassert>
+#include <cstdint>
+
+#include "dlsim/core/units.h"
+
+namespace dlsim::serve {
+
+class KvCache {
+ public:
+  KvCache() = default;
+  KvCache(int64_t total_blocks, int block_size, double watermark)
+      : total_(total_blocks), block_size_(block_size),
+        watermark_blocks_(static_cast<int64_t>(watermark * static_cast<double>(total_blocks))) {}
+
+  int64_t BlocksFor(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  bool CanAllocate(int64_t n, bool keep_watermark) const {
+    return used_ + n + (keep_watermark ? watermark_blocks_ : 0) <= total_;
+  }
+  // Precondition: CanAllocate(n, false).
+  void Allocate(int64_t n) {
+    assert(CanAllocate(n, false));
+    used_ += n;
+    if (used_ > peak_) peak_ = used_;
+  }
+  // Precondition: n <= used().
+  void Release(int64_t n) {
+    assert(n <= used_);
+    used_ -= n;
+  }
+  // Integrates used blocks over time up to `now` (monotonic).
+  void Advance(TimePoint now) {
+    used_time_ += static_cast<double>(used_) * static_cast<double>((now - last_).ToNanos());
+    last_ = now;
+  }
+  // Time-weighted mean of used/total from the start to the last Advance().
+  double MeanUtilization() const {
+    const double span = static_cast<double>(last_.ToNanos());
+    return span > 0 && total_ > 0 ? used_time_ / span / static_cast<double>(total_) : 0.0;
+  }
+
+  int64_t total() const { return total_; }
+  int64_t used() const { return used_; }
+  int64_t free() const { return total_ - used_; }
+  int64_t peak() const { return peak_; }
+  int block_size() const { return block_size_; }
+
+ private:
+  int64_t total_ = 0;
+  int block_size_ = 16;
+  int64_t watermark_blocks_ = 0;
+  int64_t used_ = 0;
+  int64_t peak_ = 0;
+  double used_time_ = 0;  // block-nanoseconds
+  TimePoint last_;
+};
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_KV_CACHE_H_

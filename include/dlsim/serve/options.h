@@ -1,0 +1,118 @@
+// Options of one serving simulation (`dlsim serve FILE`): plain, validated structs.
+//
+// io::ParseServeScenario() builds them from YAML (keys and defaults: docs/serving.md); tests
+// build them by hand. Times are seconds (doubles) at this edge and Durations inside the
+// simulator; rates are requests per second.
+//
+//   serve::ServeOptions o;
+//   o.model = *models.Find("llama2-7b").value();
+//   o.gpu = *catalog.FindGpu("a100").value();
+//   o.workload.rate = 4.0;
+//   o.scheduler.name = "vllm";
+//
+// Values; thread-safe as values.
+#ifndef DLSIM_SERVE_OPTIONS_H_
+#define DLSIM_SERVE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlsim/hw/gpu.h"
+#include "dlsim/model/model_spec.h"
+
+namespace dlsim::serve {
+
+enum class ArrivalKind { kPoisson, kGamma, kTrace };
+
+// A distribution of token counts. Samples are rounded and clamped to [min, max].
+struct LengthDistribution {
+  enum class Kind { kLognormal, kFixed, kUniform, kEmpirical };
+  Kind kind = Kind::kLognormal;
+  double median = 600;           // lognormal: exp(mu)
+  double sigma = 0.8;            // lognormal: sigma of the underlying normal
+  double value = 0;              // fixed
+  double low = 1, high = 1;      // uniform, inclusive
+  std::vector<double> values{};  // empirical: sampled uniformly (e.g. a column of a trace file)
+  int64_t min = 1;
+  int64_t max = 1 << 20;
+};
+
+// One request of a trace file: arrival time (s from the start) and lengths.
+struct TraceEntry {
+  double arrival_s = 0;
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+};
+
+struct WorkloadOptions {
+  ArrivalKind arrival = ArrivalKind::kPoisson;
+  double rate = 4.0;           // requests per second (all replicas together)
+  double cv = 1.0;             // gamma: coefficient of variation of inter-arrival times
+  int64_t requests = 0;        // number of requests; 0 when duration_s is used
+  double duration_s = 0;       // arrivals stop after this time when requests == 0
+  LengthDistribution prompt;
+  LengthDistribution output{.median = 200};
+  std::vector<TraceEntry> trace;  // arrival == kTrace: the requests, sorted by arrival
+  uint64_t seed = 0;
+};
+
+struct HardwareOptions {
+  int tp = 1;
+  int pp = 1;
+  int replicas = 1;
+  double memory_margin = 0.1;  // fraction of HBM kept free (Vidur's memory_margin_fraction)
+};
+
+enum class Preemption { kRecompute, kSwap };
+
+struct SchedulerOptions {
+  std::string name = "vllm";            // serving-scheduler registry name
+  std::string router = "round-robin";   // router registry name
+  int block_size = 16;                  // tokens per KV block
+  double watermark = 0.01;              // fraction of blocks kept free when admitting prefills
+  int max_batch_size = 128;             // requests per iteration
+  int64_t max_batched_tokens = 4096;    // tokens per iteration (prefill-only schedulers)
+  int64_t chunk_size = 512;             // sarathi: token budget per iteration
+  Preemption preemption = Preemption::kRecompute;
+  int prefill_replicas = 1;             // distserve: replicas in the prefill pool
+  int decode_replicas = 1;              // distserve: replicas in the decode pool
+  double kv_transfer_gbps = 0;          // distserve: GB/s between pools; 0 = the GPU's NVLink
+  int64_t max_seq_len = 4096;           // orca: KV reserved per request (prompt + output cap)
+};
+
+enum class OffloadMode { kNone, kStatic, kSelectN };
+
+// Host-memory offloading of weights over PCIe.
+struct OffloadOptions {
+  OffloadMode mode = OffloadMode::kNone;
+  // static (FlexGen / DeepSpeed ZeRO-Inference style): fraction of every layer's weights kept
+  // in host memory and streamed in each iteration, prefetching one layer ahead.
+  double weight_fraction = 1.0;
+  // select-n: the smallest interval allowed (every i-th layer in host memory); 0 = derived
+  // offline from the TPOT SLO.
+  int min_interval = 0;
+  double pcie_gbps = 0;        // host-to-device GB/s per direction; 0 = from the GPU's PCIe gen/lanes
+  int gpus_per_pcie_bus = 1;   // replicas sharing one host bus (contention)
+  double host_memory_gib = 512;  // host memory available for offloaded state
+};
+
+struct SloOptions {
+  double ttft_s = 2.0;
+  double tpot_s = 0.1;
+};
+
+struct ServeOptions {
+  std::string name;  // scenario name (file stem)
+  model::ModelSpec model;
+  hw::GpuSpec gpu;
+  HardwareOptions hardware;
+  WorkloadOptions workload;
+  SchedulerOptions scheduler;
+  OffloadOptions offload;
+  SloOptions slo;
+};
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_OPTIONS_H_

@@ -1,0 +1,57 @@
+// Requests of a serving simulation and their generation from a workload description.
+//
+//   auto reqs = serve::GenerateRequests(options.workload);   // Result<std::vector<Request>>
+//
+// Generation is deterministic: arrivals and lengths use named sub-streams of the workload
+// seed ("serve/arrivals", "serve/prompt", "serve/output"), so changing the length
+// distribution does not move the arrival times. Stateless; thread-safe.
+#ifndef DLSIM_SERVE_REQUEST_H_
+#define DLSIM_SERVE_REQUEST_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/core/rng.h"
+#include "dlsim/core/units.h"
+#include "dlsim/serve/options.h"
+
+namespace dlsim::serve {
+
+// One request: its shape, then its progress (owned and updated by the simulator).
+struct Request {
+  TimePoint arrival;
+  int32_t prompt = 0;          // prompt tokens
+  int32_t output = 0;          // tokens to generate (>= 1); the first comes from the prefill
+  // Progress.
+  int32_t prefill_target = 0;  // tokens the next prefill must process (prompt, + generated after a recompute)
+  int32_t prefilled = 0;       // tokens of the current prefill done
+  int32_t kv_tokens = 0;       // tokens whose KV is in the cache
+  int32_t generated = 0;       // output tokens produced
+  int32_t blocks = 0;          // KV blocks held on the GPU
+  int32_t replica = -1;        // replica it is queued on or runs on
+  int32_t preemptions = 0;
+  bool swapped = false;        // KV swapped out to host memory
+  bool scheduled = false;      // has been in a batch at least once
+  bool done = false;
+  TimePoint first_scheduled;
+  TimePoint first_token;
+  TimePoint finish;
+
+  bool prefill_done() const { return prefilled >= prefill_target; }
+  // Tokens still to process: remaining prefill plus remaining decode steps.
+  int64_t remaining_tokens() const {
+    return (prefill_target - prefilled) + (output - generated);
+  }
+};
+
+// Samples one length from `d` (rounded, clamped to [d.min, d.max]).
+int64_t SampleLength(const LengthDistribution& d, Rng& rng);
+
+// The workload's requests sorted by arrival. Error (kInvalidArgument) when the workload asks
+// for no requests (requests == 0 and duration_s == 0, or an empty trace) or a non-positive rate.
+Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w);
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_REQUEST_H_

@@ -1,0 +1,46 @@
+// Building what a serving simulation needs from options and calibration data, and the terminal
+// report. Used by the CLI, the capacity search, reproductions and benchmarks.
+//
+//   auto env = serve::MakeServeEnvironment(compute_cal, network_cal);   // Result<ServeEnvironment>
+//   auto cost = serve::MakeCostModel(options, *env);                     // Result<unique_ptr<...>>
+//   auto result = serve::Simulate(options, **cost, env->schedulers, env->routers);
+//   std::cout << serve::FormatReport(options, *result);
+//
+// A ServeEnvironment is immutable after construction and may be shared by threads.
+#ifndef DLSIM_SERVE_SETUP_H_
+#define DLSIM_SERVE_SETUP_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlsim/cost/compute_calibration.h"
+#include "dlsim/net/calibration.h"
+#include "dlsim/serve/capacity.h"
+#include "dlsim/serve/simulator.h"
+
+namespace dlsim::serve {
+
+struct ServeEnvironment {
+  cost::ComputeCalibration compute;
+  std::shared_ptr<const net::CollectiveModel> collective;
+  std::vector<OperatorProfile> profiles;
+  SchedulerRegistry schedulers{"serving-scheduler"};
+  RouterRegistry routers{"router"};
+};
+
+// Registries with the builtins, the embedded Vidur profiles and the "nccl" collective model.
+Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration& compute,
+                                                               const net::NetworkCalibration& network);
+
+// The profiled cost model for the scenario's (GPU, model, TP): measured operators when the
+// embedded profiles cover it, the roofline model otherwise.
+Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& options, const ServeEnvironment& env);
+
+// Human-readable report (tables of latencies, throughput, KV use, offloading).
+std::string FormatReport(const ServeOptions& options, const ServeResult& result);
+std::string FormatCapacityReport(const ServeOptions& options, const CapacityResult& cap, double target);
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_SETUP_H_

@@ -1,0 +1,84 @@
+// The serving simulator: requests arrive, a router spreads them over replicas, each replica's
+// scheduler forms iterations whose time comes from the iteration cost model.
+//
+// Event-driven: one pending arrival event and at most one iteration-completion event per
+// replica live in the queue, so the heap stays small. Work per iteration is proportional to the
+// batch (bounded by max_batch_size), not to the number of requests in the system.
+//
+//   serve::SchedulerRegistry schedulers("serving-scheduler");  serve::RegisterSchedulers(schedulers);
+//   serve::RouterRegistry routers("router");                   serve::RegisterRouters(routers);
+//   auto r = serve::Simulate(options, *cost, schedulers, routers, &trace_sink);   // Result<ServeResult>
+//
+// A configuration that cannot run (weights do not fit) is a result with feasible == false and
+// a reason; errors are for bad names and empty workloads. Simulate() is reentrant: it owns all
+// of its state, so several may run in parallel threads (sinks are per call).
+#ifndef DLSIM_SERVE_SIMULATOR_H_
+#define DLSIM_SERVE_SIMULATOR_H_
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/report/sink.h"
+#include "dlsim/serve/iteration_cost.h"
+#include "dlsim/serve/offload.h"
+#include "dlsim/serve/options.h"
+#include "dlsim/serve/router.h"
+#include "dlsim/serve/scheduler.h"
+
+namespace dlsim::serve {
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+// Nearest-rank percentiles and the mean of `values` (reordered); zeros when empty.
+Percentiles Summarize(std::vector<double>& values);
+
+struct ServeMetrics {
+  int64_t requests_total = 0;
+  int64_t requests_completed = 0;
+  int64_t completions_recorded = 0;  // finish events seen (== requests_completed unless a bug)
+  Percentiles ttft_s, tpot_s, e2e_s, queueing_s;
+  double makespan_s = 0;             // first arrival to last completion
+  double throughput_tokens_per_s = 0;   // output tokens
+  double throughput_requests_per_s = 0;
+  double goodput_requests_per_s = 0;    // requests meeting both SLOs per second
+  double slo_attainment = 0;            // fraction of requests meeting TTFT and TPOT SLOs
+  double kv_mean_utilization = 0;       // time-weighted, mean over replicas
+  double kv_peak_utilization = 0;       // max over replicas
+  int64_t kv_overcommits = 0;           // iterations that ended with used > total blocks (must be 0)
+  int64_t preemptions = 0;
+  int64_t iterations = 0;
+  double mean_batch_requests = 0;
+  // Offloading.
+  double host_memory_gib_per_gpu = 0;
+  double mean_offload_interval = 0;     // over iterations that offloaded
+  double offload_stall_s = 0;           // summed over replicas
+};
+
+struct ServeResult {
+  bool feasible = true;
+  std::string infeasible_reason;
+  std::string scheduler;
+  int replicas = 0;
+  MemoryPlan memory;
+  bool profiled = false;  // token-level operators from measured profiles
+  ServeMetrics metrics;
+};
+
+// Runs the scenario. `sink` (may be null) receives a span per iteration and KV counters; the
+// caller calls Begin/Finish. Errors: unknown scheduler or router names, an empty workload.
+Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
+                             const SchedulerRegistry& schedulers, const RouterRegistry& routers,
+                             report::Sink* sink = nullptr);
+
+// The report as JSON, with at least requests_completed, ttft_s, tpot_s, e2e_s (p50, p90, p99,
+// mean), throughput_tokens_per_s, throughput_requests_per_s and slo_attainment.
+nlohmann::ordered_json ToJson(const ServeResult& r);
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_SIMULATOR_H_

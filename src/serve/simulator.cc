@@ -1,0 +1,355 @@
+#include "dlsim/serve/simulator.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "dlsim/core/event_queue.h"
+
+namespace dlsim::serve {
+namespace {
+
+enum class Role { kMixed, kPrefill, kDecode };
+
+struct Replica {
+  int id = 0;
+  Role role = Role::kMixed;
+  ReplicaQueues q;
+  KvCache kv;
+  std::unique_ptr<ReplicaScheduler> policy;
+  Batch batch;
+  bool busy = false;
+  bool transferring = false;  // its current iteration moves weights over PCIe
+  int64_t outstanding = 0;    // tokens still to process of the requests routed here
+  int64_t iterations = 0;
+  int64_t batch_requests = 0;
+  Duration stall;
+  int64_t offload_iterations = 0;
+  int64_t interval_sum = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(const ServeOptions& o, const IterationCostModel& cost, const MemoryPlan& plan,
+             std::vector<Request> requests, report::Sink* sink)
+      : o_(o), cost_(cost), plan_(plan), offloader_(plan, o.offload), reqs_(std::move(requests)), sink_(sink) {}
+
+  Status Build(const SchedulerRegistry& schedulers, const RouterRegistry& routers) {
+    DLSIM_ASSIGN_OR_RETURN(auto probe, schedulers.Create(o_.scheduler.name, o_.scheduler));
+    const bool disagg = probe->disaggregated();
+    const int n = disagg ? o_.scheduler.prefill_replicas + o_.scheduler.decode_replicas : o_.hardware.replicas;
+    for (int i = 0; i < n; ++i) {
+      auto r = std::make_unique<Replica>();
+      r->id = i;
+      r->role = !disagg ? Role::kMixed : (i < o_.scheduler.prefill_replicas ? Role::kPrefill : Role::kDecode);
+      r->kv = KvCache(plan_.kv_blocks, o_.scheduler.block_size, o_.scheduler.watermark);
+      DLSIM_ASSIGN_OR_RETURN(r->policy, schedulers.Create(o_.scheduler.name, o_.scheduler));
+      (r->role == Role::kDecode ? decode_pool_ : entry_pool_).push_back(r.get());
+      replicas_.push_back(std::move(r));
+    }
+    DLSIM_ASSIGN_OR_RETURN(entry_router_, routers.Create(o_.scheduler.router));
+    DLSIM_ASSIGN_OR_RETURN(decode_router_, routers.Create(o_.scheduler.router));
+    const double gbps = o_.scheduler.kv_transfer_gbps;
+    kv_link_ = gbps > 0 ? GBps(gbps)
+                        : (o_.gpu.nvlink_bandwidth.value() > 0 ? o_.gpu.nvlink_bandwidth : o_.gpu.PcieBandwidth());
+    kv_link_ = kv_link_ * static_cast<double>(o_.hardware.tp);  // every GPU of the group sends its shard
+    return Status::Ok();
+  }
+
+  void Run() {
+    if (sink_ != nullptr) {
+      for (const auto& r : replicas_) {
+        const char* role = r->role == Role::kPrefill ? " (prefill)" : r->role == Role::kDecode ? " (decode)" : "";
+        sink_->OnProcessName({r->id, "replica " + std::to_string(r->id) + role, r->id});
+        sink_->OnThreadName({r->id, 0, "iterations", 0});
+      }
+    }
+    if (!reqs_.empty()) queue_.Schedule(reqs_[0].arrival, [this] { OnArrival(); });
+    queue_.Run();
+  }
+
+  ServeMetrics Metrics() const;
+
+ private:
+  void OnArrival() {
+    const int32_t idx = next_arrival_++;
+    Enqueue(idx, entry_pool_, *entry_router_);
+    if (next_arrival_ < static_cast<int32_t>(reqs_.size())) {
+      queue_.Schedule(reqs_[next_arrival_].arrival, [this] { OnArrival(); });
+    }
+  }
+
+  void Enqueue(int32_t idx, std::vector<Replica*>& pool, Router& router) {
+    outstanding_scratch_.resize(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i) outstanding_scratch_[i] = pool[i]->outstanding;
+    Replica& r = *pool[router.Pick(outstanding_scratch_)];
+    Request& req = reqs_[idx];
+    req.replica = r.id;
+    r.outstanding += req.remaining_tokens();
+    r.q.waiting.push_back(idx);
+    if (!r.busy) StartIteration(r);
+  }
+
+  void StartIteration(Replica& r) {
+    r.batch.Clear();
+    SchedulerContext ctx{reqs_, r.kv, plan_.block_bytes, 0};
+    r.policy->FormBatch(r.q, ctx, r.batch);
+    preemptions_ += ctx.preemptions;
+    if (r.batch.empty()) {
+      r.busy = false;
+      return;
+    }
+    const TimePoint now = queue_.Now();
+    const IterationTime t = cost_.Time(r.batch.shape);
+    Duration d = t.Total(o_.model.layers);
+    int interval = 0;
+    if (offloader_.active()) {
+      int sharers = 1;
+      const int bus = r.id / std::max(1, o_.offload.gpus_per_pcie_bus);
+      for (const auto& other : replicas_) {
+        if (other.get() != &r && other->transferring && other->id / std::max(1, o_.offload.gpus_per_pcie_bus) == bus) {
+          ++sharers;
+        }
+      }
+      const Duration stall =
+          offloader_.Stall(t.per_layer, sharers, plan_.block_bytes * static_cast<double>(r.kv.used()), &interval);
+      d += stall;
+      r.stall += stall;
+      r.transferring = interval > 0;
+      if (interval > 0) {
+        ++r.offload_iterations;
+        r.interval_sum += interval;
+      }
+    }
+    if (r.batch.swap_bytes.value() > 0) d += r.batch.swap_bytes / plan_.pcie;
+    for (const BatchEntry& e : r.batch.entries) {
+      Request& req = reqs_[e.request];
+      if (!req.scheduled) {
+        req.scheduled = true;
+        req.first_scheduled = now;
+      }
+    }
+    r.kv.Advance(now);
+    r.busy = true;
+    ++r.iterations;
+    r.batch_requests += static_cast<int64_t>(r.batch.entries.size());
+    if (sink_ != nullptr) EmitSpan(r, now, d, interval);
+    queue_.Schedule(now + d, [this, &r] { FinishIteration(r); });
+  }
+
+  void EmitSpan(const Replica& r, TimePoint now, Duration d, int interval) {
+    const BatchShape& s = r.batch.shape;
+    const char* name = s.prefill_tokens == 0 ? "decode" : (s.decode_requests == 0 ? "prefill" : "mixed");
+    sink_->OnSpan({r.id, 0, name, "iteration", now, d,
+                   {{"prefill_tokens", s.prefill_tokens},
+                    {"decode_requests", s.decode_requests},
+                    {"kv_blocks_used", r.kv.used()},
+                    {"offload_interval", int64_t{interval}}}});
+    sink_->OnCounter({r.id, "kv_utilization", now, static_cast<double>(r.kv.used()) / r.kv.total()});
+  }
+
+  void FinishIteration(Replica& r) {
+    const TimePoint now = queue_.Now();
+    r.kv.Advance(now);
+    r.transferring = false;
+    if (r.kv.used() > r.kv.total()) ++overcommits_;
+    bool any_left = false;
+    for (const BatchEntry& e : r.batch.entries) {
+      Request& req = reqs_[e.request];
+      const int64_t before = req.remaining_tokens();
+      req.kv_tokens += e.tokens;
+      if (e.prefill) req.prefilled += e.tokens;
+      if (req.prefill_done()) ++req.generated;
+      r.outstanding -= before - req.remaining_tokens();
+      if (!req.prefill_done()) continue;
+      if (req.generated == 1) req.first_token = now;
+      if (req.generated >= req.output) {
+        Complete(r, req, now);
+        any_left = true;
+      } else if (r.role == Role::kPrefill && e.prefill) {
+        Handoff(r, e.request, now);
+        any_left = true;
+      }
+    }
+    if (any_left) {
+      auto& run = r.q.running;
+      run.erase(std::remove_if(run.begin(), run.end(), [this](int32_t i) { return reqs_[i].replica < 0; }),
+                run.end());
+    }
+    StartIteration(r);
+  }
+
+  void Complete(Replica& r, Request& req, TimePoint now) {
+    req.done = true;
+    req.finish = now;
+    r.kv.Release(req.blocks);
+    req.blocks = 0;
+    req.replica = -1;
+    ++completions_;
+  }
+
+  // DistServe: the prefill is done; the KV moves to a decode replica, then the blocks here free.
+  void Handoff(Replica& r, int32_t idx, TimePoint now) {
+    Request& req = reqs_[idx];
+    r.outstanding -= req.remaining_tokens();
+    req.replica = -1;
+    const Duration transfer = (plan_.block_bytes * static_cast<double>(req.blocks)) / kv_link_;
+    const int32_t blocks = req.blocks;
+    req.blocks = 0;
+    queue_.Schedule(now + transfer, [this, &r, idx, blocks] {
+      r.kv.Advance(queue_.Now());
+      r.kv.Release(blocks);
+      Enqueue(idx, decode_pool_, *decode_router_);
+      if (!r.busy) StartIteration(r);
+    });
+  }
+
+  const ServeOptions& o_;
+  const IterationCostModel& cost_;
+  MemoryPlan plan_;
+  Offloader offloader_;
+  std::vector<Request> reqs_;
+  report::Sink* sink_;
+  EventQueue queue_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<Replica*> entry_pool_, decode_pool_;
+  std::unique_ptr<Router> entry_router_, decode_router_;
+  std::vector<int64_t> outstanding_scratch_;
+  BytesPerSecond kv_link_;
+  int32_t next_arrival_ = 0;
+  int64_t preemptions_ = 0;
+  int64_t completions_ = 0;
+  int64_t overcommits_ = 0;
+};
+
+ServeMetrics Simulation::Metrics() const {
+  ServeMetrics m;
+  m.requests_total = static_cast<int64_t>(reqs_.size());
+  m.completions_recorded = completions_;
+  std::vector<double> ttft, tpot, e2e, queueing;
+  ttft.reserve(reqs_.size());
+  tpot.reserve(reqs_.size());
+  e2e.reserve(reqs_.size());
+  queueing.reserve(reqs_.size());
+  int64_t tokens = 0, good = 0;
+  TimePoint last;
+  for (const Request& r : reqs_) {
+    if (!r.done) continue;
+    ++m.requests_completed;
+    tokens += r.output;
+    last = std::max(last, r.finish);
+    const double t1 = (r.first_token - r.arrival).ToSeconds();
+    const double tp = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
+    ttft.push_back(t1);
+    tpot.push_back(tp);
+    e2e.push_back((r.finish - r.arrival).ToSeconds());
+    queueing.push_back((r.first_scheduled - r.arrival).ToSeconds());
+    if (t1 <= o_.slo.ttft_s && tp <= o_.slo.tpot_s) ++good;
+  }
+  m.ttft_s = Summarize(ttft);
+  m.tpot_s = Summarize(tpot);
+  m.e2e_s = Summarize(e2e);
+  m.queueing_s = Summarize(queueing);
+  if (!reqs_.empty()) m.makespan_s = (last - reqs_.front().arrival).ToSeconds();
+  if (m.makespan_s > 0) {
+    m.throughput_tokens_per_s = static_cast<double>(tokens) / m.makespan_s;
+    m.throughput_requests_per_s = static_cast<double>(m.requests_completed) / m.makespan_s;
+    m.goodput_requests_per_s = static_cast<double>(good) / m.makespan_s;
+  }
+  m.slo_attainment = m.requests_total > 0 ? static_cast<double>(good) / static_cast<double>(m.requests_total) : 0;
+  int64_t batch_requests = 0, off_iters = 0, interval_sum = 0;
+  for (const auto& r : replicas_) {
+    m.kv_mean_utilization += r->kv.MeanUtilization() / static_cast<double>(replicas_.size());
+    m.kv_peak_utilization = std::max(m.kv_peak_utilization, static_cast<double>(r->kv.peak()) / r->kv.total());
+    m.iterations += r->iterations;
+    batch_requests += r->batch_requests;
+    m.offload_stall_s += r->stall.ToSeconds();
+    off_iters += r->offload_iterations;
+    interval_sum += r->interval_sum;
+  }
+  m.kv_overcommits = overcommits_;
+  m.preemptions = preemptions_;
+  m.mean_batch_requests = m.iterations > 0 ? static_cast<double>(batch_requests) / m.iterations : 0;
+  m.mean_offload_interval = off_iters > 0 ? static_cast<double>(interval_sum) / off_iters : 0;
+  m.host_memory_gib_per_gpu = plan_.offloaded.ToGiB();
+  return m;
+}
+
+}  // namespace
+
+Percentiles Summarize(std::vector<double>& v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) {
+    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::clamp<size_t>(k, 1, v.size()) - 1];
+  };
+  p.p50 = rank(0.5);
+  p.p90 = rank(0.9);
+  p.p99 = rank(0.99);
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  return p;
+}
+
+Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
+                             const SchedulerRegistry& schedulers, const RouterRegistry& routers,
+                             report::Sink* sink) {
+  ServeResult result;
+  result.scheduler = options.scheduler.name;
+  result.profiled = cost.profiled();
+  DLSIM_ASSIGN_OR_RETURN(std::vector<Request> requests, GenerateRequests(options.workload));
+  auto plan = PlanMemory(options, cost);
+  if (!plan.ok()) {
+    if (plan.error().code != ErrorCode::kInfeasible) return plan.error();
+    result.feasible = false;
+    result.infeasible_reason = plan.error().message;
+    result.metrics.requests_total = static_cast<int64_t>(requests.size());
+    return result;
+  }
+  result.memory = *plan;
+  Simulation sim(options, cost, *plan, std::move(requests), sink);
+  DLSIM_RETURN_IF_ERROR(sim.Build(schedulers, routers));
+  sim.Run();
+  result.metrics = sim.Metrics();
+  result.replicas = options.hardware.replicas;
+  return result;
+}
+
+nlohmann::ordered_json ToJson(const ServeResult& r) {
+  auto pct = [](const Percentiles& p) {
+    return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
+  };
+  const ServeMetrics& m = r.metrics;
+  nlohmann::ordered_json j;
+  j["feasible"] = r.feasible;
+  if (!r.feasible) j["infeasible_reason"] = r.infeasible_reason;
+  j["scheduler"] = r.scheduler;
+  j["requests_total"] = m.requests_total;
+  j["requests_completed"] = m.requests_completed;
+  j["ttft_s"] = pct(m.ttft_s);
+  j["tpot_s"] = pct(m.tpot_s);
+  j["e2e_s"] = pct(m.e2e_s);
+  j["queueing_s"] = pct(m.queueing_s);
+  j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
+  j["throughput_requests_per_s"] = m.throughput_requests_per_s;
+  j["goodput_requests_per_s"] = m.goodput_requests_per_s;
+  j["slo_attainment"] = m.slo_attainment;
+  j["makespan_s"] = m.makespan_s;
+  j["kv_cache"] = {{"blocks_per_replica", r.memory.kv_blocks},
+                   {"block_bytes", r.memory.block_bytes.ToBytes()},
+                   {"mean_utilization", m.kv_mean_utilization},
+                   {"peak_utilization", m.kv_peak_utilization}};
+  j["preemptions"] = m.preemptions;
+  j["iterations"] = m.iterations;
+  j["mean_batch_requests"] = m.mean_batch_requests;
+  j["offload"] = {{"host_memory_gib_per_gpu", m.host_memory_gib_per_gpu},
+                  {"min_interval", r.memory.min_interval},
+                  {"mean_interval", m.mean_offload_interval},
+                  {"stall_s", m.offload_stall_s}};
+  j["profiled_operators"] = r.profiled;
+  return j;
+}
+
+}  // namespace dlsim::serve
