@@ -1,0 +1,84 @@
+// Fitted constants of the roofline compute model, per GPU architecture and data type.
+//
+// A ComputeCalibration is plain data: io::ParseComputeCalibration() builds it from YAML
+// (data/calibration/compute.yaml, written by `dlsim-fit compute`, embedded in the binary).
+// Every constant has a physical meaning; docs/cost-model.md lists them with their sources.
+// GPUs whose architecture has no entry use DefaultArchCalibration() (derived from the catalog
+// spec and the calibrated architectures).
+//
+//   const dlsim::cost::ArchCalibration arch = dlsim::cost::ResolveArchCalibration(gpu, cal);
+//   const dlsim::cost::GemmCalibration& g = arch.Gemm(dlsim::hw::DType::kBf16);
+//
+// Values; thread-safe for concurrent const use.
+#ifndef DLSIM_COST_COMPUTE_CALIBRATION_H_
+#define DLSIM_COST_COMPUTE_CALIBRATION_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlsim/core/units.h"
+#include "dlsim/hw/gpu.h"
+
+namespace dlsim::cost {
+
+// Efficiency curve of dense GEMMs of one data type (see kernel_time.h for the formula).
+struct GemmCalibration {
+  // Fraction of the dense tensor-core peak reached by a large, well-shaped GEMM (the asymptote).
+  double max_efficiency = 0.8;
+  // Reduction length K at which the per-tile main loop reaches half of its asymptotic rate:
+  // the fixed prologue/epilogue cost of a tile, expressed in K elements.
+  double k_half = 64;
+  // Output tiles per SM at which the SMs are half busy (small M*N under-fills the GPU).
+  double tiles_half = 0.5;
+  // Fraction of HBM bandwidth reached when streaming the operands bounds the GEMM (small M).
+  double mem_efficiency = 0.8;
+};
+
+// FlashAttention-style kernels.
+struct AttentionCalibration {
+  double fwd_efficiency = 0.35;  // fraction of dense peak on long sequences, forward
+  double bwd_efficiency = 0.30;  // same, backward (FlashAttention-2 reaches ~85% of its fwd rate)
+  Duration overhead = Duration::Nanos(10'000);  // per kernel (launch, softmax set-up, tail)
+};
+
+// Memory-bound kernels: time = overhead + max(bytes / (hbm * efficiency), flops / vector peak).
+struct MemoryBoundCalibration {
+  double efficiency = 0.7;                     // fraction of HBM bandwidth
+  Duration overhead = Duration::Nanos(5'000);  // per kernel (launch and tail)
+};
+
+struct ArchCalibration {
+  std::string architecture;                         // "ampere", "hopper", ... (matches GpuSpec::architecture)
+  std::string source;                               // where the constants come from
+  int tile_m = 128;                                 // output tile of one thread block (CTA), rows
+  int tile_n = 128;                                 // output tile, columns
+  Duration gemm_overhead = Duration::Nanos(5'000);  // per GEMM kernel (launch and tail)
+  std::map<hw::DType, GemmCalibration> gemm;        // by input data type
+  AttentionCalibration attention;
+  MemoryBoundCalibration memory;
+
+  // The curve for `dt`: its own entry, else the closest one (fp16 <-> bf16; tf32/fp32 use
+  // the 16-bit curve; int8 uses fp8; fp8 uses 0.85x the 16-bit max_efficiency).
+  GemmCalibration Gemm(hw::DType dt) const;
+};
+
+struct ComputeCalibration {
+  std::string source;  // header of the file it came from
+  std::vector<ArchCalibration> archs;
+
+  const ArchCalibration* FindArchOrNull(std::string_view architecture) const;
+};
+
+// Fallback for an architecture without calibration: the mean of the calibrated architectures'
+// dimensionless constants (efficiencies, k_half), tiles sized from the SM count, default
+// overheads; the built-in defaults above when `cal` is empty. Documented in docs/cost-model.md.
+ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
+
+// The calibration entry for gpu.architecture, or DefaultArchCalibration().
+ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
+
+}  // namespace dlsim::cost
+
+#endif  // DLSIM_COST_COMPUTE_CALIBRATION_H_

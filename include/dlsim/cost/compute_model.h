@@ -1,0 +1,79 @@
+// Compute cost of one operator on one GPU: GEMMs, core attention and memory-bound kernels.
+//
+// A ComputeModel answers "how long does this kernel take on this GPU?" It is built for one
+// GpuSpec and one ComputeCalibration (fitted constants, see compute_calibration.h and
+// docs/cost-model.md) through the registry:
+//
+//   dlsim::cost::ComputeModelRegistry reg("compute-model");
+//   dlsim::cost::RegisterComputeModels(reg);
+//   auto model = reg.Create("roofline", gpu, calibration);   // Result<unique_ptr<ComputeModel>>
+//   dlsim::Duration t = (*model)->Gemm({.m = 8192, .n = 8192, .k = 8192}, dlsim::hw::DType::kBf16);
+//
+// Models are immutable after construction; all methods are const and thread-safe. A model
+// keeps a copy of what it needs from the GpuSpec and calibration (no borrowed references).
+#ifndef DLSIM_COST_COMPUTE_MODEL_H_
+#define DLSIM_COST_COMPUTE_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "dlsim/core/registry.h"
+#include "dlsim/core/units.h"
+#include "dlsim/cost/compute_calibration.h"
+#include "dlsim/hw/gpu.h"
+
+namespace dlsim::cost {
+
+// C[m,n] = A[m,k] B[k,n], `batch` independent times (a batched GEMM is one kernel).
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
+
+  Flops flops() const;  // 2 m n k batch
+  // Operands read once and the result written once: (m k + k n + m n) batch elements.
+  double Elements() const;
+};
+
+// FlashAttention-style core attention, softmax(Q K^T) V, on one GPU. Grouped-query attention
+// when kv_heads < heads. With `causal` and seq_q <= seq_kv the mask is bottom-right aligned
+// (the queries are the last seq_q positions), so about half of the score matrix is computed.
+struct AttentionShape {
+  int64_t batch = 1, heads = 1, kv_heads = 1, seq_q = 0, seq_kv = 0, head_dim = 128;
+  bool causal = true;
+
+  // Query-key pairs that are computed (causal: seq_q*seq_kv - seq_q*(seq_q-1)/2 per head).
+  double Pairs() const;
+  Flops ForwardFlops() const;   // 4 * pairs * head_dim * heads * batch (QK^T and PV)
+  Flops BackwardFlops() const;  // 2.5x forward (recomputed scores, dQ, dK, dV)
+};
+
+class ComputeModel {
+ public:
+  virtual ~ComputeModel() = default;
+  // Duration of one GEMM kernel with inputs of type `dt` (accumulation in fp32).
+  // Precondition: all dimensions >= 0; a zero-size GEMM costs nothing.
+  virtual Duration Gemm(const GemmShape& s, hw::DType dt) const = 0;
+  virtual Duration AttentionForward(const AttentionShape& s, hw::DType dt) const = 0;
+  virtual Duration AttentionBackward(const AttentionShape& s, hw::DType dt) const = 0;
+  // Memory-bound kernels (norms, activations, rotary, residual adds, dropout, optimizer):
+  // `moved` = bytes read + written, `flops` = arithmetic on the vector units.
+  virtual Duration MemoryBound(Bytes moved, Flops flops) const = 0;
+  virtual std::string_view name() const = 0;
+};
+
+using ComputeModelRegistry = Registry<ComputeModel, const hw::GpuSpec&, const ComputeCalibration&>;
+
+// Registers "roofline" (the calibrated analytical model) and "constant" (a fake for tests:
+// every call costs kConstantModelCallTime, zero-size work costs nothing).
+void RegisterComputeModels(ComputeModelRegistry& reg);
+
+inline constexpr Duration kConstantModelCallTime = Duration::Nanos(10'000);
+
+// Direct constructors, for code that does not go through the registry.
+std::unique_ptr<ComputeModel> MakeRooflineComputeModel(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
+std::unique_ptr<ComputeModel> MakeConstantComputeModel(Duration per_call = kConstantModelCallTime);
+
+}  // namespace dlsim::cost
+
+#endif  // DLSIM_COST_COMPUTE_MODEL_H_

@@ -1,0 +1,57 @@
+// The formulas of the roofline compute model as pure functions of shapes, device rates and
+// calibration constants (in seconds). The roofline ComputeModel and the `dlsim-fit` program
+// both use them, so the fitted constants mean exactly what the model computes.
+//
+//   DeviceRates r = DeviceRates::Of(gpu, hw::DType::kBf16);
+//   double s = GemmSeconds({.m = 4096, .n = 4096, .k = 4096}, 2.0, arch, arch.Gemm(kBf16), r);
+//
+// GEMM (docs/cost-model.md):
+//   tiles   = ceil(m / Tm) * ceil(n / Tn) * batch,  waves = ceil(tiles / SMs)
+//   fill    = m n batch / (waves * SMs * Tm * Tn)       wave quantization and tile padding
+//   keff    = k / (k + k_half)                           per-tile prologue/epilogue
+//   compute = 2 m n k batch / (peak * max_efficiency * fill * keff)
+//   memory  = (m k + k n + m n) batch * bytes / (hbm * mem_efficiency)
+//   time    = overhead + max(compute, memory)
+// cuBLAS picks among several tile shapes; the model takes the fastest of Tm x Tn,
+// Tm x Tn/2 and Tm/2 x Tn/2 (smaller tiles reload operands more often: their rate is scaled by
+// the tile's arithmetic intensity relative to the largest tile).
+//
+// Pure functions; thread-safe.
+#ifndef DLSIM_COST_KERNEL_TIME_H_
+#define DLSIM_COST_KERNEL_TIME_H_
+
+#include "dlsim/cost/compute_calibration.h"
+#include "dlsim/cost/compute_model.h"
+#include "dlsim/hw/gpu.h"
+
+namespace dlsim::cost {
+
+struct DeviceRates {
+  double peak_flops = 0;    // dense tensor-core peak of the data type, FLOP/s
+  double vector_flops = 0;  // fp32 CUDA-core peak, FLOP/s (memory-bound kernels)
+  double hbm_bytes = 0;     // HBM bandwidth, bytes/s
+  int sms = 1;
+
+  // Peak of `dt` from the spec; when the GPU has no such peak (e.g. fp8 before Hopper) the
+  // closest supported one (fp8 -> fp16/bf16 -> fp32).
+  static DeviceRates Of(const hw::GpuSpec& gpu, hw::DType dt);
+};
+
+// Fraction of the SMs' tile slots doing useful work for an m x n (x batch) output with
+// Tm x Tn tiles: m n batch / (waves * SMs * Tm * Tn). In (0, 1].
+double WaveFill(double m, double n, double batch, int tile_m, int tile_n, int sms);
+
+double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
+                   const GemmCalibration& g, const DeviceRates& r);
+
+// Forward: the score matrix is processed in 128 x 128 blocks (blocks wholly above a causal
+// diagonal skipped); one CTA per (batch, head, 128 query rows), quantized in waves over SMs.
+//   time = overhead + block_flops / (peak * efficiency * wave_fill)
+double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
+                        const DeviceRates& r);
+
+double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r);
+
+}  // namespace dlsim::cost
+
+#endif  // DLSIM_COST_KERNEL_TIME_H_

@@ -1,0 +1,88 @@
+#include "dlsim/cost/compute_calibration.h"
+
+#include <algorithm>
+
+namespace dlsim::cost {
+namespace {
+
+// FP8 GEMMs reach a lower fraction of their doubled peak than 16-bit ones (cuBLAS FP8 vs BF16
+// on H100; docs/cost-model.md). Used only when the calibration has no fp8 entry.
+constexpr double kFp8RelativeEfficiency = 0.85;
+
+const GemmCalibration* Find(const std::map<hw::DType, GemmCalibration>& m, hw::DType dt) {
+  auto it = m.find(dt);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+GemmCalibration ArchCalibration::Gemm(hw::DType dt) const {
+  using hw::DType;
+  if (const auto* g = Find(gemm, dt)) return *g;
+  const auto* half = Find(gemm, DType::kBf16);
+  if (!half) half = Find(gemm, DType::kFp16);
+  switch (dt) {
+    case DType::kInt8:
+      if (const auto* g = Find(gemm, DType::kFp8)) return *g;
+      [[fallthrough]];
+    case DType::kFp8: {
+      GemmCalibration g = half ? *half : GemmCalibration{};
+      g.max_efficiency *= kFp8RelativeEfficiency;
+      return g;
+    }
+    default:
+      return half ? *half : GemmCalibration{};
+  }
+}
+
+const ArchCalibration* ComputeCalibration::FindArchOrNull(std::string_view architecture) const {
+  for (const auto& a : archs) {
+    if (a.architecture == architecture) return &a;
+  }
+  return nullptr;
+}
+
+ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
+  ArchCalibration d;
+  d.architecture = gpu.architecture;
+  d.source = "default: mean of calibrated architectures' dimensionless constants";
+  // Large tiles need enough SMs to fill a wave; small GPUs (L4: 58 SMs) use the same tiles.
+  d.tile_m = 128;
+  d.tile_n = gpu.sm_count >= 100 ? 256 : 128;
+  if (cal.archs.empty()) {
+    d.source = "default: built-in constants (no calibration loaded)";
+    d.gemm[hw::DType::kBf16] = GemmCalibration{};
+    return d;
+  }
+  const double n = static_cast<double>(cal.archs.size());
+  GemmCalibration g16{0, 0, 0, 0};
+  AttentionCalibration att{0, 0, Duration::Zero()};
+  MemoryBoundCalibration mem{0, Duration::Zero()};
+  double gemm_overhead_s = 0;
+  for (const auto& a : cal.archs) {
+    const GemmCalibration g = a.Gemm(hw::DType::kBf16);
+    g16.max_efficiency += g.max_efficiency / n;
+    g16.k_half += g.k_half / n;
+    g16.tiles_half += g.tiles_half / n;
+    g16.mem_efficiency += g.mem_efficiency / n;
+    att.fwd_efficiency += a.attention.fwd_efficiency / n;
+    att.bwd_efficiency += a.attention.bwd_efficiency / n;
+    att.overhead += Seconds(a.attention.overhead.ToSeconds() / n);
+    mem.efficiency += a.memory.efficiency / n;
+    mem.overhead += Seconds(a.memory.overhead.ToSeconds() / n);
+    gemm_overhead_s += a.gemm_overhead.ToSeconds() / n;
+  }
+  d.gemm[hw::DType::kBf16] = g16;
+  d.gemm[hw::DType::kFp16] = g16;
+  d.attention = att;
+  d.memory = mem;
+  d.gemm_overhead = Seconds(gemm_overhead_s);
+  return d;
+}
+
+ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
+  if (const auto* a = cal.FindArchOrNull(gpu.architecture)) return *a;
+  return DefaultArchCalibration(gpu, cal);
+}
+
+}  // namespace dlsim::cost

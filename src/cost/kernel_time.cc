@@ -1,0 +1,83 @@
+#include "dlsim/cost/kernel_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim::cost {
+namespace {
+
+constexpr int kAttentionBlock = 128;  // FlashAttention-2/3 query and key block size
+
+double CeilDiv(double a, double b) { return std::ceil(a / b); }
+
+}  // namespace
+
+DeviceRates DeviceRates::Of(const hw::GpuSpec& gpu, hw::DType dt) {
+  DeviceRates r;
+  FlopsPerSecond peak = gpu.Peak(dt);
+  if (peak.value() <= 0 && (dt == hw::DType::kFp8 || dt == hw::DType::kInt8))
+    peak = gpu.Peak(hw::DType::kFp16);
+  if (peak.value() <= 0 && dt == hw::DType::kBf16) peak = gpu.Peak(hw::DType::kFp16);
+  if (peak.value() <= 0) peak = gpu.Peak(hw::DType::kFp16);
+  if (peak.value() <= 0) peak = gpu.Peak(hw::DType::kFp32);
+  r.peak_flops = peak.value();
+  r.vector_flops =
+      gpu.Peak(hw::DType::kFp32).value() > 0 ? gpu.Peak(hw::DType::kFp32).value() : r.peak_flops / 16;
+  r.hbm_bytes = gpu.hbm_bandwidth.value();
+  r.sms = std::max(1, gpu.sm_count);
+  return r;
+}
+
+double WaveFill(double m, double n, double batch, int tile_m, int tile_n, int sms) {
+  const double tiles = CeilDiv(m, tile_m) * CeilDiv(n, tile_n) * batch;
+  const double waves = CeilDiv(tiles, sms);
+  return m * n * batch / (waves * sms * static_cast<double>(tile_m) * tile_n);
+}
+
+double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
+                   const GemmCalibration& g, const DeviceRates& r) {
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return 0.0;
+  const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
+  const double batch = static_cast<double>(s.batch);
+  // Output tiles per SM: a GEMM with fewer tiles than SMs leaves SMs idle unless cuBLAS splits
+  // K; the saturating form tiles / (tiles + tiles_half) covers both.
+  const double tiles = m * n * batch / (static_cast<double>(arch.tile_m) * arch.tile_n);
+  const double fill = tiles / (tiles + g.tiles_half * r.sms);
+  const double keff = k / (k + g.k_half);
+  const double compute = s.flops().value() / (r.peak_flops * g.max_efficiency * fill * keff);
+  const double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
+  return arch.gemm_overhead.ToSeconds() + std::max(compute, memory);
+}
+
+double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
+                        const DeviceRates& r) {
+  if (s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 || s.head_dim <= 0) return 0.0;
+  const double qb = CeilDiv(static_cast<double>(s.seq_q), kAttentionBlock);
+  const double kb = CeilDiv(static_cast<double>(s.seq_kv), kAttentionBlock);
+  double blocks = qb * kb;
+  if (s.causal) {
+    // Query block i (of the last seq_q positions) sees key blocks up to the diagonal.
+    const double offset = kb - qb;  // key blocks before the first query block
+    blocks = qb * offset + qb * (qb + 1) / 2;
+    blocks = std::clamp(blocks, 1.0, qb * kb);
+  }
+  const double per_block = 4.0 * kAttentionBlock * kAttentionBlock * static_cast<double>(s.head_dim);
+  double flops = blocks * per_block * static_cast<double>(s.heads * s.batch);
+  const double ctas = qb * static_cast<double>(s.heads * s.batch);
+  const double fill = ctas / (CeilDiv(ctas, r.sms) * r.sms);
+  double eff = arch.attention.fwd_efficiency;
+  if (backward) {
+    flops *= 2.5;
+    eff = arch.attention.bwd_efficiency;
+  }
+  return arch.attention.overhead.ToSeconds() + flops / (r.peak_flops * eff * fill);
+}
+
+double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r) {
+  if (bytes <= 0 && flops <= 0) return 0.0;
+  const double mem = bytes / (r.hbm_bytes * c.efficiency);
+  const double vec = flops / r.vector_flops;
+  return c.overhead.ToSeconds() + std::max(mem, vec);
+}
+
+}  // namespace dlsim::cost

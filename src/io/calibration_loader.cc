@@ -1,0 +1,79 @@
+#include "dlsim/io/calibration_loader.h"
+
+#include <utility>
+
+#include "dlsim/io/embedded.h"
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io {
+namespace {
+
+const std::pair<const char*, hw::DType> kDTypes[] = {{"fp32", hw::DType::kFp32}, {"tf32", hw::DType::kTf32},
+                                                     {"fp16", hw::DType::kFp16}, {"bf16", hw::DType::kBf16},
+                                                     {"fp8", hw::DType::kFp8},   {"int8", hw::DType::kInt8}};
+
+const Range kFraction = Range{0, 1, true};  // (0, 1]
+
+Duration Micros(const MapReader& r, const char* key, Duration def) {
+  return Seconds(r.Get<double>(key, def.ToSeconds() * 1e6, Range::NonNegative()) * 1e-6);
+}
+
+cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
+  cost::ArchCalibration a;
+  a.architecture = name;
+  a.source = r.Get<std::string>("source", "");
+  a.tile_m = r.Get<int>("tile_m", a.tile_m, Range::Between(8, 1024));
+  a.tile_n = r.Get<int>("tile_n", a.tile_n, Range::Between(8, 1024));
+  a.gemm_overhead = Micros(r, "gemm_overhead_us", a.gemm_overhead);
+  const MapReader gemm = r.Section("gemm");
+  for (const auto& [dt_name, dt] : kDTypes) {
+    const MapReader g = gemm.Section(dt_name);
+    if (!g.present()) continue;
+    cost::GemmCalibration c;
+    c.max_efficiency = g.Get<double>("max_efficiency", c.max_efficiency, kFraction);
+    c.k_half = g.Get<double>("k_half", c.k_half, Range::NonNegative());
+    c.tiles_half = g.Get<double>("tiles_half", c.tiles_half, Range::NonNegative());
+    c.mem_efficiency = g.Get<double>("mem_efficiency", c.mem_efficiency, kFraction);
+    g.Finish();
+    a.gemm[dt] = c;
+  }
+  gemm.Finish();
+  const MapReader att = r.Section("attention");
+  a.attention.fwd_efficiency = att.Get<double>("fwd_efficiency", a.attention.fwd_efficiency, kFraction);
+  a.attention.bwd_efficiency = att.Get<double>("bwd_efficiency", a.attention.bwd_efficiency, kFraction);
+  a.attention.overhead = Micros(att, "overhead_us", a.attention.overhead);
+  att.Allow({"source"});
+  att.Finish();
+  const MapReader mem = r.Section("memory");
+  a.memory.efficiency = mem.Get<double>("efficiency", a.memory.efficiency, kFraction);
+  a.memory.overhead = Micros(mem, "overhead_us", a.memory.overhead);
+  mem.Finish();
+  r.Finish();
+  return a;
+}
+
+}  // namespace
+
+Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_text, std::string file_name) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
+  const MapReader root = doc.Root();
+  cost::ComputeCalibration cal;
+  cal.source = file_name;
+  const MapReader archs = root.Section("architectures");
+  for (const std::string& name : archs.Keys()) cal.archs.push_back(ReadArch(archs.Section(name), name));
+  root.Allow({"fit"});
+  root.Finish();
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  return cal;
+}
+
+Result<cost::ComputeCalibration> LoadComputeCalibrationFile(const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseComputeCalibration(text, path);
+}
+
+Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
+  return ParseComputeCalibration(embedded::ComputeCalibrationYaml(), "data/calibration/compute.yaml");
+}
+
+}  // namespace dlsim::io

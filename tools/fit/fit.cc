@@ -1,0 +1,200 @@
+#include "fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "dlsim/cost/kernel_time.h"
+
+namespace dlsim::fit {
+namespace {
+
+// Mean |log(pred / measured)| over the non-held-out samples of one kind: a symmetric relative
+// error that is smooth enough for the simplex.
+double Loss(const std::vector<const Sample*>& rows, const cost::ArchCalibration& arch) {
+  double sum = 0;
+  for (const Sample* s : rows) sum += std::abs(std::log(Predict(*s, arch) / s->measured_s));
+  return rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+}
+
+std::vector<const Sample*> Rows(const std::vector<Sample>& samples, const std::string& arch,
+                                SampleKind kind) {
+  std::vector<const Sample*> out;
+  for (const auto& s : samples) {
+    if (!s.held_out && s.kind == kind && s.architecture == arch) out.push_back(&s);
+  }
+  return out;
+}
+
+constexpr int kTrainingWeight = 3;
+
+// Parameters are optimized in log space so they stay positive.
+double Exp(double v) { return std::exp(v); }
+double Log(double v) { return std::log(v); }
+
+void FitGemm(const std::vector<const Sample*>& rows, cost::ArchCalibration& arch) {
+  const cost::GemmCalibration g = arch.Gemm(hw::DType::kBf16);
+  auto apply = [&arch](const std::vector<double>& x) {
+    cost::GemmCalibration c{std::min(1.0, Exp(x[0])), Exp(x[1]), Exp(x[2]), std::min(1.0, Exp(x[3]))};
+    arch.gemm[hw::DType::kFp16] = c;
+    arch.gemm[hw::DType::kBf16] = c;
+    arch.gemm_overhead = Seconds(Exp(x[4]));
+  };
+  auto f = [&](const std::vector<double>& x) {
+    apply(x);
+    return Loss(rows, arch);
+  };
+  std::vector<double> x = {Log(g.max_efficiency), Log(g.k_half), Log(g.tiles_half), Log(g.mem_efficiency),
+                           Log(5e-6)};
+  x = NelderMead(f, x, {0.2, 0.5, 0.5, 0.2, 0.5}, 300);
+  x = NelderMead(f, x, {0.05, 0.2, 0.2, 0.05, 0.2}, 300);
+  apply(x);
+}
+
+void FitMemory(const std::vector<const Sample*>& rows, cost::ArchCalibration& arch) {
+  auto apply = [&arch](const std::vector<double>& x) {
+    arch.memory.efficiency = std::min(1.0, Exp(x[0]));
+    arch.memory.overhead = Seconds(Exp(x[1]));
+  };
+  auto f = [&](const std::vector<double>& x) {
+    apply(x);
+    return Loss(rows, arch);
+  };
+  std::vector<double> x = NelderMead(f, {Log(0.7), Log(5e-6)}, {0.2, 0.5}, 400);
+  apply(x);
+}
+
+void FitAttention(const std::vector<const Sample*>& rows, cost::ArchCalibration& arch) {
+  const double bwd_ratio = arch.attention.bwd_efficiency / arch.attention.fwd_efficiency;
+  auto apply = [&arch, bwd_ratio](const std::vector<double>& x) {
+    arch.attention.fwd_efficiency = std::min(1.0, Exp(x[0]));
+    arch.attention.bwd_efficiency = std::min(1.0, arch.attention.fwd_efficiency * bwd_ratio);
+    arch.attention.overhead = Seconds(Exp(x[1]));
+  };
+  auto f = [&](const std::vector<double>& x) {
+    apply(x);
+    return Loss(rows, arch);
+  };
+  std::vector<double> x = NelderMead(f, {Log(0.4), Log(10e-6)}, {0.2, 0.5}, 400);
+  apply(x);
+}
+
+}  // namespace
+
+std::vector<double> NelderMead(const std::function<double(const std::vector<double>&)>& f,
+                               std::vector<double> x0, std::vector<double> step, int iterations) {
+  const size_t n = x0.size();
+  std::vector<std::vector<double>> p(n + 1, x0);
+  for (size_t i = 0; i < n; ++i) p[i + 1][i] += step[i];
+  std::vector<double> v(n + 1);
+  for (size_t i = 0; i <= n; ++i) v[i] = f(p[i]);
+  std::vector<size_t> order(n + 1);
+  for (int it = 0; it < iterations; ++it) {
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a] < v[b]; });
+    const size_t best = order[0], worst = order[n], second = order[n - 1];
+    std::vector<double> c(n, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) c[j] += p[order[i]][j] / static_cast<double>(n);
+    }
+    auto along = [&](double t) {
+      std::vector<double> x(n);
+      for (size_t j = 0; j < n; ++j) x[j] = c[j] + t * (p[worst][j] - c[j]);
+      return x;
+    };
+    auto xr = along(-1.0);
+    const double fr = f(xr);
+    if (fr < v[best]) {
+      auto xe = along(-2.0);
+      const double fe = f(xe);
+      if (fe < fr) {
+        p[worst] = xe;
+        v[worst] = fe;
+      } else {
+        p[worst] = xr;
+        v[worst] = fr;
+      }
+    } else if (fr < v[second]) {
+      p[worst] = xr;
+      v[worst] = fr;
+    } else {
+      auto xc = along(fr < v[worst] ? -0.5 : 0.5);
+      const double fc = f(xc);
+      if (fc < std::min(fr, v[worst])) {
+        p[worst] = xc;
+        v[worst] = fc;
+      } else {  // shrink towards the best point
+        for (size_t i = 0; i <= n; ++i) {
+          if (i == best) continue;
+          for (size_t j = 0; j < n; ++j) p[i][j] = p[best][j] + 0.5 * (p[i][j] - p[best][j]);
+          v[i] = f(p[i]);
+        }
+      }
+    }
+  }
+  const size_t best = static_cast<size_t>(std::min_element(v.begin(), v.end()) - v.begin());
+  return p[best];
+}
+
+double Predict(const Sample& s, const cost::ArchCalibration& arch) {
+  static const cost::DeviceRates kAmpere = cost::DeviceRates::Of(ProfiledGpu("ampere"), hw::DType::kBf16);
+  static const cost::DeviceRates kHopper = cost::DeviceRates::Of(ProfiledGpu("hopper"), hw::DType::kBf16);
+  const cost::DeviceRates& r = s.architecture == "hopper" ? kHopper : kAmpere;
+  switch (s.kind) {
+    case SampleKind::kGemm:
+      return cost::GemmSeconds(s.gemm, 2.0, arch, arch.Gemm(hw::DType::kBf16), r);
+    case SampleKind::kAttention:
+      return cost::AttentionSeconds(s.attention, /*backward=*/false, arch, r);
+    case SampleKind::kMemory:
+      return cost::MemoryBoundSeconds(s.bytes, s.flops, arch.memory, r);
+  }
+  return 0;
+}
+
+cost::ArchCalibration FitArchitecture(const std::vector<Sample>& samples,
+                                      const cost::ArchCalibration& start) {
+  cost::ArchCalibration arch = start;
+  auto gemm = Rows(samples, arch.architecture, SampleKind::kGemm);
+  // Weight the training regime: rows with many tokens count kTrainingWeight times.
+  const size_t n = gemm.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (gemm[i]->num_tokens < kTrainingTokens) continue;
+    for (int w = 1; w < kTrainingWeight; ++w) gemm.push_back(gemm[i]);
+  }
+  if (!gemm.empty()) FitGemm(gemm, arch);
+  const auto memory = Rows(samples, arch.architecture, SampleKind::kMemory);
+  if (!memory.empty()) FitMemory(memory, arch);
+  const auto attention = Rows(samples, arch.architecture, SampleKind::kAttention);
+  if (!attention.empty()) FitAttention(attention, arch);
+  return arch;
+}
+
+std::vector<OpError> Score(const std::vector<Sample>& samples, const cost::ComputeCalibration& cal,
+                           int64_t min_tokens) {
+  std::map<std::pair<std::string, std::string>, OpError> by_op;
+  for (const auto& s : samples) {
+    const cost::ArchCalibration* arch = cal.FindArchOrNull(s.architecture);
+    if (!arch || s.num_tokens < min_tokens) continue;
+    OpError& e = by_op[{s.architecture, s.op}];
+    e.architecture = s.architecture;
+    e.op = s.op;
+    const double err = 100.0 * std::abs(Predict(s, *arch) - s.measured_s) / s.measured_s;
+    if (s.held_out) {
+      e.held_mape += err;
+      ++e.held_rows;
+    } else {
+      e.fit_mape += err;
+      ++e.fit_rows;
+    }
+  }
+  std::vector<OpError> out;
+  for (auto& [key, e] : by_op) {
+    if (e.fit_rows) e.fit_mape /= e.fit_rows;
+    if (e.held_rows) e.held_mape /= e.held_rows;
+    out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace dlsim::fit

@@ -1,0 +1,104 @@
+// dlsim-fit: fits calibration constants on measured profiles and writes them as YAML.
+//
+//   dlsim-fit compute --profiles ../shared/data/profiles --out data/calibration/compute.yaml
+//   dlsim-fit score   --profiles ../shared/data/profiles [--calibration FILE]
+//
+// `compute` reads the vidur A100/H100 operator profiles and the DistCA H100 attention profile,
+// holds out every 4th distinct token count, fits each architecture and writes the YAML with a
+// header naming the sources, the date, the command and the fit/held-out MAPE per operator.
+// `score` prints that error table for an existing calibration (default: the embedded one).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "dlsim/io/calibration_loader.h"
+#include "fit.h"
+#include "profiles.h"
+#include "yaml_out.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using dlsim::fit::Sample;
+
+dlsim::Result<std::vector<Sample>> LoadAll(const std::string& root) {
+  std::vector<Sample> all;
+  const std::pair<const char*, const char*> dirs[] = {{"vidur/a100", "ampere"}, {"vidur/h100", "hopper"}};
+  for (const auto& [dir, arch] : dirs) {
+    const fs::path d = fs::path(root) / dir;
+    if (!fs::is_directory(d)) return dlsim::Error::NotFound("no profile folder " + d.string());
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(d)) {
+      if (e.path().string().ends_with(".mlp.csv")) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      DLSIM_ASSIGN_OR_RETURN(auto rows, dlsim::fit::ReadVidurCsv(f.string(), arch));
+      all.insert(all.end(), rows.begin(), rows.end());
+    }
+  }
+  DLSIM_ASSIGN_OR_RETURN(auto att, dlsim::fit::ReadDistcaAttentionCsv(
+                                       (fs::path(root) / "distca/compute-attn-H100.csv").string()));
+  all.insert(all.end(), att.begin(), att.end());
+  dlsim::fit::MarkHeldOut(all);
+  return all;
+}
+
+std::string Today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+int Fail(const dlsim::Error& e) {
+  std::cerr << "dlsim-fit: " << e.message << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Fits dlsim calibration constants on measured profiles"};
+  app.require_subcommand(1);
+  std::string profiles, out, calibration;
+  auto* compute = app.add_subcommand("compute", "Fit the compute model and write its YAML");
+  compute->add_option("--profiles", profiles, "Profile root (contains vidur/ and distca/)")->required();
+  compute->add_option("--out", out, "Output YAML")->required();
+  auto* score = app.add_subcommand("score", "Print fit/held-out MAPE per operator for a calibration");
+  score->add_option("--profiles", profiles, "Profile root (contains vidur/ and distca/)")->required();
+  score->add_option("--calibration", calibration, "Calibration YAML (default: embedded)");
+  CLI11_PARSE(app, argc, argv);
+
+  auto samples = LoadAll(profiles);
+  if (!samples.ok()) return Fail(samples.error());
+
+  if (score->parsed()) {
+    auto cal = calibration.empty() ? dlsim::io::LoadDefaultComputeCalibration()
+                                   : dlsim::io::LoadComputeCalibrationFile(calibration);
+    if (!cal.ok()) return Fail(cal.error());
+    std::cout << "All rows:\n" << dlsim::fit::ErrorTable(dlsim::fit::Score(*samples, *cal));
+    std::cout << "\nRows with >= " << dlsim::fit::kTrainingTokens << " tokens (training regime):\n"
+              << dlsim::fit::ErrorTable(dlsim::fit::Score(*samples, *cal, dlsim::fit::kTrainingTokens));
+    return 0;
+  }
+
+  dlsim::cost::ComputeCalibration cal;
+  for (const auto& arch : dlsim::fit::LiteratureStart())
+    cal.archs.push_back(dlsim::fit::FitArchitecture(*samples, arch));
+  dlsim::fit::AddLiteratureConstants(cal);
+  const auto errors = dlsim::fit::Score(*samples, cal);
+  const auto training_errors = dlsim::fit::Score(*samples, cal, dlsim::fit::kTrainingTokens);
+  std::string command = "dlsim-fit compute --profiles " + profiles + " --out " + out;
+  std::ofstream f(out);
+  if (!f) return Fail(dlsim::Error::NotFound("cannot write " + out));
+  f << dlsim::fit::CalibrationYaml(cal, errors, training_errors, command, Today());
+  std::cout << dlsim::fit::ErrorTable(errors) << "\n" << dlsim::fit::ErrorTable(training_errors);
+  return f.good() ? 0 : 1;
+}
