@@ -1,0 +1,59 @@
+#include "dlsim/data/data_policy.h"
+
+#include <memory>
+#include <string>
+
+#include "policies.h"
+
+namespace dlsim::data {
+namespace {
+
+using ScheduleFn = Result<StepData> (*)(const std::vector<int64_t> &, const DataShape &);
+
+// A stateless policy backed by one schedule function.
+class FunctionPolicy : public DataPolicy {
+ public:
+  FunctionPolicy(std::string_view name, ScheduleFn fn) : name_(name), fn_(fn) {}
+  Result<StepData> Schedule(const std::vector<int64_t> &documents, const DataShape &shape) const override {
+    return fn_(documents, shape);
+  }
+  std::string_view name() const override { return name_; }
+
+ private:
+  std::string_view name_;
+  ScheduleFn fn_;
+};
+
+struct Builtin {
+  std::string_view name;
+  std::string_view description;
+  ScheduleFn fn;
+};
+
+constexpr Builtin kBuiltins[] = {
+    {"pad",
+     "micro-batches of micro_batch documents, each padded to the longest; "
+     "dense attention",
+     internal::SchedulePad},
+    {"pack",
+     "documents concatenated into seq_len rows (split at row ends), "
+     "document-masked attention",
+     internal::SchedulePack},
+    {"padding_free",
+     "ByteTransformer: only real tokens through every operator, attention per "
+     "document",
+     internal::SchedulePaddingFree},
+};
+
+}  // namespace
+
+void RegisterDataPolicies(DataPolicyRegistry &reg) {
+  for (const Builtin &b : kBuiltins) {
+    ScheduleFn fn = b.fn;
+    std::string_view name = b.name;
+    (void)reg.Register(std::string(b.name), std::string(b.description),
+                       [name, fn] { return std::make_unique<FunctionPolicy>(name, fn); });
+  }
+}
+
+}  // namespace dlsim::data

@@ -1,0 +1,228 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "dlsim/data/data_policy.h"
+#include "dlsim/data/length_source.h"
+
+namespace dlsim::data {
+namespace {
+
+StepData Schedule(const std::string &name, const std::vector<int64_t> &docs, const DataShape &shape) {
+  DataPolicyRegistry reg("data-policy");
+  RegisterDataPolicies(reg);
+  auto p = reg.Create(name);
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ((*p)->name(), name);
+  auto step = (*p)->Schedule(docs, shape);
+  EXPECT_TRUE(step.ok()) << step.error().message;
+  return step.ok() ? std::move(step).value() : StepData{};
+}
+
+double CausalSum(const std::vector<int64_t> &docs) {
+  double s = 0;
+  for (int64_t l : docs) s += static_cast<double>(l) * static_cast<double>(l + 1) / 2;
+  return s;
+}
+
+int64_t Sum(const std::vector<int64_t> &v) { return std::accumulate(v.begin(), v.end(), int64_t{0}); }
+
+struct Totals {
+  int64_t tokens = 0, real = 0, cp_kv = 0;
+  int micro_batches = 0;
+};
+
+Totals Count(const StepData &s) {
+  Totals t;
+  for (const auto &rank : s.dp) {
+    for (const MicroBatch &mb : rank) {
+      ++t.micro_batches;
+      for (const Load &l : mb.cp) {
+        t.tokens += l.tokens;
+        t.real += l.real_tokens;
+        t.cp_kv += l.cp_kv_tokens;
+        EXPECT_LE(l.real_tokens, l.tokens);
+      }
+    }
+  }
+  EXPECT_EQ(t.tokens, s.computed_tokens);
+  EXPECT_EQ(t.real, s.real_tokens);
+  return t;
+}
+
+// A skewed batch: a few long documents among many short ones.
+std::vector<int64_t> SkewedDocs(uint64_t seed, int64_t budget) {
+  LengthSpec spec{.distribution = "pareto_mix",
+                  .median = 1200,
+                  .sigma = 0.9,
+                  .tail_fraction = 0.03,
+                  .tail_min = 8192,
+                  .tail_alpha = 1.2};
+  auto src = MakeLengthSource(spec);
+  Rng rng = Rng(seed).Stream("data/lengths");
+  return DrawDocuments(**src, rng, budget, 65536);
+}
+
+TEST(DataPolicy, RegistryListsTheBuiltins) {
+  DataPolicyRegistry reg("data-policy");
+  RegisterDataPolicies(reg);
+  for (const char *n : {"pad", "pack", "padding_free"}) EXPECT_TRUE(reg.Contains(n)) << n;
+  auto bad = reg.Create("paddingfree");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("did you mean 'padding_free'"), std::string::npos)
+      << bad.error().message;
+}
+
+TEST(DataPolicy, PaddingFreeComputesExactlyTheRealTokens) {
+  std::vector<int64_t> docs = {100, 7, 2048, 1, 513, 64, 900, 31};
+  DataShape shape{.dp = 2, .cp = 1, .micro_batch = 3, .seq_len = 2048};
+  StepData s = Schedule("padding_free", docs, shape);
+  Totals t = Count(s);
+  EXPECT_EQ(t.tokens, Sum(docs));
+  EXPECT_EQ(t.real, Sum(docs));
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
+  // 4 documents per rank, micro-batches of 3: sizes 3 and 1.
+  ASSERT_EQ(s.dp.size(), 2u);
+  ASSERT_EQ(s.dp[0].size(), 2u);
+  EXPECT_EQ(s.dp[0][0].sequences, 3);
+  EXPECT_EQ(s.dp[0][0].cp[0].tokens, 100 + 7 + 2048);
+  EXPECT_EQ(s.dp[1][1].cp[0].tokens, 31);
+  EXPECT_EQ(s.documents, 8);
+  EXPECT_EQ(s.truncated, 0);
+}
+
+TEST(DataPolicy, PadComputesBatchTimesLongest) {
+  std::vector<int64_t> docs = {100, 7, 300, 50, 60};
+  DataShape shape{.dp = 1, .cp = 1, .micro_batch = 3, .seq_len = 4096};
+  StepData s = Schedule("pad", docs, shape);
+  ASSERT_EQ(s.dp[0].size(), 2u);
+  const Load &a = s.dp[0][0].cp[0];
+  EXPECT_EQ(a.tokens, 3 * 300);
+  EXPECT_EQ(a.real_tokens, 407);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(a),
+                   3 * 300.0 * 301 / 2);  // dense over the padded length
+  ASSERT_EQ(a.attention.size(), 1u);
+  EXPECT_EQ(a.attention[0].count, 3);
+  EXPECT_EQ(s.dp[0][1].cp[0].tokens, 2 * 60);
+  EXPECT_EQ(s.computed_tokens, 900 + 120);
+  EXPECT_EQ(s.real_tokens, Sum(docs));
+}
+
+TEST(DataPolicy, PadTruncatesAtMaxLen) {
+  DataShape shape{.dp = 1, .micro_batch = 2, .seq_len = 4096, .max_len = 128};
+  StepData s = Schedule("pad", {1000, 10, 128}, shape);
+  EXPECT_EQ(s.truncated, 1);
+  EXPECT_EQ(s.real_tokens, 128 + 10 + 128);
+  EXPECT_EQ(s.dp[0][0].cp[0].tokens, 256);
+}
+
+TEST(DataPolicy, PackMasksDocumentsAndSplitsAtRowEnds) {
+  // seq_len 10: rows [6 4] [5 5] [7 | pad 3]: the 9-token document splits 4 + 5
+  // at a row end.
+  std::vector<int64_t> docs = {6, 9, 5, 7};
+  DataShape shape{.dp = 1, .micro_batch = 2, .seq_len = 10, .max_len = 100};
+  StepData s = Schedule("pack", docs, shape);
+  std::vector<int64_t> pieces = {6, 4, 5, 5, 7};
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(pieces));
+  Totals t = Count(s);
+  EXPECT_EQ(t.tokens, 30);
+  EXPECT_EQ(t.real, 30 - 3);
+  ASSERT_EQ(s.dp[0].size(), 2u);
+  EXPECT_EQ(s.dp[0][0].sequences, 2);
+  EXPECT_EQ(s.dp[0][1].cp[0].tokens, 10);
+  EXPECT_EQ(s.dp[0][1].cp[0].real_tokens, 7);
+}
+
+TEST(DataPolicy, PackWithoutSplitsCostsSumOfCausalDocuments) {
+  std::vector<int64_t> docs = {1000, 1048, 2048, 512, 512, 1024};  // fills rows of 2048 exactly
+  DataShape shape{.dp = 2, .micro_batch = 1, .seq_len = 2048};
+  StepData s = Schedule("pack", docs, shape);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
+  EXPECT_EQ(s.computed_tokens, Sum(docs));
+}
+
+TEST(DataPolicy, ContextParallelZigzagKeepsPairsAndBalances) {
+  std::vector<int64_t> docs = {4096, 4096};
+  DataShape shape{.dp = 1, .cp = 4, .micro_batch = 2, .seq_len = 4096};
+  StepData s = Schedule("padding_free", docs, shape);
+  const MicroBatch &mb = s.dp[0][0];
+  ASSERT_EQ(mb.cp.size(), 4u);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(mb), CausalSum(docs));
+  double mean = CausalSum(docs) / 4;
+  for (const Load &l : mb.cp) {
+    EXPECT_EQ(l.tokens, 2048);
+    EXPECT_EQ(l.cp_kv_tokens,
+              3 * 2048);  // ring: local K/V to each of the 3 peers
+    EXPECT_NEAR(TotalAttentionPairs(l), mean, mean * 0.01);
+  }
+}
+
+TEST(DataPolicy, BidirectionalAttentionIsSquare) {
+  DataShape shape{.dp = 1, .micro_batch = 2, .seq_len = 512, .causal = false};
+  StepData s = Schedule("padding_free", {100, 200}, shape);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), 100.0 * 100 + 200.0 * 200);
+  StepData p = Schedule("pad", {100, 200}, shape);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(p), 2 * 200.0 * 200);
+}
+
+class EveryPolicy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryPolicy, EveryTokenOnceAndDeterministic) {
+  std::vector<int64_t> docs = SkewedDocs(3, 1 << 20);
+  for (int cp : {1, 2, 4}) {
+    DataShape shape{.dp = 8,
+                    .cp = cp,
+                    .micro_batch = 1,
+                    .micro_batches = 4,
+                    .seq_len = 32768,
+                    .max_len = 65536,
+                    .chunk_size = 8192,
+                    .token_budget = 65536};
+    StepData a = Schedule(GetParam(), docs, shape);
+    Totals t = Count(a);
+    EXPECT_EQ(t.real, Sum(docs)) << "cp " << cp;
+    EXPECT_EQ(a.documents, static_cast<int>(docs.size()));
+    ASSERT_EQ(a.dp.size(), 8u);
+    for (const auto &rank : a.dp) {
+      for (const MicroBatch &mb : rank) EXPECT_EQ(mb.cp.size(), static_cast<size_t>(cp));
+    }
+    if (GetParam() != "pad" && GetParam() != "pack") {
+      // Document-masked, unsplit (or split with the earlier chunks visible):
+      // exact causal sum.
+      EXPECT_NEAR(TotalAttentionPairs(a), CausalSum(docs), CausalSum(docs) * 1e-12) << "cp " << cp;
+    }
+    if (cp > 1) {
+      EXPECT_GT(t.cp_kv, 0);
+    }
+    StepData b = Schedule(GetParam(), docs, shape);
+    EXPECT_EQ(Count(b).tokens, t.tokens);
+    EXPECT_EQ(TotalAttentionPairs(b), TotalAttentionPairs(a));
+    for (size_t d = 0; d < a.dp.size(); ++d) {
+      ASSERT_EQ(a.dp[d].size(), b.dp[d].size());
+      for (size_t m = 0; m < a.dp[d].size(); ++m) {
+        for (size_t r = 0; r < a.dp[d][m].cp.size(); ++r) {
+          EXPECT_EQ(a.dp[d][m].cp[r].tokens, b.dp[d][m].cp[r].tokens);
+          EXPECT_EQ(a.dp[d][m].cp[r].attention.size(), b.dp[d][m].cp[r].attention.size());
+        }
+      }
+    }
+  }
+}
+
+TEST_P(EveryPolicy, BadInputIsAnError) {
+  DataPolicyRegistry reg("data-policy");
+  RegisterDataPolicies(reg);
+  auto p = reg.Create(GetParam());
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE((*p)->Schedule({10, 0, 5}, DataShape{}).ok());
+  EXPECT_FALSE((*p)->Schedule({10}, DataShape{.dp = 0}).ok());
+  EXPECT_FALSE((*p)->Schedule({10}, DataShape{.seq_len = 0}).ok());
+  auto empty = (*p)->Schedule({}, DataShape{.dp = 2});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->computed_tokens, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, EveryPolicy, ::testing::Values("pad", "pack", "padding_free"));
+
+}  // namespace
+}  // namespace dlsim::data
