@@ -17,6 +17,10 @@ using internal::AppendMicros;
 // The buffer is handed to the stream once it holds this many bytes.
 constexpr size_t kFlushBytes = 1 << 16;
 
+// Trace ids are the event ids plus one: Perfetto treats pid 0 (and tid 0) as the kernel's
+// idle task, so a synthesized trace should start at 1 (google/perfetto#394).
+int64_t TraceId(int id) { return int64_t{id} + 1; }
+
 std::string_view ScopeCode(InstantScope scope) {
   switch (scope) {
     case InstantScope::kThread:
@@ -61,7 +65,7 @@ void ChromeTraceSink::StartEvent(std::string_view ph, int process) {
   buf_.append(events_written_ == 0 ? "\n" : ",\n");
   buf_.append("{\"ph\":\"");
   buf_.append(ph);
-  fmt::format_to(std::back_inserter(buf_), "\",\"pid\":{}", process);
+  fmt::format_to(std::back_inserter(buf_), "\",\"pid\":{}", TraceId(process));
 }
 
 void ChromeTraceSink::EndEvent() {
@@ -78,7 +82,7 @@ void ChromeTraceSink::FlushBuffer() {
 void ChromeTraceSink::WriteMetadata(std::string_view name, int process, const int* thread,
                                     std::string_view key, const ArgValue& value) {
   StartEvent("M", process);
-  if (thread != nullptr) fmt::format_to(std::back_inserter(buf_), ",\"tid\":{}", *thread);
+  if (thread != nullptr) fmt::format_to(std::back_inserter(buf_), ",\"tid\":{}", TraceId(*thread));
   buf_.append(",\"name\":");
   AppendJsonString(buf_, name);
   buf_.append(",\"args\":");
@@ -98,7 +102,7 @@ void ChromeTraceSink::OnThreadName(const ThreadName& e) {
 
 void ChromeTraceSink::OnSpan(const SpanEvent& e) {
   StartEvent("X", e.process);
-  fmt::format_to(std::back_inserter(buf_), ",\"tid\":{},\"ts\":", e.thread);
+  fmt::format_to(std::back_inserter(buf_), ",\"tid\":{},\"ts\":", TraceId(e.thread));
   AppendMicros(buf_, e.start.ToNanos());
   buf_.append(",\"dur\":");
   AppendMicros(buf_, e.duration.ToNanos());
@@ -120,7 +124,7 @@ void ChromeTraceSink::OnCounter(const CounterEvent& e) {
 
 void ChromeTraceSink::OnInstant(const InstantEvent& e) {
   StartEvent("i", e.process);
-  fmt::format_to(std::back_inserter(buf_), ",\"tid\":{},\"ts\":", e.thread);
+  fmt::format_to(std::back_inserter(buf_), ",\"tid\":{},\"ts\":", TraceId(e.thread));
   AppendMicros(buf_, e.time.ToNanos());
   buf_.append(",\"s\":\"");
   buf_.append(ScopeCode(e.scope));

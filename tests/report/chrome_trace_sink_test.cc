@@ -61,18 +61,19 @@ TEST(ChromeTraceSinkTest, IsValidJsonWithExpectedEvents) {
   const json& ev = doc["traceEvents"];
   ASSERT_EQ(ev.size(), 10u);
 
-  EXPECT_EQ(ev[0], json::parse(R"({"ph":"M","pid":0,"name":"process_name","args":{"name":"node0"}})"));
-  EXPECT_EQ(ev[1], json::parse(R"({"ph":"M","pid":0,"name":"process_sort_index","args":{"sort_index":0}})"));
+  EXPECT_EQ(ev[0], json::parse(R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"node0"}})"));
+  EXPECT_EQ(ev[1], json::parse(R"({"ph":"M","pid":1,"name":"process_sort_index","args":{"sort_index":0}})"));
   EXPECT_EQ(ev[2],
-            json::parse(R"({"ph":"M","pid":0,"tid":3,"name":"thread_name","args":{"name":"gpu3 compute"}})"));
+            json::parse(R"({"ph":"M","pid":1,"tid":4,"name":"thread_name","args":{"name":"gpu3 compute"}})"));
   EXPECT_EQ(ev[3],
-            json::parse(R"({"ph":"M","pid":0,"tid":3,"name":"thread_sort_index","args":{"sort_index":6}})"));
+            json::parse(R"({"ph":"M","pid":1,"tid":4,"name":"thread_sort_index","args":{"sort_index":6}})"));
   EXPECT_EQ(ev[4]["args"]["name"], "gpu3 tp-comm");
   EXPECT_EQ(ev[5]["args"]["sort_index"], 7);
 
   const json& fwd = ev[6];
   EXPECT_EQ(fwd["ph"], "X");
-  EXPECT_EQ(fwd["tid"], 3);
+  EXPECT_EQ(fwd["pid"], 1);  // ids are shifted by one: Perfetto reserves 0
+  EXPECT_EQ(fwd["tid"], 4);
   EXPECT_EQ(fwd["name"], "fwd L0");
   EXPECT_EQ(fwd["cat"], "compute");
   EXPECT_DOUBLE_EQ(fwd["ts"].get<double>(), 1234.567);
@@ -82,7 +83,7 @@ TEST(ChromeTraceSinkTest, IsValidJsonWithExpectedEvents) {
   EXPECT_EQ(ev[7]["args"]["bytes"], int64_t{1} << 30);
   EXPECT_EQ(ev[7]["args"]["overlapped"], true);
 
-  EXPECT_EQ(ev[8], json::parse(R"({"ph":"C","pid":0,"ts":1,"name":"hbm used","args":{"value":0.25}})"));
+  EXPECT_EQ(ev[8], json::parse(R"({"ph":"C","pid":1,"ts":1,"name":"hbm used","args":{"value":0.25}})"));
   EXPECT_EQ(ev[9]["ph"], "i");
   EXPECT_EQ(ev[9]["s"], "p");
   EXPECT_EQ(ev[9]["ts"], 2000);

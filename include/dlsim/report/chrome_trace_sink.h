@@ -8,6 +8,8 @@
 //   ThreadName   -> "M" thread_name and thread_sort_index
 //   RunInfo      -> "otherData" (name, command, then the metadata pairs)
 //
+// Ids: "pid" is process + 1 and "tid" is thread + 1, because Perfetto treats pid 0 and tid 0
+// as the kernel's idle task (google/perfetto#394); names and order come from the metadata.
 // Times are microseconds with nanosecond precision, printed exactly (1234567 ns -> 1234.567).
 // Events are streamed: each is written (through a small buffer) as it arrives, one per line,
 // so memory does not grow with the trace. The text is valid JSON once Finish() has run.

@@ -3,7 +3,8 @@
 //
 // Identity: a `process` is a node or a rank group, a `thread` is one stream inside it (for
 // example "gpu3 compute" or "gpu3 tp-comm"). Both are small integers chosen by the publisher;
-// give them names with ProcessName / ThreadName events. Times are simulated TimePoints and
+// give them names with ProcessName / ThreadName events. Counting from 0 is fine: writers map
+// ids to what their format needs. Times are simulated TimePoints and
 // Durations (integer nanoseconds).
 //
 //   dlsim::report::SpanEvent span{.process = 0, .thread = 3, .name = "fwd L0",
