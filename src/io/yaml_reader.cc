@@ -209,13 +209,15 @@ std::shared_ptr<MapState> MakeMap(const Document& doc, const YAML::Node& node, s
   s->present = true;
   if (node.IsNull()) return s;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // Copies: the iterator's value is a temporary, so references into it would dangle.
+    const YAML::Node k = it->first;
+    const YAML::Node v = it->second;
     Location kl = LocationOrFallback(k, loc);
     if (!k.IsScalar()) {
       doc.AddError(kl, s->path, "expected a key name, found " + Describe(k));
       continue;
     }
-    const std::string& name = k.Scalar();
+    const std::string name = k.Scalar();
     std::string key_path = s->path.empty() ? name : s->path + "." + name;
     auto dup =
         std::find_if(s->entries.begin(), s->entries.end(), [&](const auto& e) { return e.name == name; });
@@ -225,7 +227,7 @@ std::shared_ptr<MapState> MakeMap(const Document& doc, const YAML::Node& node, s
                        std::to_string(dup->key_loc.line) + ")");
       continue;
     }
-    s->entries.push_back({name, kl, it->second});
+    s->entries.push_back({name, kl, v});
   }
   return s;
 }
