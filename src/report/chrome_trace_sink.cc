@@ -1,9 +1,6 @@
 #include "dlsim/report/chrome_trace_sink.h"
 
-#include <fmt/format.h>
-
 #include <cassert>
-#include <iterator>
 
 #include "json_text.h"
 
@@ -65,7 +62,8 @@ void ChromeTraceSink::StartEvent(std::string_view ph, int process) {
   buf_.append(events_written_ == 0 ? "\n" : ",\n");
   buf_.append("{\"ph\":\"");
   buf_.append(ph);
-  fmt::format_to(std::back_inserter(buf_), "\",\"pid\":{}", TraceId(process));
+  buf_.append("\",\"pid\":");
+  internal::AppendInt(buf_, TraceId(process));
 }
 
 void ChromeTraceSink::EndEvent() {
@@ -82,7 +80,10 @@ void ChromeTraceSink::FlushBuffer() {
 void ChromeTraceSink::WriteMetadata(std::string_view name, int process, const int* thread,
                                     std::string_view key, const ArgValue& value) {
   StartEvent("M", process);
-  if (thread != nullptr) fmt::format_to(std::back_inserter(buf_), ",\"tid\":{}", TraceId(*thread));
+  if (thread != nullptr) {
+    buf_.append(",\"tid\":");
+    internal::AppendInt(buf_, TraceId(*thread));
+  }
   buf_.append(",\"name\":");
   AppendJsonString(buf_, name);
   buf_.append(",\"args\":");
@@ -102,7 +103,9 @@ void ChromeTraceSink::OnThreadName(const ThreadName& e) {
 
 void ChromeTraceSink::OnSpan(const SpanEvent& e) {
   StartEvent("X", e.process);
-  fmt::format_to(std::back_inserter(buf_), ",\"tid\":{},\"ts\":", TraceId(e.thread));
+  buf_.append(",\"tid\":");
+  internal::AppendInt(buf_, TraceId(e.thread));
+  buf_.append(",\"ts\":");
   AppendMicros(buf_, e.start.ToNanos());
   buf_.append(",\"dur\":");
   AppendMicros(buf_, e.duration.ToNanos());
@@ -124,7 +127,9 @@ void ChromeTraceSink::OnCounter(const CounterEvent& e) {
 
 void ChromeTraceSink::OnInstant(const InstantEvent& e) {
   StartEvent("i", e.process);
-  fmt::format_to(std::back_inserter(buf_), ",\"tid\":{},\"ts\":", TraceId(e.thread));
+  buf_.append(",\"tid\":");
+  internal::AppendInt(buf_, TraceId(e.thread));
+  buf_.append(",\"ts\":");
   AppendMicros(buf_, e.time.ToNanos());
   buf_.append(",\"s\":\"");
   buf_.append(ScopeCode(e.scope));

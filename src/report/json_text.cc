@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <iterator>
 #include <type_traits>
 
 namespace dlsim::report::internal {
@@ -41,10 +40,21 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 
 void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (size_t i = 0; i < s.size();) {
+  size_t i = 0;
+  while (i < s.size()) {
+    // Copy the longest run of bytes that need no escaping in one append.
+    size_t run = i;
+    while (run < s.size()) {
+      const auto c = static_cast<unsigned char>(s[run]);
+      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+      ++run;
+    }
+    out.append(s.substr(i, run - i));
+    i = run;
+    if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      size_t len = Utf8SequenceLength(s, i);
+      const size_t len = Utf8SequenceLength(s, i);
       if (len == 0) {
         out.append("\\ufffd");
         ++i;
@@ -70,23 +80,28 @@ void AppendJsonString(std::string& out, std::string_view s) {
       case '\r':
         out.append("\\r");
         break;
-      default:
-        if (c < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+      default: {
+        char buf[8];
+        const auto end = fmt::format_to(buf, "\\u{:04x}", c);
+        out.append(buf, end);
+      }
     }
     ++i;
   }
   out.push_back('"');
 }
 
+void AppendInt(std::string& out, int64_t v) {
+  const fmt::format_int text(v);
+  out.append(text.data(), text.size());
+}
+
 void AppendMicros(std::string& out, int64_t ns) {
   // Work on the magnitude as unsigned so INT64_MIN does not overflow.
   uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (ns < 0) out.push_back('-');
-  fmt::format_to(std::back_inserter(out), "{}", mag / 1000);
+  const fmt::format_int whole(mag / 1000);
+  out.append(whole.data(), whole.size());
   uint64_t frac = mag % 1000;
   if (frac == 0) return;
   char digits[4] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
@@ -102,7 +117,9 @@ void AppendJsonDouble(std::string& out, double v) {
     out.append("null");
     return;
   }
-  fmt::format_to(std::back_inserter(out), "{}", v);
+  char buf[40];  // the shortest round-trip form of a double needs at most 24 characters
+  const auto end = fmt::format_to(buf, "{}", v);
+  out.append(buf, end);
 }
 
 void AppendArgValue(std::string& out, const ArgValue& v) {
@@ -112,7 +129,7 @@ void AppendArgValue(std::string& out, const ArgValue& v) {
         if constexpr (std::is_same_v<T, bool>) {
           out.append(x ? "true" : "false");
         } else if constexpr (std::is_same_v<T, int64_t>) {
-          fmt::format_to(std::back_inserter(out), "{}", x);
+          AppendInt(out, x);
         } else if constexpr (std::is_same_v<T, double>) {
           AppendJsonDouble(out, x);
         } else {

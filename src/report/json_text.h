@@ -14,6 +14,8 @@ namespace dlsim::report::internal {
 // Appends `s` as a quoted JSON string. Escapes quotes, backslashes and control characters;
 // invalid UTF-8 bytes become U+FFFD so the output is always valid JSON.
 void AppendJsonString(std::string& out, std::string_view s);
+// Appends a decimal integer.
+void AppendInt(std::string& out, int64_t v);
 // Appends nanoseconds as decimal microseconds with up to three fractional digits and no
 // trailing zeros: 1234567 -> 1234.567, 1500 -> 1.5, 2000 -> 2, -1 -> -0.001. Exact.
 void AppendMicros(std::string& out, int64_t ns);
