@@ -8,13 +8,13 @@
 namespace dlsim::data {
 namespace {
 
-using ScheduleFn = Result<StepData> (*)(const std::vector<int64_t> &, const DataShape &);
+using ScheduleFn = Result<StepData> (*)(const std::vector<int64_t>&, const DataShape&);
 
 // A stateless policy backed by one schedule function.
 class FunctionPolicy : public DataPolicy {
  public:
   FunctionPolicy(std::string_view name, ScheduleFn fn) : name_(name), fn_(fn) {}
-  Result<StepData> Schedule(const std::vector<int64_t> &documents, const DataShape &shape) const override {
+  Result<StepData> Schedule(const std::vector<int64_t>& documents, const DataShape& shape) const override {
     return fn_(documents, shape);
   }
   std::string_view name() const override { return name_; }
@@ -43,12 +43,23 @@ constexpr Builtin kBuiltins[] = {
      "ByteTransformer: only real tokens through every operator, attention per "
      "document",
      internal::SchedulePaddingFree},
+    {"chunkflow",
+     "ChunkFlow: fixed-size chunks (short documents packed, long ones split), state-aware scheduling",
+     internal::ScheduleChunkFlow},
+    {"skrull",
+     "Skrull: long documents sharded over CP, short ones whole on one GPU under a token budget; "
+     "global rebalancing",
+     internal::ScheduleSkrull},
+    {"wlb", "WLB-LLM: workload-balanced variable-length packing, per-document CP sharding",
+     internal::ScheduleWlb},
+    {"distca", "DistCA: wlb packing, core attention split into tasks rebalanced over all GPUs",
+     internal::ScheduleDistCa},
 };
 
 }  // namespace
 
-void RegisterDataPolicies(DataPolicyRegistry &reg) {
-  for (const Builtin &b : kBuiltins) {
+void RegisterDataPolicies(DataPolicyRegistry& reg) {
+  for (const Builtin& b : kBuiltins) {
     ScheduleFn fn = b.fn;
     std::string_view name = b.name;
     (void)reg.Register(std::string(b.name), std::string(b.description),

@@ -9,12 +9,12 @@ namespace {
 
 // Adds the positions [x, y) of `row` to `load` (tokens, real tokens, attention
 // blocks).
-void AddRange(const Row &row, int64_t x, int64_t y, bool causal, Load &load) {
+void AddRange(const Row& row, int64_t x, int64_t y, bool causal, Load& load) {
   if (y <= x) return;
   load.tokens += y - x;
   load.real_tokens += std::max<int64_t>(0, std::min(y, row.real_tokens) - x);
   int64_t off = 0;
-  for (const Segment &s : row.segments) {
+  for (const Segment& s : row.segments) {
     int64_t a = std::max(x, off), b = std::min(y, off + s.size());
     if (a < b) {
       int64_t q_end = s.begin + (b - off);
@@ -31,14 +31,14 @@ int64_t Boundary(int64_t n, int pieces, int i) { return n * i / pieces; }
 
 int64_t Row::size() const {
   int64_t n = padding;
-  for (const Segment &s : segments) n += s.size();
+  for (const Segment& s : segments) n += s.size();
   return n;
 }
 
-void AddBlock(Load &load, int64_t seq_q, int64_t seq_kv, bool causal) {
+void AddBlock(Load& load, int64_t seq_q, int64_t seq_kv, bool causal) {
   if (seq_q <= 0) return;
   if (!load.attention.empty()) {
-    AttentionBlock &last = load.attention.back();
+    AttentionBlock& last = load.attention.back();
     if (last.seq_q == seq_q && last.seq_kv == seq_kv && last.causal == causal) {
       ++last.count;
       return;
@@ -47,7 +47,7 @@ void AddBlock(Load &load, int64_t seq_q, int64_t seq_kv, bool causal) {
   load.attention.push_back(AttentionBlock{seq_q, seq_kv, 1, causal});
 }
 
-void PlaceWhole(const Row &row, bool causal, Load &load) { AddRange(row, 0, row.size(), causal, load); }
+void PlaceWhole(const Row& row, bool causal, Load& load) { AddRange(row, 0, row.size(), causal, load); }
 
 int64_t ZigzagShare(int64_t n, int cp, int rank) {
   if (cp == 1) return n;
@@ -56,7 +56,7 @@ int64_t ZigzagShare(int64_t n, int cp, int rank) {
          Boundary(n, p, p - 1 - rank);
 }
 
-void PlaceRow(const Row &row, bool causal, MicroBatch &mb) {
+void PlaceRow(const Row& row, bool causal, MicroBatch& mb) {
   int cp = static_cast<int>(mb.cp.size());
   int64_t n = row.size();
   ++mb.sequences;
@@ -66,7 +66,7 @@ void PlaceRow(const Row &row, bool causal, MicroBatch &mb) {
   }
   int p = 2 * cp;
   for (int r = 0; r < cp; ++r) {
-    Load &load = mb.cp[r];
+    Load& load = mb.cp[r];
     int64_t before = load.tokens;
     AddRange(row, Boundary(n, p, r), Boundary(n, p, r + 1), causal, load);
     AddRange(row, Boundary(n, p, p - 1 - r), Boundary(n, p, p - r), causal, load);
@@ -80,8 +80,8 @@ MicroBatch NewMicroBatch(int cp) {
   return mb;
 }
 
-Result<Prepared> Prepare(const std::vector<int64_t> &documents, const DataShape &s) {
-  auto bad = [](const std::string &m) { return Error::InvalidArgument("data policy: " + m); };
+Result<Prepared> Prepare(const std::vector<int64_t>& documents, const DataShape& s) {
+  auto bad = [](const std::string& m) { return Error::InvalidArgument("data policy: " + m); };
   if (s.dp < 1) return bad("dp must be >= 1, found " + std::to_string(s.dp));
   if (s.cp < 1) return bad("cp must be >= 1, found " + std::to_string(s.cp));
   if (s.micro_batch < 1) return bad("micro_batch must be >= 1, found " + std::to_string(s.micro_batch));
@@ -110,7 +110,7 @@ Result<Prepared> Prepare(const std::vector<int64_t> &documents, const DataShape 
   return p;
 }
 
-StepData NewStep(const Prepared &p, const DataShape &shape) {
+StepData NewStep(const Prepared& p, const DataShape& shape) {
   StepData step;
   step.dp.resize(static_cast<size_t>(shape.dp));
   step.real_tokens = p.real_tokens;
@@ -119,17 +119,17 @@ StepData NewStep(const Prepared &p, const DataShape &shape) {
   return step;
 }
 
-void FinishStep(StepData &step) {
+void FinishStep(StepData& step) {
   step.computed_tokens = 0;
-  for (auto &rank : step.dp) {
-    std::erase_if(rank, [](const MicroBatch &mb) { return mb.sequences == 0; });
-    for (const MicroBatch &mb : rank) {
-      for (const Load &l : mb.cp) step.computed_tokens += l.tokens;
+  for (auto& rank : step.dp) {
+    std::erase_if(rank, [](const MicroBatch& mb) { return mb.sequences == 0; });
+    for (const MicroBatch& mb : rank) {
+      for (const Load& l : mb.cp) step.computed_tokens += l.tokens;
     }
   }
 }
 
-std::vector<int> LongestFirst(const std::vector<int64_t> &docs) {
+std::vector<int> LongestFirst(const std::vector<int64_t>& docs) {
   std::vector<int> order(docs.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return docs[a] > docs[b]; });

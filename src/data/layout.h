@@ -37,14 +37,14 @@ inline Segment WholeDocument(int64_t l) { return {0, l, l}; }
 inline double CausalPairs(int64_t l) { return static_cast<double>(l) * static_cast<double>(l + 1) / 2; }
 
 // Appends a block, merging it with the last one when identical.
-void AddBlock(Load &load, int64_t seq_q, int64_t seq_kv, bool causal);
+void AddBlock(Load& load, int64_t seq_q, int64_t seq_kv, bool causal);
 // Puts the whole row on one GPU (no exchange).
-void PlaceWhole(const Row &row, bool causal, Load &load);
+void PlaceWhole(const Row& row, bool causal, Load& load);
 // Shards the row over mb.cp: cp == 1 puts it whole on rank 0; otherwise the row
 // is cut into 2cp near-equal pieces and rank r takes pieces r and 2cp-1-r
 // (causal load balance), and each rank sends its K/V rows to the cp - 1 others
 // (ring attention): cp_kv_tokens += (cp-1) x local.
-void PlaceRow(const Row &row, bool causal, MicroBatch &mb);
+void PlaceRow(const Row& row, bool causal, MicroBatch& mb);
 // Tokens that rank r of cp gets from a row of n tokens under PlaceRow.
 int64_t ZigzagShare(int64_t n, int cp, int rank);
 
@@ -58,26 +58,33 @@ struct Prepared {
   int64_t max_len = 0;  // effective
 };
 // Errors (kInvalidArgument): a shape field out of range, a document length < 1.
-Result<Prepared> Prepare(const std::vector<int64_t> &documents, const DataShape &shape);
+Result<Prepared> Prepare(const std::vector<int64_t>& documents, const DataShape& shape);
 // A StepData with dp empty ranks and the document totals of `p`.
-StepData NewStep(const Prepared &p, const DataShape &shape);
+StepData NewStep(const Prepared& p, const DataShape& shape);
 // Drops empty micro-batches and sums computed_tokens.
-void FinishStep(StepData &step);
+void FinishStep(StepData& step);
 
 // work = tokens + pairs / pairs_per_token (docs/data.md).
-inline double Workload(double tokens, double pairs, const DataShape &s) {
+inline double Workload(double tokens, double pairs, const DataShape& s) {
   return tokens + pairs / s.pairs_per_token;
 }
-inline double DocumentWork(int64_t l, const DataShape &s) {
+inline double DocumentWork(int64_t l, const DataShape& s) {
   return Workload(static_cast<double>(l), CausalPairs(l), s);
 }
 
 // Indices of `docs` sorted by length, longest first (ties: sampling order).
-std::vector<int> LongestFirst(const std::vector<int64_t> &docs);
+std::vector<int> LongestFirst(const std::vector<int64_t>& docs);
 // Item i of n, split contiguously over `parts`: [Begin(i), Begin(i+1)).
 inline size_t PartBegin(size_t n, int parts, int i) {
   return n * static_cast<size_t>(i) / static_cast<size_t>(parts);
 }
+
+// Variable-length packing shared by wlb and distca: documents assigned longest first to the
+// micro-batch (over all DP ranks) of least workload that still has room for
+// cp x seq_len x micro_batch tokens; every DP rank gets the same number of micro-batches, at
+// least shape.micro_batches, more when the documents do not fit. Each document is sharded over
+// CP on its own (PlaceRow per document). Empty micro-batches are kept (call FinishStep).
+StepData PackBalanced(const Prepared& p, const DataShape& shape);
 
 }  // namespace dlsim::data::internal
 

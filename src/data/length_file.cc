@@ -16,16 +16,16 @@
 namespace dlsim::data {
 namespace {
 
-bool EndsWith(const std::string &s, std::string_view suffix) {
+bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Error ParseError(const std::string &file, const std::string &what) {
+Error ParseError(const std::string& file, const std::string& what) {
   return Error::Parse(file + ": " + what);
 }
 
 // A positive integral length from a JSON number, or nullopt.
-std::optional<int64_t> JsonLength(const nlohmann::json &v) {
+std::optional<int64_t> JsonLength(const nlohmann::json& v) {
   if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
     double d = v.get<double>();
@@ -34,12 +34,12 @@ std::optional<int64_t> JsonLength(const nlohmann::json &v) {
   return std::nullopt;
 }
 
-Result<LengthSpec> ToSpec(const std::map<int64_t, double> &hist, const std::string &file) {
+Result<LengthSpec> ToSpec(const std::map<int64_t, double>& hist, const std::string& file) {
   if (hist.empty()) return ParseError(file, "no lengths");
   LengthSpec spec;
   spec.distribution = "empirical";
   spec.file = file;
-  for (const auto &[len, count] : hist) {
+  for (const auto& [len, count] : hist) {
     if (count <= 0) continue;
     spec.values.push_back(static_cast<double>(len));
     spec.weights.push_back(count);
@@ -48,7 +48,7 @@ Result<LengthSpec> ToSpec(const std::map<int64_t, double> &hist, const std::stri
   return spec;
 }
 
-Result<LengthSpec> ParseJson(std::string_view text, const std::string &file) {
+Result<LengthSpec> ParseJson(std::string_view text, const std::string& file) {
   nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr,
                                            /*allow_exceptions=*/false);
   if (j.is_discarded()) return ParseError(file, "malformed JSON");
@@ -62,7 +62,7 @@ Result<LengthSpec> ParseJson(std::string_view text, const std::string &file) {
       hist[*l] += 1;
     }
   } else if (j.is_object()) {
-    for (const auto &[key, count] : j.items()) {
+    for (const auto& [key, count] : j.items()) {
       int64_t l = 0;
       size_t used = 0;
       try {
@@ -83,7 +83,7 @@ Result<LengthSpec> ParseJson(std::string_view text, const std::string &file) {
   return ToSpec(hist, file);
 }
 
-std::vector<std::string> SplitCsvLine(const std::string &line) {
+std::vector<std::string> SplitCsvLine(const std::string& line) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : line) {
@@ -95,14 +95,14 @@ std::vector<std::string> SplitCsvLine(const std::string &line) {
     }
   }
   out.push_back(cur);
-  for (auto &f : out) {
+  for (auto& f : out) {
     while (!f.empty() && f.front() == ' ') f.erase(f.begin());
     while (!f.empty() && f.back() == ' ') f.pop_back();
   }
   return out;
 }
 
-Result<LengthSpec> ParseCsv(std::string_view text, const std::string &file, const std::string &column) {
+Result<LengthSpec> ParseCsv(std::string_view text, const std::string& file, const std::string& column) {
   std::string want = column.empty() ? "num_prefill_tokens" : column;
   std::map<int64_t, double> hist;
   size_t pos = 0;
@@ -127,7 +127,7 @@ Result<LengthSpec> ParseCsv(std::string_view text, const std::string &file, cons
     }
     std::string where = file + ":" + std::to_string(line_no) + ": column '" + want + "'";
     if (col >= static_cast<int>(f.size())) return Error::Parse(where + ": missing field");
-    char *stop = nullptr;
+    char* stop = nullptr;
     double v = std::strtod(f[col].c_str(), &stop);
     if (f[col].empty() || *stop != '\0' || !std::isfinite(v) || v != std::floor(v) || v < 1) {
       return Error::Parse(where + ": expected a positive integer token count, found '" + f[col] + "'");
@@ -140,8 +140,8 @@ Result<LengthSpec> ParseCsv(std::string_view text, const std::string &file, cons
 
 }  // namespace
 
-Result<LengthSpec> ParseLengthFile(std::string_view text, const std::string &file_name,
-                                   const std::string &column) {
+Result<LengthSpec> ParseLengthFile(std::string_view text, const std::string& file_name,
+                                   const std::string& column) {
   std::string lower = file_name;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (EndsWith(lower, ".csv")) return ParseCsv(text, file_name, column);

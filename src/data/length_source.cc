@@ -24,7 +24,7 @@ double LognormalMean(double median, double sigma) { return median * std::exp(sig
 class FixedSource : public LengthSource {
  public:
   FixedSource(double v, int64_t max_len) : v_(v), max_len_(max_len) {}
-  int64_t Draw(Rng &) const override { return ToLength(v_, max_len_); }
+  int64_t Draw(Rng&) const override { return ToLength(v_, max_len_); }
   double Mean() const override { return v_; }
 
  private:
@@ -37,7 +37,7 @@ class FixedSource : public LengthSource {
 class UniformSource : public LengthSource {
  public:
   UniformSource(int64_t lo, int64_t hi, int64_t max_len) : lo_(lo), hi_(hi), max_len_(max_len) {}
-  int64_t Draw(Rng &rng) const override {
+  int64_t Draw(Rng& rng) const override {
     auto n = static_cast<uint64_t>(hi_ - lo_ + 1);
     return ToLength(static_cast<double>(lo_ + static_cast<int64_t>(rng.NextBelow(n))), max_len_);
   }
@@ -51,7 +51,7 @@ class LognormalSource : public LengthSource {
  public:
   LognormalSource(double median, double sigma, int64_t max_len)
       : mu_(std::log(median)), median_(median), sigma_(sigma), max_len_(max_len) {}
-  int64_t Draw(Rng &rng) const override { return ToLength(SampleLognormal(rng, mu_, sigma_), max_len_); }
+  int64_t Draw(Rng& rng) const override { return ToLength(SampleLognormal(rng, mu_, sigma_), max_len_); }
   double Mean() const override { return LognormalMean(median_, sigma_); }
 
  private:
@@ -63,8 +63,8 @@ class LognormalSource : public LengthSource {
 // probability f.
 class ParetoMixSource : public LengthSource {
  public:
-  explicit ParetoMixSource(const LengthSpec &s) : mu_(std::log(s.median)), spec_(s) {}
-  int64_t Draw(Rng &rng) const override {
+  explicit ParetoMixSource(const LengthSpec& s) : mu_(std::log(s.median)), spec_(s) {}
+  int64_t Draw(Rng& rng) const override {
     double u = rng.NextDouble();
     double x = u < spec_.tail_fraction ? SamplePareto(rng, spec_.tail_min, spec_.tail_alpha)
                                        : SampleLognormal(rng, mu_, spec_.sigma);
@@ -84,13 +84,13 @@ class ParetoMixSource : public LengthSource {
 
 class EmpiricalSource : public LengthSource {
  public:
-  EmpiricalSource(const LengthSpec &s) : sampler_(s.values, s.weights), max_len_(s.max_len) {
+  EmpiricalSource(const LengthSpec& s) : sampler_(s.values, s.weights), max_len_(s.max_len) {
     double w = std::accumulate(s.weights.begin(), s.weights.end(), 0.0);
     double vw = 0;
     for (size_t i = 0; i < s.values.size(); ++i) vw += s.values[i] * s.weights[i];
     mean_ = vw / w;
   }
-  int64_t Draw(Rng &rng) const override { return ToLength(sampler_.Sample(rng), max_len_); }
+  int64_t Draw(Rng& rng) const override { return ToLength(sampler_.Sample(rng), max_len_); }
   double Mean() const override { return mean_; }
 
  private:
@@ -99,9 +99,9 @@ class EmpiricalSource : public LengthSource {
   double mean_ = 0;
 };
 
-Error Bad(const std::string &what) { return Error::InvalidArgument("data.lengths: " + what); }
+Error Bad(const std::string& what) { return Error::InvalidArgument("data.lengths: " + what); }
 
-Status CheckEmpirical(const LengthSpec &s) {
+Status CheckEmpirical(const LengthSpec& s) {
   if (s.values.empty()) return Bad("empirical distribution has no lengths");
   if (s.values.size() != s.weights.size()) return Bad("empirical values and weights differ in size");
   double total = 0;
@@ -116,14 +116,14 @@ Status CheckEmpirical(const LengthSpec &s) {
 
 }  // namespace
 
-const std::vector<std::string> &LengthDistributionNames() {
+const std::vector<std::string>& LengthDistributionNames() {
   static const std::vector<std::string> kNames = {"empirical", "fixed", "lognormal", "pareto_mix", "uniform"};
   return kNames;
 }
 
-Result<std::unique_ptr<LengthSource>> MakeLengthSource(const LengthSpec &s) {
+Result<std::unique_ptr<LengthSource>> MakeLengthSource(const LengthSpec& s) {
   if (s.max_len < 0) return Bad("max_len must be >= 0, found " + std::to_string(s.max_len));
-  const std::string &d = s.distribution;
+  const std::string& d = s.distribution;
   if (d == "fixed") {
     if (!(s.value >= 1)) return Bad("fixed value must be >= 1, found " + FormatNumber(s.value));
     return std::unique_ptr<LengthSource>(std::make_unique<FixedSource>(s.value, s.max_len));
@@ -153,7 +153,7 @@ Result<std::unique_ptr<LengthSource>> MakeLengthSource(const LengthSpec &s) {
   return Error::InvalidArgument(UnknownNameMessage("length distribution", d, LengthDistributionNames()));
 }
 
-std::vector<int64_t> DrawDocuments(const LengthSource &src, Rng &rng, int64_t token_budget, int64_t max_len) {
+std::vector<int64_t> DrawDocuments(const LengthSource& src, Rng& rng, int64_t token_budget, int64_t max_len) {
   std::vector<int64_t> docs;
   int64_t total = 0;
   while (total < token_budget) {

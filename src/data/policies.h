@@ -12,9 +12,13 @@
 namespace dlsim::data::internal {
 
 using Docs = std::vector<int64_t>;
-Result<StepData> SchedulePad(const Docs &docs, const DataShape &shape);
-Result<StepData> SchedulePack(const Docs &docs, const DataShape &shape);
-Result<StepData> SchedulePaddingFree(const Docs &docs, const DataShape &shape);
+Result<StepData> SchedulePad(const Docs& docs, const DataShape& shape);
+Result<StepData> SchedulePack(const Docs& docs, const DataShape& shape);
+Result<StepData> SchedulePaddingFree(const Docs& docs, const DataShape& shape);
+Result<StepData> ScheduleChunkFlow(const Docs& docs, const DataShape& shape);
+Result<StepData> ScheduleSkrull(const Docs& docs, const DataShape& shape);
+Result<StepData> ScheduleWlb(const Docs& docs, const DataShape& shape);
+Result<StepData> ScheduleDistCa(const Docs& docs, const DataShape& shape);
 
 }  // namespace dlsim::data::internal
 

@@ -10,7 +10,7 @@ namespace {
 
 // Splits rows contiguously over DP ranks, then into micro-batches of
 // `micro_batch` rows.
-void DistributeRows(const std::vector<Row> &rows, const DataShape &s, StepData &step) {
+void DistributeRows(const std::vector<Row>& rows, const DataShape& s, StepData& step) {
   for (int d = 0; d < s.dp; ++d) {
     size_t begin = PartBegin(rows.size(), s.dp, d), end = PartBegin(rows.size(), s.dp, d + 1);
     for (size_t i = begin; i < end; i += static_cast<size_t>(s.micro_batch)) {
@@ -24,7 +24,7 @@ void DistributeRows(const std::vector<Row> &rows, const DataShape &s, StepData &
 
 // One row per document; pad: each padded to the longest of its micro-batch and
 // dense.
-std::vector<Row> DocumentRows(const std::vector<int64_t> &docs, const DataShape &s, bool pad) {
+std::vector<Row> DocumentRows(const std::vector<int64_t>& docs, const DataShape& s, bool pad) {
   std::vector<Row> rows;
   rows.reserve(docs.size());
   for (int d = 0; d < s.dp; ++d) {
@@ -41,7 +41,7 @@ std::vector<Row> DocumentRows(const std::vector<int64_t> &docs, const DataShape 
   return rows;
 }
 
-Result<StepData> ScheduleByDocument(const Docs &docs, const DataShape &s, bool pad) {
+Result<StepData> ScheduleByDocument(const Docs& docs, const DataShape& s, bool pad) {
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
   StepData step = NewStep(p, s);
   // Rows are built in DP-rank order with the same contiguous split, so
@@ -53,15 +53,15 @@ Result<StepData> ScheduleByDocument(const Docs &docs, const DataShape &s, bool p
 
 }  // namespace
 
-Result<StepData> SchedulePad(const Docs &docs, const DataShape &s) {
+Result<StepData> SchedulePad(const Docs& docs, const DataShape& s) {
   return ScheduleByDocument(docs, s, true);
 }
 
-Result<StepData> SchedulePaddingFree(const Docs &docs, const DataShape &s) {
+Result<StepData> SchedulePaddingFree(const Docs& docs, const DataShape& s) {
   return ScheduleByDocument(docs, s, false);
 }
 
-Result<StepData> SchedulePack(const Docs &docs, const DataShape &s) {
+Result<StepData> SchedulePack(const Docs& docs, const DataShape& s) {
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
   StepData step = NewStep(p, s);
   std::vector<Row> rows;

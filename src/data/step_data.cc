@@ -8,30 +8,30 @@ double AttentionBlock::Pairs() const {
   return one * static_cast<double>(count);
 }
 
-double TotalAttentionPairs(const Load &l) {
+double TotalAttentionPairs(const Load& l) {
   double sum = 0;
-  for (const AttentionBlock &b : l.attention) sum += b.Pairs();
+  for (const AttentionBlock& b : l.attention) sum += b.Pairs();
   return sum;
 }
 
-double TotalAttentionPairs(const MicroBatch &mb) {
+double TotalAttentionPairs(const MicroBatch& mb) {
   double sum = 0;
-  for (const Load &l : mb.cp) sum += TotalAttentionPairs(l);
+  for (const Load& l : mb.cp) sum += TotalAttentionPairs(l);
   return sum;
 }
 
-double TotalAttentionPairs(const StepData &s) {
+double TotalAttentionPairs(const StepData& s) {
   double sum = 0;
-  for (const auto &rank : s.dp) {
-    for (const MicroBatch &mb : rank) sum += TotalAttentionPairs(mb);
+  for (const auto& rank : s.dp) {
+    for (const MicroBatch& mb : rank) sum += TotalAttentionPairs(mb);
   }
   return sum;
 }
 
-void ApplyTokenBytes(StepData &step, Bytes kv_bytes_per_token, Bytes q_bytes_per_token) {
-  for (auto &rank : step.dp) {
-    for (MicroBatch &mb : rank) {
-      for (Load &l : mb.cp) {
+void ApplyTokenBytes(StepData& step, Bytes kv_bytes_per_token, Bytes q_bytes_per_token) {
+  for (auto& rank : step.dp) {
+    for (MicroBatch& mb : rank) {
+      for (Load& l : mb.cp) {
         l.cp_bytes = static_cast<double>(l.cp_kv_tokens) * kv_bytes_per_token;
         l.attention_server_bytes = static_cast<double>(2 * l.server_q_tokens_out) * q_bytes_per_token +
                                    static_cast<double>(l.server_kv_tokens_out) * kv_bytes_per_token;

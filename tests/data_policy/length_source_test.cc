@@ -11,14 +11,14 @@
 namespace dlsim::data {
 namespace {
 
-std::string ReadFile(const std::string &path) {
+std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-std::unique_ptr<LengthSource> Make(const LengthSpec &spec) {
+std::unique_ptr<LengthSource> Make(const LengthSpec& spec) {
   auto r = MakeLengthSource(spec);
   EXPECT_TRUE(r.ok()) << r.error().message;
   return std::move(r).value();
@@ -134,7 +134,7 @@ TEST(LengthSource, BadSpecsAreErrors) {
       {{.distribution = "empirical", .values = {5}, .weights = {-1}}, "negative"},
       {{.distribution = "empirical", .values = {5}, .weights = {0}}, "zero"},
   };
-  for (const auto &[spec, needle] : cases) {
+  for (const auto& [spec, needle] : cases) {
     auto r = MakeLengthSource(spec);
     ASSERT_FALSE(r.ok()) << needle;
     EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
@@ -181,7 +181,7 @@ TEST(LengthFile, BadFilesAreErrors) {
       {"a,b\n1\n", "x.csv", "b", "missing field"},
       {"1 2 3", "x.txt", "", "unknown length-file format"},
   };
-  for (const auto &[text, file, col, needle] : cases) {
+  for (const auto& [text, file, col, needle] : cases) {
     auto r = ParseLengthFile(text, file, col);
     ASSERT_FALSE(r.ok()) << needle;
     EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
@@ -196,7 +196,7 @@ TEST(LengthFile, DistcaFilesParse) {
     double documents, mean;
     double max;
   };
-  for (const Case &c : {Case{"distca_wlbllm_hist.json", 99519, 3961.787, 124913},
+  for (const Case& c : {Case{"distca_wlbllm_hist.json", 99519, 3961.787, 124913},
                         Case{"distca_prolong_hist.json", 77932, 3051.903, 340149}}) {
     std::string text = ReadFile(std::string(DLSIM_DATA_DIR) + "/lengths/" + c.file);
     ASSERT_FALSE(text.empty()) << c.file;

@@ -8,7 +8,7 @@
 namespace dlsim::data {
 namespace {
 
-StepData Schedule(const std::string &name, const std::vector<int64_t> &docs, const DataShape &shape) {
+StepData Schedule(const std::string& name, const std::vector<int64_t>& docs, const DataShape& shape) {
   DataPolicyRegistry reg("data-policy");
   RegisterDataPolicies(reg);
   auto p = reg.Create(name);
@@ -19,25 +19,25 @@ StepData Schedule(const std::string &name, const std::vector<int64_t> &docs, con
   return step.ok() ? std::move(step).value() : StepData{};
 }
 
-double CausalSum(const std::vector<int64_t> &docs) {
+double CausalSum(const std::vector<int64_t>& docs) {
   double s = 0;
   for (int64_t l : docs) s += static_cast<double>(l) * static_cast<double>(l + 1) / 2;
   return s;
 }
 
-int64_t Sum(const std::vector<int64_t> &v) { return std::accumulate(v.begin(), v.end(), int64_t{0}); }
+int64_t Sum(const std::vector<int64_t>& v) { return std::accumulate(v.begin(), v.end(), int64_t{0}); }
 
 struct Totals {
   int64_t tokens = 0, real = 0, cp_kv = 0;
   int micro_batches = 0;
 };
 
-Totals Count(const StepData &s) {
+Totals Count(const StepData& s) {
   Totals t;
-  for (const auto &rank : s.dp) {
-    for (const MicroBatch &mb : rank) {
+  for (const auto& rank : s.dp) {
+    for (const MicroBatch& mb : rank) {
       ++t.micro_batches;
-      for (const Load &l : mb.cp) {
+      for (const Load& l : mb.cp) {
         t.tokens += l.tokens;
         t.real += l.real_tokens;
         t.cp_kv += l.cp_kv_tokens;
@@ -66,7 +66,8 @@ std::vector<int64_t> SkewedDocs(uint64_t seed, int64_t budget) {
 TEST(DataPolicy, RegistryListsTheBuiltins) {
   DataPolicyRegistry reg("data-policy");
   RegisterDataPolicies(reg);
-  for (const char *n : {"pad", "pack", "padding_free"}) EXPECT_TRUE(reg.Contains(n)) << n;
+  for (const char* n : {"pad", "pack", "padding_free", "chunkflow", "skrull", "wlb", "distca"})
+    EXPECT_TRUE(reg.Contains(n)) << n;
   auto bad = reg.Create("paddingfree");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("did you mean 'padding_free'"), std::string::npos)
@@ -96,7 +97,7 @@ TEST(DataPolicy, PadComputesBatchTimesLongest) {
   DataShape shape{.dp = 1, .cp = 1, .micro_batch = 3, .seq_len = 4096};
   StepData s = Schedule("pad", docs, shape);
   ASSERT_EQ(s.dp[0].size(), 2u);
-  const Load &a = s.dp[0][0].cp[0];
+  const Load& a = s.dp[0][0].cp[0];
   EXPECT_EQ(a.tokens, 3 * 300);
   EXPECT_EQ(a.real_tokens, 407);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(a),
@@ -145,11 +146,11 @@ TEST(DataPolicy, ContextParallelZigzagKeepsPairsAndBalances) {
   std::vector<int64_t> docs = {4096, 4096};
   DataShape shape{.dp = 1, .cp = 4, .micro_batch = 2, .seq_len = 4096};
   StepData s = Schedule("padding_free", docs, shape);
-  const MicroBatch &mb = s.dp[0][0];
+  const MicroBatch& mb = s.dp[0][0];
   ASSERT_EQ(mb.cp.size(), 4u);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(mb), CausalSum(docs));
   double mean = CausalSum(docs) / 4;
-  for (const Load &l : mb.cp) {
+  for (const Load& l : mb.cp) {
     EXPECT_EQ(l.tokens, 2048);
     EXPECT_EQ(l.cp_kv_tokens,
               3 * 2048);  // ring: local K/V to each of the 3 peers
@@ -163,6 +164,157 @@ TEST(DataPolicy, BidirectionalAttentionIsSquare) {
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), 100.0 * 100 + 200.0 * 200);
   StepData p = Schedule("pad", {100, 200}, shape);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(p), 2 * 200.0 * 200);
+}
+
+TEST(ChunkFlow, ChunksBoundTokensAndCarryTheirPrefix) {
+  // 20000 = chunks of 8192, 8192, 3616 (dependent); the short ones pack best-fit decreasing.
+  std::vector<int64_t> docs = {3000, 20000, 5000, 100, 8192, 2000};
+  DataShape shape{.dp = 1, .cp = 1, .seq_len = 32768, .chunk_size = 8192, .chunk_keep = 1};
+  StepData s = Schedule("chunkflow", docs, shape);
+  const auto& mbs = s.dp[0];
+  int recomputed = 0;
+  std::vector<std::pair<int64_t, int64_t>> long_blocks;
+  for (const MicroBatch& mb : mbs) {
+    EXPECT_LE(mb.cp[0].tokens, 8192);
+    recomputed += mb.recompute;
+    for (const AttentionBlock& b : mb.cp[0].attention) {
+      if (b.seq_kv > b.seq_q) long_blocks.push_back({b.seq_q, b.seq_kv});
+    }
+  }
+  // The long document runs first (largest work), its chunks in order, the first two recomputed.
+  ASSERT_GE(mbs.size(), 3u);
+  EXPECT_EQ(mbs[0].cp[0].attention[0].seq_kv, 8192);
+  EXPECT_EQ(long_blocks, (std::vector<std::pair<int64_t, int64_t>>{{8192, 16384}, {3616, 20000}}));
+  EXPECT_EQ(recomputed, 2);
+  // 8192 | 5000 + 3000 + 100 | 2000: five chunks in all.
+  EXPECT_EQ(mbs.size(), 6u);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
+  EXPECT_EQ(s.computed_tokens, Sum(docs));  // no padding
+}
+
+TEST(ChunkFlow, EveryMicroBatchWithinTheChunkOnASkewedBatch) {
+  std::vector<int64_t> docs = SkewedDocs(9, 1 << 21);
+  for (int cp : {1, 2}) {
+    DataShape shape{.dp = 16, .cp = cp, .seq_len = 65536, .chunk_size = 4096};
+    StepData s = Schedule("chunkflow", docs, shape);
+    int64_t most = 0;
+    for (const auto& rank : s.dp) {
+      for (const MicroBatch& mb : rank) {
+        int64_t t = 0;
+        for (const Load& l : mb.cp) t += l.tokens;
+        most = std::max(most, t);
+      }
+    }
+    EXPECT_LE(most, 4096);
+    EXPECT_GT(most, 4000);
+  }
+}
+
+TEST(Skrull, RespectsTheTokenBudgetAndKeepsShortDocumentsLocal) {
+  std::vector<int64_t> docs = SkewedDocs(5, 1 << 21);
+  DataShape shape{
+      .dp = 8, .cp = 4, .micro_batches = 2, .seq_len = 16384, .max_len = 65536, .token_budget = 16384};
+  StepData s = Schedule("skrull", docs, shape);
+  int local_only = 0;
+  for (const auto& rank : s.dp) {
+    for (const MicroBatch& mb : rank) {
+      bool exchange = false;
+      for (const Load& l : mb.cp) {
+        EXPECT_LE(l.tokens, 16384);
+        exchange |= l.cp_kv_tokens > 0;
+      }
+      local_only += !exchange;
+    }
+  }
+  EXPECT_GT(local_only, 0);  // micro-batches of short documents need no CP exchange
+  // A document longer than the budget must be sharded: its tokens appear on every CP rank.
+  StepData one = Schedule("skrull", {40000}, shape);
+  ASSERT_EQ(one.dp[0].size(), 1u);
+  for (const Load& l : one.dp[0][0].cp) EXPECT_EQ(l.tokens, 10000);
+  // Short ones stay whole on one rank each.
+  StepData two = Schedule("skrull", {5000, 6000}, shape);
+  int busy = 0;
+  for (const auto& rank : two.dp) {
+    for (const MicroBatch& mb : rank) {
+      for (const Load& l : mb.cp) {
+        busy += l.tokens > 0;
+        EXPECT_EQ(l.cp_kv_tokens, 0);
+      }
+    }
+  }
+  EXPECT_EQ(busy, 2);
+}
+
+TEST(Skrull, DocumentBeyondTheBudgetIsAnError) {
+  DataPolicyRegistry reg("data-policy");
+  RegisterDataPolicies(reg);
+  auto p = reg.Create("skrull");
+  DataShape shape{.dp = 1, .cp = 2, .seq_len = 1024, .max_len = 100000, .token_budget = 1000};
+  auto r = (*p)->Schedule({3000}, shape);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("token_budget"), std::string::npos) << r.error().message;
+}
+
+// Spread of per-GPU attention pairs for each micro-batch index: max / mean.
+double WorstAttentionSpread(const StepData& s) {
+  double worst = 1;
+  for (size_t k = 0;; ++k) {
+    std::vector<double> v;
+    for (const auto& rank : s.dp) {
+      if (k < rank.size()) {
+        for (const Load& l : rank[k].cp) v.push_back(TotalAttentionPairs(l));
+      }
+    }
+    if (v.empty()) return worst;
+    double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    for (double x : v) worst = std::max(worst, std::max(x / mean, mean / std::max(x, 1.0)));
+  }
+}
+
+TEST(DistCa, BalancesAttentionWhereWlbCannot) {
+  std::vector<int64_t> docs(192, 1024);
+  docs.insert(docs.begin() + 50, 65536);  // one long document: its micro-batch is a straggler
+  DataShape shape{.dp = 4, .cp = 2, .micro_batch = 1, .micro_batches = 1, .seq_len = 32768, .max_len = 65536};
+  StepData wlb = Schedule("wlb", docs, shape);
+  StepData ca = Schedule("distca", docs, shape);
+  EXPECT_GT(WorstAttentionSpread(wlb), 2.0);
+  EXPECT_LT(WorstAttentionSpread(ca), 1.05);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(ca), TotalAttentionPairs(wlb));
+  // Linear work is where wlb put it; moved attention ships bytes.
+  int64_t out = 0, in = 0;
+  for (size_t d = 0; d < ca.dp.size(); ++d) {
+    for (size_t m = 0; m < ca.dp[d].size(); ++m) {
+      for (size_t r = 0; r < ca.dp[d][m].cp.size(); ++r) {
+        const Load& l = ca.dp[d][m].cp[r];
+        EXPECT_EQ(l.tokens, wlb.dp[d][m].cp[r].tokens);
+        out += l.server_q_tokens_out;
+        in += l.server_q_tokens_in;
+      }
+    }
+  }
+  EXPECT_GT(out, 0);
+  EXPECT_EQ(out, in);
+}
+
+TEST(Wlb, BalancesWorkloadAcrossDataParallelRanks) {
+  std::vector<int64_t> docs = SkewedDocs(21, 1 << 22);
+  DataShape shape{.dp = 16, .cp = 1, .micro_batches = 4, .seq_len = 32768, .max_len = 65536};
+  auto work = [&](const StepData& s) {
+    std::vector<double> w;
+    for (const auto& rank : s.dp) {
+      double x = 0;
+      for (const MicroBatch& mb : rank) {
+        x += static_cast<double>(mb.cp[0].tokens) + TotalAttentionPairs(mb) / shape.pairs_per_token;
+      }
+      w.push_back(x);
+    }
+    return *std::max_element(w.begin(), w.end()) / *std::min_element(w.begin(), w.end());
+  };
+  StepData wlb = Schedule("wlb", docs, shape);
+  StepData pack = Schedule("pack", docs, shape);
+  EXPECT_LT(work(wlb), 1.05);
+  EXPECT_GT(work(pack), work(wlb));
+  for (const auto& rank : wlb.dp) EXPECT_EQ(rank.size(), wlb.dp[0].size());
 }
 
 class EveryPolicy : public ::testing::TestWithParam<std::string> {};
@@ -183,15 +335,15 @@ TEST_P(EveryPolicy, EveryTokenOnceAndDeterministic) {
     EXPECT_EQ(t.real, Sum(docs)) << "cp " << cp;
     EXPECT_EQ(a.documents, static_cast<int>(docs.size()));
     ASSERT_EQ(a.dp.size(), 8u);
-    for (const auto &rank : a.dp) {
-      for (const MicroBatch &mb : rank) EXPECT_EQ(mb.cp.size(), static_cast<size_t>(cp));
+    for (const auto& rank : a.dp) {
+      for (const MicroBatch& mb : rank) EXPECT_EQ(mb.cp.size(), static_cast<size_t>(cp));
     }
     if (GetParam() != "pad" && GetParam() != "pack") {
       // Document-masked, unsplit (or split with the earlier chunks visible):
       // exact causal sum.
       EXPECT_NEAR(TotalAttentionPairs(a), CausalSum(docs), CausalSum(docs) * 1e-12) << "cp " << cp;
     }
-    if (cp > 1) {
+    if (cp > 1 && GetParam() != "skrull") {  // skrull keeps documents that fit the budget local
       EXPECT_GT(t.cp_kv, 0);
     }
     StepData b = Schedule(GetParam(), docs, shape);
@@ -222,7 +374,9 @@ TEST_P(EveryPolicy, BadInputIsAnError) {
   EXPECT_EQ(empty->computed_tokens, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Builtins, EveryPolicy, ::testing::Values("pad", "pack", "padding_free"));
+INSTANTIATE_TEST_SUITE_P(Builtins, EveryPolicy,
+                         ::testing::Values("pad", "pack", "padding_free", "chunkflow", "skrull", "wlb",
+                                           "distca"));
 
 }  // namespace
 }  // namespace dlsim::data

@@ -1,0 +1,119 @@
+// DistCA (core attention disaggregation): the per-token work stays where wlb's packing put it,
+// but core attention is cut into token-level tasks (blocks of query rows with their causal key
+// prefix) and rebalanced over every GPU of the DP x CP group, micro-batch index by micro-batch
+// index, so each GPU's attention pairs end near the mean. The greedy follows the DistCA
+// planner: the neediest GPU first; it takes tasks from GPUs above the mean, cheapest bytes per
+// pair first, splitting a task when only part of it is needed. Moved tasks ship Q out, O back
+// and the K/V of their key prefix (server_* token counts); overlapping that traffic (ping-pong)
+// is the simulator's business.
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <tuple>
+
+#include "layout.h"
+#include "policies.h"
+
+namespace dlsim::data::internal {
+namespace {
+
+double Pairs(const AttentionBlock& b) { return b.Pairs(); }
+
+// Bytes (in token rows) per pair of moving the whole block: Q out + O back + K/V prefix.
+double Priority(const AttentionBlock& b) {
+  return (2.0 * static_cast<double>(b.seq_q) + static_cast<double>(b.seq_kv)) / std::max(1.0, Pairs(b));
+}
+
+// The largest m >= 1 such that the last m query rows of `b` hold at most `amount` pairs.
+int64_t RowsFor(const AttentionBlock& b, double amount) {
+  double kv = static_cast<double>(b.seq_kv);
+  double m;
+  if (b.causal) {
+    double c = 2 * kv + 1;
+    m = std::floor((c - std::sqrt(std::max(0.0, c * c - 8 * amount))) / 2);
+  } else {
+    m = std::floor(amount / kv);
+  }
+  auto rows = static_cast<int64_t>(std::clamp(m, 1.0, static_cast<double>(b.seq_q)));
+  auto pairs = [&](int64_t r) { return AttentionBlock{r, b.seq_kv, 1, b.causal}.Pairs(); };
+  while (rows > 1 && pairs(rows) > amount) --rows;
+  while (rows < b.seq_q && pairs(rows + 1) <= amount) ++rows;
+  return rows;
+}
+
+// Rebalances the attention of `gpus` (the loads of one micro-batch index over all DP x CP GPUs).
+void Rebalance(const std::vector<Load*>& gpus, double tolerance) {
+  const size_t n = gpus.size();
+  std::vector<std::vector<AttentionBlock>> items(n), received(n);
+  std::vector<double> pairs(n, 0);
+  double total = 0;
+  for (size_t g = 0; g < n; ++g) {
+    for (const AttentionBlock& b : gpus[g]->attention) {
+      for (int64_t c = 0; c < b.count; ++c)
+        items[g].push_back(AttentionBlock{b.seq_q, b.seq_kv, 1, b.causal});
+    }
+    pairs[g] = TotalAttentionPairs(*gpus[g]);
+    total += pairs[g];
+  }
+  const double mean = total / static_cast<double>(n);
+  if (mean <= 0) return;
+  using Entry = std::tuple<double, size_t, size_t>;  // (priority, gpu, item)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> tasks;
+  std::vector<size_t> needy;
+  for (size_t g = 0; g < n; ++g) {
+    if (pairs[g] > mean) {
+      for (size_t i = 0; i < items[g].size(); ++i) tasks.push({Priority(items[g][i]), g, i});
+    } else if (pairs[g] < mean) {
+      needy.push_back(g);
+    }
+  }
+  std::stable_sort(needy.begin(), needy.end(), [&](size_t a, size_t b) { return pairs[a] < pairs[b]; });
+  for (size_t r : needy) {
+    while (mean - pairs[r] > tolerance * mean && !tasks.empty()) {
+      auto [prio, d, i] = tasks.top();
+      tasks.pop();
+      AttentionBlock& b = items[d][i];
+      double surplus = pairs[d] - mean;
+      if (surplus <= 0 || b.seq_q == 0) continue;
+      double amount = std::min(mean - pairs[r], surplus);
+      int64_t rows = Pairs(b) <= amount ? b.seq_q : RowsFor(b, amount);
+      AttentionBlock moved{rows, b.seq_kv, 1, b.causal};
+      b = AttentionBlock{b.seq_q - rows, b.causal ? b.seq_kv - rows : b.seq_kv, 1, b.causal};
+      pairs[d] -= moved.Pairs();
+      pairs[r] += moved.Pairs();
+      received[r].push_back(moved);
+      gpus[d]->server_q_tokens_out += moved.seq_q;
+      gpus[d]->server_kv_tokens_out += moved.seq_kv;
+      gpus[r]->server_q_tokens_in += moved.seq_q;
+      gpus[r]->server_kv_tokens_in += moved.seq_kv;
+      if (b.seq_q > 0) tasks.push({Priority(b), d, i});
+    }
+  }
+  for (size_t g = 0; g < n; ++g) {
+    gpus[g]->attention.clear();
+    for (const auto* list : {&items[g], &received[g]}) {
+      for (const AttentionBlock& b : *list) AddBlock(*gpus[g], b.seq_q, b.seq_kv, b.causal);
+    }
+  }
+}
+
+}  // namespace
+
+Result<StepData> ScheduleDistCa(const Docs& docs, const DataShape& s) {
+  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
+  StepData step = PackBalanced(p, s);
+  size_t depth = 0;
+  for (const auto& rank : step.dp) depth = std::max(depth, rank.size());
+  for (size_t k = 0; k < depth; ++k) {
+    std::vector<Load*> gpus;
+    for (auto& rank : step.dp) {
+      if (k >= rank.size()) continue;
+      for (Load& l : rank[k].cp) gpus.push_back(&l);
+    }
+    Rebalance(gpus, s.distca_tolerance);
+  }
+  FinishStep(step);
+  return step;
+}
+
+}  // namespace dlsim::data::internal
