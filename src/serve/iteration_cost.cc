@@ -8,6 +8,8 @@ namespace {
 
 // Token counts below this are tabulated at construction (one lookup per iteration).
 constexpr int64_t kTableTokens = 8192;
+// Vidur's nccl_cpu_launch_overhead_ms: host cost of launching one NCCL collective.
+constexpr Duration kNcclLaunchOverhead = Duration::Nanos(20'000);
 // Vidur's attention_prefill_batching_overhead_fraction: merged prefills of several requests.
 constexpr double kPrefillBatchingOverhead = 0.1;
 
@@ -51,7 +53,8 @@ class ProfiledCostModel final : public IterationCostModel {
       const Bytes msg(static_cast<double>(t) * in_.model.hidden * elem_);
       d += in_.collective->Time(net::Collective::kAllReduce, msg, {.size = in_.tp, .ranks_per_node = in_.tp},
                                 in_.fabric) *
-           int64_t{2};
+               int64_t{2} +
+           kNcclLaunchOverhead * int64_t{2};
     }
     return d;
   }

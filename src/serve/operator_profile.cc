@@ -25,8 +25,9 @@ double OperatorProfile::InterpolateMs(ProfiledOp op, double t) const {
   const std::vector<double>& y = ms[static_cast<int>(op)];
   const size_t n = tokens.size();
   if (n == 1 || t <= static_cast<double>(tokens.front())) return y.front();
-  size_t hi = std::upper_bound(tokens.begin(), tokens.end(), static_cast<int64_t>(t)) - tokens.begin();
-  if (hi >= n) hi = n - 1;  // extrapolate along the last segment
+  // Beyond the grid the operators are compute-bound: time proportional to tokens.
+  if (t >= static_cast<double>(tokens.back())) return y.back() * t / static_cast<double>(tokens.back());
+  const size_t hi = std::upper_bound(tokens.begin(), tokens.end(), static_cast<int64_t>(t)) - tokens.begin();
   const size_t lo = hi - 1;
   const double x0 = static_cast<double>(tokens[lo]), x1 = static_cast<double>(tokens[hi]);
   const double v = y[lo] + (y[hi] - y[lo]) * (t - x0) / (x1 - x0);

@@ -3,8 +3,8 @@
 // One OperatorProfile holds, for one (GPU, model, TP degree), the median time of each
 // token-level operator of a transformer layer at a grid of batch token counts. Between grid
 // points the time is interpolated linearly in the token count; beyond the last point it is
-// extrapolated along the last segment (the operators are compute-bound there, so time grows
-// linearly); below the first point the first value is used.
+// scaled in proportion to the tokens (the operators are compute-bound there); below the first
+// point the first value is used.
 //
 //   auto profiles = serve::DefaultOperatorProfiles();   // embedded data/serving/vidur_operator_profiles.csv
 //   const serve::OperatorProfile* p = serve::FindProfile(*profiles, "a100-sxm4-80gb", "llama2-7b", 1);

@@ -1,0 +1,128 @@
+// Closed-form and invariant tests of the serving simulator.
+#include <cmath>
+
+#include "dlsim/report/json_report.h"
+#include "test_env.h"
+
+namespace dlsim::serve {
+namespace {
+
+using testing::BaseOptions;
+using testing::Env;
+
+LengthDistribution Fixed(double v) {
+  LengthDistribution d;
+  d.kind = LengthDistribution::Kind::kFixed;
+  d.value = v;
+  return d;
+}
+
+// One request at a time (max_batch_size 1), fixed lengths, a constant cost model: an M/D/1
+// queue with service S = P * prefill_token + (O - 1) * decode. Pollaczek-Khinchine: the mean
+// wait is rho S / (2 (1 - rho)); TTFT = wait + prefill time.
+TEST(Simulator, SingleRequestAtATimeIsAnMD1Queue) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.scheduler.max_batch_size = 1;
+  o.workload.rate = 2.0;
+  o.workload.requests = 200000;
+  o.workload.seed = 11;
+  o.workload.prompt = Fixed(100);
+  o.workload.output = Fixed(21);
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));  // prefill 0.1 s, S = 0.3 s
+  auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const double s = 0.3, rho = o.workload.rate * s;
+  const double wait = rho * s / (2 * (1 - rho));
+  EXPECT_EQ(r->metrics.requests_completed, o.workload.requests);
+  EXPECT_NEAR(r->metrics.ttft_s.mean, wait + 0.1, 0.02 * (wait + 0.1));
+  EXPECT_NEAR(r->metrics.tpot_s.mean, 0.010, 1e-9);
+  EXPECT_NEAR(r->metrics.e2e_s.mean, wait + s, 0.02 * (wait + s));
+  EXPECT_EQ(r->metrics.preemptions, 0);
+}
+
+class EverySchedulerTest : public ::testing::TestWithParam<std::tuple<std::string, Preemption>> {};
+
+// A KV cache far too small for the load forces admissions to wait and decodes to preempt:
+// blocks are never over-committed and every request finishes exactly once.
+TEST_P(EverySchedulerTest, KvNeverOvercommittedAndEveryRequestFinishesOnce) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.scheduler.name = std::get<0>(GetParam());
+  o.scheduler.preemption = std::get<1>(GetParam());
+  o.hardware.memory_margin = 0.76;  // ~5 GiB of KV
+  o.hardware.replicas = 2;
+  o.scheduler.router = "least-outstanding-tokens";
+  o.workload.rate = 30;
+  o.workload.requests = 3000;
+  o.workload.prompt.max = 2048;
+  o.workload.output.max = 1024;
+  o.scheduler.max_seq_len = 3072;
+  auto cost = MakeCostModel(o, *Env().env);
+  ASSERT_TRUE(cost.ok());
+  auto r = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r->feasible) << r->infeasible_reason;
+  const ServeMetrics& m = r->metrics;
+  EXPECT_EQ(m.requests_completed, 3000);
+  EXPECT_EQ(m.completions_recorded, 3000);
+  EXPECT_EQ(m.kv_overcommits, 0);
+  EXPECT_LE(m.kv_peak_utilization, 1.0);
+  EXPECT_GT(m.kv_peak_utilization, 0.8);
+  if (o.scheduler.name == "vllm") EXPECT_GT(m.preemptions, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, EverySchedulerTest,
+    ::testing::Values(std::make_tuple("vllm", Preemption::kRecompute), std::make_tuple("vllm", Preemption::kSwap),
+                      std::make_tuple("orca", Preemption::kRecompute),
+                      std::make_tuple("sarathi", Preemption::kRecompute),
+                      std::make_tuple("sarathi", Preemption::kSwap),
+                      std::make_tuple("distserve", Preemption::kRecompute)));
+
+TEST(Simulator, SameSeedSameBytes) {
+  ServeOptions o = BaseOptions("llama2-7b", "h100-sxm5-80gb");
+  o.workload.requests = 2000;
+  o.workload.rate = 8;
+  auto cost = MakeCostModel(o, *Env().env);
+  ASSERT_TRUE(cost.ok());
+  auto a = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
+  auto b = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(report::DumpDeterministic(ToJson(*a)), report::DumpDeterministic(ToJson(*b)));
+  o.workload.seed = 99;
+  auto c = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
+  EXPECT_NE(report::DumpDeterministic(ToJson(*a)), report::DumpDeterministic(ToJson(*c)));
+}
+
+TEST(Simulator, WeightsThatDoNotFitAreInfeasibleWithAReason) {
+  ServeOptions o = BaseOptions("llama2-70b", "a100-sxm4-80gb");
+  o.workload.requests = 10;
+  auto cost = MakeCostModel(o, *Env().env);
+  auto r = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->feasible);
+  EXPECT_NE(r->infeasible_reason.find("weights need"), std::string::npos) << r->infeasible_reason;
+}
+
+// Select-N offloads only what the KV cache needs: less host memory than offloading every
+// layer's weights (DeepSpeed ZeRO-Inference), and a larger KV cache than no offloading.
+TEST(Offload, SelectNUsesLessHostMemoryThanStaticAndFreesKv) {
+  ServeOptions o = BaseOptions("llama2-13b", "a100-sxm4-40gb");
+  o.workload.requests = 500;
+  o.slo.tpot_s = 0.2;
+  auto cost = MakeCostModel(o, *Env().env);
+  auto none = PlanMemory(o, **cost);
+  o.offload.mode = OffloadMode::kSelectN;
+  auto sel = PlanMemory(o, **cost);
+  o.offload.mode = OffloadMode::kStatic;
+  o.offload.weight_fraction = 1.0;
+  auto all = PlanMemory(o, **cost);
+  ASSERT_TRUE(none.ok() && sel.ok() && all.ok());
+  EXPECT_GT(sel->min_interval, 1);
+  EXPECT_GT(sel->kv_blocks, none->kv_blocks);
+  EXPECT_LT(sel->offloaded.value(), all->offloaded.value());
+  EXPECT_EQ(IntervalStall(4, 40, Millis(1), Millis(2.5)), Duration::Zero());
+  EXPECT_EQ(IntervalStall(2, 40, Millis(1), Millis(2.5)), Millis(1.5) * int64_t{20});
+}
+
+}  // namespace
+}  // namespace dlsim::serve
