@@ -1,0 +1,115 @@
+#include "dlsim/io/data_section.h"
+
+#include <vector>
+
+#include "dlsim/data/data_policy.h"
+#include "dlsim/data/length_source.h"
+
+namespace dlsim::io {
+namespace {
+
+std::string Resolve(const std::string& base_dir, const std::string& file) {
+  if (file.empty() || file.front() == '/' || base_dir.empty()) return file;
+  return base_dir + "/" + file;
+}
+
+// lengths: {file: PATH, column: NAME}; reads and parses the file.
+data::LengthSpec ReadLengthFile(const MapReader& l, const std::string& base_dir) {
+  std::string file = l.Get<std::string>("file", "");
+  std::string column = l.Get<std::string>("column", "");
+  std::string path = Resolve(base_dir, file);
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) {
+    l.AddError("file", text.error().message);
+    return {};
+  }
+  Result<data::LengthSpec> spec = data::ParseLengthFile(*text, path, column);
+  if (!spec.ok()) {
+    l.AddError("file", spec.error().message);
+    return {};
+  }
+  return *spec;
+}
+
+// lengths: {distribution: NAME, <its parameters>}; reads only the parameters NAME takes, so
+// Finish() reports the others as unknown keys.
+data::LengthSpec ReadDistribution(const MapReader& l) {
+  data::LengthSpec s;
+  const auto& names = data::LengthDistributionNames();
+  std::optional<size_t> i = l.FindChoice("distribution", names);
+  if (!i) return s;
+  s.distribution = names[*i];
+  const Range pos = Range::Positive();
+  if (s.distribution == "fixed") {
+    s.value = l.Require<double>("value", Range::AtLeast(1)).value_or(1);
+  } else if (s.distribution == "uniform") {
+    s.low = l.Require<double>("low", Range::AtLeast(1)).value_or(1);
+    s.high = l.Require<double>("high", Range::AtLeast(1)).value_or(s.low);
+  } else if (s.distribution == "lognormal" || s.distribution == "pareto_mix") {
+    s.median = l.Require<double>("median", pos).value_or(1);
+    s.sigma = l.Require<double>("sigma", Range::NonNegative()).value_or(0);
+    if (s.distribution == "pareto_mix") {
+      s.tail_fraction = l.Require<double>("tail_fraction", Range::Between(0, 1)).value_or(0);
+      s.tail_min = l.Require<double>("tail_min", Range::AtLeast(1)).value_or(1);
+      s.tail_alpha = l.Require<double>("tail_alpha", pos).value_or(1);
+    }
+  } else {  // empirical, inline
+    s.values = l.FindList<double>("values", Range::AtLeast(1)).value_or(std::vector<double>{});
+    s.weights = l.FindList<double>("weights", Range::NonNegative()).value_or(std::vector<double>{});
+    if (s.weights.empty()) s.weights.assign(s.values.size(), 1.0);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string FolderOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+data::DataOptions ReadDataSection(const MapReader& data, const std::string& base_dir) {
+  data::DataOptions o;
+  MapReader l = data.Section("lengths");
+  bool has_file = l.Has("file"), has_dist = l.Has("distribution");
+  if (data.Has("lengths") && l.present()) {
+    if (has_file && has_dist) {
+      l.AddError("file", "give either 'file' or 'distribution', not both");
+      l.Allow({"file", "column", "distribution"});
+    } else if (has_file) {
+      o.lengths = ReadLengthFile(l, base_dir);
+    } else if (has_dist) {
+      o.lengths = ReadDistribution(l);
+    } else {
+      data.AddError("lengths", "expected 'file' or 'distribution'");
+      l.Allow(l.Keys());
+    }
+    l.Finish();
+  } else if (!data.Has("lengths") && data.present()) {
+    data.AddError("lengths", "missing required key 'lengths'");
+  }
+  o.lengths.max_len = data.Get<int64_t>("max_len", 0, Range::NonNegative());
+  if (!o.lengths.distribution.empty() && !data.document().has_errors()) {
+    auto src = data::MakeLengthSource(o.lengths);
+    if (!src.ok()) data.AddError("lengths", src.error().message);
+  }
+  data::DataPolicyRegistry reg("data-policy");
+  data::RegisterDataPolicies(reg);
+  if (std::optional<size_t> i = data.FindChoice("policy", reg.Names())) o.policy = reg.Names()[*i];
+  o.seed = static_cast<uint64_t>(data.Get<int64_t>("seed", 1, Range::NonNegative()));
+  o.steps = data.Get<int>("steps", 1, Range::AtLeast(1));
+  o.chunk_size = data.Get<int64_t>("chunk_size", 0, Range::NonNegative());
+  o.token_budget = data.Get<int64_t>("token_budget", 0, Range::NonNegative());
+  data.Finish();
+  return o;
+}
+
+Result<data::DataOptions> ParseDataSection(std::string_view text, std::string file_name,
+                                           const std::string& base_dir) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
+  data::DataOptions o = ReadDataSection(doc.Root().Section("data"), base_dir);
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  return o;
+}
+
+}  // namespace dlsim::io
