@@ -154,6 +154,31 @@ TEST(ChromeTraceSinkTest, EscapesStringsAndReplacesInvalidUtf8) {
   EXPECT_EQ(doc["traceEvents"][0]["args"]["bad"], "x\xEF\xBF\xBDy");  // U+FFFD
 }
 
+TEST(ChromeTraceSinkTest, InvalidUtf8SequencesBecomeReplacementCharacters) {
+  const std::string kFffd = "\xEF\xBF\xBD";
+  struct Case {
+    std::string in;
+    std::string out;
+  };
+  const Case cases[] = {
+      {"\xE2\x82\xAC", "\xE2\x82\xAC"},                     // € is valid
+      {"a\xE2\x82", "a" + kFffd + kFffd},                   // truncated at the end
+      {"\xED\xA0\x80", kFffd + kFffd + kFffd},              // a UTF-16 surrogate
+      {"\xC0\xAF", kFffd + kFffd},                          // overlong '/'
+      {"\xF4\x90\x80\x80", kFffd + kFffd + kFffd + kFffd},  // above U+10FFFF
+      {"\x1f\x7f", "\x1f\x7f"},                             // control characters round-trip
+  };
+  for (const Case& c : cases) {
+    std::ostringstream out;
+    ChromeTraceSink sink(out);
+    ASSERT_TRUE(sink.Begin({}).ok());
+    sink.OnInstant({.name = c.in});
+    ASSERT_TRUE(sink.Finish().ok());
+    json doc = json::parse(out.str());
+    EXPECT_EQ(doc["traceEvents"][0]["name"].get<std::string>(), c.out) << out.str();
+  }
+}
+
 TEST(ChromeTraceSinkTest, NonFiniteCounterIsNull) {
   std::ostringstream out;
   ChromeTraceSink sink(out);
