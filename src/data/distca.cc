@@ -107,7 +107,8 @@ Result<StepData> ScheduleDistCa(const Docs& docs, const DataShape& s) {
   for (size_t k = 0; k < depth; ++k) {
     std::vector<Load*> gpus;
     for (auto& rank : step.dp) {
-      if (k >= rank.size()) continue;
+      // An empty micro-batch (fewer documents than slots) is dropped later; it serves nothing.
+      if (k >= rank.size() || rank[k].sequences == 0) continue;
       for (Load& l : rank[k].cp) gpus.push_back(&l);
     }
     Rebalance(gpus, s.distca_tolerance);

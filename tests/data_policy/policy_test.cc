@@ -296,6 +296,14 @@ TEST(DistCa, BalancesAttentionWhereWlbCannot) {
   EXPECT_EQ(out, in);
 }
 
+TEST(DistCa, FewerDocumentsThanMicroBatchesLosesNoWork) {
+  std::vector<int64_t> docs = {30000, 500, 700};
+  DataShape shape{.dp = 4, .cp = 2, .micro_batches = 4, .seq_len = 32768};
+  StepData s = Schedule("distca", docs, shape);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
+  EXPECT_EQ(Count(s).micro_batches, 3);
+}
+
 TEST(Wlb, BalancesWorkloadAcrossDataParallelRanks) {
   std::vector<int64_t> docs = SkewedDocs(21, 1 << 22);
   DataShape shape{.dp = 16, .cp = 1, .micro_batches = 4, .seq_len = 32768, .max_len = 65536};
