@@ -58,6 +58,13 @@ void EncodeEvaluation(const Evaluation& e, std::string* out) {
   PutString(e.bottleneck, out);
 }
 
+bool Evaluation::operator==(const Evaluation& other) const {
+  std::string a, b;
+  EncodeEvaluation(*this, &a);
+  EncodeEvaluation(other, &b);
+  return a == b;
+}
+
 Result<std::vector<Evaluation>> DecodeEvaluations(std::string_view bytes) {
   std::vector<Evaluation> out;
   Reader r(bytes);

@@ -24,7 +24,8 @@ struct Evaluation {
   train::Breakdown breakdown;
   std::string bottleneck;
 
-  bool operator==(const Evaluation&) const = default;
+  // Field-by-field (bitwise on the doubles, via the encoding).
+  bool operator==(const Evaluation& other) const;
 };
 
 // Appends `e` to `out` (native byte order: for processes of one build on one architecture).

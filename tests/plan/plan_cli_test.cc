@@ -1,0 +1,109 @@
+// dlsim plan through the binary: JSON shape, CSV, --write-best accepted by dlsim train, and
+// the MPI run (2 ranks, when the test is given DLSIM_MPIRUN) equal to a single process.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+};
+
+Outcome Shell(const std::string& command_line) {
+  Outcome out;
+  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::string Dlsim() { return DLSIM_BINARY; }
+std::string Scenario() { return std::string(DLSIM_TEST_DATA_DIR) + "/plan/small_13b.yaml"; }
+std::string Tmp(const std::string& name) { return ::testing::TempDir() + "plan_cli_" + name; }
+
+// The JSON without the fields that legitimately differ between runs.
+nlohmann::json Stable(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  j.erase("elapsed_s");
+  j.erase("backend");
+  return j;
+}
+
+TEST(PlanCli, JsonHasTheContractFields) {
+  const Outcome o = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 2");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const nlohmann::json j = nlohmann::json::parse(o.output);
+  for (const char* key : {"best", "evaluated", "pruned", "elapsed_s", "top", "pareto", "baseline", "candidates"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"tp", "pp", "cp", "dp", "micro_batch", "virtual_stages", "zero", "recompute",
+                          "pipeline_schedule", "sequence_parallel"})
+    EXPECT_TRUE(j["best"]["parallel"].contains(key)) << key;
+  EXPECT_GT(j["best"]["step_time_s"].get<double>(), 0);
+  EXPECT_EQ(j["top"].size(), 5u);  // top_k in the file
+  EXPECT_EQ(j["top"][0]["step_time_s"], j["best"]["step_time_s"]);
+  EXPECT_EQ(j["candidates"].size(), j["evaluated"].get<size_t>());
+  EXPECT_GT(j["pruned"]["total"].get<int>(), 0);
+  EXPECT_EQ(j["pruned"]["by_reason"].size(), 8u);
+}
+
+TEST(PlanCli, CsvAndBestScenario) {
+  const std::string csv = Tmp("all.csv"), best = Tmp("best.yaml");
+  const Outcome o = Shell(Dlsim() + " plan " + Scenario() + " --csv " + csv + " --write-best " + best);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("Top 5 by step_time"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("Pareto front, step time vs GPUs"), std::string::npos);
+  EXPECT_NE(o.output.find("Scenario's own layout"), std::string::npos);
+  std::ifstream f(csv);
+  std::string line;
+  int rows = 0;
+  std::getline(f, line);
+  EXPECT_EQ(line.rfind("gpus,global_batch,micro_batch,tp,", 0), 0u) << line;
+  while (std::getline(f, line)) ++rows;
+  const Outcome j = Shell(Dlsim() + " plan " + Scenario() + " --json");
+  const nlohmann::json plan = nlohmann::json::parse(j.output);
+  EXPECT_EQ(rows, plan["evaluated"].get<int>());
+  // The written best runs as a training scenario and reproduces the planner's step time.
+  const Outcome t = Shell(Dlsim() + " train " + best + " --json");
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  const nlohmann::json step = nlohmann::json::parse(t.output);
+  EXPECT_TRUE(step["feasible"].get<bool>());
+  EXPECT_DOUBLE_EQ(step["step_time_s"].get<double>(), plan["best"]["step_time_s"].get<double>());
+  EXPECT_EQ(step["parallel"]["tp"], plan["best"]["parallel"]["tp"]);
+}
+
+TEST(PlanCli, BadInputIsALocatedError) {
+  const std::string bad = Tmp("bad.yaml");
+  std::ofstream(bad) << "model: {name: llama3-8b}\nhardware: {node: dgx-h100, gpus: 8}\nsearch:\n  tp: [1, two]\n";
+  const Outcome o = Shell(Dlsim() + " plan " + bad);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("dlsim plan: " + bad + ":4:"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("search.tp[1]"), std::string::npos) << o.output;
+  EXPECT_NE(Shell(Dlsim() + " plan /nonexistent.yaml").exit_code, 0);
+}
+
+TEST(PlanCli, MpiTwoRanksEqualsOneProcess) {
+  const char* mpirun = std::getenv("DLSIM_MPIRUN");
+  if (mpirun == nullptr || *mpirun == '\0') GTEST_SKIP() << "DLSIM_MPIRUN not set (built without MPI)";
+  const Outcome single = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 1");
+  const Outcome mpi =
+      Shell(std::string(mpirun) + " -n 2 --oversubscribe " + Dlsim() + " plan " + Scenario() + " --json --threads 1");
+  ASSERT_EQ(single.exit_code, 0) << single.output;
+  ASSERT_EQ(mpi.exit_code, 0) << mpi.output;
+  EXPECT_NE(nlohmann::json::parse(mpi.output)["backend"].get<std::string>().find("2 MPI ranks"), std::string::npos);
+  EXPECT_EQ(Stable(single.output), Stable(mpi.output));
+}
+
+}  // namespace

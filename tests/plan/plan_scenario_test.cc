@@ -1,0 +1,126 @@
+// The `search:` section of planner scenarios, its errors, and the scenario writer.
+#include "dlsim/io/plan_scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "dlsim/io/train_scenario.h"
+#include "plan_test_util.h"
+
+namespace dlsim::io {
+namespace {
+
+using plan::testing::PlanFixture;
+
+constexpr const char* kBase = R"(model:
+  name: llama3-8b
+hardware:
+  node: dgx-h100
+  gpus: 16
+training:
+  seq_len: 4096
+  global_batch: 64
+)";
+
+class PlanScenarioTest : public PlanFixture {
+ protected:
+  Result<PlanScenario> Parse(const std::string& search) {
+    return ParsePlanScenario(std::string(kBase) + search, "p.yaml", catalogs_.hardware, catalogs_.models);
+  }
+  std::string ErrorOf(const std::string& search) {
+    auto r = Parse(search);
+    return r.ok() ? "(parsed)" : r.error().message;
+  }
+};
+
+TEST_F(PlanScenarioTest, ReadsEveryKey) {
+  auto r = Parse(R"(search:
+  tp: [1, 2]
+  pp: [1, 2, 4]
+  cp: [1, 2]
+  dp: [4, 8]
+  micro_batch: [1, 2]
+  virtual_stages: [1, 2]
+  zero: [0, 1, 3]
+  recompute: [none, full]
+  pipeline_schedule: [1f1b, interleaved]
+  sequence_parallel: [true, false]
+  top_k: 3
+  dominance: false
+  constraints:
+    min_gpus: 8
+    max_gpus: 64
+    tokens_per_step: 1048576
+    memory_headroom: 0.1
+    objective: cost
+    gpu_hour_cost: 2.5
+)");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const plan::PlanOptions& o = r->options;
+  EXPECT_EQ(o.space.pp, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(o.space.dp, (std::vector<int>{4, 8}));
+  EXPECT_EQ(o.space.zero, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(o.space.recompute, (std::vector<train::Recompute>{train::Recompute::kNone, train::Recompute::kFull}));
+  EXPECT_EQ(o.space.pipeline_schedule.back(), train::PipelineScheduleKind::kInterleaved);
+  EXPECT_EQ(o.space.sequence_parallel, (std::vector<bool>{true, false}));
+  EXPECT_EQ(o.top_k, 3);
+  EXPECT_FALSE(o.dominance);
+  EXPECT_EQ(o.constraints.gpus_min, 8);
+  EXPECT_EQ(o.constraints.gpus_max, 64);
+  EXPECT_EQ(*o.constraints.tokens_per_step, 1048576);
+  EXPECT_DOUBLE_EQ(o.constraints.memory_headroom, 0.1);
+  EXPECT_EQ(o.constraints.objective, plan::Objective::kCost);
+  EXPECT_DOUBLE_EQ(o.constraints.gpu_hour_cost, 2.5);
+  EXPECT_EQ(r->base.hardware.gpus, 16);
+}
+
+TEST_F(PlanScenarioTest, ErrorsNameLineKeyAndAlternatives) {
+  EXPECT_NE(ErrorOf("search:\n  tpp: [1]\n").find("p.yaml:10:3: search.tpp: unknown key 'tpp' (did you mean 'tp'?)"),
+            std::string::npos)
+      << ErrorOf("search:\n  tpp: [1]\n");
+  const std::string bad_enum = ErrorOf("search:\n  recompute: [none, ful]\n");
+  EXPECT_NE(bad_enum.find("p.yaml:10:"), std::string::npos) << bad_enum;
+  EXPECT_NE(bad_enum.find("did you mean 'full'?"), std::string::npos) << bad_enum;
+  EXPECT_NE(ErrorOf("search:\n  tp: 4\n").find("expected a list of integers"), std::string::npos);
+  EXPECT_NE(ErrorOf("search:\n  tp: [0]\n").find("search.tp[0]"), std::string::npos);
+  EXPECT_NE(ErrorOf("search:\n  tp: []\n").find("give at least one value"), std::string::npos);
+  EXPECT_NE(ErrorOf("").find("missing section"), std::string::npos);
+  EXPECT_NE(ErrorOf("search:\n  constraints:\n    min_gpus: 8\n").find("give both min_gpus and max_gpus"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("search:\n  constraints:\n    objective: speed\n").find("allowed: step_time"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("search:\n  constraints:\n    tokens_per_step: 100\n").find("less than one sequence"),
+            std::string::npos);
+}
+
+TEST_F(PlanScenarioTest, TrainParserStillRejectsSearchWithoutTheHook) {
+  auto r = ParseTrainScenario(std::string(kBase) + "search:\n  tp: [1]\n", "t.yaml", catalogs_.hardware,
+                              catalogs_.models);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown key 'search'"), std::string::npos);
+}
+
+TEST_F(PlanScenarioTest, WrittenScenarioParsesBackToTheSameOptions) {
+  auto r = Parse("search:\n  tp: [1]\n");
+  ASSERT_TRUE(r.ok());
+  train::TrainOptions o = r->base;
+  o.parallel.tp = 2;
+  o.parallel.pp = 2;
+  o.parallel.dp = 4;
+  o.parallel.pipeline_schedule = train::PipelineScheduleKind::kInterleaved;
+  o.parallel.virtual_stages = 2;
+  o.parallel.recompute = train::Recompute::kFull;
+  o.parallel.layers_per_stage = {7, 9, 8, 8};
+  o.training.micro_batch = 2;
+  const std::string yaml = FormatTrainScenarioYaml(o, "line one\nline two");
+  EXPECT_EQ(yaml.rfind("# line one\n# line two\n", 0), 0u);
+  auto back = ParseTrainScenario(yaml, "best.yaml", catalogs_.hardware, catalogs_.models);
+  ASSERT_TRUE(back.ok()) << back.error().message << "\n" << yaml;
+  EXPECT_EQ(SummarizeTrainOptions(*back), SummarizeTrainOptions(o));
+  EXPECT_EQ(back->parallel.layers_per_stage, o.parallel.layers_per_stage);
+  EXPECT_EQ(back->model.ParameterCount(), o.model.ParameterCount());
+  EXPECT_EQ(back->model.name, "llama3-8b");
+  EXPECT_EQ(back->hardware.nic_gbps, o.hardware.nic_gbps);
+}
+
+}  // namespace
+}  // namespace dlsim::io
