@@ -19,12 +19,12 @@
 namespace dlsim::data {
 
 struct DataOptions {
-  LengthSpec lengths;          // lengths.max_len holds `max_len` (0: the policy's seq_len)
-  std::string policy = "pack"; // a data-policy registry name
-  uint64_t seed = 1;           // seeds the length stream ("data/lengths") of every step
-  int steps = 1;               // consecutive steps to simulate
-  int64_t chunk_size = 0;      // chunkflow chunk length in tokens (0: seq_len)
-  int64_t token_budget = 0;    // skrull per-GPU token budget (0: seq_len x micro_batch)
+  LengthSpec lengths;           // lengths.max_len holds `max_len` (0: the policy's seq_len)
+  std::string policy = "pack";  // a data-policy registry name
+  uint64_t seed = 1;            // seeds the length stream ("data/lengths") of every step
+  int steps = 1;                // consecutive steps to simulate
+  int64_t chunk_size = 0;       // chunkflow chunk length in tokens (0: seq_len)
+  int64_t token_budget = 0;     // skrull per-GPU token budget (0: seq_len x micro_batch)
 };
 
 }  // namespace dlsim::data

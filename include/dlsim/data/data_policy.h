@@ -31,8 +31,8 @@ struct DataShape {
   int64_t token_budget = 0;  // skrull: tokens one GPU may hold (0: seq_len * micro_batch)
   uint64_t seed = 1;
   // Added with the policies (docs/data.md):
-  bool causal = true;        // false: bidirectional attention (BERT, the ByteTransformer workload)
-  int chunk_keep = 1;        // chunkflow: K, chunks of a long sequence whose activations are kept
+  bool causal = true;  // false: bidirectional attention (BERT, the ByteTransformer workload)
+  int chunk_keep = 1;  // chunkflow: K, chunks of a long sequence whose activations are kept
   // Workload estimate used by the balancers (skrull, wlb, chunkflow):
   //   work = tokens + attention_pairs / pairs_per_token.
   // 65536 reproduces WLB-LLM's per-document cost (l/128K)^2 + l/128K up to a constant factor,

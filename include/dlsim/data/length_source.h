@@ -54,7 +54,8 @@ const std::vector<std::string>& LengthDistributionNames();
 // num_prefill_tokens. Returns an `empirical` spec: distinct lengths ascending with their counts.
 // Errors (kParse, naming the file and the entry/line): malformed JSON or CSV, a missing column
 // (listing the columns), a length that is not a positive integer, a negative count, no lengths.
-Result<LengthSpec> ParseLengthFile(std::string_view text, const std::string& file_name, const std::string& column);
+Result<LengthSpec> ParseLengthFile(std::string_view text, const std::string& file_name,
+                                   const std::string& column);
 
 // Draws documents until their total reaches `token_budget` (the last one may overshoot), each
 // truncated to max_len when max_len > 0. token_budget <= 0 gives no documents.

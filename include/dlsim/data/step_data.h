@@ -27,10 +27,10 @@ struct AttentionBlock {
 
 // What one GPU of a context-parallel group computes for one micro-batch.
 struct Load {
-  int64_t tokens = 0;        // tokens through every per-token operator (padding included)
-  int64_t real_tokens = 0;   // of which real
+  int64_t tokens = 0;                     // tokens through every per-token operator (padding included)
+  int64_t real_tokens = 0;                // of which real
   std::vector<AttentionBlock> attention;  // core attention of this GPU
-  Bytes cp_bytes;            // bytes this GPU exchanges with its CP peers (ring K/V, gathers)
+  Bytes cp_bytes;                         // bytes this GPU exchanges with its CP peers (ring K/V, gathers)
   // Attention work that a disaggregating policy moved off this GPU to attention servers
   // (pairs), and the bytes it ships there and back; the policy already removed those blocks
   // from `attention`.
@@ -55,8 +55,8 @@ struct Load {
 
 // One micro-batch: the loads of the CP ranks, which run in lock step.
 struct MicroBatch {
-  std::vector<Load> cp;      // size = context-parallel degree
-  int sequences = 0;         // rows (documents or packed sequences) in it
+  std::vector<Load> cp;  // size = context-parallel degree
+  int sequences = 0;     // rows (documents or packed sequences) in it
   // chunkflow: this chunk's activations are discarded after its forward pass and recomputed
   // before its backward pass (state-aware scheduling keeps only the last K chunks of a long
   // sequence), so the simulator adds one more forward of it.
@@ -68,7 +68,7 @@ struct StepData {
   int64_t real_tokens = 0;                  // over the whole step
   int64_t computed_tokens = 0;              // padding included
   int documents = 0;
-  int truncated = 0;                        // documents cut to max_len
+  int truncated = 0;  // documents cut to max_len
 };
 
 // Totals that tests and reports use.
