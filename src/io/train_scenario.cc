@@ -169,6 +169,11 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->global_batch = t.Get<int>("global_batch", tr->global_batch, Range::Positive());
   tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, Range::Positive());
   tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
+  tr->attention = t.GetEnum("attention", tr->attention,
+                            {{"flash", model::AttentionImpl::kFlash}, {"unfused", model::AttentionImpl::kUnfused}});
+  if (t.Has("grad_dtype"))
+    tr->grad_dtype = t.GetEnum("grad_dtype", hw::DType::kFp32,
+                               {{"fp32", hw::DType::kFp32}, {"bf16", hw::DType::kBf16}, {"fp16", hw::DType::kFp16}});
   t.Finish();
 }
 

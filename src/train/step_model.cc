@@ -10,7 +10,6 @@ namespace dlsim::train {
 namespace {
 
 constexpr double kMaxBucketParams = 40e6;  // Megatron-LM DDP default bucket (elements)
-constexpr double kGradBytes = 4.0;         // fp32 main gradients (Megatron-LM default)
 constexpr double kMasterBytes = 12.0;      // fp32 master weights + Adam m and v
 // Adam step per parameter: read+write master, m, v (24 B), read the fp32 gradient (4 B),
 // write the bf16 weight (2 B); gradient-norm clipping reads the gradient once more (4 B).
@@ -23,6 +22,14 @@ const char* ScheduleName(PipelineScheduleKind k) {
     case PipelineScheduleKind::kInterleaved: return "interleaved";
   }
   return "1f1b";
+}
+
+// Gradient buffer and reduction type: Megatron-LM accumulates and reduces fp32 gradients
+// for bf16 (and fp8) training, and keeps fp16 gradients for fp16 training unless
+// --accumulate-allreduce-grads-in-fp32 is given.
+double GradBytesPerParam(const TrainingOptions& t) {
+  if (t.grad_dtype) return hw::DTypeBytes(*t.grad_dtype);
+  return t.precision == hw::DType::kFp16 ? 2.0 : 4.0;
 }
 
 double WeightBytesPerParam(hw::DType precision) {
@@ -66,6 +73,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   const net::GroupLayout dpg{dp, dp_per_node};
   const net::Collective reduce = zero >= 1 ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
   const double wbytes = WeightBytesPerParam(o.training.precision);
+  const double gbytes = GradBytesPerParam(o.training);
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
     double rank_params = 0;
@@ -75,7 +83,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
       if (dp <= 1) continue;
       const double bucket = std::max(kMaxBucketParams, 1e6 * dp);
       const int n = std::max(1, static_cast<int>(std::ceil(params / bucket)));
-      const Duration t = ctx.comm->Time(reduce, Bytes(params / n * kGradBytes), dpg, ctx.fabric);
+      const Duration t = ctx.comm->Time(reduce, Bytes(params / n * gbytes), dpg, ctx.fabric);
       for (int i = 0; i < n; ++i) prog.buckets[r].push_back({c, double(i + 1) / n, t});
     }
     const double shard = zero >= 1 ? rank_params / dp : rank_params;
@@ -115,7 +123,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     const int in_flight = tl.ranks[rank].peak_in_flight;  // chunk-micro-batches
     mem.micro_batches_in_flight = in_flight;
     mem.weights = Bytes(params * wbytes / (zero >= 3 ? dp : 1));
-    mem.gradients = Bytes(params * kGradBytes / (zero >= 2 ? dp : 1));
+    mem.gradients = Bytes(params * gbytes / (zero >= 2 ? dp : 1));
     mem.optimizer = Bytes(params * kMasterBytes / (zero >= 1 ? dp : 1));
     mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working;
     mem.workspace = ctx.framework_overhead;

@@ -51,10 +51,12 @@ void DgxA100(TrainOptions& o, int gpus) {
   o.hardware.network = "ib-hdr";
 }
 
-// Megatron-LM of 2021-2022: fp16 mixed precision, unfused core attention, fp32 gradient
-// all-reduce, no distributed optimizer.
-void Megatron2021Training(TrainOptions& o) {
-  o.training.precision = hw::DType::kFp16;
+// Megatron-LM of 2021-2022: unfused core attention, no distributed optimizer, gradient
+// reduction after the last backward. Narayanan et al. 2021 train in fp16 (fp16 gradients,
+// Megatron-LM's default); Korthikanti et al. 2022 keep fp32 gradients (their Figure 1 counts
+// 18 bytes per parameter), i.e. bf16 training.
+void Megatron2021Training(TrainOptions& o, hw::DType precision) {
+  o.training.precision = precision;
   o.training.attention = model::AttentionImpl::kUnfused;
   o.parallel.zero = 0;
   o.parallel.overlap_grad_reduce = false;
@@ -103,7 +105,7 @@ Result<ValidationSet> Megatron2021(Runner& run) {
     TrainOptions o;
     o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), 4 * num("hidden"), num("vocab"));
     DgxA100(o, num("gpus"));
-    Megatron2021Training(o);
+    Megatron2021Training(o, hw::DType::kFp16);
     o.training.seq_len = num("seq_len");
     o.training.global_batch = num("global_batch");
     o.parallel.tp = num("tp");
@@ -126,7 +128,7 @@ Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
     TrainOptions o;
     o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
     DgxA100(o, num("gpus"));
-    Megatron2021Training(o);
+    Megatron2021Training(o, hw::DType::kBf16);
     o.training.seq_len = 2048;
     o.training.global_batch = num("global_batch");
     o.training.micro_batch = num("micro_batch");
@@ -159,7 +161,7 @@ Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
     TrainOptions o;
     o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
     DgxA100(o, num("gpus"));
-    Megatron2021Training(o);
+    Megatron2021Training(o, hw::DType::kBf16);
     o.training.seq_len = 2048;
     o.training.global_batch = num("global_batch");
     o.training.micro_batch = num("micro_batch");
@@ -204,7 +206,7 @@ Result<ValidationSet> Vtrain(Runner& run) {
     const int h = num("hidden_size");
     o.model = MegatronGpt(num("attention_heads"), h, num("layers"), 4 * h, kVtrainVocab);
     DgxA100(o, num("GPUs"));
-    Megatron2021Training(o);
+    Megatron2021Training(o, hw::DType::kFp16);
     o.training.seq_len = num("sequence_length");
     o.training.global_batch = num("global_batch");
     o.training.micro_batch = num("micro_batch");

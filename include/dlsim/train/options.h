@@ -34,6 +34,8 @@ struct TrainingOptions {
   // Core-attention kernel: flash (FlashAttention, default) | unfused (Megatron-LM 2021/2022:
   // QK^T and AV batched GEMMs with a fused softmax, s^2 tensors in memory).
   model::AttentionImpl attention = model::AttentionImpl::kFlash;
+  // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM).
+  std::optional<hw::DType> grad_dtype;
 };
 
 struct ParallelOptions {
