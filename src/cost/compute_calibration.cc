@@ -57,7 +57,7 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
   const double n = static_cast<double>(cal.archs.size());
   GemmCalibration g16{0, 0, 0, 0};
   AttentionCalibration att{0, 0, Duration::Zero()};
-  MemoryBoundCalibration mem{0, Duration::Zero()};
+  MemoryBoundCalibration mem{0, 0, 0, Duration::Zero()};
   double gemm_overhead_s = 0;
   for (const auto& a : cal.archs) {
     const GemmCalibration g = a.Gemm(hw::DType::kBf16);
@@ -69,6 +69,8 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
     att.bwd_efficiency += a.attention.bwd_efficiency / n;
     att.overhead += Seconds(a.attention.overhead.ToSeconds() / n);
     mem.efficiency += a.memory.efficiency / n;
+    mem.norm_efficiency += a.memory.Efficiency(MemoryKind::kNormalization) / n;
+    mem.gather_efficiency += a.memory.Efficiency(MemoryKind::kGather) / n;
     mem.overhead += Seconds(a.memory.overhead.ToSeconds() / n);
     gemm_overhead_s += a.gemm_overhead.ToSeconds() / n;
   }

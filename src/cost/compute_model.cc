@@ -45,9 +45,9 @@ class RooflineComputeModel final : public ComputeModel {
   Duration AttentionBackward(const AttentionShape& s, hw::DType dt) const override {
     return Seconds(AttentionSeconds(s, /*backward=*/true, arch_, AttentionRates(dt)));
   }
-  Duration MemoryBound(Bytes moved, Flops flops) const override {
+  Duration MemoryBound(Bytes moved, Flops flops, MemoryKind kind) const override {
     return Seconds(MemoryBoundSeconds(moved.value(), flops.value(), arch_.memory,
-                                      rates_[static_cast<int>(hw::DType::kBf16)]));
+                                      rates_[static_cast<int>(hw::DType::kBf16)], kind));
   }
   std::string_view name() const override { return "roofline"; }
 
@@ -72,7 +72,7 @@ class ConstantComputeModel final : public ComputeModel {
   }
   Duration AttentionForward(const AttentionShape& s, hw::DType) const override { return Of(s); }
   Duration AttentionBackward(const AttentionShape& s, hw::DType) const override { return Of(s); }
-  Duration MemoryBound(Bytes moved, Flops flops) const override {
+  Duration MemoryBound(Bytes moved, Flops flops, MemoryKind) const override {
     return moved.value() > 0 || flops.value() > 0 ? per_call_ : Duration();
   }
   std::string_view name() const override { return "constant"; }

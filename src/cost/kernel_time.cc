@@ -73,9 +73,10 @@ double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibr
   return arch.attention.overhead.ToSeconds() + flops / (r.peak_flops * eff * fill);
 }
 
-double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r) {
+double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r,
+                          MemoryKind kind) {
   if (bytes <= 0 && flops <= 0) return 0.0;
-  const double mem = bytes / (r.hbm_bytes * c.efficiency);
+  const double mem = bytes / (r.hbm_bytes * c.Efficiency(kind));
   const double vec = flops / r.vector_flops;
   return c.overhead.ToSeconds() + std::max(mem, vec);
 }

@@ -14,8 +14,10 @@ Op Gemm(std::string name, Shard shard, int64_t n, int64_t k, double saved) {
   return op;
 }
 
-Op Memory(std::string name, Shard shard, double bytes, double flops, double saved) {
+Op Memory(std::string name, Shard shard, double bytes, double flops, double saved,
+          Access access = Access::kElementwise) {
   Op op;
+  op.access = access;
   op.name = std::move(name);
   op.kind = OpKind::kMemory;
   op.shard = shard;
@@ -37,7 +39,7 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o) {
   const double mask = drop ? 1.0 : 0.0;  // one byte per element
   std::vector<Op> ops;
   // Attention block. Korthikanti et al. 2022 section 4.1: 11sbh + 5as^2b (MHA, unfused).
-  ops.push_back(Memory("input_norm", Shard::kTokens, 2 * a * h, 8 * h, a * h));
+  ops.push_back(Memory("input_norm", Shard::kTokens, 2 * a * h, 8 * h, a * h, Access::kNormalization));
   ops.push_back(Gemm("qkv_proj", Shard::kColumn, static_cast<int64_t>(h + 2 * kv), m.hidden, a * h));
   ops.push_back(Memory("rotary", Shard::kInner, 2 * a * (h + kv), 6 * (h + kv), 0));
   Op attn;
@@ -60,7 +62,7 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o) {
   ops.push_back(Memory("attn_residual", Shard::kTokens, (3 + (drop ? 1.5 : 0)) * a * h, h, mask * h));
   // MLP block: 19sbh for a GeLU MLP with 4h.
   const double up_width = m.gated_mlp ? 2 * f : f;
-  ops.push_back(Memory("post_attn_norm", Shard::kTokens, 2 * a * h, 8 * h, a * h));
+  ops.push_back(Memory("post_attn_norm", Shard::kTokens, 2 * a * h, 8 * h, a * h, Access::kNormalization));
   ops.push_back(Gemm("mlp_up", Shard::kColumn, static_cast<int64_t>(up_width), m.hidden, a * h));
   ops.push_back(Memory(m.gated_mlp ? "swiglu" : "gelu", Shard::kInner, a * (up_width + f), 8 * f, a * up_width));
   ops.push_back(Gemm("mlp_down", Shard::kRow, m.hidden, static_cast<int64_t>(f), a * f));
@@ -71,16 +73,18 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o) {
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
   // Gather rows of the (vocab-parallel) table and write the hidden states.
-  return {Memory("embedding", Shard::kTokens, 2 * a * m.hidden, 0, m.dropout > 0 ? m.hidden : 0)};
+  return {Memory("embedding", Shard::kTokens, 2 * a * m.hidden, 0, m.dropout > 0 ? m.hidden : 0, Access::kGather)};
 }
 
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
   std::vector<Op> ops;
-  ops.push_back(Memory("final_norm", Shard::kTokens, 2 * a * m.hidden, 8.0 * m.hidden, a * m.hidden));
+  ops.push_back(
+      Memory("final_norm", Shard::kTokens, 2 * a * m.hidden, 8.0 * m.hidden, a * m.hidden, Access::kNormalization));
   ops.push_back(Gemm("lm_head", Shard::kColumn, m.vocab, m.hidden, a * m.hidden));
   // Vocab-parallel cross entropy in fp32: read logits, write fp32 softmax kept for backward.
-  ops.push_back(Memory("cross_entropy", Shard::kInner, (a + 4.0) * m.vocab, 5.0 * m.vocab, 4.0 * m.vocab));
+  ops.push_back(Memory("cross_entropy", Shard::kInner, (a + 4.0) * m.vocab, 5.0 * m.vocab, 4.0 * m.vocab,
+                       Access::kNormalization));
   return ops;
 }
 

@@ -148,8 +148,11 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
       case OpKind::kMemory: {
         const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && sp);
         const double tok = split ? tokens / t : tokens;
-        fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok));
-        bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok));
+        const cost::MemoryKind kind = op.access == model::Access::kNormalization ? cost::MemoryKind::kNormalization
+                                      : op.access == model::Access::kGather      ? cost::MemoryKind::kGather
+                                                                                 : cost::MemoryKind::kElementwise;
+        fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
+        bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok), kind);
         saved = op.saved_bytes_per_token * tok;
         break;
       }

@@ -8,6 +8,13 @@
 #include "dlsim/cost/kernel_time.h"
 
 namespace dlsim::fit {
+
+cost::MemoryKind MemoryKindOfOp(const std::string& op) {
+  if (op.find("layernorm") != std::string::npos || op.find("norm") != std::string::npos)
+    return cost::MemoryKind::kNormalization;
+  if (op == "emb") return cost::MemoryKind::kGather;
+  return cost::MemoryKind::kElementwise;
+}
 namespace {
 
 // Mean |log(pred / measured)| over the non-held-out samples of one kind: a symmetric relative
@@ -52,16 +59,20 @@ void FitGemm(const std::vector<const Sample*>& rows, cost::ArchCalibration& arch
   apply(x);
 }
 
+// One efficiency per access pattern (elementwise, normalization, gather) and one launch overhead.
 void FitMemory(const std::vector<const Sample*>& rows, cost::ArchCalibration& arch) {
   auto apply = [&arch](const std::vector<double>& x) {
     arch.memory.efficiency = std::min(1.0, Exp(x[0]));
-    arch.memory.overhead = Seconds(Exp(x[1]));
+    arch.memory.norm_efficiency = std::min(1.0, Exp(x[1]));
+    arch.memory.gather_efficiency = std::min(1.0, Exp(x[2]));
+    arch.memory.overhead = Seconds(Exp(x[3]));
   };
   auto f = [&](const std::vector<double>& x) {
     apply(x);
     return Loss(rows, arch);
   };
-  std::vector<double> x = NelderMead(f, {Log(0.7), Log(5e-6)}, {0.2, 0.5}, 400);
+  std::vector<double> x = NelderMead(f, {Log(0.7), Log(0.5), Log(0.3), Log(5e-6)}, {0.2, 0.2, 0.2, 0.5}, 600);
+  x = NelderMead(f, x, {0.05, 0.05, 0.05, 0.1}, 600);
   apply(x);
 }
 
@@ -147,7 +158,7 @@ double Predict(const Sample& s, const cost::ArchCalibration& arch) {
     case SampleKind::kAttention:
       return cost::AttentionSeconds(s.attention, /*backward=*/false, arch, r);
     case SampleKind::kMemory:
-      return cost::MemoryBoundSeconds(s.bytes, s.flops, arch.memory, r);
+      return cost::MemoryBoundSeconds(s.bytes, s.flops, arch.memory, r, MemoryKindOfOp(s.op));
   }
   return 0;
 }

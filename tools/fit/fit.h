@@ -17,6 +17,9 @@
 
 namespace dlsim::fit {
 
+// The memory access pattern of a profiled memory-bound operator (vidur op names).
+cost::MemoryKind MemoryKindOfOp(const std::string& op);
+
 // Minimizes f over R^n from x0 with the Nelder-Mead simplex (initial steps `step`).
 std::vector<double> NelderMead(const std::function<double(const std::vector<double>&)>& f,
                                std::vector<double> x0, std::vector<double> step, int iterations);

@@ -104,6 +104,8 @@ std::string CalibrationYaml(const cost::ComputeCalibration& cal, const std::vect
       << ", bwd_efficiency: " << Num(a.attention.bwd_efficiency)
       << ", overhead_us: " << Num(a.attention.overhead.ToMicros()) << "}\n";
     o << "    memory: {efficiency: " << Num(a.memory.efficiency)
+      << ", norm_efficiency: " << Num(a.memory.norm_efficiency)
+      << ", gather_efficiency: " << Num(a.memory.gather_efficiency)
       << ", overhead_us: " << Num(a.memory.overhead.ToMicros()) << "}\n";
   }
   return o.str();

@@ -43,10 +43,25 @@ struct AttentionCalibration {
   Duration overhead = Duration::Nanos(10'000);  // per kernel (launch, softmax set-up, tail)
 };
 
+// The access pattern of a memory-bound kernel; each reaches its own fraction of HBM bandwidth.
+enum class MemoryKind {
+  kElementwise,    // streaming: residual add, activation, rotary, dropout, softmax, optimizer
+  kNormalization,  // row reductions: LayerNorm/RMSNorm, cross entropy
+  kGather,         // indexed rows: embedding lookup
+};
+
 // Memory-bound kernels: time = overhead + max(bytes / (hbm * efficiency), flops / vector peak).
 struct MemoryBoundCalibration {
-  double efficiency = 0.7;                     // fraction of HBM bandwidth
+  double efficiency = 0.7;                     // elementwise: fraction of HBM bandwidth
+  double norm_efficiency = 0;                  // normalizations (0: use `efficiency`)
+  double gather_efficiency = 0;                // gathers (0: use `efficiency`)
   Duration overhead = Duration::Nanos(5'000);  // per kernel (launch and tail)
+
+  double Efficiency(MemoryKind k) const {
+    if (k == MemoryKind::kNormalization && norm_efficiency > 0) return norm_efficiency;
+    if (k == MemoryKind::kGather && gather_efficiency > 0) return gather_efficiency;
+    return efficiency;
+  }
 };
 
 struct ArchCalibration {

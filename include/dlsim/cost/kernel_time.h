@@ -50,7 +50,8 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
 double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
                         const DeviceRates& r);
 
-double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r);
+double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r,
+                          MemoryKind kind = MemoryKind::kElementwise);
 
 }  // namespace dlsim::cost
 

@@ -32,6 +32,9 @@ enum class Shard {
   kInner,     // memory-bound op inside a TP region (already split by tp): always divided by tp
 };
 
+// Memory access pattern of a memory-bound operator (sets its achievable bandwidth).
+enum class Access { kElementwise, kNormalization, kGather };
+
 enum class AttentionImpl {
   kFlash,    // fused FlashAttention: no s^2 tensors stored; backward recomputes scores
   kUnfused,  // Megatron-2021 style: QK^T bmm, fused scale-mask-softmax, dropout, AV bmm
@@ -53,6 +56,7 @@ struct Op {
   double saved_bytes_per_token_per_seq = 0;
   // Part of the attention core (recomputed under selective recomputation).
   bool attention_core = false;
+  Access access = Access::kElementwise;  // kMemory ops
 };
 
 struct LayerOptions {
