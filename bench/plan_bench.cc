@@ -1,5 +1,6 @@
-// Planner throughput: simulated candidates per second on one core, and a whole search on one
-// thread, for GPT-3 175B on 1,024 A100 (data/scenarios/plan_gpt3_175b_1024xa100.yaml).
+// Planner throughput: simulated candidates per second on one core, and a whole
+// search on one thread, for GPT-3 175B on 1,024 A100
+// (data/scenarios/plan_gpt3_175b_1024xa100.yaml).
 //   cmake --build build --target bench_plan && build/bench/bench_plan
 #include <benchmark/benchmark.h>
 
@@ -23,8 +24,9 @@ struct Setup {
 
   Setup() {
     catalogs = std::move(io::LoadCatalogs({})).value();
-    scenario = std::move(io::LoadPlanScenarioFile(std::string(DLSIM_DATA_DIR) + "/scenarios/plan_gpt3_175b_1024xa100.yaml",
-                                                  catalogs.hardware, catalogs.models))
+    scenario = std::move(io::LoadPlanScenarioFile(
+                             std::string(DLSIM_DATA_DIR) + "/scenarios/plan_gpt3_175b_1024xa100.yaml",
+                             catalogs.hardware, catalogs.models))
                    .value();
     compute = std::move(io::LoadDefaultComputeCalibration()).value();
     network = std::move(io::LoadDefaultNetworkCalibration()).value();
@@ -34,14 +36,15 @@ struct Setup {
   }
 };
 
-Setup& Shared() {
-  static Setup* s = new Setup();
+Setup &Shared() {
+  static Setup *s = new Setup();
   return *s;
 }
 
-// One candidate simulated per iteration, cycling through the pruned space (one core).
-void BM_SimulateCandidate(benchmark::State& state) {
-  Setup& s = Shared();
+// One candidate simulated per iteration, cycling through the pruned space (one
+// core).
+void BM_SimulateCandidate(benchmark::State &state) {
+  Setup &s = Shared();
   auto ctx = std::move(s.Factory()()).value();
   train::PipelineScheduleRegistry schedules("pipeline-schedule");
   train::RegisterPipelineSchedules(schedules);
@@ -58,9 +61,10 @@ void BM_SimulateCandidate(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateCandidate)->Unit(benchmark::kMicrosecond);
 
-// The whole search (enumeration, pruning, dominance phases, ranking) on one thread.
-void BM_WholeSearchOneThread(benchmark::State& state) {
-  Setup& s = Shared();
+// The whole search (enumeration, pruning, dominance phases, ranking) on one
+// thread.
+void BM_WholeSearchOneThread(benchmark::State &state) {
+  Setup &s = Shared();
   auto backend = plan::MakeThreadBackend(1);
   size_t simulated = 0, covered = 0;
   for (auto _ : state) {
@@ -68,7 +72,8 @@ void BM_WholeSearchOneThread(benchmark::State& state) {
     simulated += r->evaluated.size();
     covered += r->space_size;
   }
-  state.counters["simulated/s"] = benchmark::Counter(static_cast<double>(simulated), benchmark::Counter::kIsRate);
+  state.counters["simulated/s"] =
+      benchmark::Counter(static_cast<double>(simulated), benchmark::Counter::kIsRate);
   state.counters["space/s"] = benchmark::Counter(static_cast<double>(covered), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_WholeSearchOneThread)->Unit(benchmark::kMillisecond)->Iterations(3);

@@ -17,7 +17,7 @@ using train::Recompute;
 
 // A list of values of `key`; records an error for an empty list.
 template <typename T>
-std::vector<T> ReadList(const MapReader& s, std::string_view key, Range range = Range::Positive()) {
+std::vector<T> ReadList(const MapReader &s, std::string_view key, Range range = Range::Positive()) {
   std::vector<T> v = s.FindList<T>(key, range).value_or(std::vector<T>{});
   if (s.Has(key) && v.empty() && !s.document().has_errors()) s.AddError(key, "give at least one value");
   return v;
@@ -25,11 +25,12 @@ std::vector<T> ReadList(const MapReader& s, std::string_view key, Range range = 
 
 // A list of enum names, each checked against `all` (named by `name_of`).
 template <typename E, typename NameFn>
-std::vector<E> ReadEnumList(const MapReader& s, std::string_view key, const std::vector<E>& all, NameFn name_of) {
+std::vector<E> ReadEnumList(const MapReader &s, std::string_view key, const std::vector<E> &all,
+                            NameFn name_of) {
   std::vector<E> out;
   std::vector<std::string> allowed;
   for (E e : all) allowed.emplace_back(name_of(e));
-  for (const std::string& name : ReadList<std::string>(s, key, Range::Any())) {
+  for (const std::string &name : ReadList<std::string>(s, key, Range::Any())) {
     auto it = std::find(allowed.begin(), allowed.end(), name);
     if (it == allowed.end()) {
       std::string msg = "unknown value '" + name + "'";
@@ -42,7 +43,7 @@ std::vector<E> ReadEnumList(const MapReader& s, std::string_view key, const std:
   return out;
 }
 
-void ReadConstraints(const MapReader& c, plan::Constraints* k) {
+void ReadConstraints(const MapReader &c, plan::Constraints *k) {
   k->gpus = ReadList<int>(c, "gpus");
   k->gpus_min = c.Get<int>("min_gpus", 0, Range::Positive());
   k->gpus_max = c.Get<int>("max_gpus", 0, Range::Positive());
@@ -56,8 +57,8 @@ void ReadConstraints(const MapReader& c, plan::Constraints* k) {
   c.Finish();
 }
 
-void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
-  plan::SearchSpace& sp = p->space;
+void ReadSearch(const MapReader &s, plan::PlanOptions *p) {
+  plan::SearchSpace &sp = p->space;
   sp.tp = ReadList<int>(s, "tp");
   sp.pp = ReadList<int>(s, "pp");
   sp.cp = ReadList<int>(s, "cp");
@@ -65,11 +66,13 @@ void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
   sp.micro_batch = ReadList<int>(s, "micro_batch");
   sp.virtual_stages = ReadList<int>(s, "virtual_stages");
   sp.zero = ReadList<int>(s, "zero", Range::Between(0, 3));
-  sp.recompute = ReadEnumList(s, "recompute", std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull},
-                              RecomputeName);
+  sp.recompute = ReadEnumList(
+      s, "recompute", std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull},
+      RecomputeName);
   sp.pipeline_schedule = ReadEnumList(
       s, "pipeline_schedule",
-      std::vector<PipelineScheduleKind>{PipelineScheduleKind::kGpipe, PipelineScheduleKind::kOneFOneB, PipelineScheduleKind::kInterleaved},
+      std::vector<PipelineScheduleKind>{PipelineScheduleKind::kGpipe, PipelineScheduleKind::kOneFOneB,
+                                        PipelineScheduleKind::kInterleaved},
       PipelineScheduleName);
   sp.sequence_parallel = ReadList<bool>(s, "sequence_parallel", Range::Any());
   p->top_k = s.Get<int>("top_k", p->top_k, Range::Positive());
@@ -78,29 +81,33 @@ void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
   s.Finish();
 }
 
-void CheckConstraints(const MapReader& c, const train::TrainOptions& base, const plan::Constraints& k) {
+void CheckConstraints(const MapReader &c, const train::TrainOptions &base, const plan::Constraints &k) {
   const bool has_min = c.Has("min_gpus"), has_max = c.Has("max_gpus");
   if (has_min != has_max) c.AddError(has_min ? "min_gpus" : "max_gpus", "give both min_gpus and max_gpus");
   if (has_min && has_max && k.gpus_min > k.gpus_max)
     c.AddError("min_gpus", fmt::format("min_gpus {} is above max_gpus {}", k.gpus_min, k.gpus_max));
-  if (!k.gpus.empty() && has_min) c.AddError("gpus", "give either a gpus list or min_gpus/max_gpus, not both");
+  if (!k.gpus.empty() && has_min)
+    c.AddError("gpus", "give either a gpus list or min_gpus/max_gpus, not both");
   if (k.tokens_per_step && *k.tokens_per_step < base.training.seq_len)
-    c.AddError("tokens_per_step", fmt::format("tokens_per_step {} is less than one sequence (training.seq_len {})",
+    c.AddError("tokens_per_step", fmt::format("tokens_per_step {} is less than one sequence "
+                                              "(training.seq_len {})",
                                               *k.tokens_per_step, base.training.seq_len));
-  if (k.memory_headroom >= 1) c.AddError("memory_headroom", "must be below 1 (a fraction of the GPU's memory)");
+  if (k.memory_headroom >= 1)
+    c.AddError("memory_headroom", "must be below 1 (a fraction of the GPU's memory)");
 }
 
 }  // namespace
 
-Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name, const hw::Catalog& hardware,
-                                       const model::ModelCatalog& models) {
+Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
+                                       const hw::Catalog &hardware, const model::ModelCatalog &models) {
   PlanScenario out;
   DLSIM_ASSIGN_OR_RETURN(out.base, ParseTrainScenario(text, file_name, hardware, models, {"search"}));
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
   const MapReader search = doc.Root().Section("search");
   if (!search.present()) {
     doc.AddError(doc.Root().location(), "search",
-                 "missing section: list candidate values per key, e.g. 'search: {tp: [1, 2, 4, 8]}' "
+                 "missing section: list candidate values per key, e.g. "
+                 "'search: {tp: [1, 2, 4, 8]}' "
                  "(docs/planner.md)");
   }
   ReadSearch(search, &out.options);
@@ -110,43 +117,51 @@ Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_n
   return out;
 }
 
-Result<PlanScenario> LoadPlanScenarioFile(const std::string& path, const hw::Catalog& hardware,
-                                          const model::ModelCatalog& models) {
+Result<PlanScenario> LoadPlanScenarioFile(const std::string &path, const hw::Catalog &hardware,
+                                          const model::ModelCatalog &models) {
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParsePlanScenario(text, path, hardware, models);
 }
 
-std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_view comment) {
+std::string FormatTrainScenarioYaml(const train::TrainOptions &o, std::string_view comment) {
   std::ostringstream y;
   std::istringstream lines{std::string(comment)};
   for (std::string line; std::getline(lines, line);) y << "# " << line << "\n";
-  const model::ModelSpec& m = o.model;
+  const model::ModelSpec &m = o.model;
   const auto b = [](bool v) { return v ? "true" : "false"; };
   y << "model:\n";
   if (m.name != "custom") y << "  name: " << m.name << "\n";
   y << fmt::format(
-      "  arch: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n  vocab: {}\n"
-      "  gated_mlp: {}\n  tied_embeddings: {}\n  attention_bias: {}\n  linear_bias: {}\n  norm: {}\n"
+      "  arch: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  "
+      "ffn_hidden: {}\n  vocab: {}\n"
+      "  gated_mlp: {}\n  tied_embeddings: {}\n  attention_bias: {}\n  "
+      "linear_bias: {}\n  norm: {}\n"
       "  position_embedding: {}\n  dropout: {}\n  max_seq_len: {}\n",
       model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, b(m.gated_mlp),
       b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
       model::PositionEmbeddingName(m.position_embedding), m.dropout, m.max_seq_len);
-  const train::HardwareOptions& h = o.hardware;
+  const train::HardwareOptions &h = o.hardware;
   y << "hardware:\n";
   if (!h.node.empty()) y << "  node: " << h.node << "\n";
-  y << fmt::format("  gpu: {}\n  gpus: {}\n  gpus_per_node: {}\n  nics_per_node: {}\n  nic_gbps: {}\n  network: {}\n",
-                   h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
-  const train::TrainingOptions& t = o.training;
-  y << fmt::format("training:\n  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n", t.seq_len,
-                   t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
-  const train::ParallelOptions& p = o.parallel;
   y << fmt::format(
-      "parallel:\n  tp: {}\n  pp: {}\n  cp: {}\n  dp: {}\n  sequence_parallel: {}\n  pipeline_schedule: {}\n"
-      "  virtual_stages: {}\n  zero: {}\n  recompute: {}\n  overlap_grad_reduce: {}\n  overlap_param_gather: {}\n"
+      "  gpu: {}\n  gpus: {}\n  gpus_per_node: {}\n  "
+      "nics_per_node: {}\n  nic_gbps: {}\n  network: {}\n",
+      h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
+  const train::TrainingOptions &t = o.training;
+  y << fmt::format(
+      "training:\n  seq_len: {}\n  global_batch: {}\n  "
+      "micro_batch: {}\n  precision: {}\n",
+      t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
+  const train::ParallelOptions &p = o.parallel;
+  y << fmt::format(
+      "parallel:\n  tp: {}\n  pp: {}\n  cp: {}\n  dp: {}\n  "
+      "sequence_parallel: {}\n  pipeline_schedule: {}\n"
+      "  virtual_stages: {}\n  zero: {}\n  recompute: {}\n  "
+      "overlap_grad_reduce: {}\n  overlap_param_gather: {}\n"
       "  tp_comm_overlap: {}\n",
       p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), PipelineScheduleName(p.pipeline_schedule),
-      p.virtual_stages, p.zero, RecomputeName(p.recompute), b(p.overlap_grad_reduce), b(p.overlap_param_gather),
-      b(p.tp_comm_overlap));
+      p.virtual_stages, p.zero, RecomputeName(p.recompute), b(p.overlap_grad_reduce),
+      b(p.overlap_param_gather), b(p.tp_comm_overlap));
   if (!p.layers_per_stage.empty()) {
     std::vector<std::string> v;
     for (int n : p.layers_per_stage) v.push_back(std::to_string(n));

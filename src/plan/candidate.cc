@@ -11,35 +11,43 @@ namespace {
 using train::PipelineScheduleKind;
 using train::Recompute;
 
-// Bytes per parameter of the simulator's memory model (src/train/step_model.cc); a test checks
-// that the bound stays below the simulated memory, so a change there cannot go unnoticed.
-constexpr double kGradBytes = 4.0;    // fp32 main gradients
-constexpr double kMasterBytes = 12.0; // fp32 master weights + Adam m and v
+// Bytes per parameter of the simulator's memory model
+// (src/train/step_model.cc); a test checks that the bound stays below the
+// simulated memory, so a change there cannot go unnoticed.
+constexpr double kGradBytes = 4.0;     // fp32 main gradients
+constexpr double kMasterBytes = 12.0;  // fp32 master weights + Adam m and v
 
 template <typename T>
-std::vector<T> OrDefault(const std::vector<T>& values, T def) {
+std::vector<T> OrDefault(const std::vector<T> &values, T def) {
   return values.empty() ? std::vector<T>{def} : values;
 }
 
-const char* ScheduleText(PipelineScheduleKind k) {
+const char *ScheduleText(PipelineScheduleKind k) {
   switch (k) {
-    case PipelineScheduleKind::kGpipe: return "gpipe";
-    case PipelineScheduleKind::kOneFOneB: return "1f1b";
-    case PipelineScheduleKind::kInterleaved: return "interleaved";
+    case PipelineScheduleKind::kGpipe:
+      return "gpipe";
+    case PipelineScheduleKind::kOneFOneB:
+      return "1f1b";
+    case PipelineScheduleKind::kInterleaved:
+      return "interleaved";
   }
   return "?";
 }
 
-const char* RecomputeText(Recompute r) {
+const char *RecomputeText(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
 
-// The resolved lists of one search (empty lists replaced by the scenario's value).
+// The resolved lists of one search (empty lists replaced by the scenario's
+// value).
 struct Lists {
   std::vector<int> tp, pp, cp, micro_batch, virtual_stages, zero;
   std::vector<Recompute> recompute;
@@ -47,7 +55,7 @@ struct Lists {
   std::vector<bool> sp;
   int min_zero = 0;
 
-  Lists(const SearchSpace& s, const train::TrainOptions& b)
+  Lists(const SearchSpace &s, const train::TrainOptions &b)
       : tp(OrDefault(s.tp, b.parallel.tp)),
         pp(OrDefault(s.pp, b.parallel.pp)),
         cp(OrDefault(s.cp, b.parallel.cp)),
@@ -67,16 +75,17 @@ struct Lists {
 
 bool WholeNodes(int gpus, int per_node) { return gpus <= per_node || gpus % per_node == 0; }
 
-bool GpuCountAllowed(int gpus, const Constraints& c, int base_gpus) {
+bool GpuCountAllowed(int gpus, const Constraints &c, int base_gpus) {
   if (!c.gpus.empty()) return std::find(c.gpus.begin(), c.gpus.end(), gpus) != c.gpus.end();
   if (c.gpus_min > 0) return gpus >= c.gpus_min && gpus <= c.gpus_max;
   return gpus == base_gpus;
 }
 
-// (gpus, dp) pairs for one tp*pp*cp product; `rejected` counts listed GPU counts it cannot form.
-std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOptions& base, const PlanOptions& p,
-                                            uint64_t* rejected) {
-  const Constraints& c = p.constraints;
+// (gpus, dp) pairs for one tp*pp*cp product; `rejected` counts listed GPU
+// counts it cannot form.
+std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOptions &base, const PlanOptions &p,
+                                            uint64_t *rejected) {
+  const Constraints &c = p.constraints;
   std::vector<std::pair<int, int>> out;
   if (!p.space.dp.empty()) {
     for (int dp : p.space.dp) out.push_back({static_cast<int>(mp * dp), dp});
@@ -98,17 +107,18 @@ std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOption
 }
 
 // Global batch of a candidate; 0 when it cannot be formed.
-int GlobalBatch(const train::TrainOptions& base, const Constraints& c, int micro_batch, int dp) {
+int GlobalBatch(const train::TrainOptions &base, const Constraints &c, int micro_batch, int dp) {
   if (!c.tokens_per_step) return base.training.global_batch;
   const int64_t per_step = int64_t{micro_batch} * dp;
   const int64_t sequences = *c.tokens_per_step / base.training.seq_len;
   return static_cast<int>(sequences / per_step * per_step);
 }
 
-// The divisibility reason `c` fails, or nullptr. The same rules as train::MakeParallelPlan and
-// the pipeline schedules (src/train/parallel_plan.cc, pipeline_schedule.cc).
-const char* DivisibilityFailure(const train::TrainOptions& base, const Candidate& c) {
-  const model::ModelSpec& m = base.model;
+// The divisibility reason `c` fails, or nullptr. The same rules as
+// train::MakeParallelPlan and the pipeline schedules
+// (src/train/parallel_plan.cc, pipeline_schedule.cc).
+const char *DivisibilityFailure(const train::TrainOptions &base, const Candidate &c) {
+  const model::ModelSpec &m = base.model;
   if (m.heads % c.tp != 0 || (m.kv_heads % c.tp != 0 && c.tp % m.kv_heads != 0)) return kPrunedHeads;
   const int seq = base.training.seq_len;
   if ((c.cp > 1 && seq % (2 * c.cp) != 0) || (c.sequence_parallel && c.tp > 1 && seq % (c.tp * c.cp) != 0))
@@ -132,14 +142,15 @@ Candidate Canonical(Candidate c, int min_zero) {
   return c;
 }
 
-auto Key(const Candidate& c) {
-  return std::make_tuple(c.gpus, c.global_batch, c.micro_batch, c.tp, c.pp, c.cp, c.dp, c.virtual_stages, c.zero,
-                         static_cast<int>(c.recompute), static_cast<int>(c.schedule), c.sequence_parallel);
+auto Key(const Candidate &c) {
+  return std::make_tuple(c.gpus, c.global_batch, c.micro_batch, c.tp, c.pp, c.cp, c.dp, c.virtual_stages,
+                         c.zero, static_cast<int>(c.recompute), static_cast<int>(c.schedule),
+                         c.sequence_parallel);
 }
 
 }  // namespace
 
-Candidate CandidateOf(const train::TrainOptions& o) {
+Candidate CandidateOf(const train::TrainOptions &o) {
   Candidate c;
   c.gpus = o.hardware.gpus;
   c.global_batch = o.training.global_batch;
@@ -156,16 +167,18 @@ Candidate CandidateOf(const train::TrainOptions& o) {
   return c;
 }
 
-train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candidate& c) {
+train::TrainOptions ApplyCandidate(const train::TrainOptions &base, const Candidate &c) {
   train::TrainOptions o = base;
   o.hardware.gpus = c.gpus;
   o.training.global_batch = c.global_batch;
   o.training.micro_batch = c.micro_batch;
-  train::ParallelOptions& p = o.parallel;
-  const auto chunks = [](PipelineScheduleKind k, int v) { return k == PipelineScheduleKind::kInterleaved ? v : 1; };
-  const bool same_stages = c.pp == base.parallel.pp &&
-                           chunks(c.schedule, c.virtual_stages) ==
-                               chunks(base.parallel.pipeline_schedule, base.parallel.virtual_stages);
+  train::ParallelOptions &p = o.parallel;
+  const auto chunks = [](PipelineScheduleKind k, int v) {
+    return k == PipelineScheduleKind::kInterleaved ? v : 1;
+  };
+  const bool same_stages =
+      c.pp == base.parallel.pp && chunks(c.schedule, c.virtual_stages) ==
+                                      chunks(base.parallel.pipeline_schedule, base.parallel.virtual_stages);
   if (!same_stages) p.layers_per_stage.clear();
   p.tp = c.tp;
   p.pp = c.pp;
@@ -179,7 +192,7 @@ train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candid
   return o;
 }
 
-std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate& c) {
+std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate &c) {
   const auto s = [](int v) { return std::to_string(v); };
   return {{"gpus", s(c.gpus)},
           {"global_batch", s(c.global_batch)},
@@ -195,17 +208,18 @@ std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate
           {"sequence_parallel", c.sequence_parallel ? "true" : "false"}};
 }
 
-std::string DescribeCandidate(const Candidate& c, bool with_gpus) {
+std::string DescribeCandidate(const Candidate &c, bool with_gpus) {
   std::string out = with_gpus ? std::to_string(c.gpus) + " gpus " : "";
-  out += "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " cp " + std::to_string(c.cp) + " dp " +
-         std::to_string(c.dp) + " mb " + std::to_string(c.micro_batch) + " " + ScheduleText(c.schedule);
+  out += "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " cp " + std::to_string(c.cp) +
+         " dp " + std::to_string(c.dp) + " mb " + std::to_string(c.micro_batch) + " " +
+         ScheduleText(c.schedule);
   if (c.schedule == PipelineScheduleKind::kInterleaved) out += " x" + std::to_string(c.virtual_stages);
   out += " zero " + std::to_string(c.zero) + " recompute " + RecomputeText(c.recompute);
   if (c.sequence_parallel) out += " sp";
   return out;
 }
 
-std::string DiffCandidates(const Candidate& ref, const Candidate& c) {
+std::string DiffCandidates(const Candidate &ref, const Candidate &c) {
   const auto a = CandidateFields(ref), b = CandidateFields(c);
   std::string out;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -216,14 +230,14 @@ std::string DiffCandidates(const Candidate& ref, const Candidate& c) {
   return out;
 }
 
-Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::ParallelPlan& plan, Bytes overhead) {
-  const model::ModelSpec& m = o.model;
+Bytes StaticMemoryLowerBound(const train::TrainOptions &o, const train::ParallelPlan &plan, Bytes overhead) {
+  const model::ModelSpec &m = o.model;
   const double layer = m.LayerParameters() / plan.tp;
   const double embedding = static_cast<double>(m.vocab) * m.hidden / plan.tp;
   const double wbytes = o.training.precision == hw::DType::kFp8 ? 3.0 : 2.0;
   const int zero = o.parallel.zero, dp = plan.dp;
-  const double per_param = wbytes / (zero >= 3 ? dp : 1) + kGradBytes / (zero >= 2 ? dp : 1) +
-                           kMasterBytes / (zero >= 1 ? dp : 1);
+  const double per_param =
+      wbytes / (zero >= 3 ? dp : 1) + kGradBytes / (zero >= 2 ? dp : 1) + kMasterBytes / (zero >= 1 ? dp : 1);
   double worst = 0;
   for (int rank = 0; rank < plan.pp; ++rank) {
     double params = 0;
@@ -239,12 +253,12 @@ Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::Parallel
 
 uint64_t Enumeration::PrunedTotal() const {
   uint64_t n = 0;
-  for (const auto& [reason, count] : pruned) n += count;
+  for (const auto &[reason, count] : pruned) n += count;
   return n;
 }
 
-void Enumeration::AddPruned(const std::string& reason, uint64_t n) {
-  for (auto& [r, count] : pruned) {
+void Enumeration::AddPruned(const std::string &reason, uint64_t n) {
+  for (auto &[r, count] : pruned) {
     if (r == reason) {
       count += n;
       return;
@@ -253,14 +267,14 @@ void Enumeration::AddPruned(const std::string& reason, uint64_t n) {
   pruned.push_back({reason, n});
 }
 
-Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptions& options,
-                                const MemoryLimits& limits) {
+Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptions &options,
+                                const MemoryLimits &limits) {
   Enumeration e;
-  for (const char* r : {kPrunedGpuCount, kPrunedHeads, kPrunedBatch, kPrunedSequence, kPrunedStages,
+  for (const char *r : {kPrunedGpuCount, kPrunedHeads, kPrunedBatch, kPrunedSequence, kPrunedStages,
                         kPrunedEquivalent, kPrunedMemory, kPrunedDominated})
     e.pruned.push_back({r, 0});
   const Lists l(options.space, base);
-  const Constraints& cons = options.constraints;
+  const Constraints &cons = options.constraints;
   const Bytes usable = limits.Usable();
   std::set<decltype(Key(Candidate{}))> seen;
   for (int tp : l.tp)
@@ -270,8 +284,9 @@ Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptio
         const auto choices = GpuChoices(int64_t{tp} * pp * cp, base, options, &rejected);
         e.space_size += (choices.size() + rejected) * l.Inner();
         e.AddPruned(kPrunedGpuCount, rejected * l.Inner());
-        for (const auto& [gpus, dp] : choices) {
-          if (!GpuCountAllowed(gpus, cons, base.hardware.gpus) || !WholeNodes(gpus, base.hardware.gpus_per_node)) {
+        for (const auto &[gpus, dp] : choices) {
+          if (!GpuCountAllowed(gpus, cons, base.hardware.gpus) ||
+              !WholeNodes(gpus, base.hardware.gpus_per_node)) {
             e.AddPruned(kPrunedGpuCount, l.Inner());
             continue;
           }
@@ -281,9 +296,10 @@ Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptio
                 for (int zero : l.zero)
                   for (bool sp : l.sp)
                     for (auto rc : l.recompute) {
-                      Candidate c{gpus, GlobalBatch(base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc,
-                                  schedule, sp};
-                      if (const char* why = DivisibilityFailure(base, c)) {
+                      Candidate c{
+                          gpus, GlobalBatch(base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule,
+                          sp};
+                      if (const char *why = DivisibilityFailure(base, c)) {
                         e.AddPruned(why, 1);
                         continue;
                       }
@@ -294,7 +310,8 @@ Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptio
                       }
                       const train::TrainOptions o = ApplyCandidate(base, c);
                       auto plan = train::MakeParallelPlan(o);
-                      if (!plan.ok()) {  // a rule the checks above do not mirror yet
+                      if (!plan.ok()) {  // a rule the checks above do not mirror
+                                         // yet
                         e.AddPruned("layout: " + plan.error().message, 1);
                         continue;
                       }

@@ -19,8 +19,8 @@ class CandidateTest : public PlanFixture {
     PlanFixture::SetUp();
     base_ = Load("small_13b.yaml").base;
   }
-  uint64_t Pruned(const Enumeration& e, const std::string& reason) {
-    for (const auto& [r, n] : e.pruned)
+  uint64_t Pruned(const Enumeration &e, const std::string &reason) {
+    for (const auto &[r, n] : e.pruned)
       if (r == reason) return n;
     return 0;
   }
@@ -44,7 +44,8 @@ TEST_F(CandidateTest, DivisibilityPrunesWhatTheSimulatorRejects) {
   o.space.micro_batch = {1, 3};  // 32 sequences over dp * 3 never divide
   const Enumeration e = EnumerateCandidates(base_, o, Roomy());
   EXPECT_EQ(e.space_size, 6u);
-  // tp 3 does not divide 8 GPUs (counted under gpu count), tp 8 does not divide 20 heads.
+  // tp 3 does not divide 8 GPUs (counted under gpu count), tp 8 does not divide
+  // 20 heads.
   EXPECT_EQ(Pruned(e, kPrunedGpuCount), 2u);
   EXPECT_EQ(Pruned(e, kPrunedHeads), 2u);
   EXPECT_EQ(Pruned(e, kPrunedBatch), 1u);
@@ -84,7 +85,8 @@ TEST_F(CandidateTest, ZeroStageIsIrrelevantWithoutDataParallelism) {
   b.model.kv_heads = 32;
   b.model.hidden = 4096;
   const Enumeration e = EnumerateCandidates(b, o, Roomy());
-  ASSERT_EQ(e.candidates.size(), 1u);  // dp 1: zero 1, 2, 3 are one configuration
+  ASSERT_EQ(e.candidates.size(),
+            1u);  // dp 1: zero 1, 2, 3 are one configuration
   EXPECT_EQ(e.candidates[0].zero, 1);
   EXPECT_EQ(Pruned(e, kPrunedEquivalent), 2u);
 }
@@ -96,10 +98,10 @@ TEST_F(CandidateTest, MemoryLowerBoundPrunesOnlyWhatCannotFit) {
   o.space.zero = {0, 3};
   const MemoryLimits h100{GiB(80), GiB(2), 0};
   const Enumeration e = EnumerateCandidates(base_, o, h100);
-  // 13B parameters at 18 B each need 234 GB on one GPU (zero 0, tp 1) and 117 GB at tp 2;
-  // ZeRO-3 over dp 8 or 4 fits the states.
+  // 13B parameters at 18 B each need 234 GB on one GPU (zero 0, tp 1) and 117
+  // GB at tp 2; ZeRO-3 over dp 8 or 4 fits the states.
   EXPECT_EQ(Pruned(e, kPrunedMemory), 2u);
-  for (const Candidate& c : e.candidates) EXPECT_EQ(c.zero, 3);
+  for (const Candidate &c : e.candidates) EXPECT_EQ(c.zero, 3);
 }
 
 TEST_F(CandidateTest, GpuRangeUsesWholeNodesAndTokenBudgetSetsTheBatch) {
@@ -111,11 +113,12 @@ TEST_F(CandidateTest, GpuRangeUsesWholeNodesAndTokenBudgetSetsTheBatch) {
   o.constraints.tokens_per_step = int64_t{4096} * 30;  // 30 sequences
   const Enumeration e = EnumerateCandidates(base_, o, Roomy());
   std::vector<int> gpus;
-  for (const Candidate& c : e.candidates) {
+  for (const Candidate &c : e.candidates) {
     gpus.push_back(c.gpus);
     EXPECT_EQ(c.global_batch % (c.micro_batch * c.dp), 0);
     EXPECT_LE(c.global_batch, 30);
-    EXPECT_GT(c.global_batch + c.micro_batch * c.dp, 30);  // the largest multiple
+    EXPECT_GT(c.global_batch + c.micro_batch * c.dp,
+              30);  // the largest multiple
   }
   EXPECT_EQ(gpus, (std::vector<int>{4, 8, 16, 24}));  // 12 and 20 are not whole nodes
   EXPECT_EQ(Pruned(e, kPrunedGpuCount), 2u);

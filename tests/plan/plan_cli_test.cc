@@ -1,5 +1,6 @@
-// dlsim plan through the binary: JSON shape, CSV, --write-best accepted by dlsim train, and
-// the MPI run (2 ranks, when the test is given DLSIM_MPIRUN) equal to a single process.
+// dlsim plan through the binary: JSON shape, CSV, --write-best accepted by
+// dlsim train, and the MPI run (2 ranks, when the test is given DLSIM_MPIRUN)
+// equal to a single process.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -18,9 +19,9 @@ struct Outcome {
   std::string output;
 };
 
-Outcome Shell(const std::string& command_line) {
+Outcome Shell(const std::string &command_line) {
   Outcome out;
-  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
+  FILE *pipe = popen((command_line + " 2>&1").c_str(), "r");
   if (pipe == nullptr) return out;
   std::array<char, 4096> buf;
   size_t n;
@@ -32,10 +33,10 @@ Outcome Shell(const std::string& command_line) {
 
 std::string Dlsim() { return DLSIM_BINARY; }
 std::string Scenario() { return std::string(DLSIM_TEST_DATA_DIR) + "/plan/small_13b.yaml"; }
-std::string Tmp(const std::string& name) { return ::testing::TempDir() + "plan_cli_" + name; }
+std::string Tmp(const std::string &name) { return ::testing::TempDir() + "plan_cli_" + name; }
 
 // The JSON without the fields that legitimately differ between runs.
-nlohmann::json Stable(const std::string& text) {
+nlohmann::json Stable(const std::string &text) {
   nlohmann::json j = nlohmann::json::parse(text);
   j.erase("elapsed_s");
   j.erase("backend");
@@ -46,9 +47,10 @@ TEST(PlanCli, JsonHasTheContractFields) {
   const Outcome o = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 2");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const nlohmann::json j = nlohmann::json::parse(o.output);
-  for (const char* key : {"best", "evaluated", "pruned", "elapsed_s", "top", "pareto", "baseline", "candidates"})
+  for (const char *key :
+       {"best", "evaluated", "pruned", "elapsed_s", "top", "pareto", "baseline", "candidates"})
     EXPECT_TRUE(j.contains(key)) << key;
-  for (const char* key : {"tp", "pp", "cp", "dp", "micro_batch", "virtual_stages", "zero", "recompute",
+  for (const char *key : {"tp", "pp", "cp", "dp", "micro_batch", "virtual_stages", "zero", "recompute",
                           "pipeline_schedule", "sequence_parallel"})
     EXPECT_TRUE(j["best"]["parallel"].contains(key)) << key;
   EXPECT_GT(j["best"]["step_time_s"].get<double>(), 0);
@@ -75,7 +77,8 @@ TEST(PlanCli, CsvAndBestScenario) {
   const Outcome j = Shell(Dlsim() + " plan " + Scenario() + " --json");
   const nlohmann::json plan = nlohmann::json::parse(j.output);
   EXPECT_EQ(rows, plan["evaluated"].get<int>());
-  // The written best runs as a training scenario and reproduces the planner's step time.
+  // The written best runs as a training scenario and reproduces the planner's
+  // step time.
   const Outcome t = Shell(Dlsim() + " train " + best + " --json");
   ASSERT_EQ(t.exit_code, 0) << t.output;
   const nlohmann::json step = nlohmann::json::parse(t.output);
@@ -86,7 +89,8 @@ TEST(PlanCli, CsvAndBestScenario) {
 
 TEST(PlanCli, BadInputIsALocatedError) {
   const std::string bad = Tmp("bad.yaml");
-  std::ofstream(bad) << "model: {name: llama3-8b}\nhardware: {node: dgx-h100, gpus: 8}\nsearch:\n  tp: [1, two]\n";
+  std::ofstream(bad) << "model: {name: llama3-8b}\nhardware: {node: dgx-h100, "
+                        "gpus: 8}\nsearch:\n  tp: [1, two]\n";
   const Outcome o = Shell(Dlsim() + " plan " + bad);
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("dlsim plan: " + bad + ":4:"), std::string::npos) << o.output;
@@ -95,14 +99,15 @@ TEST(PlanCli, BadInputIsALocatedError) {
 }
 
 TEST(PlanCli, MpiTwoRanksEqualsOneProcess) {
-  const char* mpirun = std::getenv("DLSIM_MPIRUN");
+  const char *mpirun = std::getenv("DLSIM_MPIRUN");
   if (mpirun == nullptr || *mpirun == '\0') GTEST_SKIP() << "DLSIM_MPIRUN not set (built without MPI)";
   const Outcome single = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 1");
-  const Outcome mpi =
-      Shell(std::string(mpirun) + " -n 2 --oversubscribe " + Dlsim() + " plan " + Scenario() + " --json --threads 1");
+  const Outcome mpi = Shell(std::string(mpirun) + " -n 2 --oversubscribe " + Dlsim() + " plan " + Scenario() +
+                            " --json --threads 1");
   ASSERT_EQ(single.exit_code, 0) << single.output;
   ASSERT_EQ(mpi.exit_code, 0) << mpi.output;
-  EXPECT_NE(nlohmann::json::parse(mpi.output)["backend"].get<std::string>().find("2 MPI ranks"), std::string::npos);
+  EXPECT_NE(nlohmann::json::parse(mpi.output)["backend"].get<std::string>().find("2 MPI ranks"),
+            std::string::npos);
   EXPECT_EQ(Stable(single.output), Stable(mpi.output));
 }
 

@@ -1,4 +1,5 @@
-// The `search:` section of planner scenarios, its errors, and the scenario writer.
+// The `search:` section of planner scenarios, its errors, and the scenario
+// writer.
 #include "dlsim/io/plan_scenario.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@ namespace {
 
 using plan::testing::PlanFixture;
 
-constexpr const char* kBase = R"(model:
+constexpr const char *kBase = R"(model:
   name: llama3-8b
 hardware:
   node: dgx-h100
@@ -23,10 +24,10 @@ training:
 
 class PlanScenarioTest : public PlanFixture {
  protected:
-  Result<PlanScenario> Parse(const std::string& search) {
+  Result<PlanScenario> Parse(const std::string &search) {
     return ParsePlanScenario(std::string(kBase) + search, "p.yaml", catalogs_.hardware, catalogs_.models);
   }
-  std::string ErrorOf(const std::string& search) {
+  std::string ErrorOf(const std::string &search) {
     auto r = Parse(search);
     return r.ok() ? "(parsed)" : r.error().message;
   }
@@ -55,11 +56,12 @@ TEST_F(PlanScenarioTest, ReadsEveryKey) {
     gpu_hour_cost: 2.5
 )");
   ASSERT_TRUE(r.ok()) << r.error().message;
-  const plan::PlanOptions& o = r->options;
+  const plan::PlanOptions &o = r->options;
   EXPECT_EQ(o.space.pp, (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(o.space.dp, (std::vector<int>{4, 8}));
   EXPECT_EQ(o.space.zero, (std::vector<int>{0, 1, 3}));
-  EXPECT_EQ(o.space.recompute, (std::vector<train::Recompute>{train::Recompute::kNone, train::Recompute::kFull}));
+  EXPECT_EQ(o.space.recompute,
+            (std::vector<train::Recompute>{train::Recompute::kNone, train::Recompute::kFull}));
   EXPECT_EQ(o.space.pipeline_schedule.back(), train::PipelineScheduleKind::kInterleaved);
   EXPECT_EQ(o.space.sequence_parallel, (std::vector<bool>{true, false}));
   EXPECT_EQ(o.top_k, 3);
@@ -74,7 +76,9 @@ TEST_F(PlanScenarioTest, ReadsEveryKey) {
 }
 
 TEST_F(PlanScenarioTest, ErrorsNameLineKeyAndAlternatives) {
-  EXPECT_NE(ErrorOf("search:\n  tpp: [1]\n").find("p.yaml:10:3: search.tpp: unknown key 'tpp' (did you mean 'tp'?)"),
+  EXPECT_NE(ErrorOf("search:\n  tpp: [1]\n")
+                .find("p.yaml:10:3: search.tpp: unknown key 'tpp' (did you "
+                      "mean 'tp'?)"),
             std::string::npos)
       << ErrorOf("search:\n  tpp: [1]\n");
   const std::string bad_enum = ErrorOf("search:\n  recompute: [none, ful]\n");

@@ -1,5 +1,6 @@
-// The planner against brute force, its determinism across back-ends, and the soundness of its
-// pruning (every pruned candidate really is infeasible or no better).
+// The planner against brute force, its determinism across back-ends, and the
+// soundness of its pruning (every pruned candidate really is infeasible or no
+// better).
 #include "dlsim/plan/planner.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,7 @@ using train::Recompute;
 
 class PlannerTest : public PlanFixture {
  protected:
-  PlanResult Run(const io::PlanScenario& s, int threads, bool dominance = true) {
+  PlanResult Run(const io::PlanScenario &s, int threads, bool dominance = true) {
     PlanOptions o = s.options;
     o.dominance = dominance;
     auto backend = MakeThreadBackend(threads);
@@ -30,10 +31,11 @@ class PlannerTest : public PlanFixture {
   }
 };
 
-// Every combination of the listed values, simulated directly, no pruning of any kind.
+// Every combination of the listed values, simulated directly, no pruning of any
+// kind.
 TEST_F(PlannerTest, BestEqualsBruteForce) {
   const io::PlanScenario s = Load("small_13b.yaml");
-  const SearchSpace& sp = s.options.space;
+  const SearchSpace &sp = s.options.space;
   auto owned = Factory(s.base)();
   ASSERT_TRUE(owned.ok());
   train::PipelineScheduleRegistry schedules("pipeline-schedule");
@@ -52,7 +54,8 @@ TEST_F(PlannerTest, BestEqualsBruteForce) {
                 for (auto rc : sp.recompute)
                   for (bool seqp : sp.sequence_parallel) {
                     if (gpus % (tp * pp) != 0) continue;
-                    // What the scenario parser rejects (dlsim train would not run it).
+                    // What the scenario parser rejects (dlsim train would not
+                    // run it).
                     if (vs > 1 && sched != PipelineScheduleKind::kInterleaved) continue;
                     if (sched == PipelineScheduleKind::kInterleaved && pp < 2) continue;
                     train::TrainOptions o = s.base;
@@ -110,7 +113,7 @@ TEST_F(PlannerTest, MemoryLowerBoundNeverExceedsSimulatedPeak) {
   auto owned = Factory(s.base)();
   ASSERT_TRUE(owned.ok());
   int checked = 0;
-  for (const EvaluatedCandidate& e : r.evaluated) {
+  for (const EvaluatedCandidate &e : r.evaluated) {
     const train::TrainOptions o = ApplyCandidate(s.base, e.candidate);
     auto plan = train::MakeParallelPlan(o);
     ASSERT_TRUE(plan.ok());
@@ -127,18 +130,19 @@ TEST_F(PlannerTest, RanksBaselineAndBuildsFronts) {
   ASSERT_TRUE(r.baseline.has_value());
   ASSERT_TRUE(r.baseline_rank.has_value());
   EXPECT_EQ(r.evaluated[r.ranking[*r.baseline_rank - 1]].candidate, r.evaluated[*r.baseline].candidate);
-  // Fronts: strictly improving step time along increasing GPUs / memory; the best is on both.
+  // Fronts: strictly improving step time along increasing GPUs / memory; the
+  // best is on both.
   ASSERT_FALSE(r.pareto_gpus.empty());
   for (size_t i = 1; i < r.pareto_gpus.size(); ++i) {
-    const auto& a = r.evaluated[r.pareto_gpus[i - 1]];
-    const auto& b = r.evaluated[r.pareto_gpus[i]];
+    const auto &a = r.evaluated[r.pareto_gpus[i - 1]];
+    const auto &b = r.evaluated[r.pareto_gpus[i]];
     EXPECT_LT(a.candidate.gpus, b.candidate.gpus);
     EXPECT_GT(a.eval.step_time_s, b.eval.step_time_s);
   }
   EXPECT_EQ(r.evaluated[r.pareto_gpus.back()].eval.step_time_s, r.Best()->eval.step_time_s);
   EXPECT_EQ(r.evaluated[r.pareto_memory.back()].eval.step_time_s, r.Best()->eval.step_time_s);
   EXPECT_EQ(WhyDifferent(*r.Best(), *r.Best(), r.objective), "best");
-  const auto& second = r.evaluated[r.ranking[1]];
+  const auto &second = r.evaluated[r.ranking[1]];
   EXPECT_NE(WhyDifferent(*r.Best(), second, r.objective).find("->"), std::string::npos);
 }
 

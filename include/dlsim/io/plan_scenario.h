@@ -1,20 +1,23 @@
-// Planner scenarios (`dlsim plan FILE`): a training scenario plus a `search:` section.
+// Planner scenarios (`dlsim plan FILE`): a training scenario plus a `search:`
+// section.
 //
 //   search:
-//     tp: [1, 2, 4, 8]                 # each key a list of candidate values; keys not listed keep
-//     pp: [1, 2, 4]                    # the scenario's value (dp: derived from the GPU count)
-//     recompute: [none, selective, full]
+//     tp: [1, 2, 4, 8]                 # each key a list of candidate values;
+//     keys not listed keep pp: [1, 2, 4]                    # the scenario's
+//     value (dp: derived from the GPU count) recompute: [none, selective, full]
 //     top_k: 10
 //     dominance: true
 //     constraints:
-//       gpus: [512, 1024]              # or min_gpus / max_gpus; default: hardware.gpus
-//       tokens_per_step: 16777216      # token budget; default: training.global_batch is fixed
-//       memory_headroom: 0.05          # fraction of GPU memory kept free
-//       objective: step_time           # step_time | tokens_per_gpu_second | cost
-//       gpu_hour_cost: 2.0             # for objective: cost
+//       gpus: [512, 1024]              # or min_gpus / max_gpus; default:
+//       hardware.gpus tokens_per_step: 16777216      # token budget; default:
+//       training.global_batch is fixed memory_headroom: 0.05          #
+//       fraction of GPU memory kept free objective: step_time           #
+//       step_time | tokens_per_gpu_second | cost gpu_hour_cost: 2.0 # for
+//       objective: cost
 //
-// The rest of the file is a training scenario, parsed and validated by ParseTrainScenario (it
-// must be valid on its own: it is the layout the planner compares against). docs/planner.md.
+// The rest of the file is a training scenario, parsed and validated by
+// ParseTrainScenario (it must be valid on its own: it is the layout the planner
+// compares against). docs/planner.md.
 #ifndef DLSIM_IO_PLAN_SCENARIO_H_
 #define DLSIM_IO_PLAN_SCENARIO_H_
 
@@ -34,15 +37,17 @@ struct PlanScenario {
   plan::PlanOptions options;
 };
 
-// Parses and validates. Errors as ParseTrainScenario ("FILE:LINE:COL: search.tp[2]: ...").
-Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name, const hw::Catalog& hardware,
-                                       const model::ModelCatalog& models);
-Result<PlanScenario> LoadPlanScenarioFile(const std::string& path, const hw::Catalog& hardware,
-                                          const model::ModelCatalog& models);
+// Parses and validates. Errors as ParseTrainScenario ("FILE:LINE:COL:
+// search.tp[2]: ...").
+Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
+                                       const hw::Catalog &hardware, const model::ModelCatalog &models);
+Result<PlanScenario> LoadPlanScenarioFile(const std::string &path, const hw::Catalog &hardware,
+                                          const model::ModelCatalog &models);
 
-// A training scenario that ParseTrainScenario turns back into `o` (every key written
-// explicitly; catalog models by name plus their shape). `comment` lines go first, as "# ...".
-std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_view comment);
+// A training scenario that ParseTrainScenario turns back into `o` (every key
+// written explicitly; catalog models by name plus their shape). `comment` lines
+// go first, as "# ...".
+std::string FormatTrainScenarioYaml(const train::TrainOptions &o, std::string_view comment);
 
 }  // namespace dlsim::io
 

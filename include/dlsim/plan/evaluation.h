@@ -1,5 +1,6 @@
-// The outcome of simulating one candidate, reduced to what the planner ranks and reports, and
-// its byte encoding (for back-ends that move results between processes).
+// The outcome of simulating one candidate, reduced to what the planner ranks
+// and reports, and its byte encoding (for back-ends that move results between
+// processes).
 #ifndef DLSIM_PLAN_EVALUATION_H_
 #define DLSIM_PLAN_EVALUATION_H_
 
@@ -25,12 +26,14 @@ struct Evaluation {
   std::string bottleneck;
 
   // Field-by-field (bitwise on the doubles, via the encoding).
-  bool operator==(const Evaluation& other) const;
+  bool operator==(const Evaluation &other) const;
 };
 
-// Appends `e` to `out` (native byte order: for processes of one build on one architecture).
-void EncodeEvaluation(const Evaluation& e, std::string* out);
-// Decodes evaluations written by EncodeEvaluation back to back. Error (kParse) on truncation.
+// Appends `e` to `out` (native byte order: for processes of one build on one
+// architecture).
+void EncodeEvaluation(const Evaluation &e, std::string *out);
+// Decodes evaluations written by EncodeEvaluation back to back. Error (kParse)
+// on truncation.
 Result<std::vector<Evaluation>> DecodeEvaluations(std::string_view bytes);
 
 }  // namespace dlsim::plan

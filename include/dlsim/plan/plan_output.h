@@ -1,5 +1,6 @@
-// Reports of a planner run: the terminal report (counts, pruning reasons, top-k with why each
-// differs from the best, Pareto fronts, the scenario's own rank), JSON and CSV. Printing only.
+// Reports of a planner run: the terminal report (counts, pruning reasons, top-k
+// with why each differs from the best, Pareto fronts, the scenario's own rank),
+// JSON and CSV. Printing only.
 #ifndef DLSIM_PLAN_PLAN_OUTPUT_H_
 #define DLSIM_PLAN_PLAN_OUTPUT_H_
 
@@ -12,23 +13,26 @@
 
 namespace dlsim::plan {
 
-// One candidate as JSON: {"parallel": {tp, pp, cp, dp, virtual_stages, micro_batch,
-// pipeline_schedule, zero, recompute, sequence_parallel}, "gpus", "global_batch", "feasible",
-// ["reason"], "step_time_s", "tokens_per_s_per_gpu", "mfu", "peak_memory_gib", "objective",
-// "bottleneck"}.
-nlohmann::ordered_json CandidateJson(const EvaluatedCandidate& c);
+// One candidate as JSON: {"parallel": {tp, pp, cp, dp, virtual_stages,
+// micro_batch, pipeline_schedule, zero, recompute, sequence_parallel}, "gpus",
+// "global_batch", "feasible",
+// ["reason"], "step_time_s", "tokens_per_s_per_gpu", "mfu", "peak_memory_gib",
+// "objective", "bottleneck"}.
+nlohmann::ordered_json CandidateJson(const EvaluatedCandidate &c);
 
-// The run as one object: objective, best, top (top_k entries, each with "why"), evaluated,
-// feasible, pruned {total, by_reason}, space_size, elapsed_s, backend, baseline, pareto
-// {gpus, memory}, and, when `all`, "candidates" (every evaluated candidate, enumeration order).
-nlohmann::ordered_json PlanJson(const PlanResult& r, const PlanOptions& options, bool all);
+// The run as one object: objective, best, top (top_k entries, each with "why"),
+// evaluated, feasible, pruned {total, by_reason}, space_size, elapsed_s,
+// backend, baseline, pareto {gpus, memory}, and, when `all`, "candidates"
+// (every evaluated candidate, enumeration order).
+nlohmann::ordered_json PlanJson(const PlanResult &r, const PlanOptions &options, bool all);
 
-// Every evaluated candidate, one CSV row each (header first), enumeration order.
-void WritePlanCsv(const PlanResult& r, std::ostream& out);
+// Every evaluated candidate, one CSV row each (header first), enumeration
+// order.
+void WritePlanCsv(const PlanResult &r, std::ostream &out);
 
 // The terminal report.
-void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options, const PlanResult& r,
-                     std::ostream& out);
+void WritePlanReport(const train::TrainOptions &base, const PlanOptions &options, const PlanResult &r,
+                     std::ostream &out);
 
 }  // namespace dlsim::plan
 

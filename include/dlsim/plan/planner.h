@@ -1,12 +1,15 @@
-// The planner: enumerate and prune the search space (candidate.h), simulate the survivors on a
-// back-end (backend.h), rank them by the objective, and build the Pareto fronts.
+// The planner: enumerate and prune the search space (candidate.h), simulate the
+// survivors on a back-end (backend.h), rank them by the objective, and build
+// the Pareto fronts.
 //
 //   auto backend = plan::MakeThreadBackend(0);
-//   auto result = plan::RunPlanner(base, options, make_context, *backend, /*progress=*/{});
-//   if (result.ok() && result->Best()) std::cout << plan::DescribeCandidate(result->Best()->candidate);
+//   auto result = plan::RunPlanner(base, options, make_context, *backend,
+//   /*progress=*/{}); if (result.ok() && result->Best()) std::cout <<
+//   plan::DescribeCandidate(result->Best()->candidate);
 //
-// Deterministic: the ranking, fronts and counts depend only on the inputs, not on the number of
-// threads or processes (ties are broken by enumeration order). Only elapsed_s and backend vary.
+// Deterministic: the ranking, fronts and counts depend only on the inputs, not
+// on the number of threads or processes (ties are broken by enumeration order).
+// Only elapsed_s and backend vary.
 #ifndef DLSIM_PLAN_PLANNER_H_
 #define DLSIM_PLAN_PLANNER_H_
 
@@ -48,28 +51,34 @@ struct PlanResult {
   double elapsed_s = 0;
   std::string backend;
 
-  const EvaluatedCandidate* Best() const { return ranking.empty() ? nullptr : &evaluated[ranking[0]]; }
+  const EvaluatedCandidate *Best() const { return ranking.empty() ? nullptr : &evaluated[ranking[0]]; }
   size_t Feasible() const { return ranking.size(); }
 };
 
-// Makes one simulation context per worker (contexts are never shared between threads).
+// Makes one simulation context per worker (contexts are never shared between
+// threads).
 using ContextFactory = std::function<Result<std::unique_ptr<train::OwnedStepContext>>()>;
 
-// Runs the search. Errors: the context factory's. The scenario's own layout is always simulated
-// when it survives pruning, so its rank can be reported.
-Result<PlanResult> RunPlanner(const train::TrainOptions& base, const PlanOptions& options,
-                              const ContextFactory& make_context, Backend& backend, const ProgressFn& progress);
+// Runs the search. Errors: the context factory's. The scenario's own layout is
+// always simulated when it survives pruning, so its rank can be reported.
+Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions &options,
+                              const ContextFactory &make_context, Backend &backend,
+                              const ProgressFn &progress);
 
-// Simulates one candidate; infeasible also when the peak memory exceeds `usable`.
-Evaluation SimulateCandidate(const train::TrainOptions& base, const Candidate& c, const train::StepContext& ctx,
-                             const train::PipelineScheduleRegistry& schedules, Bytes usable);
+// Simulates one candidate; infeasible also when the peak memory exceeds
+// `usable`.
+Evaluation SimulateCandidate(const train::TrainOptions &base, const Candidate &c,
+                             const train::StepContext &ctx, const train::PipelineScheduleRegistry &schedules,
+                             Bytes usable);
 
-// Objective value and score of an evaluation (see search_space.h for the definitions).
-std::pair<double, double> ScoreOf(const train::TrainOptions& base, const Constraints& constraints,
-                                  const Candidate& c, const Evaluation& e);
+// Objective value and score of an evaluation (see search_space.h for the
+// definitions).
+std::pair<double, double> ScoreOf(const train::TrainOptions &base, const Constraints &constraints,
+                                  const Candidate &c, const Evaluation &e);
 
-// Why `c` ranks below `best`, in words: "+3.2%: pipeline bubble +0.12 s; pp 8->16".
-std::string WhyDifferent(const EvaluatedCandidate& best, const EvaluatedCandidate& c, Objective objective);
+// Why `c` ranks below `best`, in words: "+3.2%: pipeline bubble +0.12 s; pp
+// 8->16".
+std::string WhyDifferent(const EvaluatedCandidate &best, const EvaluatedCandidate &c, Objective objective);
 
 }  // namespace dlsim::plan
 
