@@ -1,5 +1,7 @@
 #include "dlsim/plan/candidate.h"
 
+#include "dlsim/train/step_model.h"
+
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -14,8 +16,6 @@ using train::Recompute;
 // Bytes per parameter of the simulator's memory model
 // (src/train/step_model.cc); a test checks that the bound stays below the
 // simulated memory, so a change there cannot go unnoticed.
-constexpr double kGradBytes = 4.0;     // fp32 main gradients
-constexpr double kMasterBytes = 12.0;  // fp32 master weights + Adam m and v
 
 template <typename T>
 std::vector<T> OrDefault(const std::vector<T> &values, T def) {
@@ -234,10 +234,10 @@ Bytes StaticMemoryLowerBound(const train::TrainOptions &o, const train::Parallel
   const model::ModelSpec &m = o.model;
   const double layer = m.LayerParameters() / plan.tp;
   const double embedding = static_cast<double>(m.vocab) * m.hidden / plan.tp;
-  const double wbytes = o.training.precision == hw::DType::kFp8 ? 3.0 : 2.0;
+  const train::StateBytesPerParam state = train::StateBytes(o.training);
   const int zero = o.parallel.zero, dp = plan.dp;
-  const double per_param =
-      wbytes / (zero >= 3 ? dp : 1) + kGradBytes / (zero >= 2 ? dp : 1) + kMasterBytes / (zero >= 1 ? dp : 1);
+  const double per_param = state.weights / (zero >= 3 ? dp : 1) + state.gradients / (zero >= 2 ? dp : 1) +
+                           state.optimizer / (zero >= 1 ? dp : 1);
   double worst = 0;
   for (int rank = 0; rank < plan.pp; ++rank) {
     double params = 0;

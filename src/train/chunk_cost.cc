@@ -190,6 +190,16 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     lc.fwd.cp_comm = MaxZero(step * steps - attn_fwd * (steps / cp));
     lc.bwd.cp_comm = MaxZero(step * (2 * steps) - attn_bwd * (steps / cp));
   }
+  // A layer cannot run faster than the framework issues its kernels: when the GPU work of a
+  // layer is shorter than the host time to launch it (forward: host, backward: twice as
+  // many kernels), the host sets the pace.
+  if (layer && ctx_.layer_host_time > Duration::Zero()) {
+    auto floor = [](TaskCost& c, Duration f) {
+      if (c.Total() < f) c.compute += f - c.Total();
+    };
+    floor(lc.fwd, ctx_.layer_host_time);
+    floor(lc.bwd, ctx_.layer_host_time * int64_t{2});
+  }
   lc.bwd.compute += lc.recompute;
   // Full recomputation re-runs the whole forward (communication included) in the backward
   // and keeps only the layer input.

@@ -5,7 +5,8 @@ namespace dlsim::train {
 Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o, const hw::Catalog& catalog,
                                                           const cost::ComputeCalibration& compute_cal,
                                                           const net::NetworkCalibration& net_cal,
-                                                          const ModelChoice& choice) {
+                                                          const ModelChoice& choice,
+                                                          const TrainingCalibration* training) {
   auto owned = std::make_unique<OwnedStepContext>();
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, catalog.FindGpu(o.hardware.gpu));
   owned->gpu = *gpu;
@@ -27,12 +28,14 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   DLSIM_ASSIGN_OR_RETURN(owned->comm, comms.Create(choice.collective, net_cal));
   cost::ComputeModelRegistry computes("compute-model");
   cost::RegisterComputeModels(computes);
-  DLSIM_ASSIGN_OR_RETURN(owned->compute, computes.Create(choice.compute, owned->gpu, compute_cal));
+  const cost::ComputeCalibration cal = training ? training->Apply(compute_cal) : compute_cal;
+  DLSIM_ASSIGN_OR_RETURN(owned->compute, computes.Create(choice.compute, owned->gpu, cal));
   StepContext& ctx = owned->ctx;
   ctx.gpu = &owned->gpu;
   ctx.gpus_per_node = o.hardware.gpus_per_node;
   ctx.fabric = net::MakeFabric(owned->gpu, node, network, o.hardware.nics_per_node, Gbps(o.hardware.nic_gbps));
   ctx.compute = owned->compute.get();
+  if (training) ctx.layer_host_time = training->layer_host_time;
   ctx.comm = owned->comm.get();
 
   return owned;

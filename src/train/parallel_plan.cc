@@ -37,6 +37,9 @@ Result<ParallelPlan> MakeParallelPlan(const TrainOptions& o) {
   plan.pp = par.pp;
   plan.cp = par.cp;
   plan.chunks = par.pipeline_schedule == PipelineScheduleKind::kInterleaved ? par.virtual_stages : 1;
+  if (plan.chunks > 1 && par.pp < 2)
+    return Error::InvalidArgument("the interleaved schedule with virtual_stages " + S(plan.chunks) +
+                                  " needs pipeline parallelism (pp >= 2)");
   plan.micro_batch = o.training.micro_batch;
   plan.seq_len = o.training.seq_len;
   plan.sequence_parallel = par.sequence_parallel && par.tp > 1;

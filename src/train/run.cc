@@ -7,6 +7,7 @@
 
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/training_calibration_loader.h"
 #include "dlsim/report/chrome_trace_sink.h"
 #include "dlsim/report/format.h"
 #include "dlsim/report/json_report.h"
@@ -160,19 +161,22 @@ void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult
 
 }  // namespace
 
+Result<DefaultCalibrations> LoadDefaultCalibrations() {
+  DefaultCalibrations c;
+  DLSIM_ASSIGN_OR_RETURN(c.compute, io::LoadDefaultComputeCalibration());
+  DLSIM_ASSIGN_OR_RETURN(c.network, io::LoadDefaultNetworkCalibration());
+  DLSIM_ASSIGN_OR_RETURN(c.training, io::LoadDefaultTrainingCalibration());
+  return c;
+}
+
 int RunTrainCommand(const TrainOptions& options, const hw::Catalog& catalog, const RunFlags& flags,
                     std::ostream& out, std::ostream& err) {
-  auto compute_cal = io::LoadDefaultComputeCalibration();
-  if (!compute_cal.ok()) {
-    err << compute_cal.error().message << "\n";
+  auto cal = LoadDefaultCalibrations();
+  if (!cal.ok()) {
+    err << cal.error().message << "\n";
     return 1;
   }
-  auto net_cal = io::LoadDefaultNetworkCalibration();
-  if (!net_cal.ok()) {
-    err << net_cal.error().message << "\n";
-    return 1;
-  }
-  auto owned = MakeStepContext(options, catalog, *compute_cal, *net_cal);
+  auto owned = MakeStepContext(options, catalog, cal->compute, cal->network, {}, &cal->training);
   if (!owned.ok()) {
     err << owned.error().message << "\n";
     return 1;

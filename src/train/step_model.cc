@@ -10,7 +10,6 @@ namespace dlsim::train {
 namespace {
 
 constexpr double kMaxBucketParams = 40e6;  // Megatron-LM DDP default bucket (elements)
-constexpr double kMasterBytes = 12.0;      // fp32 master weights + Adam m and v
 // Adam step per parameter: read+write master, m, v (24 B), read the fp32 gradient (4 B),
 // write the bf16 weight (2 B); gradient-norm clipping reads the gradient once more (4 B).
 constexpr double kAdamBytesPerParam = 34.0;
@@ -24,19 +23,6 @@ const char* ScheduleName(PipelineScheduleKind k) {
   return "1f1b";
 }
 
-// Gradient buffer and reduction type: Megatron-LM accumulates and reduces fp32 gradients
-// for bf16 (and fp8) training, and keeps fp16 gradients for fp16 training unless
-// --accumulate-allreduce-grads-in-fp32 is given.
-double GradBytesPerParam(const TrainingOptions& t) {
-  if (t.grad_dtype) return hw::DTypeBytes(*t.grad_dtype);
-  return t.precision == hw::DType::kFp16 ? 2.0 : 4.0;
-}
-
-double WeightBytesPerParam(hw::DType precision) {
-  // bf16 weights; FP8 training keeps an extra fp8 copy of the GEMM weights (Transformer Engine).
-  return precision == hw::DType::kFp8 ? 3.0 : 2.0;
-}
-
 StepResult Infeasible(std::string reason) {
   StepResult r;
   r.feasible = false;
@@ -45,6 +31,17 @@ StepResult Infeasible(std::string reason) {
 }
 
 }  // namespace
+
+// Megatron-LM accumulates and reduces fp32 gradients for bf16 (and fp8) training and keeps
+// fp16 gradients for fp16 training unless --accumulate-allreduce-grads-in-fp32 is given.
+// FP8 training (Transformer Engine) keeps the bf16 weight and an fp8 copy.
+StateBytesPerParam StateBytes(const TrainingOptions& t) {
+  StateBytesPerParam b;
+  b.weights = t.precision == hw::DType::kFp8 ? 3.0 : 2.0;
+  b.gradients = t.grad_dtype ? hw::DTypeBytes(*t.grad_dtype) : (t.precision == hw::DType::kFp16 ? 2.0 : 4.0);
+  b.optimizer = 12.0;
+  return b;
+}
 
 StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
                                 const PipelineScheduleRegistry& schedules, report::Sink* sink) {
@@ -72,8 +69,8 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   const int dp_per_node = std::clamp(ctx.gpus_per_node / (plan.tp * plan.cp), 1, dp);
   const net::GroupLayout dpg{dp, dp_per_node};
   const net::Collective reduce = zero >= 1 ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
-  const double wbytes = WeightBytesPerParam(o.training.precision);
-  const double gbytes = GradBytesPerParam(o.training);
+  const StateBytesPerParam state = StateBytes(o.training);
+  const double wbytes = state.weights, gbytes = state.gradients;
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
     double rank_params = 0;
@@ -124,7 +121,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     mem.micro_batches_in_flight = in_flight;
     mem.weights = Bytes(params * wbytes / (zero >= 3 ? dp : 1));
     mem.gradients = Bytes(params * gbytes / (zero >= 2 ? dp : 1));
-    mem.optimizer = Bytes(params * kMasterBytes / (zero >= 1 ? dp : 1));
+    mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1));
     mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working;
     mem.workspace = ctx.framework_overhead;
     if (mem.Total() > r.peak_memory) {

@@ -71,7 +71,7 @@ struct Runner {
     train::RegisterPipelineSchedules(schedules);
   }
   Result<train::StepResult> Run(const TrainOptions& o) {
-    DLSIM_ASSIGN_OR_RETURN(auto owned, train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network));
+    DLSIM_ASSIGN_OR_RETURN(auto owned, train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network, {}, &cal.training));
     return train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr);
   }
 };
@@ -266,6 +266,9 @@ Result<ValidationSet> Nemo(Runner& run) {
     o.parallel.tp_comm_overlap = o.parallel.tp > 1;
     o.parallel.zero = 1;
     o.parallel.recompute = Recompute::kNone;
+    // Megatron-core's distributed optimizer reduces gradients in bf16 unless
+    // grad_reduce_in_fp32 is set (NeMo's default is unset).
+    o.training.grad_dtype = hw::DType::kBf16;
     const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
     const double measured = tokens / (*t.Number(i, "tokens_per_s_per_gpu") * o.hardware.gpus);
     set.rows.push_back(Row(label + " " + std::to_string(o.hardware.gpus) + "gpu", measured, run.Run(o)));

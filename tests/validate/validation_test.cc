@@ -5,6 +5,7 @@
 
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/training_calibration_loader.h"
 
 namespace dlsim::validate {
 namespace {
@@ -18,7 +19,9 @@ class ValidationTest : public ::testing::Test {
     ASSERT_TRUE(compute.ok()) << compute.error().message;
     auto network = io::LoadDefaultNetworkCalibration();
     ASSERT_TRUE(network.ok()) << network.error().message;
-    auto sets = RunValidation(*catalogs, Calibrations{*compute, *network});
+    auto training = io::LoadDefaultTrainingCalibration();
+    ASSERT_TRUE(training.ok()) << training.error().message;
+    auto sets = RunValidation(*catalogs, Calibrations{*compute, *network, *training});
     ASSERT_TRUE(sets.ok()) << sets.error().message;
     sets_ = new std::vector<ValidationSet>(std::move(sets).value());
   }

@@ -18,6 +18,7 @@
 #include <mutex>
 
 #include "commands.h"
+#include "dlsim/train/run.h"
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
@@ -76,16 +77,14 @@ void RunPlan(const PlanArgs &args, const GlobalOptions &global) {
   if (!catalogs.ok()) Fail("plan", catalogs.error().message);
   auto scenario = io::LoadPlanScenarioFile(args.file, catalogs->hardware, catalogs->models);
   if (!scenario.ok()) Fail("plan", scenario.error().message);
-  auto compute = io::LoadDefaultComputeCalibration();
-  if (!compute.ok()) Fail("plan", compute.error().message);
-  auto network = io::LoadDefaultNetworkCalibration();
-  if (!network.ok()) Fail("plan", network.error().message);
+  auto cal = train::LoadDefaultCalibrations();
+  if (!cal.ok()) Fail("plan", cal.error().message);
   plan::PlanOptions options = scenario->options;
   if (args.top > 0) options.top_k = args.top;
   if (args.no_dominance) options.dominance = false;
   const train::TrainOptions &base = scenario->base;
   const plan::ContextFactory make_context = [&] {
-    return train::MakeStepContext(base, catalogs->hardware, *compute, *network);
+    return train::MakeStepContext(base, catalogs->hardware, cal->compute, cal->network, {}, &cal->training);
   };
 
   std::unique_ptr<plan::Backend> backend = plan::MakeDefaultBackend(args.threads);

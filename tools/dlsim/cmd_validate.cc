@@ -7,6 +7,7 @@
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/training_calibration_loader.h"
 #include "dlsim/report/format.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
@@ -28,7 +29,9 @@ void Run(const GlobalOptions& global, const ValidateFlags& flags) {
   if (!compute.ok()) Fail("validate", compute.error().message);
   auto network = io::LoadDefaultNetworkCalibration();
   if (!network.ok()) Fail("validate", network.error().message);
-  validate::Calibrations cal{*compute, *network};
+  auto training = io::LoadDefaultTrainingCalibration();
+  if (!training.ok()) Fail("validate", training.error().message);
+  validate::Calibrations cal{*compute, *network, *training};
   auto sets = validate::RunValidation(*catalogs, cal, flags.only);
   if (!sets.ok()) Fail("validate", sets.error().message);
   if (sets->empty()) Fail("validate", "no validation set matches '" + flags.only + "'");

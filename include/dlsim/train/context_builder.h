@@ -12,6 +12,7 @@
 #include "dlsim/net/calibration.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/step_context.h"
+#include "dlsim/train/training_calibration.h"
 
 namespace dlsim::train {
 
@@ -34,7 +35,8 @@ struct ModelChoice {
 Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o, const hw::Catalog& catalog,
                                                           const cost::ComputeCalibration& compute_cal,
                                                           const net::NetworkCalibration& net_cal,
-                                                          const ModelChoice& choice = {});
+                                                          const ModelChoice& choice = {},
+                                                          const TrainingCalibration* training = nullptr);
 
 }  // namespace dlsim::train
 

@@ -6,7 +6,11 @@
 #include <string>
 
 #include "dlsim/hw/catalog.h"
+#include "dlsim/core/result.h"
+#include "dlsim/cost/compute_calibration.h"
+#include "dlsim/net/calibration.h"
 #include "dlsim/train/options.h"
+#include "dlsim/train/training_calibration.h"
 
 namespace dlsim::train {
 
@@ -14,6 +18,16 @@ struct RunFlags {
   bool json = false;
   std::string trace_path;
 };
+
+// The calibrations embedded in the binary (data/calibration/): kernel-level compute,
+// network, and the end-to-end training constants. Every training driver (train, plan,
+// validate) uses these, so they agree.
+struct DefaultCalibrations {
+  cost::ComputeCalibration compute;
+  net::NetworkCalibration network;
+  TrainingCalibration training;
+};
+Result<DefaultCalibrations> LoadDefaultCalibrations();
 
 // Simulates `options`, writes the terminal report (or JSON with flags.json) to `out` and
 // errors to `err`. Returns the process exit code (0 also for infeasible configurations,

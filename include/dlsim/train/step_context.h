@@ -20,6 +20,9 @@ struct StepContext {
   // Memory the framework needs besides the model's tensors (CUDA context, cuBLAS/NCCL
   // workspaces, allocator fragmentation), per GPU.
   Bytes framework_overhead = GiB(2);
+  // Host (CPU) time the training framework takes to issue one transformer layer's forward
+  // kernels; the backward issues twice as many. Fitted end to end (data/calibration/training.yaml).
+  Duration layer_host_time;
 };
 
 }  // namespace dlsim::train

@@ -57,6 +57,14 @@ struct StepResult {
   uint64_t events = 0;
 };
 
+// Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus
+// an fp8 copy under FP8), gradients (grad_dtype: fp32, or fp16 for fp16 training as in
+// Megatron-LM) and optimizer (fp32 master weights and Adam moments).
+struct StateBytesPerParam {
+  double weights = 2, gradients = 4, optimizer = 12;
+};
+StateBytesPerParam StateBytes(const TrainingOptions& t);
+
 // Simulates one step. Infeasible configurations (layout does not divide, out of memory,
 // unsupported schedule shape) give feasible = false with a reason; no exceptions.
 StepResult SimulateTrainingStep(const TrainOptions& options, const StepContext& ctx,

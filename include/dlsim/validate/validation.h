@@ -16,6 +16,7 @@
 #include "dlsim/cost/compute_calibration.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/net/calibration.h"
+#include "dlsim/train/training_calibration.h"
 
 namespace dlsim::validate {
 
@@ -41,6 +42,7 @@ struct ValidationSet {
 struct Calibrations {
   cost::ComputeCalibration compute;
   net::NetworkCalibration network;
+  train::TrainingCalibration training;
 };
 
 // Runs every set (or those whose name contains `only`).

@@ -1,0 +1,43 @@
+// End-to-end calibration of the training simulator: the few constants that kernel profiles
+// of inference-sized operators (data/calibration/compute.yaml) cannot pin down, fitted on the
+// training calibration sets (data/validation/) by `dlsim-fit training`.
+//
+//   - gemm_max_efficiency: the asymptotic fraction of tensor-core peak of large training GEMMs
+//     (m = thousands of tokens, n, k = hidden sizes), which inference profiles never reach;
+//   - fp8_gemm_max_efficiency: the same for FP8 GEMMs (Transformer Engine);
+//   - attention_efficiency: the fraction of peak of the training attention kernels (cuDNN /
+//     FlashAttention-2/3 forward; the backward keeps the profiled bwd/fwd ratio);
+//   - layer_host_time: the host (CPU) time a framework takes to issue one layer's forward
+//     kernels, which bounds small layers (train/chunk_cost.cc).
+// Each is optional: an absent constant keeps the kernel-level value.
+#ifndef DLSIM_TRAIN_TRAINING_CALIBRATION_H_
+#define DLSIM_TRAIN_TRAINING_CALIBRATION_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlsim/core/units.h"
+#include "dlsim/cost/compute_calibration.h"
+
+namespace dlsim::train {
+
+struct ArchTrainingCalibration {
+  std::string architecture;  // "ampere", "hopper", ...
+  std::optional<double> gemm_max_efficiency;
+  std::optional<double> fp8_gemm_max_efficiency;
+  std::optional<double> attention_efficiency;
+};
+
+struct TrainingCalibration {
+  std::string source;
+  std::vector<ArchTrainingCalibration> archs;
+  Duration layer_host_time;
+
+  // The kernel-level calibration with this file's constants applied.
+  cost::ComputeCalibration Apply(const cost::ComputeCalibration& kernel) const;
+};
+
+}  // namespace dlsim::train
+
+#endif  // DLSIM_TRAIN_TRAINING_CALIBRATION_H_

@@ -1,0 +1,63 @@
+#include "dlsim/io/training_calibration_loader.h"
+
+#include <fmt/core.h>
+
+#include "dlsim/io/embedded.h"
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io {
+namespace {
+
+const Range kFraction = Range{0, 1, true};  // (0, 1]
+
+std::optional<double> Optional(const MapReader& r, const char* key) {
+  if (!r.Has(key)) return std::nullopt;
+  return r.Get<double>(key, 0.5, kFraction);
+}
+
+}  // namespace
+
+Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text, std::string file_name) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
+  const MapReader root = doc.Root();
+  train::TrainingCalibration cal;
+  cal.source = file_name;
+  const MapReader archs = root.Section("architectures");
+  for (const std::string& name : archs.Keys()) {
+    const MapReader a = archs.Section(name);
+    train::ArchTrainingCalibration t;
+    t.architecture = name;
+    t.gemm_max_efficiency = Optional(a, "gemm_max_efficiency");
+    t.fp8_gemm_max_efficiency = Optional(a, "fp8_gemm_max_efficiency");
+    t.attention_efficiency = Optional(a, "attention_efficiency");
+    a.Finish();
+    cal.archs.push_back(t);
+  }
+  const MapReader fw = root.Section("framework");
+  cal.layer_host_time = Seconds(fw.Get<double>("layer_host_us", 0, Range::NonNegative()) * 1e-6);
+  fw.Finish();
+  root.Finish();
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  return cal;
+}
+
+Result<train::TrainingCalibration> LoadDefaultTrainingCalibration() {
+  return ParseTrainingCalibration(embedded::TrainingCalibrationYaml(), "data/calibration/training.yaml");
+}
+
+std::string FormatTrainingCalibration(const train::TrainingCalibration& cal, const std::string& header) {
+  std::string out = header;
+  out += "architectures:\n";
+  for (const auto& a : cal.archs) {
+    out += "  " + a.architecture + ":\n";
+    if (a.gemm_max_efficiency) out += fmt::format("    gemm_max_efficiency: {:.4f}\n", *a.gemm_max_efficiency);
+    if (a.fp8_gemm_max_efficiency)
+      out += fmt::format("    fp8_gemm_max_efficiency: {:.4f}\n", *a.fp8_gemm_max_efficiency);
+    if (a.attention_efficiency) out += fmt::format("    attention_efficiency: {:.4f}\n", *a.attention_efficiency);
+  }
+  out += "framework:\n";
+  out += fmt::format("  layer_host_us: {:.1f}\n", cal.layer_host_time.ToMicros());
+  return out;
+}
+
+}  // namespace dlsim::io
