@@ -30,6 +30,7 @@ Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yam
     t.gemm_max_efficiency = Optional(a, "gemm_max_efficiency");
     t.fp8_gemm_max_efficiency = Optional(a, "fp8_gemm_max_efficiency");
     t.attention_efficiency = Optional(a, "attention_efficiency");
+    t.elementwise_efficiency = Optional(a, "elementwise_efficiency");
     a.Finish();
     cal.archs.push_back(t);
   }
@@ -54,6 +55,8 @@ std::string FormatTrainingCalibration(const train::TrainingCalibration& cal, con
     if (a.fp8_gemm_max_efficiency)
       out += fmt::format("    fp8_gemm_max_efficiency: {:.4f}\n", *a.fp8_gemm_max_efficiency);
     if (a.attention_efficiency) out += fmt::format("    attention_efficiency: {:.4f}\n", *a.attention_efficiency);
+    if (a.elementwise_efficiency)
+      out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
   }
   out += "framework:\n";
   out += fmt::format("  layer_host_us: {:.1f}\n", cal.layer_host_time.ToMicros());

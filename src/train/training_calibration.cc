@@ -19,6 +19,7 @@ cost::ComputeCalibration TrainingCalibration::Apply(const cost::ComputeCalibrati
         g.max_efficiency = *t.fp8_gemm_max_efficiency;
         a.gemm[hw::DType::kFp8] = g;
       }
+      if (t.elementwise_efficiency) a.memory.efficiency = *t.elementwise_efficiency;
       if (t.attention_efficiency) {
         const double ratio = a.attention.bwd_efficiency / a.attention.fwd_efficiency;
         a.attention.fwd_efficiency = *t.attention_efficiency;

@@ -5,6 +5,7 @@
 //   - gemm_max_efficiency: the asymptotic fraction of tensor-core peak of large training GEMMs
 //     (m = thousands of tokens, n, k = hidden sizes), which inference profiles never reach;
 //   - fp8_gemm_max_efficiency: the same for FP8 GEMMs (Transformer Engine);
+//   - elementwise_efficiency: HBM bandwidth fraction of large elementwise kernels;
 //   - attention_efficiency: the fraction of peak of the training attention kernels (cuDNN /
 //     FlashAttention-2/3 forward; the backward keeps the profiled bwd/fwd ratio);
 //   - layer_host_time: the host (CPU) time a framework takes to issue one layer's forward
@@ -27,6 +28,9 @@ struct ArchTrainingCalibration {
   std::optional<double> gemm_max_efficiency;
   std::optional<double> fp8_gemm_max_efficiency;
   std::optional<double> attention_efficiency;
+  // Fraction of HBM bandwidth of large fused elementwise kernels (bias-dropout-add, softmax,
+  // activations), which inference-sized kernels do not reach.
+  std::optional<double> elementwise_efficiency;
 };
 
 struct TrainingCalibration {
