@@ -1,5 +1,7 @@
 #include "dlsim/io/train_scenario.h"
 
+#include "dlsim/io/data_section.h"
+
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -326,6 +328,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
                                                const hw::Catalog& hardware,
                                                const model::ModelCatalog& models,
                                                const std::vector<std::string>& extra_root_keys) {
+  const std::string base_dir = FolderOf(file_name);
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
   MapReader root = doc.Root();
   const Sections s{root, root.Section("model"), root.Section("hardware"), root.Section("training"),
@@ -341,6 +344,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   const hw::GpuSpec* gpu = ReadHardware(s.hardware, hardware, &o.hardware);
   ReadTraining(s.training, &o.training);
   ReadParallel(s.parallel, &o.parallel);
+  if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);
   o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, Range::NonNegative()));
   s.root.Allow(extra_root_keys);
   s.root.Finish();

@@ -31,8 +31,6 @@ data::Load UniformLoad(const ParallelPlan& plan, bool causal) {
     load.attention.push_back({c, c, b, true});
     load.attention.push_back({c, s, b, true});
   }
-  // Ring attention: K and V of the local tokens travel cp-1 hops.
-  load.cp_bytes = Bytes(0);
   return load;
 }
 
@@ -51,7 +49,10 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   const int mp_below_pp = plan.tp * plan.cp * plan.dp;
   net::GroupLayout pair{2, mp_below_pp >= ctx.gpus_per_node ? 1 : 2};
   p2p_ = plan.pp > 1 ? ctx.comm->Time(net::Collective::kSendRecv, act, pair, ctx.fabric) : Duration::Zero();
-  const LoadCosts uniform = PriceLoad(UniformLoad(plan, o.model.arch == model::Arch::kDecoder));
+  data::Load uniform_load = UniformLoad(plan, o.model.arch == model::Arch::kDecoder);
+  // Ring attention: the local K and V travel cp-1 hops.
+  uniform_load.cp_bytes = KvBytesPerToken() * static_cast<double>(uniform_load.tokens * (plan.cp - 1));
+  const LoadCosts uniform = PriceLoad(uniform_load);
   costs_.resize(plan.VirtualStages());
   for (int c = 0; c < plan.chunks; ++c)
     for (int r = 0; r < plan.pp; ++r) costs_[c * plan.pp + r] = Assemble(uniform, r, c);
@@ -61,22 +62,40 @@ ChunkCostModel::LoadCosts ChunkCostModel::PriceLoad(const data::Load& load) cons
   return {PriceOps(layer_ops_, load, true), PriceOps(embed_ops_, load, false), PriceOps(head_ops_, load, false)};
 }
 
-ChunkCosts ChunkCostModel::Price(const data::MicroBatch& mb, int rank, int chunk) const {
-  ChunkCosts worst;
+std::vector<ChunkCosts> ChunkCostModel::Price(const data::MicroBatch& mb) const {
+  std::vector<ChunkCosts> worst(plan_.VirtualStages());
   bool first = true;
   for (const data::Load& load : mb.cp) {
-    ChunkCosts c = Assemble(PriceLoad(load), rank, chunk);
-    if (first || c.forward.Total() + c.backward.Total() > worst.forward.Total() + worst.backward.Total()) {
-      // Keep the slowest CP rank's costs; memory is the largest of any rank.
-      Bytes act = std::max(c.activations, worst.activations);
-      worst = c;
-      worst.activations = act;
-    } else {
-      worst.activations = std::max(worst.activations, c.activations);
+    const LoadCosts lc = PriceLoad(load);
+    for (int c = 0; c < plan_.chunks; ++c) {
+      for (int r = 0; r < plan_.pp; ++r) {
+        ChunkCosts x = Assemble(lc, r, c);
+        if (mb.recompute) {  // chunkflow: activations dropped after the forward, recomputed
+          x.backward.compute += x.forward.compute;
+          x.backward.recompute += x.forward.compute;
+          x.backward.tp_comm += x.forward.tp_comm;
+          x.backward.cp_comm += x.forward.cp_comm;
+          x.hardware_flops += x.model_flops * (1.0 / 3.0);
+        }
+        ChunkCosts& w = worst[c * plan_.pp + r];
+        const Bytes act = std::max(x.activations, w.activations);
+        if (first || x.forward.Total() + x.backward.Total() > w.forward.Total() + w.backward.Total()) w = x;
+        w.activations = act;
+      }
     }
     first = false;
   }
   return worst;
+}
+
+Bytes ChunkCostModel::KvBytesPerToken() const {
+  const auto& m = o_.model;
+  return Bytes(2.0 * std::max(1, m.kv_heads / plan_.tp) * m.head_dim() * kActBytes);
+}
+
+Bytes ChunkCostModel::QBytesPerToken() const {
+  const auto& m = o_.model;
+  return Bytes(static_cast<double>(std::max(1, m.heads / plan_.tp)) * m.head_dim() * kActBytes);
 }
 
 ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, const data::Load& load,
@@ -180,15 +199,21 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
   }
   // Context parallelism: ring attention passes K and V around the cp ranks (cp - 1 steps),
   // overlapped with the attention of the previous block; the backward also returns dK, dV.
-  if (cp > 1 && layer) {
-    const double kv_width = static_cast<double>(std::max(1, m.kv_heads / t)) * m.head_dim();
-    const Bytes kv_step(tokens * 2 * kv_width * kActBytes);
+  if (cp > 1 && layer && load.cp_bytes > Bytes(0)) {
     const int cp_per_node = std::max(1, std::min(cp, ctx_.gpus_per_node / t));
     net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
-    const Duration step = ctx_.comm->Time(net::Collective::kSendRecv, kv_step, ring, ctx_.fabric);
     const double steps = cp - 1;
+    const Duration step = ctx_.comm->Time(net::Collective::kSendRecv, load.cp_bytes / steps, ring, ctx_.fabric);
     lc.fwd.cp_comm = MaxZero(step * steps - attn_fwd * (steps / cp));
     lc.bwd.cp_comm = MaxZero(step * (2 * steps) - attn_bwd * (steps / cp));
+  }
+  // Disaggregated core attention (DistCA): Q out, O back and the needed K/V go to attention
+  // servers and back, overlapped with the linear layers of the other nano-batch (ping-pong).
+  if (layer && load.attention_server_bytes > Bytes(0)) {
+    net::GroupLayout pair{2, 1};
+    const Duration ship = ctx_.comm->Time(net::Collective::kSendRecv, load.attention_server_bytes, pair, ctx_.fabric);
+    lc.fwd.cp_comm += MaxZero(ship - gemm_fwd * 0.5);
+    lc.bwd.cp_comm += MaxZero(ship * int64_t{2} - gemm_fwd);
   }
   // A layer cannot run faster than the framework issues its kernels: when the GPU work of a
   // layer is shorter than the host time to launch it (forward: host, backward: twice as

@@ -102,6 +102,20 @@ nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
   br["param_gather_s"] = b.param_gather_s;
   j["breakdown"] = br;
   j["bottleneck"] = r.bottleneck;
+  if (r.data) {
+    const DataSummary& d = *r.data;
+    nlohmann::ordered_json dj;
+    dj["policy"] = d.policy;
+    dj["steps"] = d.steps;
+    dj["step_time_s"] = {{"mean", d.mean_s}, {"p50", d.p50_s}, {"p99", d.p99_s}, {"max", d.max_s}};
+    dj["straggler_s"] = {{"mean", d.straggler_mean_s}, {"max", d.straggler_max_s}};
+    dj["real_tokens_per_step"] = d.real_tokens_per_step;
+    dj["padding_fraction"] = d.padding_fraction;
+    dj["documents_per_step"] = d.documents_per_step;
+    dj["truncated_documents"] = d.truncated;
+    dj["max_micro_batches"] = d.max_micro_batches;
+    j["data"] = dj;
+  }
   return j;
 }
 
@@ -132,6 +146,21 @@ void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult
   step.AddRow({"MFU", FormatPercent(r.mfu)});
   step.AddRow({"bottleneck", r.bottleneck});
   out << "\n" << step;
+  if (r.data) {
+    const DataSummary& d = *r.data;
+    report::Table dt(fmt::format("Data-aware steps (policy {}, {} steps)", d.policy, d.steps));
+    dt.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
+    auto dur = [](double s) { return report::FormatDuration(Seconds(s)); };
+    dt.AddRow({"step time mean", dur(d.mean_s)});
+    dt.AddRow({"step time p50 / p99 / max", dur(d.p50_s) + " / " + dur(d.p99_s) + " / " + dur(d.max_s)});
+    dt.AddRow({"DP straggler gap mean / max", dur(d.straggler_mean_s) + " / " + dur(d.straggler_max_s)});
+    dt.AddRow({"real tokens per step", report::FormatCount(static_cast<int64_t>(d.real_tokens_per_step))});
+    dt.AddRow({"padding", FormatPercent(d.padding_fraction)});
+    dt.AddRow({"documents per step", report::FormatCount(d.documents_per_step)});
+    dt.AddRow({"truncated documents", report::FormatCount(d.truncated)});
+    dt.AddRow({"most micro-batches on a replica", std::to_string(d.max_micro_batches)});
+    out << "\n" << dt;
+  }
   const Breakdown& b = r.breakdown;
   report::Table br(fmt::format("Critical path (pipeline rank {})", r.critical_rank));
   br.AddColumn("component", "", report::Align::kLeft).AddColumn("time").AddColumn("share");

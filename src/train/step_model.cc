@@ -5,6 +5,7 @@
 
 #include "dlsim/core/strings.h"
 #include "dlsim/train/chunk_cost.h"
+#include "dlsim/train/data_steps.h"
 
 namespace dlsim::train {
 namespace {
@@ -100,11 +101,53 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     }
   }
 
-  StepTimeline tl = SimulateStep(prog, sink);
-
   StepResult r;
   r.plan = plan;
-  r.events = tl.events;
+  StepTimeline tl;
+  std::vector<Bytes> stage_act;  // per virtual stage, data-aware runs
+  double real_tokens_per_step = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+  if (o.data) {
+    auto runs = SimulateDataSteps(o, plan, costs, **sched, prog, sink);
+    if (!runs.ok()) return Infeasible(runs.error().message);
+    DataSummary ds;
+    ds.policy = o.data->policy;
+    ds.steps = static_cast<int>(runs->steps.size());
+    std::vector<double> times, gaps;
+    size_t worst = 0;
+    for (size_t i = 0; i < runs->steps.size(); ++i) {
+      const StepTimeline& s = runs->steps[i];
+      times.push_back(s.step_time.ToSeconds());
+      const auto [lo, hi] = std::minmax_element(s.replica_compute_end.begin(), s.replica_compute_end.end());
+      gaps.push_back((*hi - *lo).ToSeconds());
+      if (s.step_time > runs->steps[worst].step_time) worst = i;
+      r.events += s.events;
+    }
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    auto pct = [&](double q) { return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * (sorted.size() - 1) + 0.5))]; };
+    for (double t : times) ds.mean_s += t / times.size();
+    ds.p50_s = pct(0.5);
+    ds.p99_s = pct(0.99);
+    ds.max_s = sorted.back();
+    for (double g : gaps) {
+      ds.straggler_mean_s += g / gaps.size();
+      ds.straggler_max_s = std::max(ds.straggler_max_s, g);
+    }
+    ds.real_tokens_per_step = static_cast<double>(runs->real_tokens) / ds.steps;
+    ds.padding_fraction =
+        runs->computed_tokens > 0 ? 1.0 - static_cast<double>(runs->real_tokens) / runs->computed_tokens : 0;
+    ds.documents_per_step = runs->documents / ds.steps;
+    ds.truncated = runs->truncated;
+    ds.max_micro_batches = runs->max_micro_batches;
+    real_tokens_per_step = ds.real_tokens_per_step;
+    tl = runs->steps[worst];  // breakdown and memory of the slowest step
+    tl.step_time = Seconds(ds.mean_s);
+    stage_act = runs->stage_activations;
+    r.data = ds;
+  } else {
+    tl = SimulateStep(prog, sink);
+    r.events = tl.events;
+  }
   // Memory per pipeline rank.
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory mem;
@@ -113,7 +156,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       params += cc.params;
-      act_per_mb += cc.activations;
+      act_per_mb += stage_act.empty() ? cc.activations : stage_act[c * plan.pp + rank];
       working = std::max(working, cc.recompute_working_set);
       mem.layers += plan.LayersOf(rank, c);
     }
@@ -144,7 +187,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   // Throughput and FLOPs.
   r.step_time_s = tl.step_time.ToSeconds();
   const double gpus = o.hardware.gpus;
-  const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+  const double tokens = real_tokens_per_step;
   r.tokens_per_s = tokens / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / gpus;
   const double model_flops = 3.0 * model::ModelForwardFlops(o.model, tokens, o.training.seq_len, false);

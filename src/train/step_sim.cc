@@ -55,9 +55,16 @@ class StepRun {
     NameStreams();
     for (int x = 0; x < replicas_; ++x)
       for (int r = 0; r < p_; ++r) {
+        if (prog_.orders[x][r].empty()) {  // nothing to run: ready for the reductions at once
+          U(x, r).compute_done = true;
+          if (++dp_[r].computing == replicas_ && !prog_.overlap_grad_reduce)
+            for (size_t b = 0; b < dp_[r].ready_count.size(); ++b) Reduce(r, b);
+          continue;
+        }
         if (Zero3(r) > Duration::Zero()) PrefetchGather(x, r, 0);
         TryStart(x, r);
       }
+    for (int r = 0; r < p_; ++r) MaybeRankReduced(r);
     q_.Run();
     return Summarize();
   }

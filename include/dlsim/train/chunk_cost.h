@@ -39,8 +39,13 @@ class ChunkCostModel {
   ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx);
   // Costs of the uniform micro-batch.
   const ChunkCosts& Get(int rank, int chunk) const { return costs_[chunk * plan_.pp + rank]; }
-  // Costs of a micro-batch with its own contents: the slowest CP rank sets the pace.
-  ChunkCosts Price(const data::MicroBatch& mb, int rank, int chunk) const;
+  // Costs of a micro-batch with its own contents on every virtual stage (index chunk * pp +
+  // rank): the slowest CP rank sets the pace; memory is the largest of any CP rank.
+  std::vector<ChunkCosts> Price(const data::MicroBatch& mb) const;
+  // Bytes per token of K and V (together), and of Q, on one GPU (after TP): turns the
+  // token counts of data policies into bytes (data::ApplyTokenBytes).
+  Bytes KvBytesPerToken() const;
+  Bytes QBytesPerToken() const;
   Duration p2p_time() const { return p2p_; }
   double layer_params() const { return layer_params_; }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/data/data_options.h"
 #include "dlsim/hw/gpu.h"
 #include "dlsim/model/layer_graph.h"
 #include "dlsim/model/model_spec.h"
@@ -61,6 +62,9 @@ struct TrainOptions {
   HardwareOptions hardware;
   TrainingOptions training;
   ParallelOptions parallel;
+  // Data-aware simulation (issue 4): real micro-batch contents over several steps. Unset:
+  // every micro-batch holds micro_batch full sequences of seq_len tokens.
+  std::optional<data::DataOptions> data;
   uint64_t seed = 1;
 };
 

@@ -8,6 +8,7 @@
 #ifndef DLSIM_TRAIN_STEP_MODEL_H_
 #define DLSIM_TRAIN_STEP_MODEL_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ struct Breakdown {           // seconds on the critical pipeline rank; they add 
   double param_gather_s = 0; // exposed parameter all-gather (distributed optimizer)
 };
 
+// Statistics of a data-aware run (several steps with real micro-batch contents).
+struct DataSummary {
+  std::string policy;
+  int steps = 0;
+  double mean_s = 0, p50_s = 0, p99_s = 0, max_s = 0;  // step time over the steps
+  // Data-parallel straggler gap per step: the latest minus the earliest replica to finish
+  // its last backward (the time fast replicas wait at the gradient reduction).
+  double straggler_mean_s = 0, straggler_max_s = 0;
+  double real_tokens_per_step = 0;
+  double padding_fraction = 0;       // computed tokens that are padding
+  int documents_per_step = 0;
+  int truncated = 0;
+  int max_micro_batches = 0;
+};
+
 struct StepResult {
   bool feasible = false;
   std::string reason;            // why not, when infeasible
@@ -55,6 +71,7 @@ struct StepResult {
   int critical_rank = 0;
   std::string bottleneck;              // the largest non-compute share, in words
   uint64_t events = 0;
+  std::optional<DataSummary> data;     // set for data-aware runs; step_time_s is then the mean
 };
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus

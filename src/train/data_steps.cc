@@ -1,0 +1,81 @@
+#include "dlsim/train/data_steps.h"
+
+#include <algorithm>
+
+#include "dlsim/core/rng.h"
+#include "dlsim/data/data_policy.h"
+#include "dlsim/data/length_source.h"
+
+namespace dlsim::train {
+
+Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelPlan& plan,
+                                          const ChunkCostModel& costs, const PipelineSchedule& schedule,
+                                          StepProgram base, report::Sink* sink) {
+  const data::DataOptions& d = *o.data;
+  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<data::LengthSource> lengths, data::MakeLengthSource(d.lengths));
+  data::DataPolicyRegistry policies("data-policy");
+  data::RegisterDataPolicies(policies);
+  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<data::DataPolicy> policy, policies.Create(d.policy));
+  data::DataShape shape;
+  shape.dp = plan.dp;
+  shape.cp = plan.cp;
+  shape.micro_batch = plan.micro_batch;
+  shape.micro_batches = plan.micro_batches;
+  shape.seq_len = plan.seq_len;
+  shape.max_len = d.lengths.max_len;
+  shape.chunk_size = d.chunk_size;
+  shape.token_budget = d.token_budget;
+  shape.seed = d.seed;
+  shape.causal = o.model.arch == model::Arch::kDecoder;
+  // Balancers weigh a document as tokens + pairs / pairs_per_token: the attention FLOPs of a
+  // pair (4 d per head) against the linear FLOPs of a token (~24 h^2 / h = 24 h for GPT).
+  shape.pairs_per_token = 6.0 * o.model.hidden;
+  const int64_t budget = static_cast<int64_t>(o.training.global_batch) * o.training.seq_len;
+  const Rng root = Rng(d.seed).Stream("data/lengths");
+
+  DataStepsResult out;
+  out.stage_activations.assign(plan.VirtualStages(), Bytes(0));
+  for (int step = 0; step < d.steps; ++step) {
+    Rng rng = root.Stream("step " + std::to_string(step));
+    const std::vector<int64_t> docs = data::DrawDocuments(*lengths, rng, budget, 0);
+    DLSIM_ASSIGN_OR_RETURN(data::StepData sd, policy->Schedule(docs, shape));
+    data::ApplyTokenBytes(sd, costs.KvBytesPerToken(), costs.QBytesPerToken());
+    out.real_tokens += sd.real_tokens;
+    out.computed_tokens += sd.computed_tokens;
+    out.documents += sd.documents;
+    out.truncated += sd.truncated;
+
+    // Costs of every micro-batch on every virtual stage, then one order per replica.
+    StepProgram prog = base;
+    prog.orders.clear();
+    std::vector<std::vector<std::vector<ChunkCosts>>> table(sd.dp.size());  // [replica][mb][stage]
+    int most = 1;
+    for (size_t x = 0; x < sd.dp.size(); ++x) {
+      const auto& mbs = sd.dp[x];
+      for (const data::MicroBatch& mb : mbs) {
+        table[x].push_back(costs.Price(mb));
+        for (size_t s = 0; s < table[x].back().size(); ++s)
+          out.stage_activations[s] = std::max(out.stage_activations[s], table[x].back()[s].activations);
+      }
+      const int m = static_cast<int>(mbs.size());
+      most = std::max(most, m);
+      if (m == 0) {  // a replica with nothing to do still joins the reductions
+        prog.orders.push_back(PipeOrder(plan.pp));
+        continue;
+      }
+      DLSIM_ASSIGN_OR_RETURN(PipeOrder order, schedule.Order({plan.pp, plan.chunks, m}));
+      prog.orders.push_back(std::move(order));
+    }
+    out.max_micro_batches = std::max(out.max_micro_batches, most);
+    prog.shape.micro_batches = most;
+    const int pp = plan.pp;
+    prog.task_cost = [&table, pp](int replica, int rank, const PipeTask& t) {
+      const ChunkCosts& c = table[replica][t.micro_batch][t.chunk * pp + rank];
+      return t.forward ? c.forward : c.backward;
+    };
+    out.steps.push_back(SimulateStep(prog, step == 0 ? sink : nullptr));
+  }
+  return out;
+}
+
+}  // namespace dlsim::train
