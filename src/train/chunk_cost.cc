@@ -124,6 +124,9 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
         gemm_fwd += fwd;
         lc.fwd_flops += Flops(2.0 * tokens * n * k);
         saved = op.saved_bytes_per_token * tokens / (op.shard == Shard::kColumn && !sp ? 1 : t);
+        // FP8 training (Transformer Engine) keeps the fp8-cast GEMM input for the weight
+        // gradient: one byte per element instead of two.
+        if (gemm_dt == hw::DType::kFp8) saved *= 0.5;
         break;
       }
       case OpKind::kAttention: {
