@@ -3,8 +3,10 @@
 
 namespace dlsim::repro {
 
+void RegisterSelectN(ReproRegistry& reg);  // repro_select_n.cc
+
 void RegisterReproductions(ReproRegistry& reg) {
-  (void)reg;  // entries are added here as their systems land
+  RegisterSelectN(reg);
 }
 
 }  // namespace dlsim::repro

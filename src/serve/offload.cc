@@ -17,24 +17,29 @@ BytesPerSecond PcieBandwidth(const ServeOptions& o) {
   return bw.value() > 0 ? bw : GBps(25);
 }
 
-// The reference decode batch of Select-N's offline stage: max_batch_size requests at the
-// median context (prompt + half the output).
-BatchShape ReferenceBatch(const ServeOptions& o) {
+// The reference decode batch of Select-N's offline stage at interval i: as many requests at the
+// median context (prompt + half the output) as the KV memory freed at that interval holds, at
+// most max_batch_size. (A fixed batch of max_batch_size would judge intervals at a batch the
+// memory cannot hold, which overstates the compute that hides the transfers.)
+BatchShape ReferenceBatch(const ServeOptions& o, const MemoryPlan& p, int interval) {
   const double ctx = o.workload.prompt.median + o.workload.output.median / 2;
+  const Bytes offloaded = p.layer_weights * static_cast<double>(p.layers / interval);
+  const Bytes kv = p.usable - p.weights + offloaded - p.layer_weights;
+  const double fit = kv.value() / (KvBytesPerToken(o).value() * ctx);
   BatchShape b;
-  b.decode_requests = o.scheduler.max_batch_size;
-  b.decode_context = static_cast<int64_t>(ctx * o.scheduler.max_batch_size);
+  b.decode_requests = std::clamp<int64_t>(static_cast<int64_t>(fit), 1, o.scheduler.max_batch_size);
+  b.decode_context = static_cast<int64_t>(ctx * static_cast<double>(b.decode_requests));
   b.logits = b.decode_requests;
   return b;
 }
 
-// Smallest interval in [2, layers] whose iteration meets the TPOT SLO at the reference batch.
+// Smallest interval in [2, layers] whose iteration meets the TPOT SLO at its reference batch.
 int SmallestFeasibleInterval(const ServeOptions& o, const MemoryPlan& p, const IterationCostModel& cost) {
   if (o.offload.min_interval > 0) return std::min(o.offload.min_interval, p.layers);
-  const IterationTime t = cost.Time(ReferenceBatch(o));
   const Duration transfer = p.layer_weights / (p.pcie / static_cast<double>(o.offload.gpus_per_pcie_bus));
   const Duration slo = Seconds(o.slo.tpot_s);
   for (int i = 2; i <= p.layers; ++i) {
+    const IterationTime t = cost.Time(ReferenceBatch(o, p, i));
     if (t.Total(p.layers) + IntervalStall(i, p.layers, t.per_layer, transfer) <= slo) return i;
   }
   return 0;

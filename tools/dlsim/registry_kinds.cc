@@ -1,9 +1,32 @@
 #include "registry_kinds.h"
 
-namespace dlsim::cli {
+#include "dlsim/serve/router.h"
+#include "dlsim/serve/scheduler.h"
 
-void AddModuleKinds(std::map<std::string, std::function<RegistryEntries()>>& kinds) {
-  (void)kinds;  // e.g. kinds["data-policy"] = [] { ... };
+namespace dlsim::cli {
+namespace {
+
+template <typename Reg> RegistryEntries Collect(const Reg &reg) {
+  RegistryEntries out;
+  for (const auto *e : reg.Entries())
+    out.emplace_back(e->name, e->description);
+  return out;
 }
 
-}  // namespace dlsim::cli
+} // namespace
+
+void AddModuleKinds(
+    std::map<std::string, std::function<RegistryEntries()>> &kinds) {
+  kinds["serving-scheduler"] = [] {
+    serve::SchedulerRegistry reg("serving-scheduler");
+    serve::RegisterSchedulers(reg);
+    return Collect(reg);
+  };
+  kinds["router"] = [] {
+    serve::RouterRegistry reg("router");
+    serve::RegisterRouters(reg);
+    return Collect(reg);
+  };
+}
+
+} // namespace dlsim::cli
