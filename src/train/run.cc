@@ -7,6 +7,7 @@
 
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/train_scenario.h"
 #include "dlsim/io/training_calibration_loader.h"
 #include "dlsim/report/chrome_trace_sink.h"
 #include "dlsim/report/format.h"
@@ -17,24 +18,6 @@
 
 namespace dlsim::train {
 namespace {
-
-const char* ScheduleLabel(PipelineScheduleKind k) {
-  switch (k) {
-    case PipelineScheduleKind::kGpipe: return "gpipe";
-    case PipelineScheduleKind::kOneFOneB: return "1f1b";
-    case PipelineScheduleKind::kInterleaved: return "interleaved";
-  }
-  return "?";
-}
-
-const char* RecomputeLabel(Recompute r) {
-  switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
-  }
-  return "?";
-}
 
 nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
   nlohmann::ordered_json j;
@@ -51,9 +34,9 @@ nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
   par["virtual_stages"] = r.plan.chunks;
   par["micro_batch"] = r.plan.micro_batch;
   par["micro_batches"] = r.plan.micro_batches;
-  par["pipeline_schedule"] = ScheduleLabel(o.parallel.pipeline_schedule);
+  par["pipeline_schedule"] = std::string(io::PipelineScheduleName(o.parallel.pipeline_schedule));
   par["zero"] = o.parallel.zero;
-  par["recompute"] = RecomputeLabel(o.parallel.recompute);
+  par["recompute"] = std::string(io::RecomputeName(o.parallel.recompute));
   par["sequence_parallel"] = r.plan.sequence_parallel;
   par["layers_per_stage"] = r.plan.layers;
   j["parallel"] = par;
@@ -129,8 +112,8 @@ void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult
     out << fmt::format(
         "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batches of {} | schedule {}{} | zero {} | recompute {} | "
         "sequence parallel {}\n",
-        p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch, ScheduleLabel(o.parallel.pipeline_schedule),
-        p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero, RecomputeLabel(o.parallel.recompute),
+        p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch, std::string(io::PipelineScheduleName(o.parallel.pipeline_schedule)),
+        p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero, std::string(io::RecomputeName(o.parallel.recompute)),
         p.sequence_parallel ? "on" : "off");
   if (!r.feasible) {
     out << "INFEASIBLE: " << r.reason << "\n";

@@ -118,25 +118,31 @@ Result<ValidationSet> Megatron2021(Runner& run) {
   return set;
 }
 
+// One row of Korthikanti et al. 2022 Table 5 (A100 80GB, seq 2048, vocab 51200, DP 1).
+TrainOptions KorthikantiRow(const io::CsvTable& t, size_t i) {
+  auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
+  TrainOptions o;
+  o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
+  DgxA100(o, num("gpus"));
+  Megatron2021Training(o, hw::DType::kBf16);
+  o.training.seq_len = 2048;
+  o.training.global_batch = num("global_batch");
+  o.training.micro_batch = num("micro_batch");
+  o.parallel.tp = num("tp");
+  o.parallel.pp = num("pp");
+  const int v = num("interleave");
+  o.parallel.virtual_stages = v;
+  o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+  return o;
+}
+
 // Korthikanti et al. 2022 Table 5: full recomputation vs sequence parallelism + selective.
 Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
   DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
   ValidationSet full{"korthikanti-2022-full", "step time (s)", Source(t), 5.0, {}};
   ValidationSet seqsel{"korthikanti-2022-seq-sel", "step time (s)", Source(t), 5.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
-    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
-    TrainOptions o;
-    o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
-    DgxA100(o, num("gpus"));
-    Megatron2021Training(o, hw::DType::kBf16);
-    o.training.seq_len = 2048;
-    o.training.global_batch = num("global_batch");
-    o.training.micro_batch = num("micro_batch");
-    o.parallel.tp = num("tp");
-    o.parallel.pp = num("pp");
-    const int v = num("interleave");
-    o.parallel.virtual_stages = v;
-    o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+    TrainOptions o = KorthikantiRow(t, i);
     const std::string label = *t.Text(i, "model");
     o.parallel.recompute = Recompute::kFull;
     full.rows.push_back(Row(label, *t.Number(i, "time_full_s"), run.Run(o)));
@@ -157,19 +163,7 @@ Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
     size_t j = 0;
     while (j < t5.rows.size() && *t5.Text(j, "model") != label) ++j;
     if (j == t5.rows.size()) return Error::Parse("korthikanti_2022_memory.csv: model " + label + " not in Table 5");
-    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t5.Number(j, c))); };
-    TrainOptions o;
-    o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
-    DgxA100(o, num("gpus"));
-    Megatron2021Training(o, hw::DType::kBf16);
-    o.training.seq_len = 2048;
-    o.training.global_batch = num("global_batch");
-    o.training.micro_batch = num("micro_batch");
-    o.parallel.tp = num("tp");
-    o.parallel.pp = num("pp");
-    const int v = num("interleave");
-    o.parallel.virtual_stages = v;
-    o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+    TrainOptions o = KorthikantiRow(t5, j);
     o.parallel.recompute = Recompute::kNone;
     auto none = run.Run(o);
     o.parallel.recompute = Recompute::kSelective;

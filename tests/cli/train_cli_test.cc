@@ -3,6 +3,8 @@
 // tests/data/bad/ so every case can be run by hand:
 //   build/tools/dlsim/dlsim train tests/data/bad/unknown_gpu.yaml --check
 #include <gtest/gtest.h>
+
+#include "common/run_dlsim.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -13,23 +15,8 @@
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome RunDlsim(const std::string& args) {
-  const std::string command = std::string(DLSIM_BINARY) + " " + args + " 2>&1";
-  Outcome out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+using dlsim::testing::Outcome;
+using dlsim::testing::RunDlsim;
 
 const std::string kBad = std::string(DLSIM_TEST_DATA_DIR) + "/bad/";
 
