@@ -4,9 +4,13 @@
 namespace dlsim::repro {
 
 void RegisterSelectN(ReproRegistry& reg);  // repro_select_n.cc
+void RegisterByteTransformer(ReproRegistry& reg);  // repro_bytetransformer.cc
+void RegisterDistCA(ReproRegistry& reg);  // repro_distca.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
+  RegisterByteTransformer(reg);
+  RegisterDistCA(reg);
 }
 
 }  // namespace dlsim::repro

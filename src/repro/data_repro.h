@@ -1,0 +1,65 @@
+// Shared machinery of the data-aware reproductions (ByteTransformer, DistCA,
+// ChunkFlow, Skrull): build a training job through the scenario reader, run it
+// with real micro-batch contents for a few steps, and read the step-time
+// statistics. Private to src/repro.
+#ifndef DLSIM_SRC_REPRO_DATA_REPRO_H_
+#define DLSIM_SRC_REPRO_DATA_REPRO_H_
+
+#include <string>
+
+#include "dlsim/core/result.h"
+#include "dlsim/data/data_options.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/train/options.h"
+#include "dlsim/train/run.h"
+
+namespace dlsim::repro::internal {
+
+// A training job in scenario terms; MakeTrainOptions turns it into a scenario
+// text and parses it, so node, network and catalog defaults resolve exactly as
+// for `dlsim train`.
+struct JobSetup {
+  std::string model =
+      "{name: llama3-8b}"; // the `model:` mapping (name plus shape overrides)
+  std::string node = "dgx-h100";
+  int gpus = 8;
+  int tp = 1, pp = 1, cp = 1, dp = 0; // dp 0: gpus / (tp pp cp)
+  int seq_len = 8192;
+  int global_batch = 8;
+  int micro_batch = 1;
+  std::string precision = "bf16";
+  std::string recompute = "selective";
+};
+
+// The scenario YAML of `s` (no data: section), e.g. for docs and the
+// repro_*.yaml files.
+std::string ScenarioText(const JobSetup &s);
+// Parses ScenarioText(s) and sets `data`. Errors: those of
+// io::ParseTrainScenario.
+Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs &cat,
+                                             const JobSetup &s,
+                                             const data::DataOptions &data);
+
+// What one data-aware run gives (seconds per step over the simulated steps).
+struct DataRun {
+  bool feasible = false;
+  std::string reason; // why not, when infeasible (e.g. out of memory)
+  double mean_s = 0, p50_s = 0, p99_s = 0, max_s = 0;
+  double straggler_s = 0;  // mean data-parallel straggler gap
+  double tokens_per_s = 0; // real tokens per second
+  double padding = 0;      // fraction of computed tokens that are padding
+  int micro_batches = 0;   // most micro-batches of any replica in a step
+};
+
+// Runs the data-aware training simulation of `o` (o.data must be set). Errors:
+// a context that cannot be built, an unknown policy or distribution.
+Result<DataRun> RunDataJob(const train::TrainOptions &o,
+                           const io::Catalogs &cat,
+                           const train::DefaultCalibrations &cal);
+
+// num / den, or 0 when den is not positive.
+double Ratio(double num, double den);
+
+} // namespace dlsim::repro::internal
+
+#endif // DLSIM_SRC_REPRO_DATA_REPRO_H_
