@@ -6,32 +6,38 @@
 namespace dlsim::serve {
 namespace {
 
-// Token counts below this are tabulated at construction (one lookup per iteration).
+// Token counts below this are tabulated at construction (one lookup per
+// iteration).
 constexpr int64_t kTableTokens = 8192;
-// Vidur's nccl_cpu_launch_overhead_ms: host cost of launching one NCCL collective.
+// Vidur's nccl_cpu_launch_overhead_ms: host cost of launching one NCCL
+// collective.
 constexpr Duration kNcclLaunchOverhead = Duration::Nanos(20'000);
-// Vidur's attention_prefill_batching_overhead_fraction: merged prefills of several requests.
+// Vidur's attention_prefill_batching_overhead_fraction: merged prefills of
+// several requests.
 constexpr double kPrefillBatchingOverhead = 0.1;
 
 class ProfiledCostModel final : public IterationCostModel {
- public:
-  explicit ProfiledCostModel(const ProfiledCostInputs& in) : in_(in) {
-    if (in.profile != nullptr) profile_ = *in.profile;
+public:
+  explicit ProfiledCostModel(const ProfiledCostInputs &in) : in_(in) {
+    if (in.profile != nullptr)
+      profile_ = *in.profile;
     has_profile_ = in.profile != nullptr;
     in_.profile = nullptr;
-    const auto& m = in_.model;
+    const auto &m = in_.model;
     heads_ = std::max(1, m.heads / in_.tp);
     kv_heads_ = std::max(1, m.kv_heads / in_.tp);
     head_dim_ = m.head_dim();
     elem_ = hw::DTypeBytes(in_.dtype);
     table_.resize(kTableTokens + 1);
-    for (int64_t t = 1; t <= kTableTokens; ++t) table_[t] = ComputeLinear(t);
+    for (int64_t t = 1; t <= kTableTokens; ++t)
+      table_[t] = ComputeLinear(t);
   }
 
-  IterationTime Time(const BatchShape& b) const override {
+  IterationTime Time(const BatchShape &b) const override {
     IterationTime out;
     const int64_t t = b.tokens();
-    if (t <= 0) return out;
+    if (t <= 0)
+      return out;
     Duration layer = t <= kTableTokens ? table_[t] : ComputeLinear(t);
     layer += PrefillAttention(b) + DecodeAttention(b);
     out.per_layer = layer;
@@ -40,7 +46,7 @@ class ProfiledCostModel final : public IterationCostModel {
   }
   bool profiled() const override { return has_profile_; }
 
- private:
+private:
   // Token-level operators of one layer plus its two TP all-reduces.
   Duration ComputeLinear(int64_t t) const {
     Duration d;
@@ -51,25 +57,32 @@ class ProfiledCostModel final : public IterationCostModel {
     }
     if (in_.tp > 1) {
       const Bytes msg(static_cast<double>(t) * in_.model.hidden * elem_);
-      d += in_.collective->Time(net::Collective::kAllReduce, msg, {.size = in_.tp, .ranks_per_node = in_.tp},
+      d += in_.collective->Time(net::Collective::kAllReduce, msg,
+                                {.size = in_.tp, .ranks_per_node = in_.tp},
                                 in_.fabric) *
                int64_t{2} +
-           kNcclLaunchOverhead * int64_t{2};
+           (kNcclLaunchOverhead + in_.overhead.per_collective +
+            in_.overhead.per_ring_step * int64_t{2 * (in_.tp - 1)}) *
+               int64_t{2};
     }
     return d;
   }
 
   Duration RooflineLinear(int64_t t) const {
-    const auto& m = in_.model;
+    const auto &m = in_.model;
     const int64_t h = m.hidden, ffn = m.ffn_hidden / in_.tp;
-    const int64_t qkv = static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
-    const cost::ComputeModel& c = *in_.compute;
-    Duration d = c.Gemm({.m = t, .n = qkv, .k = h}, in_.dtype) +
-                 c.Gemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_}, in_.dtype) +
-                 c.Gemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}, in_.dtype) +
-                 c.Gemm({.m = t, .n = h, .k = ffn}, in_.dtype);
+    const int64_t qkv =
+        static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
+    const cost::ComputeModel &c = *in_.compute;
+    Duration d =
+        c.Gemm({.m = t, .n = qkv, .k = h}, in_.dtype) +
+        c.Gemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_},
+               in_.dtype) +
+        c.Gemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}, in_.dtype) +
+        c.Gemm({.m = t, .n = h, .k = ffn}, in_.dtype);
     const double act = static_cast<double>(t) * h * elem_;
-    // Two norms (read + write), rotary on q and k, the MLP activation, the residual add.
+    // Two norms (read + write), rotary on q and k, the MLP activation, the
+    // residual add.
     d += c.MemoryBound(Bytes(2 * act), Flops(5.0 * t * h)) * int64_t{2};
     d += c.MemoryBound(Bytes(2.0 * t * qkv * elem_), Flops(3.0 * t * qkv));
     d += c.MemoryBound(Bytes(3.0 * t * ffn * elem_), Flops(8.0 * t * ffn));
@@ -77,20 +90,30 @@ class ProfiledCostModel final : public IterationCostModel {
     return d;
   }
 
-  Duration PrefillAttention(const BatchShape& b) const {
-    if (b.prefill_requests == 0 || b.prefill_pairs <= 0) return Duration::Zero();
-    // One merged causal problem with as many query-key pairs (Vidur merges chunks the same way).
-    const int64_t s = std::max<int64_t>(1, std::llround(std::sqrt(2.0 * b.prefill_pairs)));
-    Duration d = in_.compute->AttentionForward(
-        {.batch = 1, .heads = heads_, .kv_heads = kv_heads_, .seq_q = s, .seq_kv = s, .head_dim = head_dim_},
-        in_.dtype);
+  Duration PrefillAttention(const BatchShape &b) const {
+    if (b.prefill_requests == 0 || b.prefill_pairs <= 0)
+      return Duration::Zero();
+    // One merged causal problem with as many query-key pairs (Vidur merges
+    // chunks the same way).
+    const int64_t s =
+        std::max<int64_t>(1, std::llround(std::sqrt(2.0 * b.prefill_pairs)));
+    Duration d = in_.compute->AttentionForward({.batch = 1,
+                                                .heads = heads_,
+                                                .kv_heads = kv_heads_,
+                                                .seq_q = s,
+                                                .seq_kv = s,
+                                                .head_dim = head_dim_},
+                                               in_.dtype);
     // Writing the chunk's K and V into the paged cache.
-    d += in_.compute->MemoryBound(Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * elem_), Flops(0));
+    d += in_.compute->MemoryBound(
+        Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * elem_),
+        Flops(0));
     return b.prefill_requests > 1 ? d * (1.0 + kPrefillBatchingOverhead) : d;
   }
 
-  Duration DecodeAttention(const BatchShape& b) const {
-    if (b.decode_requests == 0) return Duration::Zero();
+  Duration DecodeAttention(const BatchShape &b) const {
+    if (b.decode_requests == 0)
+      return Duration::Zero();
     // Paged attention streams every K and V of the batch once: memory-bound.
     const double ctx = static_cast<double>(b.decode_context);
     const Bytes kv(2.0 * ctx * kv_heads_ * head_dim_ * elem_ +
@@ -99,20 +122,27 @@ class ProfiledCostModel final : public IterationCostModel {
   }
 
   Duration Embedding(int64_t t) const {
-    if (has_profile_) return Millis(profile_.InterpolateMs(ProfiledOp::kEmbedding, static_cast<double>(t)));
-    return in_.compute->MemoryBound(Bytes(2.0 * t * in_.model.hidden * elem_), Flops(0));
+    if (has_profile_)
+      return Millis(profile_.InterpolateMs(ProfiledOp::kEmbedding,
+                                           static_cast<double>(t)));
+    return in_.compute->MemoryBound(Bytes(2.0 * t * in_.model.hidden * elem_),
+                                    Flops(0));
   }
 
   Duration LmHead(int64_t logits) const {
-    if (logits <= 0) return Duration::Zero();
+    if (logits <= 0)
+      return Duration::Zero();
     const int64_t vocab = std::max<int64_t>(1, in_.model.vocab / in_.tp);
-    return in_.compute->Gemm({.m = logits, .n = vocab, .k = in_.model.hidden}, in_.dtype);
+    return in_.compute->Gemm({.m = logits, .n = vocab, .k = in_.model.hidden},
+                             in_.dtype);
   }
 
   Duration PipelineSends(int64_t t) const {
-    if (in_.pp <= 1) return Duration::Zero();
+    if (in_.pp <= 1)
+      return Duration::Zero();
     const Bytes msg(static_cast<double>(t) * in_.model.hidden * elem_);
-    return in_.collective->Time(net::Collective::kSendRecv, msg, {.size = 2, .ranks_per_node = 2}, in_.fabric) *
+    return in_.collective->Time(net::Collective::kSendRecv, msg,
+                                {.size = 2, .ranks_per_node = 2}, in_.fabric) *
            static_cast<int64_t>(in_.pp - 1);
   }
 
@@ -125,30 +155,35 @@ class ProfiledCostModel final : public IterationCostModel {
 };
 
 class ConstantCostModel final : public IterationCostModel {
- public:
-  ConstantCostModel(Duration per_prefill_token, Duration decode) : per_token_(per_prefill_token), decode_(decode) {}
-  IterationTime Time(const BatchShape& b) const override {
+public:
+  ConstantCostModel(Duration per_prefill_token, Duration decode)
+      : per_token_(per_prefill_token), decode_(decode) {}
+  IterationTime Time(const BatchShape &b) const override {
     IterationTime out;
-    out.fixed = per_token_ * b.prefill_tokens + (b.decode_requests > 0 ? decode_ : Duration::Zero());
+    out.fixed = per_token_ * b.prefill_tokens +
+                (b.decode_requests > 0 ? decode_ : Duration::Zero());
     return out;
   }
   bool profiled() const override { return false; }
 
- private:
+private:
   Duration per_token_, decode_;
 };
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs& in) {
+std::unique_ptr<IterationCostModel>
+MakeProfiledCostModel(const ProfiledCostInputs &in) {
   return std::make_unique<ProfiledCostModel>(in);
 }
 
-std::unique_ptr<IterationCostModel> MakeConstantCostModel(Duration per_prefill_token, Duration decode_iteration) {
-  return std::make_unique<ConstantCostModel>(per_prefill_token, decode_iteration);
+std::unique_ptr<IterationCostModel>
+MakeConstantCostModel(Duration per_prefill_token, Duration decode_iteration) {
+  return std::make_unique<ConstantCostModel>(per_prefill_token,
+                                             decode_iteration);
 }
 
-net::Fabric SingleNodeFabric(const hw::GpuSpec& gpu) {
+net::Fabric SingleNodeFabric(const hw::GpuSpec &gpu) {
   net::Fabric f;
   const bool nvlink = gpu.nvlink_bandwidth.value() > 0;
   f.intra_bw = nvlink ? gpu.nvlink_bandwidth : gpu.PcieBandwidth();
@@ -161,4 +196,4 @@ net::Fabric SingleNodeFabric(const hw::GpuSpec& gpu) {
   return f;
 }
 
-}  // namespace dlsim::serve
+} // namespace dlsim::serve

@@ -1,8 +1,14 @@
 // Validation of the per-operator and per-iteration cost against measurements:
-//  - Vidur operator profiles at token counts held out of the interpolation grid (MAPE <= 5%);
-//  - SplitwiseSim's measured prefill and decode iteration times (MAPE <= 10%).
+//  - Vidur operator profiles at token counts held out of the interpolation grid
+//  (MAPE <= 5%);
+//  - SplitwiseSim's measured prefill and decode iteration times, two
+//  host-overhead constants
+//    fitted on half of the rows and scored on the other half.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "dlsim/io/csv.h"
 #include "dlsim/io/yaml_reader.h"
@@ -14,20 +20,22 @@ namespace {
 using testing::BaseOptions;
 using testing::Env;
 
-// The main operators of a layer and the whole layer, interpolated from every other grid row,
-// scored at the rows left out.
+// The main operators of a layer and the whole layer, interpolated from every
+// other grid row, scored at the rows left out.
 TEST(OperatorProfile, HeldOutTokenCountsWithinFivePercent) {
-  const auto& profiles = Env().env->profiles;
-  ASSERT_EQ(profiles.size(), 14u);  // a100/h100 x (llama2-7b tp1-8, llama2-70b tp2-8)
-  for (const OperatorProfile& full : profiles) {
+  const auto &profiles = Env().env->profiles;
+  ASSERT_EQ(profiles.size(),
+            14u); // a100/h100 x (llama2-7b tp1-8, llama2-70b tp2-8)
+  for (const OperatorProfile &full : profiles) {
     const OperatorProfile fit = full.Subsample(2, 0);
     const OperatorProfile held = full.Subsample(2, 1);
-    for (int op : {-1, 2, 4, 6, 8}) {  // -1: the layer sum
+    for (int op : {-1, 2, 4, 6, 8}) { // -1: the layer sum
       double err = 0;
       int n = 0;
       for (size_t i = 0; i < held.tokens.size(); ++i) {
         const double t = static_cast<double>(held.tokens[i]);
-        if (t > static_cast<double>(fit.tokens.back())) continue;  // interpolation only
+        if (t > static_cast<double>(fit.tokens.back()))
+          continue; // interpolation only
         double truth = 0, pred = 0;
         if (op < 0) {
           truth = held.LayerMs(t);
@@ -40,13 +48,15 @@ TEST(OperatorProfile, HeldOutTokenCountsWithinFivePercent) {
         ++n;
       }
       ASSERT_GT(n, 50);
-      EXPECT_LE(err / n, 0.05) << full.gpu << " " << full.model << " tp" << full.tp << " op " << op;
+      EXPECT_LE(err / n, 0.05)
+          << full.gpu << " " << full.model << " tp" << full.tp << " op " << op;
     }
   }
 }
 
 TEST(OperatorProfile, ExtrapolatesLinearlyBeyondTheGrid) {
-  const OperatorProfile* p = FindProfile(Env().env->profiles, "a100-sxm4-80gb", "llama2-7b", 1);
+  const OperatorProfile *p =
+      FindProfile(Env().env->profiles, "a100-sxm4-80gb", "llama2-7b", 1);
   ASSERT_NE(p, nullptr);
   const double at_max = p->InterpolateMs(ProfiledOp::kMlpUp, 4096);
   const double at_2x = p->InterpolateMs(ProfiledOp::kMlpUp, 8192);
@@ -55,69 +65,152 @@ TEST(OperatorProfile, ExtrapolatesLinearlyBeyondTheGrid) {
 }
 
 struct SplitwiseRow {
-  std::string hardware;
-  int tp, prompt, batch, tokens;
-  double prompt_ms, token_ms;
+  int index =
+      0; // among the kept rows, in file order (even: fit, odd: held out)
+  std::string gpu;
+  int tp = 1;
+  int64_t prompt = 0, batch = 0, tokens = 0;
+  double prompt_ms = 0, token_ms = 0;
 };
 
-// Per-iteration prefill and decode times against SplitwiseSim's measurements of Llama-2-70B on
-// A100 and H100 (TP 2, 4, 8). Excluded: h100-80gb-pcap (power-capped H100: not a catalog
-// entry), bloom-176b (not in our model catalog nor the Vidur profiles).
-TEST(IterationCost, MatchesSplitwiseMeasurements) {
-  auto text = io::ReadTextFile(std::string(DLSIM_DATA_DIR) + "/serving/splitwise_perf_model_medians.csv");
-  ASSERT_TRUE(text.ok());
+// SplitwiseSim's measured Llama-2-70B iterations on A100 and H100 (TP 2, 4, 8).
+// Excluded: h100-80gb-pcap (power-capped H100: not a catalog entry), bloom-176b
+// (not in our model catalog nor the Vidur profiles), and anomalous rows whose
+// prompt time is below the time of the prefill's FLOPs at the dense fp16 peak
+// (2 x 69e9 parameters x tokens / (tp x peak)): they cannot be a batch of
+// `batch` prompts (e.g. A100 TP2, 64 x 512 tokens in 794 ms would need 2.8x
+// peak).
+std::vector<SplitwiseRow> SplitwiseRows(int *excluded) {
+  std::vector<SplitwiseRow> rows;
+  auto text = io::ReadTextFile(std::string(DLSIM_DATA_DIR) +
+                               "/serving/splitwise_perf_model_medians.csv");
+  EXPECT_TRUE(text.ok());
+  if (!text.ok())
+    return rows;
   auto t = io::ParseCsv(*text, "splitwise_perf_model_medians.csv");
-  ASSERT_TRUE(t.ok());
-  double prefill_err = 0, decode_err = 0;
-  int n = 0, excluded = 0;
+  EXPECT_TRUE(t.ok());
+  if (!t.ok())
+    return rows;
+  *excluded = 0;
   for (size_t r = 0; r < t->rows.size(); ++r) {
-    if (*t->Text(r, "model") != "llama2-70b") continue;
+    if (*t->Text(r, "model") != "llama2-70b")
+      continue;
     const std::string hwname = *t->Text(r, "hardware");
-    if (hwname == "h100-80gb-pcap") continue;
-    const std::string gpu = hwname == "a100-80gb" ? "a100-sxm4-80gb" : "h100-sxm5-80gb";
-    const int tp = static_cast<int>(*t->Number(r, "tp"));
-    const int64_t prompt = static_cast<int64_t>(*t->Number(r, "prompt_size"));
-    const int64_t batch = static_cast<int64_t>(*t->Number(r, "batch_size"));
-    const int64_t tokens = static_cast<int64_t>(*t->Number(r, "token_size"));
-    auto cost = MakeCostModel(BaseOptions("llama2-70b", gpu, tp), *Env().env);
-    ASSERT_TRUE(cost.ok());
-    ASSERT_TRUE((*cost)->profiled());
-    BatchShape pre{.prefill_tokens = prompt * batch,
-                   .prefill_pairs = static_cast<double>(batch) * prompt * (prompt + 1) / 2,
-                   .prefill_requests = batch,
-                   .logits = batch};
-    BatchShape dec{.decode_requests = batch, .decode_context = batch * (prompt + tokens / 2), .logits = batch};
-    const double pre_ms = (*cost)->Time(pre).Total(80).ToMillis();
-    const double dec_ms = (*cost)->Time(dec).Total(80).ToMillis();
-    const double pre_truth = *t->Number(r, "prompt_time_ms"), dec_truth = *t->Number(r, "token_time_ms");
-    // Anomalous rows: a prompt time below the time of the prefill's FLOPs at the dense fp16
-    // peak (2 x 69e9 parameters x tokens / (tp x peak)) cannot be a batch of `batch` prompts
-    // (e.g. A100 TP2, 64 x 512 tokens in 794 ms would need 2.8x the peak); excluded.
-    const hw::GpuSpec& g = *Env().catalogs.hardware.FindGpu(gpu).value();
-    const double floor_ms = 2.0 * 69e9 * prompt * batch / (tp * g.Peak(hw::DType::kFp16).value()) * 1e3;
-    if (pre_truth < floor_ms) {
-      ++excluded;
+    if (hwname == "h100-80gb-pcap")
+      continue;
+    SplitwiseRow row;
+    row.gpu = hwname == "a100-80gb" ? "a100-sxm4-80gb" : "h100-sxm5-80gb";
+    row.tp = static_cast<int>(*t->Number(r, "tp"));
+    row.prompt = static_cast<int64_t>(*t->Number(r, "prompt_size"));
+    row.batch = static_cast<int64_t>(*t->Number(r, "batch_size"));
+    row.tokens = static_cast<int64_t>(*t->Number(r, "token_size"));
+    row.prompt_ms = *t->Number(r, "prompt_time_ms");
+    row.token_ms = *t->Number(r, "token_time_ms");
+    const hw::GpuSpec &g = *Env().catalogs.hardware.FindGpu(row.gpu).value();
+    const double floor_ms = 2.0 * 69e9 *
+                            static_cast<double>(row.prompt * row.batch) /
+                            (row.tp * g.Peak(hw::DType::kFp16).value()) * 1e3;
+    if (row.prompt_ms < floor_ms) {
+      ++*excluded;
       continue;
     }
-    prefill_err += std::abs(pre_ms - pre_truth) / pre_truth;
-    decode_err += std::abs(dec_ms - dec_truth) / dec_truth;
-    ++n;
-    if (std::getenv("DLSIM_VERBOSE")) {
-      std::printf("%s tp%d P%ld B%ld T%ld prefill %.1f vs %.1f decode %.2f vs %.2f\n", gpu.c_str(), tp, prompt,
-                  batch, tokens, pre_ms, pre_truth, dec_ms, dec_truth);
-    }
+    row.index = static_cast<int>(rows.size());
+    rows.push_back(row);
   }
-  ASSERT_EQ(n + excluded, 114);
-  EXPECT_LE(excluded, 12);
-  // KNOWN GAP, not the 10% target (docs/serving.md): the measured iterations have a
-  // floor (~30 ms decode, ~50 ms prefill on H100 at TP 4 and 8) that neither weight streaming
-  // nor NCCL explain (host-side overhead); we predict below it. These bounds are regression
-  // guards at today's error (prefill 24.5%, decode 32.5%); A100 TP2 alone is within ~10%.
-  EXPECT_LE(prefill_err / n, 0.26);
-  EXPECT_LE(decode_err / n, 0.34);
-  std::printf("splitwise rows %d (%d excluded): prefill MAPE %.1f%%, decode MAPE %.1f%%\n", n, excluded, 100 * prefill_err / n,
-              100 * decode_err / n);
+  return rows;
 }
 
-}  // namespace
-}  // namespace dlsim::serve
+struct Predicted {
+  double prefill_ms = 0, decode_ms = 0;
+};
+
+Predicted Predict(const SplitwiseRow &row, const CollectiveOverhead &overhead) {
+  ProfiledCostInputs in =
+      CostInputs(BaseOptions("llama2-70b", row.gpu, row.tp), *Env().env);
+  in.overhead = overhead;
+  EXPECT_NE(in.profile, nullptr);
+  auto cost = MakeProfiledCostModel(in);
+  const BatchShape pre{.prefill_tokens = row.prompt * row.batch,
+                       .prefill_pairs = static_cast<double>(row.batch) *
+                                        row.prompt * (row.prompt + 1) / 2,
+                       .prefill_requests = row.batch,
+                       .logits = row.batch};
+  const BatchShape dec{.decode_requests = row.batch,
+                       .decode_context =
+                           row.batch * (row.prompt + row.tokens / 2),
+                       .logits = row.batch};
+  return {cost->Time(pre).Total(80).ToMillis(),
+          cost->Time(dec).Total(80).ToMillis()};
+}
+
+constexpr int kAllReducesPerIteration = 2 * 80; // two per layer, Llama-2-70B
+
+// Fits the two constants of data/serving/serving_calibration.csv on the even
+// rows' decode iterations: residual = 160 x (a + b x 2(tp-1)), relative least
+// squares (each row weighted by 1 / measured time, as the MAPE is). Checks the
+// committed constants are this fit (rounded to 0.5 us); DLSIM_FIT=1 prints the
+// fit.
+TEST(IterationCost, FitCollectiveOverhead) {
+  int excluded = 0;
+  const std::vector<SplitwiseRow> rows = SplitwiseRows(&excluded);
+  double saa = 0, sab = 0, sbb = 0, sar = 0, sbr = 0;
+  for (const SplitwiseRow &row : rows) {
+    if (row.index % 2 != 0)
+      continue;
+    const double w = 1.0 / row.token_ms;
+    const double residual_us =
+        (row.token_ms - Predict(row, {}).decode_ms) * 1e3 * w;
+    const double xa = kAllReducesPerIteration * w,
+                 xb = kAllReducesPerIteration * 2.0 * (row.tp - 1) * w;
+    saa += xa * xa, sab += xa * xb, sbb += xb * xb, sar += xa * residual_us,
+        sbr += xb * residual_us;
+  }
+  const double det = saa * sbb - sab * sab;
+  ASSERT_GT(det, 0);
+  const double a = (sar * sbb - sbr * sab) / det,
+               b = (saa * sbr - sab * sar) / det;
+  if (std::getenv("DLSIM_FIT"))
+    std::printf("tp_collective_overhead,%.1f\ntp_ring_step_latency,%.1f\n", a,
+                b);
+  EXPECT_GE(a, 0);
+  EXPECT_GE(b, 0);
+  const CollectiveOverhead &used = Env().env->overhead;
+  EXPECT_NEAR(used.per_collective.ToMicros(), a, 0.5);
+  EXPECT_NEAR(used.per_ring_step.ToMicros(), b, 0.5);
+}
+
+// Per-iteration prefill and decode times on the odd (held-out) rows with the
+// fitted constants.
+TEST(IterationCost, MatchesSplitwiseMeasurementsOnHeldOutRows) {
+  int excluded = 0;
+  const std::vector<SplitwiseRow> rows = SplitwiseRows(&excluded);
+  ASSERT_EQ(static_cast<int>(rows.size()) + excluded, 114);
+  EXPECT_LE(excluded, 12);
+  double prefill_err = 0, decode_err = 0;
+  int n = 0;
+  for (const SplitwiseRow &row : rows) {
+    if (row.index % 2 == 0)
+      continue;
+    const Predicted p = Predict(row, Env().env->overhead);
+    prefill_err += std::abs(p.prefill_ms - row.prompt_ms) / row.prompt_ms;
+    decode_err += std::abs(p.decode_ms - row.token_ms) / row.token_ms;
+    ++n;
+    if (std::getenv("DLSIM_VERBOSE")) {
+      std::printf(
+          "%s tp%d P%ld B%ld T%ld prefill %.1f vs %.1f decode %.2f vs %.2f\n",
+          row.gpu.c_str(), row.tp, row.prompt, row.batch, row.tokens,
+          p.prefill_ms, row.prompt_ms, p.decode_ms, row.token_ms);
+    }
+  }
+  ASSERT_GT(n, 50);
+  std::printf("splitwise held-out rows %d (%d excluded): prefill MAPE %.1f%%, "
+              "decode MAPE %.1f%%\n",
+              n, excluded, 100 * prefill_err / n, 100 * decode_err / n);
+  // BOUNDS: see docs/serving.md "Validation" for what the remaining error is.
+  EXPECT_LE(prefill_err / n,
+            0.17); // regression bound: multi-prompt batches (docs)
+  EXPECT_LE(decode_err / n, 0.10); // the target
+}
+
+} // namespace
+} // namespace dlsim::serve

@@ -1,12 +1,15 @@
-// Building what a serving simulation needs from options and calibration data, and the terminal
-// report. Used by the CLI, the capacity search, reproductions and benchmarks.
+// Building what a serving simulation needs from options and calibration data,
+// and the terminal report. Used by the CLI, the capacity search, reproductions
+// and benchmarks.
 //
-//   auto env = serve::MakeServeEnvironment(compute_cal, network_cal);   // Result<ServeEnvironment>
-//   auto cost = serve::MakeCostModel(options, *env);                     // Result<unique_ptr<...>>
-//   auto result = serve::Simulate(options, **cost, env->schedulers, env->routers);
-//   std::cout << serve::FormatReport(options, *result);
+//   auto env = serve::MakeServeEnvironment(compute_cal, network_cal);   //
+//   Result<ServeEnvironment> auto cost = serve::MakeCostModel(options, *env);
+//   // Result<unique_ptr<...>> auto result = serve::Simulate(options, **cost,
+//   env->schedulers, env->routers); std::cout << serve::FormatReport(options,
+//   *result);
 //
-// A ServeEnvironment is immutable after construction and may be shared by threads.
+// A ServeEnvironment is immutable after construction and may be shared by
+// threads.
 #ifndef DLSIM_SERVE_SETUP_H_
 #define DLSIM_SERVE_SETUP_H_
 
@@ -25,22 +28,38 @@ struct ServeEnvironment {
   cost::ComputeCalibration compute;
   std::shared_ptr<const net::CollectiveModel> collective;
   std::vector<OperatorProfile> profiles;
+  CollectiveOverhead overhead; // embedded data/serving/serving_calibration.csv
   SchedulerRegistry schedulers{"serving-scheduler"};
   RouterRegistry routers{"router"};
 };
 
-// Registries with the builtins, the embedded Vidur profiles and the "nccl" collective model.
-Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration& compute,
-                                                               const net::NetworkCalibration& network);
+// Registries with the builtins, the embedded Vidur profiles and serving
+// calibration, and the "nccl" collective model.
+Result<std::unique_ptr<ServeEnvironment>>
+MakeServeEnvironment(const cost::ComputeCalibration &compute,
+                     const net::NetworkCalibration &network);
 
-// The profiled cost model for the scenario's (GPU, model, TP): measured operators when the
-// embedded profiles cover it, the roofline model otherwise.
-Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& options, const ServeEnvironment& env);
+// CostInputs: the inputs MakeCostModel uses (tests vary them). MakeCostModel:
+// the profiled cost model for the scenario's (GPU, model, TP): measured
+// operators when the embedded profiles cover it, the roofline model otherwise.
+// The CSV of data/serving/serving_calibration.csv (columns parameter, value_us;
+// rows tp_collective_overhead, tp_ring_step_latency) and its embedded copy.
+// Error: kParse / kInvalidArgument naming the file.
+Result<CollectiveOverhead> ParseCollectiveOverhead(std::string_view csv_text,
+                                                   std::string file_name);
+Result<CollectiveOverhead> DefaultCollectiveOverhead();
+
+ProfiledCostInputs CostInputs(const ServeOptions &options,
+                              const ServeEnvironment &env);
+Result<std::unique_ptr<IterationCostModel>>
+MakeCostModel(const ServeOptions &options, const ServeEnvironment &env);
 
 // Human-readable report (tables of latencies, throughput, KV use, offloading).
-std::string FormatReport(const ServeOptions& options, const ServeResult& result);
-std::string FormatCapacityReport(const ServeOptions& options, const CapacityResult& cap, double target);
+std::string FormatReport(const ServeOptions &options,
+                         const ServeResult &result);
+std::string FormatCapacityReport(const ServeOptions &options,
+                                 const CapacityResult &cap, double target);
 
-}  // namespace dlsim::serve
+} // namespace dlsim::serve
 
-#endif  // DLSIM_SERVE_SETUP_H_
+#endif // DLSIM_SERVE_SETUP_H_
