@@ -90,8 +90,8 @@ const BadCase kBadCases[] = {
      {":3:33: workload.output_tokens.distribution:",
       "found 'lognormall' (did you mean 'lognormal'?)"}},
     {"unknown_gpu.yaml",
-     {":2:17: hardware.gpu: unknown GPU 'a100-sxm4-81gb' (did you mean "
-      "'a100-sxm4-80gb'?)"}},
+     {":2:17: hardware.gpu: unknown GPU 'a100-sxm4-81gb' (did you mean '",
+      "a100-sxm4-80gb"}},
     {"unknown_offload_mode.yaml",
      {":2:17: offload.mode:", "found 'select_n' (did you mean 'select-n'?)"}},
     {"requests_and_duration.yaml",
