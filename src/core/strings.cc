@@ -29,21 +29,24 @@ std::string Lower(std::string_view s) {
 }  // namespace
 
 std::optional<std::string> ClosestMatch(std::string_view word, const std::vector<std::string>& candidates) {
+  // Scores are twice the edit distance; a prefix either way ("h100" for "h100-sxm5-80gb",
+  // "packing" for "pack") scores 3, so a true one-letter typo still wins over a prefix.
   std::optional<std::string> best;
-  size_t best_d = SIZE_MAX;
+  size_t best_score = SIZE_MAX;
   const std::string lw = Lower(word);
   for (const auto& c : candidates) {
     std::string lc = Lower(c);
-    size_t d = EditDistance(lw, lc);
-    // A prefix (e.g. "h100" for "h100-sxm5-80gb") counts as close.
-    if (!lw.empty() && lc.rfind(lw, 0) == 0) d = std::min<size_t>(d, 1);
-    if (d < best_d) {
-      best_d = d;
+    size_t score = 2 * EditDistance(lw, lc);
+    if (!lw.empty() && (lc.rfind(lw, 0) == 0 || (lc.size() >= 3 && lw.rfind(lc, 0) == 0)))
+      score = std::min<size_t>(score, 3);
+    if (score < best_score) {
+      best_score = score;
       best = c;
     }
   }
-  const size_t limit = std::max<size_t>(2, word.size() / 3);
-  if (best && best_d <= limit) return best;
+  // Short words allow one edit (so "tp" does not suggest "gpu"); longer ones a third.
+  const size_t limit = word.size() <= 3 ? 1 : std::max<size_t>(2, word.size() / 3);
+  if (best && best_score <= 2 * limit) return best;
   return std::nullopt;
 }
 
