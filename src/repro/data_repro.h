@@ -19,11 +19,10 @@ namespace dlsim::repro::internal {
 // text and parses it, so node, network and catalog defaults resolve exactly as
 // for `dlsim train`.
 struct JobSetup {
-  std::string model =
-      "{name: llama3-8b}"; // the `model:` mapping (name plus shape overrides)
+  std::string model = "{name: llama3-8b}";  // the `model:` mapping (name plus shape overrides)
   std::string node = "dgx-h100";
   int gpus = 8;
-  int tp = 1, pp = 1, cp = 1, dp = 0; // dp 0: gpus / (tp pp cp)
+  int tp = 1, pp = 1, cp = 1, dp = 0;  // dp 0: gpus / (tp pp cp)
   int seq_len = 8192;
   int global_batch = 8;
   int micro_batch = 1;
@@ -36,30 +35,34 @@ struct JobSetup {
 std::string ScenarioText(const JobSetup &s);
 // Parses ScenarioText(s) and sets `data`. Errors: those of
 // io::ParseTrainScenario.
-Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs &cat,
-                                             const JobSetup &s,
+Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs &cat, const JobSetup &s,
                                              const data::DataOptions &data);
 
 // What one data-aware run gives (seconds per step over the simulated steps).
 struct DataRun {
   bool feasible = false;
-  std::string reason; // why not, when infeasible (e.g. out of memory)
+  std::string reason;  // why not, when infeasible (e.g. out of memory)
   double mean_s = 0, p50_s = 0, p99_s = 0, max_s = 0;
-  double straggler_s = 0;  // mean data-parallel straggler gap
-  double tokens_per_s = 0; // real tokens per second
-  double padding = 0;      // fraction of computed tokens that are padding
-  int micro_batches = 0;   // most micro-batches of any replica in a step
+  double straggler_s = 0;   // mean data-parallel straggler gap
+  double tokens_per_s = 0;  // real tokens per second
+  double padding = 0;       // fraction of computed tokens that are padding
+  int micro_batches = 0;    // most micro-batches of any replica in a step
 };
 
 // Runs the data-aware training simulation of `o` (o.data must be set). Errors:
 // a context that cannot be built, an unknown policy or distribution.
-Result<DataRun> RunDataJob(const train::TrainOptions &o,
-                           const io::Catalogs &cat,
+Result<DataRun> RunDataJob(const train::TrainOptions &o, const io::Catalogs &cat,
                            const train::DefaultCalibrations &cal);
+
+// MakeTrainOptions + RunDataJob; a layout the scenario reader rejects (batch or
+// heads do not divide) is an infeasible run with the reader's message as
+// reason, not an error.
+Result<DataRun> RunJob(const io::Catalogs &cat, const train::DefaultCalibrations &cal, const JobSetup &s,
+                       const data::DataOptions &data);
 
 // num / den, or 0 when den is not positive.
 double Ratio(double num, double den);
 
-} // namespace dlsim::repro::internal
+}  // namespace dlsim::repro::internal
 
-#endif // DLSIM_SRC_REPRO_DATA_REPRO_H_
+#endif  // DLSIM_SRC_REPRO_DATA_REPRO_H_

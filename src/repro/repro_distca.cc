@@ -22,11 +22,9 @@
 #include "dlsim/repro/reproduction.h"
 
 namespace dlsim::embedded {
-std::string_view
-DistcaWlbllmLengthsJson(); // data/lengths/distca_wlbllm_hist.json
-std::string_view
-DistcaProlongLengthsJson(); // data/lengths/distca_prolong_hist.json
-} // namespace dlsim::embedded
+std::string_view DistcaWlbllmLengthsJson();   // data/lengths/distca_wlbllm_hist.json
+std::string_view DistcaProlongLengthsJson();  // data/lengths/distca_prolong_hist.json
+}  // namespace dlsim::embedded
 
 namespace dlsim::repro {
 namespace {
@@ -39,13 +37,13 @@ constexpr ModelCase kModels[] = {
     {"llama-8b", "{name: llama3-8b}"},
     // CodeLlama-34B (Hugging Face config): 48 layers, hidden 8192, 64 heads, 8
     // KV heads.
-    {"codellama-34b", "{name: llama2-70b, layers: 48, hidden: 8192, heads: 64, "
-                      "kv_heads: 8, ffn_hidden: 22016, vocab: 32000, "
-                      "max_seq_len: 16384}"},
+    {"codellama-34b",
+     "{name: llama2-70b, layers: 48, hidden: 8192, heads: 64, "
+     "kv_heads: 8, ffn_hidden: 22016, vocab: 32000, "
+     "max_seq_len: 16384}"},
 };
 constexpr int64_t kTokens[] = {128 * 1024, 256 * 1024, 512 * 1024};
-constexpr int kGpus[] = {
-    64, 128}; // 64: the DistCA development benchmark (8 nodes x 8)
+constexpr int kGpus[] = {64, 128};  // 64: the DistCA development benchmark (8 nodes x 8)
 constexpr int kTp = 8;
 constexpr int kSteps = 6;
 constexpr uint64_t kSeed = 35;
@@ -59,25 +57,20 @@ Result<data::LengthSpec> Lengths(const std::string &which, int64_t tokens) {
   const bool wlb = which == "wlbllm";
   DLSIM_ASSIGN_OR_RETURN(
       data::LengthSpec spec,
-      data::ParseLengthFile(
-          wlb ? embedded::DistcaWlbllmLengthsJson()
-              : embedded::DistcaProlongLengthsJson(),
-          wlb ? "distca_wlbllm_hist.json" : "distca_prolong_hist.json", ""));
+      data::ParseLengthFile(wlb ? embedded::DistcaWlbllmLengthsJson() : embedded::DistcaProlongLengthsJson(),
+                            wlb ? "distca_wlbllm_hist.json" : "distca_prolong_hist.json", ""));
   // DistCA's samplers stretch every document by ELONGATE_FACTOR = tokens /
   // 65536.
   const double elongate = std::max(1.0, static_cast<double>(tokens) / 65536.0);
-  for (double &v : spec.values)
-    v *= elongate;
+  for (double &v : spec.values) v *= elongate;
   spec.max_len = tokens;
   return spec;
 }
 
 // Runs every dp/cp split of `gpus / tp` ranks for one policy and keeps the
 // fastest feasible.
-Result<Best> BestSplit(const ReproEnv &env,
-                       const train::DefaultCalibrations &cal,
-                       const ModelCase &m, const data::LengthSpec &lengths,
-                       int64_t tokens, int gpus, const std::string &policy,
+Result<Best> BestSplit(const ReproEnv &env, const train::DefaultCalibrations &cal, const ModelCase &m,
+                       const data::LengthSpec &lengths, int64_t tokens, int gpus, const std::string &policy,
                        nlohmann::ordered_json *splits) {
   Best best;
   const int ranks = gpus / kTp;
@@ -96,51 +89,39 @@ Result<Best> BestSplit(const ReproEnv &env,
     d.policy = policy;
     d.seed = kSeed;
     d.steps = kSteps;
-    DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o,
-                           internal::MakeTrainOptions(*env.catalogs, s, d));
-    DLSIM_ASSIGN_OR_RETURN(internal::DataRun r,
-                           internal::RunDataJob(o, *env.catalogs, cal));
-    if (splits)
-      (*splits)[fmt::format("{}_dp{}cp{}_s", policy, dp, cp)] =
-          r.feasible ? r.mean_s : 0.0;
-    if (r.feasible && (best.cp == 0 || r.mean_s < best.run.mean_s))
-      best = {r, cp};
+    DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o, internal::MakeTrainOptions(*env.catalogs, s, d));
+    DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunDataJob(o, *env.catalogs, cal));
+    if (splits) (*splits)[fmt::format("{}_dp{}cp{}_s", policy, dp, cp)] = r.feasible ? r.mean_s : 0.0;
+    if (r.feasible && (best.cp == 0 || r.mean_s < best.run.mean_s)) best = {r, cp};
   }
   return best;
 }
 
 class DistCAReproduction final : public Reproduction {
-public:
+ public:
   Result<ReproResult> Run(const ReproEnv &env) const override {
-    DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal,
-                           train::LoadDefaultCalibrations());
+    DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "distca";
-    out.claim = "core attention disaggregation: up to 1.35x training "
-                "throughput vs WLB-LLM (Llama-8B, "
-                "CodeLlama-34B, 128K-512K tokens per batch, up to 512 H200)";
+    out.claim =
+        "core attention disaggregation: up to 1.35x training "
+        "throughput vs WLB-LLM (Llama-8B, "
+        "CodeLlama-34B, 128K-512K tokens per batch, up to 512 H200)";
     out.paper_ratio = 1.35;
     double best_ratio = 0, sum = 0;
     int n = 0;
     for (const ModelCase &m : kModels) {
       for (const char *file : {"wlbllm", "prolong"}) {
         for (int64_t tokens : kTokens) {
-          DLSIM_ASSIGN_OR_RETURN(data::LengthSpec lengths,
-                                 Lengths(file, tokens));
+          DLSIM_ASSIGN_OR_RETURN(data::LengthSpec lengths, Lengths(file, tokens));
           for (int gpus : kGpus) {
-            nlohmann::ordered_json row = {{"model", m.name},
-                                          {"lengths", file},
-                                          {"tokens", tokens},
-                                          {"gpus", gpus}};
+            nlohmann::ordered_json row = {
+                {"model", m.name}, {"lengths", file}, {"tokens", tokens}, {"gpus", gpus}};
             nlohmann::ordered_json splits = nlohmann::ordered_json::object();
-            DLSIM_ASSIGN_OR_RETURN(
-                Best wlb,
-                BestSplit(env, cal, m, lengths, tokens, gpus, "wlb", &splits));
+            DLSIM_ASSIGN_OR_RETURN(Best wlb, BestSplit(env, cal, m, lengths, tokens, gpus, "wlb", &splits));
             DLSIM_ASSIGN_OR_RETURN(Best dca,
-                                   BestSplit(env, cal, m, lengths, tokens, gpus,
-                                             "distca", &splits));
-            const double ratio =
-                internal::Ratio(wlb.run.mean_s, dca.run.mean_s);
+                                   BestSplit(env, cal, m, lengths, tokens, gpus, "distca", &splits));
+            const double ratio = internal::Ratio(wlb.run.mean_s, dca.run.mean_s);
             row["wlb_s"] = wlb.run.mean_s;
             row["wlb_cp"] = wlb.cp;
             row["wlb_straggler_s"] = wlb.run.straggler_s;
@@ -148,8 +129,7 @@ public:
             row["distca_cp"] = dca.cp;
             row["distca_straggler_s"] = dca.run.straggler_s;
             row["ratio"] = ratio;
-            for (auto it = splits.begin(); it != splits.end(); ++it)
-              row[it.key()] = it.value();
+            for (auto it = splits.begin(); it != splits.end(); ++it) row[it.key()] = it.value();
             out.details.push_back(std::move(row));
             best_ratio = std::max(best_ratio, ratio);
             if (ratio > 0) {
@@ -161,24 +141,26 @@ public:
       }
     }
     out.our_ratio = best_ratio;
-    out.workload =
-        fmt::format("Llama-8B and CodeLlama-34B, H200 nodes, TP 8, 64 and 128 "
-                    "GPUs, 128K/256K/512K tokens per batch, lengths "
-                    "from DistCA's wlbllm and prolong files elongated by "
-                    "tokens/64K, {} steps; ours = the largest ratio over "
-                    "the {} points (mean {:.3f})",
-                    kSteps, out.details.size(), n > 0 ? sum / n : 0.0);
-    out.baseline = "WLB-LLM (policy wlb: workload-balanced variable-length "
-                   "packing, per-document CP sharding), best dp/cp "
-                   "split for each system";
-    out.notes = "Each system picks its fastest dp x cp split (columns "
-                "POLICY_dpXcpY_s; 0 = infeasible). See "
-                "docs/reproductions.md, DistCA.";
+    out.workload = fmt::format(
+        "Llama-8B and CodeLlama-34B, H200 nodes, TP 8, 64 and 128 "
+        "GPUs, 128K/256K/512K tokens per batch, lengths "
+        "from DistCA's wlbllm and prolong files elongated by "
+        "tokens/64K, {} steps; ours = the largest ratio over "
+        "the {} points (mean {:.3f})",
+        kSteps, out.details.size(), n > 0 ? sum / n : 0.0);
+    out.baseline =
+        "WLB-LLM (policy wlb: workload-balanced variable-length "
+        "packing, per-document CP sharding), best dp/cp "
+        "split for each system";
+    out.notes =
+        "Each system picks its fastest dp x cp split (columns "
+        "POLICY_dpXcpY_s; 0 = infeasible). See "
+        "docs/reproductions.md, DistCA.";
     return out;
   }
 };
 
-} // namespace
+}  // namespace
 
 void RegisterDistCA(ReproRegistry &reg) {
   (void)reg.Register("distca",
@@ -187,4 +169,4 @@ void RegisterDistCA(ReproRegistry &reg) {
                      [] { return std::make_unique<DistCAReproduction>(); });
 }
 
-} // namespace dlsim::repro
+}  // namespace dlsim::repro
