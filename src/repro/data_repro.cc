@@ -9,7 +9,7 @@
 
 namespace dlsim::repro::internal {
 
-std::string ScenarioText(const JobSetup &s) {
+std::string ScenarioText(const JobSetup& s) {
   std::string dp = s.dp > 0 ? fmt::format(", dp: {}", s.dp) : "";
   return fmt::format(
       "model: {}\n"
@@ -22,16 +22,16 @@ std::string ScenarioText(const JobSetup &s) {
       s.tp > 1 ? "true" : "false", s.recompute);
 }
 
-Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs &cat, const JobSetup &s,
-                                             const data::DataOptions &data) {
+Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs& cat, const JobSetup& s,
+                                             const data::DataOptions& data) {
   DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o,
                          io::ParseTrainScenario(ScenarioText(s), "<reproduction>", cat.hardware, cat.models));
   o.data = data;
   return o;
 }
 
-Result<DataRun> RunDataJob(const train::TrainOptions &o, const io::Catalogs &cat,
-                           const train::DefaultCalibrations &cal) {
+Result<DataRun> RunDataJob(const train::TrainOptions& o, const io::Catalogs& cat,
+                           const train::DefaultCalibrations& cal) {
   DLSIM_ASSIGN_OR_RETURN(
       auto owned, train::MakeStepContext(o, cat.hardware, cal.compute, cal.network, {}, &cal.training));
   train::PipelineScheduleRegistry schedules("pipeline-schedule");
@@ -41,7 +41,7 @@ Result<DataRun> RunDataJob(const train::TrainOptions &o, const io::Catalogs &cat
   run.feasible = r.feasible;
   run.reason = r.reason;
   if (!r.feasible || !r.data) return run;
-  const train::DataSummary &d = *r.data;
+  const train::DataSummary& d = *r.data;
   run.mean_s = d.mean_s;
   run.p50_s = d.p50_s;
   run.p99_s = d.p99_s;
@@ -53,8 +53,8 @@ Result<DataRun> RunDataJob(const train::TrainOptions &o, const io::Catalogs &cat
   return run;
 }
 
-Result<DataRun> RunJob(const io::Catalogs &cat, const train::DefaultCalibrations &cal, const JobSetup &s,
-                       const data::DataOptions &data) {
+Result<DataRun> RunJob(const io::Catalogs& cat, const train::DefaultCalibrations& cal, const JobSetup& s,
+                       const data::DataOptions& data) {
   auto o = MakeTrainOptions(cat, s, data);
   if (!o.ok()) {
     if (o.error().code != ErrorCode::kInvalidArgument) return o.error();
@@ -63,6 +63,18 @@ Result<DataRun> RunJob(const io::Catalogs &cat, const train::DefaultCalibrations
     return run;
   }
   return RunDataJob(*o, cat, cal);
+}
+
+data::LengthSpec LmsysLikeLengths(int64_t max_len) {
+  data::LengthSpec l;
+  l.distribution = "pareto_mix";
+  l.median = 600;
+  l.sigma = 0.7;
+  l.tail_fraction = 0.005;
+  l.tail_min = 4096;
+  l.tail_alpha = 1.1;
+  l.max_len = max_len;
+  return l;
 }
 
 double Ratio(double num, double den) { return den > 0 ? num / den : 0.0; }

@@ -32,11 +32,11 @@ struct JobSetup {
 
 // The scenario YAML of `s` (no data: section), e.g. for docs and the
 // repro_*.yaml files.
-std::string ScenarioText(const JobSetup &s);
+std::string ScenarioText(const JobSetup& s);
 // Parses ScenarioText(s) and sets `data`. Errors: those of
 // io::ParseTrainScenario.
-Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs &cat, const JobSetup &s,
-                                             const data::DataOptions &data);
+Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs& cat, const JobSetup& s,
+                                             const data::DataOptions& data);
 
 // What one data-aware run gives (seconds per step over the simulated steps).
 struct DataRun {
@@ -51,14 +51,18 @@ struct DataRun {
 
 // Runs the data-aware training simulation of `o` (o.data must be set). Errors:
 // a context that cannot be built, an unknown policy or distribution.
-Result<DataRun> RunDataJob(const train::TrainOptions &o, const io::Catalogs &cat,
-                           const train::DefaultCalibrations &cal);
+Result<DataRun> RunDataJob(const train::TrainOptions& o, const io::Catalogs& cat,
+                           const train::DefaultCalibrations& cal);
 
 // MakeTrainOptions + RunDataJob; a layout the scenario reader rejects (batch or
 // heads do not divide) is an infeasible run with the reader's message as
 // reason, not an error.
-Result<DataRun> RunJob(const io::Catalogs &cat, const train::DefaultCalibrations &cal, const JobSetup &s,
-                       const data::DataOptions &data);
+Result<DataRun> RunJob(const io::Catalogs& cat, const train::DefaultCalibrations& cal, const JobSetup& s,
+                       const data::DataOptions& data);
+
+// The LMSys-Chat-like length mix of docs/data.md (pareto_mix: median 600, sigma 0.7, 0.5%
+// Pareto tail from 4K with alpha 1.1), truncated at max_len.
+data::LengthSpec LmsysLikeLengths(int64_t max_len);
 
 // num / den, or 0 when den is not positive.
 double Ratio(double num, double den);

@@ -3,13 +3,13 @@
 
 namespace dlsim::repro {
 
-void RegisterSelectN(ReproRegistry &reg);          // repro_select_n.cc
-void RegisterByteTransformer(ReproRegistry &reg);  // repro_bytetransformer.cc
-void RegisterDistCA(ReproRegistry &reg);           // repro_distca.cc
-void RegisterChunkFlow(ReproRegistry &reg);        // repro_chunkflow.cc
-void RegisterSkrull(ReproRegistry &reg);           // repro_skrull.cc
+void RegisterSelectN(ReproRegistry& reg);          // repro_select_n.cc
+void RegisterByteTransformer(ReproRegistry& reg);  // repro_bytetransformer.cc
+void RegisterDistCA(ReproRegistry& reg);           // repro_distca.cc
+void RegisterChunkFlow(ReproRegistry& reg);        // repro_chunkflow.cc
+void RegisterSkrull(ReproRegistry& reg);           // repro_skrull.cc
 
-void RegisterReproductions(ReproRegistry &reg) {
+void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
   RegisterByteTransformer(reg);
   RegisterDistCA(reg);

@@ -54,8 +54,8 @@ struct Forward {
 
 class EncoderPricer {
  public:
-  static Result<std::unique_ptr<EncoderPricer>> Make(const io::Catalogs &cat,
-                                                     const train::DefaultCalibrations &cal, int layers,
+  static Result<std::unique_ptr<EncoderPricer>> Make(const io::Catalogs& cat,
+                                                     const train::DefaultCalibrations& cal, int layers,
                                                      int batch, int max_len) {
     internal::JobSetup s;
     s.model = fmt::format("{{name: bert-base, layers: {}}}", layers);
@@ -77,10 +77,10 @@ class EncoderPricer {
     p->costs_ = std::make_unique<train::ChunkCostModel>(p->options_, p->plan_, p->owned_->ctx);
     return p;
   }
-  Forward Price(const data::StepData &step) const {
+  Forward Price(const data::StepData& step) const {
     Forward f;
-    for (const auto &replica : step.dp)
-      for (const data::MicroBatch &mb : replica) {
+    for (const auto& replica : step.dp)
+      for (const data::MicroBatch& mb : replica) {
         const train::ChunkCosts c = costs_->Price(mb)[0];
         f.seconds += c.forward.Total().ToSeconds();
         f.flops += c.model_flops.ToFlops() / 3.0;  // forward = a third of forward + backward
@@ -102,12 +102,12 @@ class EncoderPricer {
 // one-launch variant replaces a GPU's per-sequence blocks by `count` equal
 // blocks with the same total pairs (side sqrt(sum l^2 / count)).
 data::StepData OneLaunchAttention(data::StepData step) {
-  for (auto &replica : step.dp)
-    for (data::MicroBatch &mb : replica)
-      for (data::Load &load : mb.cp) {
+  for (auto& replica : step.dp)
+    for (data::MicroBatch& mb : replica)
+      for (data::Load& load : mb.cp) {
         double pairs = 0;
         int64_t count = 0;
-        for (const data::AttentionBlock &b : load.attention) {
+        for (const data::AttentionBlock& b : load.attention) {
           pairs += static_cast<double>(b.count) * b.seq_q * b.seq_kv;
           count += b.count;
         }
@@ -122,8 +122,8 @@ struct Row {
   double pad_s = 0, free_s = 0, free_one_s = 0, pad_flops = 0, free_flops = 0, mean_len = 0;
 };
 
-Result<Row> RunSetting(const io::Catalogs &cat, const train::DefaultCalibrations &cal,
-                       const data::DataPolicyRegistry &policies, int batch, int max_len) {
+Result<Row> RunSetting(const io::Catalogs& cat, const train::DefaultCalibrations& cal,
+                       const data::DataPolicyRegistry& policies, int batch, int max_len) {
   DLSIM_ASSIGN_OR_RETURN(auto one, EncoderPricer::Make(cat, cal, 12, batch, max_len));
   DLSIM_ASSIGN_OR_RETURN(auto two, EncoderPricer::Make(cat, cal, 24, batch, max_len));
   DLSIM_ASSIGN_OR_RETURN(auto pad, policies.Create("pad"));
@@ -144,7 +144,7 @@ Result<Row> RunSetting(const io::Catalogs &cat, const train::DefaultCalibrations
   int64_t tokens = 0;
   for (int i = 0; i < kSamples; ++i) {
     std::vector<int64_t> docs(batch);
-    for (int64_t &d : docs) d = lengths->Draw(rng);
+    for (int64_t& d : docs) d = lengths->Draw(rng);
     for (int64_t d : docs) tokens += d;
     DLSIM_ASSIGN_OR_RETURN(data::StepData padded, pad->Schedule(docs, shape));
     DLSIM_ASSIGN_OR_RETURN(data::StepData packed, free->Schedule(docs, shape));
@@ -166,7 +166,7 @@ Result<Row> RunSetting(const io::Catalogs &cat, const train::DefaultCalibrations
 
 class ByteTransformerReproduction final : public Reproduction {
  public:
-  Result<ReproResult> Run(const ReproEnv &env) const override {
+  Result<ReproResult> Run(const ReproEnv& env) const override {
     DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     data::DataPolicyRegistry policies("data-policy");
     data::RegisterDataPolicies(policies);
@@ -230,7 +230,7 @@ class ByteTransformerReproduction final : public Reproduction {
 
 }  // namespace
 
-void RegisterByteTransformer(ReproRegistry &reg) {
+void RegisterByteTransformer(ReproRegistry& reg) {
   (void)reg.Register("bytetransformer",
                      "ByteTransformer (IPDPS 2023): padding-free vs padded BERT-base forward, "
                      "+55% vs "

@@ -23,7 +23,7 @@ namespace dlsim::repro {
 namespace {
 
 struct ModelCase {
-  const char *name;
+  const char* name;
   int tp;
 };
 constexpr ModelCase kModels[] = {{"qwen2.5-7b", 2}, {"qwen2.5-32b", 8}};
@@ -35,30 +35,18 @@ constexpr int64_t kTokensPerStep = int64_t{4} << 20;
 constexpr int kSteps = 4;
 constexpr uint64_t kSeed = 453;
 
-data::LengthSpec LmsysLike(int context) {
-  data::LengthSpec l;
-  l.distribution = "pareto_mix";
-  l.median = 600;
-  l.sigma = 0.7;
-  l.tail_fraction = 0.005;
-  l.tail_min = 4096;
-  l.tail_alpha = 1.1;
-  l.max_len = context;
-  return l;
-}
-
 struct Best {
   internal::DataRun run;
   std::string config;  // e.g. "cp2 full" or "chunk 8192 cp1"
 };
 
-void Keep(Best &best, const internal::DataRun &r, std::string config) {
+void Keep(Best& best, const internal::DataRun& r, std::string config) {
   if (r.feasible && (best.config.empty() || r.mean_s < best.run.mean_s)) best = {r, std::move(config)};
 }
 
 class ChunkFlowReproduction final : public Reproduction {
  public:
-  Result<ReproResult> Run(const ReproEnv &env) const override {
+  Result<ReproResult> Run(const ReproEnv& env) const override {
     DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "chunkflow";
@@ -67,10 +55,10 @@ class ChunkFlowReproduction final : public Reproduction {
         "long-context fine-tuning (Qwen2.5, 32K and 256K "
         "context, LMSys-Chat-1M length statistics)";
     out.paper_ratio = 4.53;
-    for (const ModelCase &m : kModels) {
+    for (const ModelCase& m : kModels) {
       for (int context : kContexts) {
         data::DataOptions d;
-        d.lengths = LmsysLike(context);
+        d.lengths = internal::LmsysLikeLengths(context);
         d.seed = kSeed;
         d.steps = kSteps;
         internal::JobSetup s;
@@ -84,7 +72,7 @@ class ChunkFlowReproduction final : public Reproduction {
           d.policy = "pack";
           s.seq_len = context;
           s.global_batch = static_cast<int>(kTokensPerStep / context);
-          for (const char *rc : {"selective", "full"}) {
+          for (const char* rc : {"selective", "full"}) {
             s.recompute = rc;
             DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, cal, s, d));
             Keep(mega, r, fmt::format("cp{} {}", cp, rc));
@@ -139,7 +127,7 @@ class ChunkFlowReproduction final : public Reproduction {
 
 }  // namespace
 
-void RegisterChunkFlow(ReproRegistry &reg) {
+void RegisterChunkFlow(ReproRegistry& reg) {
   (void)reg.Register("chunkflow",
                      "ChunkFlow (ICML 2025): chunked long-context fine-tuning "
                      "vs Megatron-LM packing, up to 4.53x",

@@ -30,8 +30,8 @@ namespace dlsim::repro {
 namespace {
 
 struct ModelCase {
-  const char *name;
-  const char *yaml;
+  const char* name;
+  const char* yaml;
 };
 constexpr ModelCase kModels[] = {
     {"llama-8b", "{name: llama3-8b}"},
@@ -53,7 +53,7 @@ struct Best {
   int cp = 0;
 };
 
-Result<data::LengthSpec> Lengths(const std::string &which, int64_t tokens) {
+Result<data::LengthSpec> Lengths(const std::string& which, int64_t tokens) {
   const bool wlb = which == "wlbllm";
   DLSIM_ASSIGN_OR_RETURN(
       data::LengthSpec spec,
@@ -62,16 +62,16 @@ Result<data::LengthSpec> Lengths(const std::string &which, int64_t tokens) {
   // DistCA's samplers stretch every document by ELONGATE_FACTOR = tokens /
   // 65536.
   const double elongate = std::max(1.0, static_cast<double>(tokens) / 65536.0);
-  for (double &v : spec.values) v *= elongate;
+  for (double& v : spec.values) v *= elongate;
   spec.max_len = tokens;
   return spec;
 }
 
 // Runs every dp/cp split of `gpus / tp` ranks for one policy and keeps the
 // fastest feasible.
-Result<Best> BestSplit(const ReproEnv &env, const train::DefaultCalibrations &cal, const ModelCase &m,
-                       const data::LengthSpec &lengths, int64_t tokens, int gpus, const std::string &policy,
-                       nlohmann::ordered_json *splits) {
+Result<Best> BestSplit(const ReproEnv& env, const train::DefaultCalibrations& cal, const ModelCase& m,
+                       const data::LengthSpec& lengths, int64_t tokens, int gpus, const std::string& policy,
+                       nlohmann::ordered_json* splits) {
   Best best;
   const int ranks = gpus / kTp;
   for (int cp = 1; cp <= ranks; cp *= 2) {
@@ -99,7 +99,7 @@ Result<Best> BestSplit(const ReproEnv &env, const train::DefaultCalibrations &ca
 
 class DistCAReproduction final : public Reproduction {
  public:
-  Result<ReproResult> Run(const ReproEnv &env) const override {
+  Result<ReproResult> Run(const ReproEnv& env) const override {
     DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "distca";
@@ -110,8 +110,8 @@ class DistCAReproduction final : public Reproduction {
     out.paper_ratio = 1.35;
     double best_ratio = 0, sum = 0;
     int n = 0;
-    for (const ModelCase &m : kModels) {
-      for (const char *file : {"wlbllm", "prolong"}) {
+    for (const ModelCase& m : kModels) {
+      for (const char* file : {"wlbllm", "prolong"}) {
         for (int64_t tokens : kTokens) {
           DLSIM_ASSIGN_OR_RETURN(data::LengthSpec lengths, Lengths(file, tokens));
           for (int gpus : kGpus) {
@@ -162,7 +162,7 @@ class DistCAReproduction final : public Reproduction {
 
 }  // namespace
 
-void RegisterDistCA(ReproRegistry &reg) {
+void RegisterDistCA(ReproRegistry& reg) {
   (void)reg.Register("distca",
                      "DistCA (arXiv 2510.18121): core-attention disaggregation "
                      "vs WLB-LLM, up to 1.35x",

@@ -30,29 +30,22 @@ constexpr int64_t kTokensPerStep = int64_t{4} << 20;
 constexpr int kSteps = 4;
 constexpr uint64_t kSeed = 376;
 
-data::LengthSpec Mix(const std::string &name, int context) {
-  data::LengthSpec l;
+data::LengthSpec Mix(const std::string& name, int context) {
+  if (name != "llama3-sft") return internal::LmsysLikeLengths(context);
+  data::LengthSpec l;  // body mean ~960, tail mean 1.8 x 16384 / 0.8 ~ 37K
   l.distribution = "pareto_mix";
-  if (name == "llama3-sft") {  // body mean ~960, tail mean 1.8 x 16384 / 0.8 ~ 37K
-    l.median = 700;
-    l.sigma = 0.8;
-    l.tail_fraction = 0.0011;
-    l.tail_min = 16384;
-    l.tail_alpha = 1.8;
-  } else {  // lmsys (docs/data.md)
-    l.median = 600;
-    l.sigma = 0.7;
-    l.tail_fraction = 0.005;
-    l.tail_min = 4096;
-    l.tail_alpha = 1.1;
-  }
+  l.median = 700;
+  l.sigma = 0.8;
+  l.tail_fraction = 0.0011;
+  l.tail_min = 16384;
+  l.tail_alpha = 1.8;
   l.max_len = context;
   return l;
 }
 
 class SkrullReproduction final : public Reproduction {
  public:
-  Result<ReproResult> Run(const ReproEnv &env) const override {
+  Result<ReproResult> Run(const ReproEnv& env) const override {
     DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "skrull";
@@ -62,7 +55,7 @@ class SkrullReproduction final : public Reproduction {
     out.paper_ratio = 3.76;
     double sum = 0;
     int n = 0;
-    for (const char *mix : {"llama3-sft", "lmsys"}) {
+    for (const char* mix : {"llama3-sft", "lmsys"}) {
       for (int context : kContexts) {
         for (int cp : kCps) {
           internal::JobSetup s;
@@ -79,7 +72,7 @@ class SkrullReproduction final : public Reproduction {
           d.policy = "pack";
           // Selective recomputation, or full where the baseline does not fit otherwise.
           internal::DataRun base;
-          for (const char *rc : {"selective", "full"}) {
+          for (const char* rc : {"selective", "full"}) {
             s.recompute = rc;
             DLSIM_ASSIGN_OR_RETURN(base, internal::RunJob(*env.catalogs, cal, s, d));
             if (base.feasible) break;
@@ -130,7 +123,7 @@ class SkrullReproduction final : public Reproduction {
 
 }  // namespace
 
-void RegisterSkrull(ReproRegistry &reg) {
+void RegisterSkrull(ReproRegistry& reg) {
   (void)reg.Register("skrull",
                      "Skrull (NeurIPS 2025): dynamic data scheduling for long "
                      "SFT vs DeepSpeed, 3.76x avg",
