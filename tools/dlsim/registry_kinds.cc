@@ -1,5 +1,6 @@
 #include "registry_kinds.h"
 
+#include "dlsim/data/data_policy.h"
 #include "dlsim/serve/router.h"
 #include "dlsim/serve/scheduler.h"
 
@@ -25,6 +26,11 @@ void AddModuleKinds(
   kinds["router"] = [] {
     serve::RouterRegistry reg("router");
     serve::RegisterRouters(reg);
+    return Collect(reg);
+  };
+  kinds["data-policy"] = [] {
+    data::DataPolicyRegistry reg("data-policy");
+    data::RegisterDataPolicies(reg);
     return Collect(reg);
   };
 }
