@@ -34,6 +34,7 @@ class StepRun {
     fwd_arrived_.assign(n, false);
     bwd_arrived_.assign(n, false);
     units_.resize(static_cast<size_t>(replicas_) * p_);
+    q_.Reserve(static_cast<size_t>(replicas_) * p_ * 4 + 64);
     for (int x = 0; x < replicas_; ++x) {
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);
@@ -92,6 +93,13 @@ class StepRun {
   };
 
   Unit& U(int x, int r) { return units_[static_cast<size_t>(x) * p_ + r]; }
+  // Event callbacks capture [this, one 64-bit key] so std::function keeps them inline.
+  static uint64_t Pack(int a, int b, int c) {
+    return (static_cast<uint64_t>(a) << 40) | (static_cast<uint64_t>(b) << 20) | static_cast<uint64_t>(c);
+  }
+  static int A(uint64_t k) { return static_cast<int>(k >> 40); }
+  static int B(uint64_t k) { return static_cast<int>((k >> 20) & 0xFFFFF); }
+  static int C(uint64_t k) { return static_cast<int>(k & 0xFFFFF); }
   size_t Key(int x, int vs, int mb) const { return (static_cast<size_t>(x) * p_ * v_ + vs) * m_ + mb; }
   Duration Zero3(int r) const { return prog_.zero3_gather.empty() ? Duration::Zero() : prog_.zero3_gather[r]; }
   int Process(int x, int r) const { return x * p_ + r; }
@@ -136,7 +144,8 @@ class StepRun {
     TimePoint start = u.gather.Enqueue(q_.Now(), Zero3(r));
     u.gather_ready.push_back(start + Zero3(r));
     Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r));
-    q_.Schedule(start + Zero3(r), [this, x, r] { TryStart(x, r); });
+    const uint64_t k = Pack(x, r, 0);
+    q_.Schedule(start + Zero3(r), [this, k] { TryStart(A(k), B(k)); });
   }
 
   void TryStart(int x, int r) {
@@ -160,10 +169,11 @@ class StepRun {
     } else {
       --u.in_flight;
     }
-    Span(x, r, kComputeStream,
-         std::string(task.forward ? "F" : "B") + std::to_string(task.micro_batch) +
-             (v_ > 1 ? "." + std::to_string(task.chunk) : ""),
-         task.forward ? "forward" : "backward", now, d);
+    if (sink_)
+      Span(x, r, kComputeStream,
+           std::string(task.forward ? "F" : "B") + std::to_string(task.micro_batch) +
+               (v_ > 1 ? "." + std::to_string(task.chunk) : ""),
+           task.forward ? "forward" : "backward", now, d);
     if (Zero3(r) > Duration::Zero()) PrefetchGather(x, r, index + 1);
     // Gradient buckets of this chunk become ready during its last backward.
     if (!task.forward && prog_.overlap_grad_reduce && !prog_.buckets.empty() &&
@@ -171,10 +181,12 @@ class StepRun {
       const auto& buckets = prog_.buckets[r];
       for (size_t b = 0; b < buckets.size(); ++b) {
         if (buckets[b].chunk != task.chunk) continue;
-        q_.Schedule(now + d * buckets[b].ready_fraction, [this, r, b] { BucketReady(r, b); });
+        const uint64_t k = Pack(0, r, static_cast<int>(b));
+        q_.Schedule(now + d * buckets[b].ready_fraction, [this, k] { BucketReady(B(k), C(k)); });
       }
     }
-    q_.Schedule(now + d, [this, x, r, task] { Finish(x, r, task); });
+    const uint64_t k = Pack(x, r, static_cast<int>(index));
+    q_.Schedule(now + d, [this, k] { Finish(A(k), B(k), prog_.orders[A(k)][B(k)][C(k)]); });
   }
 
   void Finish(int x, int r, const PipeTask& task) {
@@ -196,17 +208,20 @@ class StepRun {
 
   void Send(int x, int r, int to_vs, int mb, bool forward) {
     const int to_rank = to_vs % p_;
-    auto deliver = [this, x, to_vs, to_rank, mb, forward] {
-      (forward ? fwd_arrived_ : bwd_arrived_)[Key(x, to_vs, mb)] = true;
-      TryStart(x, to_rank);
+    const uint64_t k = Pack(x, to_vs * 2 + (forward ? 1 : 0), mb);
+    auto deliver = [this, k] {
+      const int vs = B(k) / 2;
+      (B(k) % 2 ? fwd_arrived_ : bwd_arrived_)[Key(A(k), vs, C(k))] = true;
+      TryStart(A(k), vs % p_);
     };
     if (to_rank == r) {  // same rank (p == 1): no transfer
       deliver();
       return;
     }
     TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), prog_.p2p);
-    Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp", start,
-         prog_.p2p);
+    if (sink_)
+      Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp", start,
+           prog_.p2p);
     q_.Schedule(start + prog_.p2p, deliver);
   }
 
@@ -219,9 +234,10 @@ class StepRun {
     DpState& dp = dp_[r];
     const GradBucket& bucket = prog_.buckets[r][b];
     TimePoint start = dp.stream.Enqueue(q_.Now(), bucket.reduce);
-    for (int x = 0; x < replicas_; ++x)
-      Span(x, r, kDpStream, "grad reduce c" + std::to_string(bucket.chunk), "dp", start, bucket.reduce);
-    q_.Schedule(start + bucket.reduce, [this, r] {
+    if (sink_)
+      for (int x = 0; x < replicas_; ++x)
+        Span(x, r, kDpStream, "grad reduce c" + std::to_string(bucket.chunk), "dp", start, bucket.reduce);
+    q_.Schedule(start + bucket.reduce, [this, r] {  // [this, int]: inline
       dp_[r].left--;
       MaybeRankReduced(r);
     });
