@@ -45,6 +45,12 @@ class RooflineComputeModel final : public ComputeModel {
   Duration AttentionBackward(const AttentionShape& s, hw::DType dt) const override {
     return Seconds(AttentionSeconds(s, /*backward=*/true, arch_, AttentionRates(dt)));
   }
+  Duration AttentionForwardVarlen(const std::vector<AttentionShape>& blocks, hw::DType dt) const override {
+    return Seconds(AttentionVarlenSeconds(blocks, /*backward=*/false, arch_, AttentionRates(dt)));
+  }
+  Duration AttentionBackwardVarlen(const std::vector<AttentionShape>& blocks, hw::DType dt) const override {
+    return Seconds(AttentionVarlenSeconds(blocks, /*backward=*/true, arch_, AttentionRates(dt)));
+  }
   Duration MemoryBound(Bytes moved, Flops flops, MemoryKind kind) const override {
     return Seconds(MemoryBoundSeconds(moved.value(), flops.value(), arch_.memory,
                                       rates_[static_cast<int>(hw::DType::kBf16)], kind));

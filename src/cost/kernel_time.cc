@@ -49,21 +49,29 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
   return arch.gemm_overhead.ToSeconds() + std::max(compute, memory);
 }
 
-double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
-                        const DeviceRates& r) {
-  if (s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 || s.head_dim <= 0) return 0.0;
+namespace {
+
+// FLOPs actually computed (whole 128 x 128 blocks, causal skips those above the diagonal) and
+// thread blocks (one per query block and head) of one attention shape.
+void AttentionWork(const AttentionShape& s, double* flops, double* ctas) {
   const double qb = CeilDiv(static_cast<double>(s.seq_q), kAttentionBlock);
   const double kb = CeilDiv(static_cast<double>(s.seq_kv), kAttentionBlock);
   double blocks = qb * kb;
   if (s.causal) {
-    // Query block i (of the last seq_q positions) sees key blocks up to the diagonal.
     const double offset = kb - qb;  // key blocks before the first query block
     blocks = qb * offset + qb * (qb + 1) / 2;
     blocks = std::clamp(blocks, 1.0, qb * kb);
   }
   const double per_block = 4.0 * kAttentionBlock * kAttentionBlock * static_cast<double>(s.head_dim);
-  double flops = blocks * per_block * static_cast<double>(s.heads * s.batch);
-  const double ctas = qb * static_cast<double>(s.heads * s.batch);
+  *flops = blocks * per_block * static_cast<double>(s.heads * s.batch);
+  *ctas = qb * static_cast<double>(s.heads * s.batch);
+}
+
+bool Empty(const AttentionShape& s) {
+  return s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 || s.head_dim <= 0;
+}
+
+double AttentionTime(double flops, double ctas, bool backward, const ArchCalibration& arch, const DeviceRates& r) {
   const double fill = ctas / (CeilDiv(ctas, r.sms) * r.sms);
   double eff = arch.attention.fwd_efficiency;
   if (backward) {
@@ -71,6 +79,29 @@ double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibr
     eff = arch.attention.bwd_efficiency;
   }
   return arch.attention.overhead.ToSeconds() + flops / (r.peak_flops * eff * fill);
+}
+
+}  // namespace
+
+double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
+                        const DeviceRates& r) {
+  if (Empty(s)) return 0.0;
+  double flops = 0, ctas = 0;
+  AttentionWork(s, &flops, &ctas);
+  return AttentionTime(flops, ctas, backward, arch, r);
+}
+
+double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward, const ArchCalibration& arch,
+                              const DeviceRates& r) {
+  double flops = 0, ctas = 0;
+  for (const AttentionShape& s : blocks) {
+    if (Empty(s)) continue;
+    double f = 0, c = 0;
+    AttentionWork(s, &f, &c);
+    flops += f;
+    ctas += c;
+  }
+  return ctas > 0 ? AttentionTime(flops, ctas, backward, arch, r) : 0.0;
 }
 
 double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r,

@@ -134,13 +134,12 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
         const int64_t kv = std::max<int64_t>(1, m.kv_heads / t);
         const int64_t d = m.head_dim();
         double key_positions = 0;  // sum over queries of keys scored (s^2 tensors when unfused)
+        std::vector<cost::AttentionShape> flash_blocks;
         for (const data::AttentionBlock& blk : load.attention) {
           if (blk.count <= 0 || blk.seq_q <= 0) continue;
           if (o_.training.attention == model::AttentionImpl::kFlash) {
-            cost::AttentionShape a{blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal};
-            fwd += cm.AttentionForward(a, act_dt);
-            bwd += cm.AttentionBackward(a, act_dt);
-            attn_flops += a.ForwardFlops();
+            flash_blocks.push_back({blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal});
+            attn_flops += flash_blocks.back().ForwardFlops();
           } else {
             // Megatron-2021 core attention: batched QK^T and AV GEMMs over the full score
             // matrix, fused scale-mask-softmax and dropout as memory-bound kernels.
@@ -157,6 +156,11 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
             attn_flops += Flops(4.0 * scores * d);
           }
           key_positions += static_cast<double>(blk.count) * blk.seq_q * blk.seq_kv;
+        }
+        // FlashAttention's variable-length kernel runs every document of the load in one launch.
+        if (!flash_blocks.empty()) {
+          fwd += cm.AttentionForwardVarlen(flash_blocks, act_dt);
+          bwd += cm.AttentionBackwardVarlen(flash_blocks, act_dt);
         }
         attn_fwd += fwd;
         attn_bwd += bwd;

@@ -211,3 +211,26 @@ TEST(Registry, UnknownNameListsKnownModels) {
 
 }  // namespace
 }  // namespace dlsim::cost
+
+namespace dlsim::cost {
+namespace {
+
+// Variable-length attention: one block equals the single kernel; many short documents in one
+// launch cost less than as separate kernels, and never less than their FLOPs allow.
+TEST(RooflineAttention, VarlenSharesOneLaunch) {
+  const auto model = Roofline(fit::ProfiledGpu("hopper"));
+  const AttentionShape one{1, 32, 8, 4096, 4096, 128, true};
+  EXPECT_EQ(model->AttentionForwardVarlen({one}, DType::kBf16), model->AttentionForward(one, DType::kBf16));
+  const AttentionShape doc{1, 32, 8, 256, 256, 128, true};
+  const std::vector<AttentionShape> docs(16, doc);
+  Duration separate;
+  for (const auto& d : docs) separate += model->AttentionForward(d, DType::kBf16);
+  const Duration varlen = model->AttentionForwardVarlen(docs, DType::kBf16);
+  EXPECT_LT(varlen, separate);
+  const double peak = fit::ProfiledGpu("hopper").Peak(DType::kBf16).value();
+  EXPECT_GT(varlen.ToSeconds(), 16 * doc.ForwardFlops().value() / peak);
+  EXPECT_EQ(model->AttentionBackwardVarlen({}, DType::kBf16), Duration::Zero());
+}
+
+}  // namespace
+}  // namespace dlsim::cost

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "dlsim/core/registry.h"
 #include "dlsim/core/units.h"
@@ -56,6 +57,18 @@ class ComputeModel {
   virtual Duration Gemm(const GemmShape& s, hw::DType dt) const = 0;
   virtual Duration AttentionForward(const AttentionShape& s, hw::DType dt) const = 0;
   virtual Duration AttentionBackward(const AttentionShape& s, hw::DType dt) const = 0;
+  // One variable-length kernel over several blocks (FlashAttention varlen, document-masked
+  // packing): one launch for all. The default prices each block as its own kernel.
+  virtual Duration AttentionForwardVarlen(const std::vector<AttentionShape>& blocks, hw::DType dt) const {
+    Duration t;
+    for (const auto& b : blocks) t += AttentionForward(b, dt);
+    return t;
+  }
+  virtual Duration AttentionBackwardVarlen(const std::vector<AttentionShape>& blocks, hw::DType dt) const {
+    Duration t;
+    for (const auto& b : blocks) t += AttentionBackward(b, dt);
+    return t;
+  }
   // Memory-bound kernels (norms, activations, rotary, residual adds, dropout, optimizer):
   // `moved` = bytes read + written, `flops` = arithmetic on the vector units.
   virtual Duration MemoryBound(Bytes moved, Flops flops, MemoryKind kind = MemoryKind::kElementwise) const = 0;

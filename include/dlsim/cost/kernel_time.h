@@ -20,6 +20,8 @@
 #ifndef DLSIM_COST_KERNEL_TIME_H_
 #define DLSIM_COST_KERNEL_TIME_H_
 
+#include <vector>
+
 #include "dlsim/cost/compute_calibration.h"
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/hw/gpu.h"
@@ -47,6 +49,10 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
 // Forward: the score matrix is processed in 128 x 128 blocks (blocks wholly above a causal
 // diagonal skipped); one CTA per (batch, head, 128 query rows), quantized in waves over SMs.
 //   time = overhead + block_flops / (peak * efficiency * wave_fill)
+// One variable-length attention kernel (FlashAttention varlen) over several blocks: the
+// blocks share one launch, and their CTAs fill the SMs together.
+double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward, const ArchCalibration& arch,
+                              const DeviceRates& r);
 double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
                         const DeviceRates& r);
 
