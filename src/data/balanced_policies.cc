@@ -31,8 +31,12 @@ void AllocateBins(StepData& step, const DataShape& s, int per_rank) {
 
 }  // namespace
 
-StepData PackBalanced(const Prepared& p, const DataShape& s) {
-  const int64_t cap = s.seq_len * s.micro_batch * s.cp;
+int64_t MicroBatchCapacity(const DataShape& s) {
+  return s.token_budget > 0 ? s.token_budget * s.cp : s.seq_len * s.micro_batch;
+}
+
+StepData PackBalanced(const Prepared& p, const DataShape& s, PackWeight weight) {
+  const int64_t cap = MicroBatchCapacity(s);
   std::vector<int> order = LongestFirst(p.docs);
   for (int m = InitialMicroBatches(p, s, cap);; ++m) {
     int bins = m * s.dp;
@@ -44,7 +48,7 @@ StepData PackBalanced(const Prepared& p, const DataShape& s) {
       if (tokens[b] > 0 && tokens[b] + l > cap) return std::nullopt;
       tokens[b] += l;
       members[b].push_back(i);
-      return DocumentWork(l, s);
+      return weight == PackWeight::kTokens ? static_cast<double>(l) : DocumentWork(l, s);
     });
     if (!ok) continue;
     StepData step = NewStep(p, s);
@@ -62,7 +66,7 @@ StepData PackBalanced(const Prepared& p, const DataShape& s) {
 
 Result<StepData> ScheduleWlb(const Docs& docs, const DataShape& s) {
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
-  StepData step = PackBalanced(p, s);
+  StepData step = PackBalanced(p, s, PackWeight::kWorkload);
   FinishStep(step);
   return step;
 }
@@ -107,7 +111,9 @@ std::optional<double> SkrullPlace(SkrullBin& bin, int i, int64_t l, int64_t budg
 
 Result<StepData> ScheduleSkrull(const Docs& docs, const DataShape& s) {
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
-  const int64_t budget = s.token_budget > 0 ? s.token_budget : s.seq_len * s.micro_batch;
+  // Default: the uniform model's tokens per GPU, seq_len x micro_batch / cp (rounded up so that a
+  // full row's zigzag share always fits).
+  const int64_t budget = s.token_budget > 0 ? s.token_budget : (s.seq_len * s.micro_batch + s.cp - 1) / s.cp;
   for (size_t i = 0; i < p.docs.size(); ++i) {
     for (int r = 0; r < s.cp; ++r) {
       if (ZigzagShare(p.docs[i], s.cp, r) > budget) {

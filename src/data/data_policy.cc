@@ -39,6 +39,10 @@ constexpr Builtin kBuiltins[] = {
      "documents concatenated into seq_len rows (split at row ends), "
      "document-masked attention",
      internal::SchedulePack},
+    {"pack_nomask",
+     "Megatron-LM default packing: documents concatenated into seq_len rows, dense causal attention "
+     "over the whole row (no document mask; the last row padded and attended)",
+     internal::SchedulePackNoMask},
     {"padding_free",
      "ByteTransformer: only real tokens through every operator, attention per "
      "document",
@@ -50,9 +54,13 @@ constexpr Builtin kBuiltins[] = {
      "Skrull: long documents sharded over CP, short ones whole on one GPU under a token budget; "
      "global rebalancing",
      internal::ScheduleSkrull},
-    {"wlb", "WLB-LLM: workload-balanced variable-length packing, per-document CP sharding",
+    {"wlb",
+     "WLB-LLM: workload-balanced variable-length packing (tokens + attention per micro-batch), "
+     "per-document CP sharding",
      internal::ScheduleWlb},
-    {"distca", "DistCA: wlb packing, core attention split into tasks rebalanced over all GPUs",
+    {"distca",
+     "DistCA: documents placed for equal tokens per replica and micro-batch, core attention split into "
+     "tasks rebalanced over all GPUs",
      internal::ScheduleDistCa},
 };
 

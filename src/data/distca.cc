@@ -1,11 +1,12 @@
-// DistCA (core attention disaggregation): the per-token work stays where wlb's packing put it,
-// but core attention is cut into token-level tasks (blocks of query rows with their causal key
-// prefix) and rebalanced over every GPU of the DP x CP group, micro-batch index by micro-batch
-// index, so each GPU's attention pairs end near the mean. The greedy follows the DistCA
-// planner: the neediest GPU first; it takes tasks from GPUs above the mean, cheapest bytes per
-// pair first, splitting a task when only part of it is needed. Moved tasks ship Q out, O back
-// and the K/V of their key prefix (server_* token counts); overlapping that traffic (ping-pong)
-// is the simulator's business.
+// DistCA (core attention disaggregation). The linear (per-token) work is balanced by token count:
+// documents are placed for equal TOKENS per DP rank and micro-batch (PackBalanced with tokens as
+// the weight), since the quadratic part is balanced separately. Then core attention is cut into
+// token-level tasks (blocks of query rows with their causal key prefix) and rebalanced over every
+// GPU of the DP x CP group, micro-batch index by micro-batch index, so each GPU's attention pairs
+// end near the mean. The greedy follows the DistCA planner: the neediest GPU first; it takes
+// tasks from GPUs above the mean, cheapest bytes per pair first, splitting a task when only part
+// of it is needed. Moved tasks ship Q out, O back and the K/V of their key prefix (server_* token
+// counts); overlapping that traffic (ping-pong) is the simulator's business.
 #include <algorithm>
 #include <cmath>
 #include <queue>
@@ -101,7 +102,7 @@ void Rebalance(const std::vector<Load*>& gpus, double tolerance) {
 
 Result<StepData> ScheduleDistCa(const Docs& docs, const DataShape& s) {
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
-  StepData step = PackBalanced(p, s);
+  StepData step = PackBalanced(p, s, PackWeight::kTokens);
   size_t depth = 0;
   for (const auto& rank : step.dp) depth = std::max(depth, rank.size());
   for (size_t k = 0; k < depth; ++k) {

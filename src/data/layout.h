@@ -79,12 +79,22 @@ inline size_t PartBegin(size_t n, int parts, int i) {
   return n * static_cast<size_t>(i) / static_cast<size_t>(parts);
 }
 
+// Tokens one micro-batch of a CP group may hold under the variable-length policies (wlb, distca):
+// cp x token_budget when token_budget is set (tokens per GPU), else seq_len x micro_batch (the
+// rows of the uniform model, before CP splitting).
+int64_t MicroBatchCapacity(const DataShape& shape);
+
+// What PackBalanced balances: wlb's workload estimate (tokens + pairs / pairs_per_token), or
+// tokens only (distca, whose attention is rebalanced afterwards).
+enum class PackWeight { kWorkload, kTokens };
+
 // Variable-length packing shared by wlb and distca: documents assigned longest first to the
-// micro-batch (over all DP ranks) of least workload that still has room for
-// cp x seq_len x micro_batch tokens; every DP rank gets the same number of micro-batches, at
-// least shape.micro_batches, more when the documents do not fit. Each document is sharded over
-// CP on its own (PlaceRow per document). Empty micro-batches are kept (call FinishStep).
-StepData PackBalanced(const Prepared& p, const DataShape& shape);
+// DP rank, then micro-batch, of least weight that still has room for MicroBatchCapacity(shape)
+// tokens (a longer document gets a micro-batch of its own); every DP rank gets the same number
+// of micro-batches, at least shape.micro_batches, more when the documents do not fit. Each
+// document is sharded over CP on its own (PlaceRow per document). Empty micro-batches are kept
+// (call FinishStep).
+StepData PackBalanced(const Prepared& p, const DataShape& shape, PackWeight weight);
 
 }  // namespace dlsim::data::internal
 

@@ -1,4 +1,4 @@
-// pad, pack and padding_free: documents in sampling order, split contiguously
+// pad, pack, pack_nomask and padding_free: documents in sampling order, split contiguously
 // over DP ranks.
 #include <algorithm>
 
@@ -61,34 +61,53 @@ Result<StepData> SchedulePaddingFree(const Docs& docs, const DataShape& s) {
   return ScheduleByDocument(docs, s, false);
 }
 
-Result<StepData> SchedulePack(const Docs& docs, const DataShape& s) {
-  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
-  StepData step = NewStep(p, s);
+namespace {
+
+// Documents concatenated into rows of seq_len, a document split where a row ends, the last row
+// padded. mask: one segment per document piece (document mask); otherwise the whole row, padding
+// included, is one dense causal sequence of seq_len (Megatron-LM without reset_attention_mask).
+std::vector<Row> PackRows(const std::vector<int64_t>& docs, const DataShape& s, bool mask) {
   std::vector<Row> rows;
   Row cur;
   int64_t used = 0;
-  for (int64_t l : p.docs) {
+  auto close = [&] {
+    cur.real_tokens = used;
+    if (mask) {
+      cur.padding = s.seq_len - used;
+    } else {
+      cur.segments = {WholeDocument(s.seq_len)};
+    }
+    rows.push_back(std::move(cur));
+    cur = Row{};
+    used = 0;
+  };
+  for (int64_t l : docs) {
     while (l > 0) {
       int64_t piece = std::min(l, s.seq_len - used);
-      cur.segments.push_back(WholeDocument(piece));  // document mask: a piece sees only itself
+      if (mask) cur.segments.push_back(WholeDocument(piece));  // a piece sees only itself
       used += piece;
       l -= piece;
-      if (used == s.seq_len) {
-        cur.real_tokens = used;
-        rows.push_back(std::move(cur));
-        cur = Row{};
-        used = 0;
-      }
+      if (used == s.seq_len) close();
     }
   }
-  if (used > 0) {
-    cur.real_tokens = used;
-    cur.padding = s.seq_len - used;
-    rows.push_back(std::move(cur));
-  }
-  DistributeRows(rows, s, step);
+  if (used > 0) close();
+  return rows;
+}
+
+Result<StepData> SchedulePacked(const Docs& docs, const DataShape& s, bool mask) {
+  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
+  StepData step = NewStep(p, s);
+  DistributeRows(PackRows(p.docs, s, mask), s, step);
   FinishStep(step);
   return step;
+}
+
+}  // namespace
+
+Result<StepData> SchedulePack(const Docs& docs, const DataShape& s) { return SchedulePacked(docs, s, true); }
+
+Result<StepData> SchedulePackNoMask(const Docs& docs, const DataShape& s) {
+  return SchedulePacked(docs, s, false);
 }
 
 }  // namespace dlsim::data::internal

@@ -66,7 +66,7 @@ std::vector<int64_t> SkewedDocs(uint64_t seed, int64_t budget) {
 TEST(DataPolicy, RegistryListsTheBuiltins) {
   DataPolicyRegistry reg("data-policy");
   RegisterDataPolicies(reg);
-  for (const char* n : {"pad", "pack", "padding_free", "chunkflow", "skrull", "wlb", "distca"})
+  for (const char* n : {"pad", "pack", "pack_nomask", "padding_free", "chunkflow", "skrull", "wlb", "distca"})
     EXPECT_TRUE(reg.Contains(n)) << n;
   auto bad = reg.Create("paddingfree");
   ASSERT_FALSE(bad.ok());
@@ -280,13 +280,11 @@ TEST(DistCa, BalancesAttentionWhereWlbCannot) {
   EXPECT_GT(WorstAttentionSpread(wlb), 2.0);
   EXPECT_LT(WorstAttentionSpread(ca), 1.05);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(ca), TotalAttentionPairs(wlb));
-  // Linear work is where wlb put it; moved attention ships bytes.
+  // Moved attention ships bytes, and every row shipped out arrives somewhere.
   int64_t out = 0, in = 0;
-  for (size_t d = 0; d < ca.dp.size(); ++d) {
-    for (size_t m = 0; m < ca.dp[d].size(); ++m) {
-      for (size_t r = 0; r < ca.dp[d][m].cp.size(); ++r) {
-        const Load& l = ca.dp[d][m].cp[r];
-        EXPECT_EQ(l.tokens, wlb.dp[d][m].cp[r].tokens);
+  for (const auto& rank : ca.dp) {
+    for (const MicroBatch& mb : rank) {
+      for (const Load& l : mb.cp) {
         out += l.server_q_tokens_out;
         in += l.server_q_tokens_in;
       }
@@ -296,12 +294,112 @@ TEST(DistCa, BalancesAttentionWhereWlbCannot) {
   EXPECT_EQ(out, in);
 }
 
+// Spread of per-GPU tokens for each micro-batch index over all DP x CP GPUs: max / min.
+double WorstTokenSpread(const StepData& s) {
+  double worst = 1;
+  for (size_t k = 0;; ++k) {
+    std::vector<double> v;
+    for (const auto& rank : s.dp) {
+      if (k < rank.size()) {
+        for (const Load& l : rank[k].cp) v.push_back(static_cast<double>(l.tokens));
+      }
+    }
+    if (v.empty()) return worst;
+    worst = std::max(worst, *std::max_element(v.begin(), v.end()) / *std::min_element(v.begin(), v.end()));
+  }
+}
+
+// DistCA balances the linear part by token count (attention is rebalanced on the servers);
+// wlb balances tokens + attention, so on a skewed batch its micro-batches differ in tokens.
+TEST(DistCa, PlacesDocumentsForEqualTokens) {
+  std::vector<int64_t> docs = SkewedDocs(21, 1 << 22);
+  for (int cp : {1, 2}) {
+    // Room to balance: 4M tokens in 8 x 3 micro-batches of up to 256K (~175K each), documents <= 64K.
+    DataShape shape{.dp = 8, .cp = cp, .micro_batches = 3, .seq_len = 262144, .max_len = 65536};
+    StepData wlb = Schedule("wlb", docs, shape);
+    StepData ca = Schedule("distca", docs, shape);
+    EXPECT_LT(WorstTokenSpread(ca), 1.02) << "cp " << cp;
+    EXPECT_GT(WorstTokenSpread(wlb), 1.1) << "cp " << cp;  // 1.14 here
+    EXPECT_EQ(Count(ca).micro_batches, Count(wlb).micro_batches);
+    EXPECT_LT(WorstAttentionSpread(ca), 1.1) << "cp " << cp;  // and attention still rebalanced
+  }
+}
+
 TEST(DistCa, FewerDocumentsThanMicroBatchesLosesNoWork) {
   std::vector<int64_t> docs = {30000, 500, 700};
   DataShape shape{.dp = 4, .cp = 2, .micro_batches = 4, .seq_len = 32768};
   StepData s = Schedule("distca", docs, shape);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
   EXPECT_EQ(Count(s).micro_batches, 3);
+}
+
+// pack_nomask (Megatron-LM without reset_attention_mask): every row, the padded last one too, is
+// one dense causal sequence of seq_len, so attention = rows x seq_len (seq_len + 1) / 2 exactly,
+// at any CP degree (zigzag pieces add up to the row's causal pairs).
+TEST(PackNoMask, AttendsOverWholeRows) {
+  std::vector<int64_t> docs = SkewedDocs(5, 1 << 20);
+  const int64_t seq_len = 32768;
+  const int64_t rows = (Sum(docs) + seq_len - 1) / seq_len;
+  for (int cp : {1, 2, 4}) {
+    DataShape shape{.dp = 4, .cp = cp, .micro_batch = 2, .seq_len = seq_len, .max_len = 65536};
+    StepData s = Schedule("pack_nomask", docs, shape);
+    StepData masked = Schedule("pack", docs, shape);
+    Totals t = Count(s);
+    EXPECT_EQ(t.tokens, rows * seq_len);
+    EXPECT_EQ(t.real, Sum(docs));
+    EXPECT_EQ(TotalAttentionPairs(s), static_cast<double>(rows) * CausalSum({seq_len})) << "cp " << cp;
+    EXPECT_GT(TotalAttentionPairs(s), TotalAttentionPairs(masked));  // cross-document pairs paid
+    EXPECT_EQ(t.tokens, Count(masked).tokens);                       // same rows as pack
+    int sequences = 0;
+    for (const auto& rank : s.dp) {
+      for (const MicroBatch& mb : rank) sequences += mb.sequences;
+    }
+    EXPECT_EQ(sequences, rows);
+  }
+  // Hand-built: rows [6 4] [5 | pad 5] of seq_len 10 -> 2 x 55 pairs (pack: 21 + 10 + 15).
+  StepData s = Schedule("pack_nomask", {6, 9}, DataShape{.micro_batch = 2, .seq_len = 10});
+  EXPECT_EQ(TotalAttentionPairs(s), 110.0);
+  EXPECT_EQ(TotalAttentionPairs(Schedule("pack", {6, 9}, DataShape{.micro_batch = 2, .seq_len = 10})), 46.0);
+}
+
+// seq_len is the row length BEFORE context-parallel splitting (the uniform training model): a
+// micro-batch holds micro_batch rows, a GPU of the CP group seq_len x micro_batch / cp tokens.
+// The budgeted policies default to the same per-GPU amount.
+TEST(DataShape, SeqLenIsTheRowBeforeContextParallelSplitting) {
+  std::vector<int64_t> docs(600, 1000);
+  const int64_t seq_len = 8192;
+  for (int cp : {1, 2, 4}) {
+    DataShape shape{.dp = 2, .cp = cp, .micro_batch = 2, .micro_batches = 4, .seq_len = seq_len};
+    const int64_t per_gpu = seq_len * shape.micro_batch / cp;
+    for (const char* name : {"pack", "pack_nomask", "wlb", "distca", "skrull"}) {
+      StepData s = Schedule(name, docs, shape);
+      int64_t most = 0;
+      for (const auto& rank : s.dp) {
+        for (const MicroBatch& mb : rank) {
+          for (const Load& l : mb.cp) most = std::max(most, l.tokens);
+        }
+      }
+      EXPECT_LE(most, per_gpu) << name << " cp " << cp;
+      // Full rows are full: the packers reach the per-GPU amount, the balancers come close.
+      if (std::string(name).starts_with("pack")) EXPECT_EQ(most, per_gpu) << name << " cp " << cp;
+      EXPECT_GT(most, per_gpu * 9 / 10) << name << " cp " << cp;
+    }
+    // chunkflow: one chunk (one row of chunk_size, default seq_len) per micro-batch.
+    StepData c = Schedule("chunkflow", docs, shape);
+    for (const auto& rank : c.dp) {
+      for (const MicroBatch& mb : rank) {
+        for (const Load& l : mb.cp) EXPECT_LE(l.tokens, (seq_len + cp - 1) / cp);
+      }
+    }
+  }
+  // skrull's default budget (rounded up) holds a full row's zigzag share when cp does not divide it.
+  StepData s = Schedule("skrull", {1000, 1000, 7}, DataShape{.dp = 1, .cp = 3, .seq_len = 1000});
+  EXPECT_EQ(Count(s).real, 2007);
+  // An explicit budget still wins: wlb's micro-batch then holds cp x token_budget.
+  const std::vector<int64_t> six(6, 1000);
+  DataShape wide{.dp = 1, .cp = 2, .micro_batches = 1, .seq_len = 1000, .token_budget = 3000};
+  EXPECT_EQ(Count(Schedule("wlb", six, wide)).micro_batches, 1);
+  EXPECT_EQ(Count(Schedule("wlb", six, DataShape{.dp = 1, .cp = 2, .seq_len = 1000})).micro_batches, 6);
 }
 
 TEST(Wlb, BalancesWorkloadAcrossDataParallelRanks) {
@@ -346,7 +444,7 @@ TEST_P(EveryPolicy, EveryTokenOnceAndDeterministic) {
     for (const auto& rank : a.dp) {
       for (const MicroBatch& mb : rank) EXPECT_EQ(mb.cp.size(), static_cast<size_t>(cp));
     }
-    if (GetParam() != "pad" && GetParam() != "pack") {
+    if (GetParam() != "pad" && GetParam() != "pack" && GetParam() != "pack_nomask") {
       // Document-masked, unsplit (or split with the earlier chunks visible):
       // exact causal sum.
       EXPECT_NEAR(TotalAttentionPairs(a), CausalSum(docs), CausalSum(docs) * 1e-12) << "cp " << cp;
@@ -383,8 +481,8 @@ TEST_P(EveryPolicy, BadInputIsAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Builtins, EveryPolicy,
-                         ::testing::Values("pad", "pack", "padding_free", "chunkflow", "skrull", "wlb",
-                                           "distca"));
+                         ::testing::Values("pad", "pack", "pack_nomask", "padding_free", "chunkflow",
+                                           "skrull", "wlb", "distca"));
 
 }  // namespace
 }  // namespace dlsim::data

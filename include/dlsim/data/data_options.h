@@ -24,7 +24,9 @@ struct DataOptions {
   uint64_t seed = 1;            // seeds the length stream ("data/lengths") of every step
   int steps = 1;                // consecutive steps to simulate
   int64_t chunk_size = 0;       // chunkflow chunk length in tokens (0: seq_len)
-  int64_t token_budget = 0;     // skrull per-GPU token budget (0: seq_len x micro_batch)
+  // Tokens one GPU may hold per micro-batch: skrull's budget (0: seq_len x micro_batch / cp);
+  // wlb/distca micro-batch capacity / cp (0: capacity seq_len x micro_batch). See DataShape.
+  int64_t token_budget = 0;
 };
 
 }  // namespace dlsim::data

@@ -23,12 +23,18 @@ namespace dlsim::data {
 struct DataShape {
   int dp = 1;
   int cp = 1;
-  int micro_batch = 1;       // sequences (rows) per micro-batch, nominal
-  int micro_batches = 1;     // micro-batches per DP rank, nominal (policies may change it)
-  int64_t seq_len = 2048;    // capacity of one packed row
-  int64_t max_len = 0;       // documents longer than this are truncated (0: seq_len)
-  int64_t chunk_size = 0;    // chunkflow: chunk length (0: seq_len)
-  int64_t token_budget = 0;  // skrull: tokens one GPU may hold (0: seq_len * micro_batch)
+  int micro_batch = 1;    // sequences (rows) per micro-batch, nominal
+  int micro_batches = 1;  // micro-batches per DP rank, nominal (policies may change it)
+  // Length of one row (a packed sequence) BEFORE context-parallel splitting, as in the uniform
+  // training model: a micro-batch holds micro_batch rows, and each GPU of a CP group holds
+  // seq_len x micro_batch / cp tokens of it.
+  int64_t seq_len = 2048;
+  int64_t max_len = 0;     // documents longer than this are truncated (0: seq_len)
+  int64_t chunk_size = 0;  // chunkflow: chunk length, one chunk = one row (0: seq_len)
+  // Tokens one GPU may hold in a micro-batch. skrull: its per-GPU budget (0: seq_len x
+  // micro_batch / cp, rounded up). wlb, distca: a micro-batch holds up to cp x token_budget
+  // tokens (0: seq_len x micro_batch). Other policies ignore it.
+  int64_t token_budget = 0;
   uint64_t seed = 1;
   // Added with the policies (docs/data.md):
   bool causal = true;  // false: bidirectional attention (BERT, the ByteTransformer workload)
@@ -52,7 +58,7 @@ class DataPolicy {
 };
 
 using DataPolicyRegistry = Registry<DataPolicy>;
-// pad, pack, padding_free, chunkflow, skrull, wlb, distca.
+// pad, pack, pack_nomask, padding_free, chunkflow, skrull, wlb, distca.
 void RegisterDataPolicies(DataPolicyRegistry& reg);
 
 }  // namespace dlsim::data
