@@ -22,7 +22,7 @@ test: build
 sanitize: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLSIM_SANITIZE=ON -DDLSIM_BUILD_BENCH=OFF >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	@cd build-asan && ctest --output-on-failure -j $(JOBS) -E 'Mpi'
+	@cd build-asan && ctest --output-on-failure -j $(JOBS) -E '[Mm]pi'
 
 bench: build
 	@for b in $(BUILD)/bench/bench_*; do $$b; done
