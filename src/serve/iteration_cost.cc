@@ -64,6 +64,10 @@ private:
            (kNcclLaunchOverhead + in_.overhead.per_collective +
             in_.overhead.per_ring_step * int64_t{2 * (in_.tp - 1)}) *
                int64_t{2};
+      const double large_mib =
+          std::max(0.0, (msg - in_.overhead.large_message).ToMiB()) * 2.0 *
+          (in_.tp - 1) / in_.tp;
+      d += in_.overhead.per_large_ring_mib * (2.0 * large_mib);
     }
     return d;
   }

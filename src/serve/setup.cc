@@ -20,23 +20,29 @@ Result<CollectiveOverhead> ParseCollectiveOverhead(std::string_view csv_text,
   bool have_collective = false, have_step = false;
   for (size_t r = 0; r < t.rows.size(); ++r) {
     DLSIM_ASSIGN_OR_RETURN(std::string name, t.Text(r, "parameter"));
-    DLSIM_ASSIGN_OR_RETURN(double us, t.Number(r, "value_us"));
-    if (us < 0)
+    DLSIM_ASSIGN_OR_RETURN(double v, t.Number(r, "value"));
+    if (v < 0)
       return Error{ErrorCode::kInvalidArgument,
                    file_name + ": " + name + " must be >= 0"};
-    if (name == "tp_collective_overhead") {
-      out.per_collective = Micros(us);
+    if (name == "tp_collective_overhead_us") {
+      out.per_collective = Micros(v);
       have_collective = true;
-    } else if (name == "tp_ring_step_latency") {
-      out.per_ring_step = Micros(us);
+    } else if (name == "tp_ring_step_latency_us") {
+      out.per_ring_step = Micros(v);
       have_step = true;
+    } else if (name == "tp_large_allreduce_us_per_mib") {
+      out.per_large_ring_mib = Micros(v);
+    } else if (name == "tp_large_allreduce_threshold_mib") {
+      out.large_message = MiB(v);
+    } else {
+      return Error{ErrorCode::kInvalidArgument,
+                   file_name + ": unknown parameter " + name};
     }
   }
   if (!have_collective || !have_step) {
-    return Error{
-        ErrorCode::kInvalidArgument,
-        file_name +
-            ": needs rows tp_collective_overhead and tp_ring_step_latency"};
+    return Error{ErrorCode::kInvalidArgument,
+                 file_name + ": needs rows tp_collective_overhead_us and "
+                             "tp_ring_step_latency_us"};
   }
   return out;
 }

@@ -79,6 +79,12 @@ public:
 struct CollectiveOverhead {
   Duration per_collective;
   Duration per_ring_step;
+  // Large (prefill-sized) all-reduces: extra time per MiB of ring traffic
+  // (2 (tp - 1) / tp x message bytes) of the part of each message above
+  // `large_message`; the measured all-reduces of thousands of tokens run at a
+  // lower bus bandwidth than the collective model's NCCL peak. Zero = none.
+  Duration per_large_ring_mib;
+  Bytes large_message;
 };
 
 struct ProfiledCostInputs {

@@ -42,9 +42,11 @@ MakeServeEnvironment(const cost::ComputeCalibration &compute,
 // CostInputs: the inputs MakeCostModel uses (tests vary them). MakeCostModel:
 // the profiled cost model for the scenario's (GPU, model, TP): measured
 // operators when the embedded profiles cover it, the roofline model otherwise.
-// The CSV of data/serving/serving_calibration.csv (columns parameter, value_us;
-// rows tp_collective_overhead, tp_ring_step_latency) and its embedded copy.
-// Error: kParse / kInvalidArgument naming the file.
+// The CSV of data/serving/serving_calibration.csv (columns parameter, value;
+// rows tp_collective_overhead_us, tp_ring_step_latency_us (required),
+// tp_large_allreduce_threshold_mib, tp_large_allreduce_us_per_mib (default 0))
+// and its embedded copy. Error: kParse / kInvalidArgument naming the file (also
+// for an unknown parameter or a negative value).
 Result<CollectiveOverhead> ParseCollectiveOverhead(std::string_view csv_text,
                                                    std::string file_name);
 Result<CollectiveOverhead> DefaultCollectiveOverhead();
