@@ -152,6 +152,8 @@ std::string FormatTrainScenarioYaml(const train::TrainOptions &o, std::string_vi
       "training:\n  seq_len: {}\n  global_batch: {}\n  "
       "micro_batch: {}\n  precision: {}\n",
       t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
+  y << "  attention: " << (t.attention == model::AttentionImpl::kUnfused ? "unfused" : "flash") << "\n";
+  if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
   const train::ParallelOptions &p = o.parallel;
   y << fmt::format(
       "parallel:\n  tp: {}\n  pp: {}\n  cp: {}\n  dp: {}\n  "

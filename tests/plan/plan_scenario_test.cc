@@ -115,6 +115,9 @@ TEST_F(PlanScenarioTest, WrittenScenarioParsesBackToTheSameOptions) {
   o.parallel.recompute = train::Recompute::kFull;
   o.parallel.layers_per_stage = {7, 9, 8, 8};
   o.training.micro_batch = 2;
+  o.training.precision = hw::DType::kFp8;
+  o.training.attention = model::AttentionImpl::kUnfused;
+  o.training.grad_dtype = hw::DType::kBf16;
   const std::string yaml = FormatTrainScenarioYaml(o, "line one\nline two");
   EXPECT_EQ(yaml.rfind("# line one\n# line two\n", 0), 0u);
   auto back = ParseTrainScenario(yaml, "best.yaml", catalogs_.hardware, catalogs_.models);
@@ -124,6 +127,9 @@ TEST_F(PlanScenarioTest, WrittenScenarioParsesBackToTheSameOptions) {
   EXPECT_EQ(back->model.ParameterCount(), o.model.ParameterCount());
   EXPECT_EQ(back->model.name, "llama3-8b");
   EXPECT_EQ(back->hardware.nic_gbps, o.hardware.nic_gbps);
+  EXPECT_EQ(back->training.precision, hw::DType::kFp8);
+  EXPECT_EQ(back->training.attention, model::AttentionImpl::kUnfused);
+  EXPECT_EQ(back->training.grad_dtype, std::optional<hw::DType>(hw::DType::kBf16));
 }
 
 }  // namespace
