@@ -118,11 +118,20 @@ private:
   Duration DecodeAttention(const BatchShape &b) const {
     if (b.decode_requests == 0)
       return Duration::Zero();
-    // Paged attention streams every K and V of the batch once: memory-bound.
-    const double ctx = static_cast<double>(b.decode_context);
-    const Bytes kv(2.0 * ctx * kv_heads_ * head_dim_ * elem_ +
-                   2.0 * b.decode_requests * heads_ * head_dim_ * elem_);
-    return in_.compute->MemoryBound(kv, Flops(4.0 * ctx * heads_ * head_dim_));
+    // Paged attention streams every K and V of the batch once: per request and
+    // KV head a GEMV of the group's queries against its context. Priced as one
+    // batched GEMM with K and V side by side along the reduction (k = 2 x
+    // head_dim, n = mean context): the same FLOPs (4 x context x head_dim per
+    // query head) and bytes (all K and V once, the queries, the scores), so it
+    // runs at the GEMM model's streaming efficiency (measured small-M GEMMs on
+    // the same GPU), not at the elementwise-kernel efficiency.
+    const int64_t ctx = std::max<int64_t>(
+        1, (b.decode_context + b.decode_requests - 1) / b.decode_requests);
+    return in_.compute->Gemm({.m = heads_ / kv_heads_,
+                              .n = ctx,
+                              .k = 2 * static_cast<int64_t>(head_dim_),
+                              .batch = b.decode_requests * kv_heads_},
+                             in_.dtype);
   }
 
   Duration Embedding(int64_t t) const {

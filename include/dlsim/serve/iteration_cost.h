@@ -9,7 +9,8 @@
 //  rotary, add) from the
 //    measured Vidur profiles when the (GPU, model, TP) is profiled, the
 //    roofline ComputeModel otherwise; FlashAttention prefill and
-//    paged-attention decode from the roofline model; two TP all-reduces per
+//    paged-attention decode (a batched GEMV over the KV cache at the GEMM
+//    streaming efficiency) from the roofline model; two TP all-reduces per
 //    layer from the collective model. Formulas: docs/serving.md.
 //  - "constant": a fixed time per prefill token and per decode iteration
 //  (closed-form tests).
