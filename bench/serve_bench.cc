@@ -38,7 +38,8 @@ void BM_ServeLlama2_7bVllm(benchmark::State& state) {
     }
     done += r->metrics.requests_completed;
   }
-  state.counters["requests_per_s"] = benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
+  state.counters["requests_per_s"] =
+      benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ServeLlama2_7bVllm)->Arg(20000)->Unit(benchmark::kMillisecond);
 

@@ -71,7 +71,8 @@ bool Empty(const AttentionShape& s) {
   return s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 || s.head_dim <= 0;
 }
 
-double AttentionTime(double flops, double ctas, bool backward, const ArchCalibration& arch, const DeviceRates& r) {
+double AttentionTime(double flops, double ctas, bool backward, const ArchCalibration& arch,
+                     const DeviceRates& r) {
   const double fill = ctas / (CeilDiv(ctas, r.sms) * r.sms);
   double eff = arch.attention.fwd_efficiency;
   if (backward) {
@@ -91,8 +92,8 @@ double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibr
   return AttentionTime(flops, ctas, backward, arch, r);
 }
 
-double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward, const ArchCalibration& arch,
-                              const DeviceRates& r) {
+double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward,
+                              const ArchCalibration& arch, const DeviceRates& r) {
   double flops = 0, ctas = 0;
   for (const AttentionShape& s : blocks) {
     if (Empty(s)) continue;

@@ -13,7 +13,8 @@ std::vector<std::string> Split(std::string_view line) {
   size_t start = 0;
   while (true) {
     size_t comma = line.find(',', start);
-    std::string cell(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    std::string cell(
+        line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\r')) cell.pop_back();
     while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
     out.push_back(std::move(cell));
@@ -44,8 +45,8 @@ Result<double> CsvTable::Number(size_t row, std::string_view column) const {
   char* end = nullptr;
   double v = std::strtod(cell.c_str(), &end);
   if (cell.empty() || end != cell.c_str() + cell.size())
-    return Error::Parse(file_name + ":" + std::to_string(row_lines[row]) + ": column '" + std::string(column) +
-                        "': expected a number, found '" + cell + "'");
+    return Error::Parse(file_name + ":" + std::to_string(row_lines[row]) + ": column '" +
+                        std::string(column) + "': expected a number, found '" + cell + "'");
   return v;
 }
 
@@ -56,7 +57,8 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
   int line_no = 0;
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    std::string_view line =
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -72,7 +74,8 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
     auto cells = Split(line);
     if (cells.size() != t.header.size())
       return Error::Parse(t.file_name + ":" + std::to_string(line_no) + ": expected " +
-                          std::to_string(t.header.size()) + " columns, found " + std::to_string(cells.size()));
+                          std::to_string(t.header.size()) + " columns, found " +
+                          std::to_string(cells.size()));
     t.rows.push_back(std::move(cells));
     t.row_lines.push_back(line_no);
   }

@@ -1,12 +1,11 @@
 #include "dlsim/io/train_scenario.h"
 
-#include "dlsim/io/data_section.h"
-
 #include <numeric>
 #include <utility>
 #include <vector>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/data_section.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {
@@ -171,11 +170,13 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->global_batch = t.Get<int>("global_batch", tr->global_batch, Range::Positive());
   tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, Range::Positive());
   tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
-  tr->attention = t.GetEnum("attention", tr->attention,
-                            {{"flash", model::AttentionImpl::kFlash}, {"unfused", model::AttentionImpl::kUnfused}});
+  tr->attention =
+      t.GetEnum("attention", tr->attention,
+                {{"flash", model::AttentionImpl::kFlash}, {"unfused", model::AttentionImpl::kUnfused}});
   if (t.Has("grad_dtype"))
-    tr->grad_dtype = t.GetEnum("grad_dtype", hw::DType::kFp32,
-                               {{"fp32", hw::DType::kFp32}, {"bf16", hw::DType::kBf16}, {"fp16", hw::DType::kFp16}});
+    tr->grad_dtype =
+        t.GetEnum("grad_dtype", hw::DType::kFp32,
+                  {{"fp32", hw::DType::kFp32}, {"bf16", hw::DType::kBf16}, {"fp16", hw::DType::kFp16}});
   t.Finish();
 }
 
@@ -325,8 +326,7 @@ void CheckPipeline(const Sections& s, const train::TrainOptions& o) {
 }  // namespace
 
 Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::string file_name,
-                                               const hw::Catalog& hardware,
-                                               const model::ModelCatalog& models,
+                                               const hw::Catalog& hardware, const model::ModelCatalog& models,
                                                const std::vector<std::string>& extra_root_keys) {
   const std::string base_dir = FolderOf(file_name);
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));

@@ -17,7 +17,8 @@ std::optional<double> Optional(const MapReader& r, const char* key) {
 
 }  // namespace
 
-Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text, std::string file_name) {
+Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
+                                                            std::string file_name) {
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
   const MapReader root = doc.Root();
   train::TrainingCalibration cal;
@@ -51,10 +52,12 @@ std::string FormatTrainingCalibration(const train::TrainingCalibration& cal, con
   out += "architectures:\n";
   for (const auto& a : cal.archs) {
     out += "  " + a.architecture + ":\n";
-    if (a.gemm_max_efficiency) out += fmt::format("    gemm_max_efficiency: {:.4f}\n", *a.gemm_max_efficiency);
+    if (a.gemm_max_efficiency)
+      out += fmt::format("    gemm_max_efficiency: {:.4f}\n", *a.gemm_max_efficiency);
     if (a.fp8_gemm_max_efficiency)
       out += fmt::format("    fp8_gemm_max_efficiency: {:.4f}\n", *a.fp8_gemm_max_efficiency);
-    if (a.attention_efficiency) out += fmt::format("    attention_efficiency: {:.4f}\n", *a.attention_efficiency);
+    if (a.attention_efficiency)
+      out += fmt::format("    attention_efficiency: {:.4f}\n", *a.attention_efficiency);
     if (a.elementwise_efficiency)
       out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
   }

@@ -64,7 +64,8 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o) {
   const double up_width = m.gated_mlp ? 2 * f : f;
   ops.push_back(Memory("post_attn_norm", Shard::kTokens, 2 * a * h, 8 * h, a * h, Access::kNormalization));
   ops.push_back(Gemm("mlp_up", Shard::kColumn, static_cast<int64_t>(up_width), m.hidden, a * h));
-  ops.push_back(Memory(m.gated_mlp ? "swiglu" : "gelu", Shard::kInner, a * (up_width + f), 8 * f, a * up_width));
+  ops.push_back(
+      Memory(m.gated_mlp ? "swiglu" : "gelu", Shard::kInner, a * (up_width + f), 8 * f, a * up_width));
   ops.push_back(Gemm("mlp_down", Shard::kRow, m.hidden, static_cast<int64_t>(f), a * f));
   ops.push_back(Memory("mlp_residual", Shard::kTokens, (3 + (drop ? 1.5 : 0)) * a * h, h, mask * h));
   return ops;
@@ -73,14 +74,15 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o) {
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
   // Gather rows of the (vocab-parallel) table and write the hidden states.
-  return {Memory("embedding", Shard::kTokens, 2 * a * m.hidden, 0, m.dropout > 0 ? m.hidden : 0, Access::kGather)};
+  return {Memory("embedding", Shard::kTokens, 2 * a * m.hidden, 0, m.dropout > 0 ? m.hidden : 0,
+                 Access::kGather)};
 }
 
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
   std::vector<Op> ops;
-  ops.push_back(
-      Memory("final_norm", Shard::kTokens, 2 * a * m.hidden, 8.0 * m.hidden, a * m.hidden, Access::kNormalization));
+  ops.push_back(Memory("final_norm", Shard::kTokens, 2 * a * m.hidden, 8.0 * m.hidden, a * m.hidden,
+                       Access::kNormalization));
   ops.push_back(Gemm("lm_head", Shard::kColumn, m.vocab, m.hidden, a * m.hidden));
   // Vocab-parallel cross entropy in fp32: read logits, write fp32 softmax kept for backward.
   ops.push_back(Memory("cross_entropy", Shard::kInner, (a + 4.0) * m.vocab, 5.0 * m.vocab, 4.0 * m.vocab,

@@ -59,7 +59,8 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
 }
 
 ChunkCostModel::LoadCosts ChunkCostModel::PriceLoad(const data::Load& load) const {
-  return {PriceOps(layer_ops_, load, true), PriceOps(embed_ops_, load, false), PriceOps(head_ops_, load, false)};
+  return {PriceOps(layer_ops_, load, true), PriceOps(embed_ops_, load, false),
+          PriceOps(head_ops_, load, false)};
 }
 
 std::vector<ChunkCosts> ChunkCostModel::Price(const data::MicroBatch& mb) const {
@@ -99,7 +100,7 @@ Bytes ChunkCostModel::QBytesPerToken() const {
 }
 
 ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, const data::Load& load,
-                                                  bool layer) const {
+                                                   bool layer) const {
   const auto& m = o_.model;
   const int t = plan_.tp, cp = plan_.cp;
   const bool sp = plan_.sequence_parallel;
@@ -174,9 +175,10 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
       case OpKind::kMemory: {
         const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && sp);
         const double tok = split ? tokens / t : tokens;
-        const cost::MemoryKind kind = op.access == model::Access::kNormalization ? cost::MemoryKind::kNormalization
-                                      : op.access == model::Access::kGather      ? cost::MemoryKind::kGather
-                                                                                 : cost::MemoryKind::kElementwise;
+        const cost::MemoryKind kind = op.access == model::Access::kNormalization
+                                          ? cost::MemoryKind::kNormalization
+                                      : op.access == model::Access::kGather ? cost::MemoryKind::kGather
+                                                                            : cost::MemoryKind::kElementwise;
         fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
         bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok), kind);
         saved = op.saved_bytes_per_token * tok;
@@ -196,7 +198,8 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     const int count = layer ? 2 : 1;
     if (sp) {
       pass = (ctx_.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx_.fabric) +
-              ctx_.comm->Time(net::Collective::kReduceScatter, hidden_bytes, tpg, ctx_.fabric)) * int64_t{count};
+              ctx_.comm->Time(net::Collective::kReduceScatter, hidden_bytes, tpg, ctx_.fabric)) *
+             int64_t{count};
     } else {
       pass = ctx_.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx_.fabric) * int64_t{count};
     }
@@ -210,7 +213,8 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     const int cp_per_node = std::max(1, std::min(cp, ctx_.gpus_per_node / t));
     net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
     const double steps = cp - 1;
-    const Duration step = ctx_.comm->Time(net::Collective::kSendRecv, load.cp_bytes / steps, ring, ctx_.fabric);
+    const Duration step =
+        ctx_.comm->Time(net::Collective::kSendRecv, load.cp_bytes / steps, ring, ctx_.fabric);
     lc.fwd.cp_comm = MaxZero(step * steps - attn_fwd * (steps / cp));
     lc.bwd.cp_comm = MaxZero(step * (2 * steps) - attn_bwd * (steps / cp));
   }
@@ -218,7 +222,8 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
   // servers and back, overlapped with the linear layers of the other nano-batch (ping-pong).
   if (layer && load.attention_server_bytes > Bytes(0)) {
     net::GroupLayout pair{2, 1};
-    const Duration ship = ctx_.comm->Time(net::Collective::kSendRecv, load.attention_server_bytes, pair, ctx_.fabric);
+    const Duration ship =
+        ctx_.comm->Time(net::Collective::kSendRecv, load.attention_server_bytes, pair, ctx_.fabric);
     lc.fwd.cp_comm += MaxZero(ship - gemm_fwd * 0.5);
     lc.bwd.cp_comm += MaxZero(ship * int64_t{2} - gemm_fwd);
   }

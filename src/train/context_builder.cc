@@ -15,7 +15,8 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
     DLSIM_ASSIGN_OR_RETURN(const hw::NodeSpec* n, catalog.FindNode(o.hardware.node));
     node = *n;
   } else {
-    node.fabric = gpu->nvlink_bandwidth.value() > 0 ? hw::IntraNodeFabric::kNvSwitch : hw::IntraNodeFabric::kPcie;
+    node.fabric =
+        gpu->nvlink_bandwidth.value() > 0 ? hw::IntraNodeFabric::kNvSwitch : hw::IntraNodeFabric::kPcie;
   }
   node.gpus_per_node = o.hardware.gpus_per_node;
   hw::NetworkSpec network;
@@ -33,7 +34,8 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   StepContext& ctx = owned->ctx;
   ctx.gpu = &owned->gpu;
   ctx.gpus_per_node = o.hardware.gpus_per_node;
-  ctx.fabric = net::MakeFabric(owned->gpu, node, network, o.hardware.nics_per_node, Gbps(o.hardware.nic_gbps));
+  ctx.fabric =
+      net::MakeFabric(owned->gpu, node, network, o.hardware.nics_per_node, Gbps(o.hardware.nic_gbps));
   ctx.compute = owned->compute.get();
   if (training) ctx.layer_host_time = training->layer_host_time;
   ctx.comm = owned->comm.get();

@@ -17,7 +17,8 @@ class GPipe : public PipelineSchedule {
  public:
   Result<PipeOrder> Order(const PipeShape& s) const override {
     DLSIM_RETURN_IF_ERROR(CheckShape(s));
-    if (s.chunks != 1) return Error::InvalidArgument("gpipe runs one model chunk per rank (virtual_stages: 1)");
+    if (s.chunks != 1)
+      return Error::InvalidArgument("gpipe runs one model chunk per rank (virtual_stages: 1)");
     PipeOrder order(s.stages);
     for (auto& rank : order) {
       for (int i = 0; i < s.micro_batches; ++i) rank.push_back({true, i, 0});

@@ -110,11 +110,13 @@ void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult
                      o.hardware.gpus, o.hardware.gpu);
   if (!p.layers.empty())
     out << fmt::format(
-        "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batches of {} | schedule {}{} | zero {} | recompute {} | "
+        "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batches of {} | schedule {}{} | zero {} | "
+        "recompute {} | "
         "sequence parallel {}\n",
-        p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch, std::string(io::PipelineScheduleName(o.parallel.pipeline_schedule)),
-        p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero, std::string(io::RecomputeName(o.parallel.recompute)),
-        p.sequence_parallel ? "on" : "off");
+        p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch,
+        std::string(io::PipelineScheduleName(o.parallel.pipeline_schedule)),
+        p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero,
+        std::string(io::RecomputeName(o.parallel.recompute)), p.sequence_parallel ? "on" : "off");
   if (!r.feasible) {
     out << "INFEASIBLE: " << r.reason << "\n";
     if (r.step_time_s <= 0) return;
@@ -159,9 +161,17 @@ void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult
   row("optimizer", b.optimizer_s);
   row("parameter all-gather (exposed)", b.param_gather_s);
   out << "\n" << br;
-  report::Table mem(fmt::format("Memory per GPU by pipeline stage (capacity {})", FormatBytes(ctx.gpu->hbm_capacity)));
-  mem.AddColumn("stage").AddColumn("layers").AddColumn("in flight").AddColumn("weights").AddColumn("grads")
-      .AddColumn("optimizer").AddColumn("activations").AddColumn("workspace").AddColumn("total");
+  report::Table mem(
+      fmt::format("Memory per GPU by pipeline stage (capacity {})", FormatBytes(ctx.gpu->hbm_capacity)));
+  mem.AddColumn("stage")
+      .AddColumn("layers")
+      .AddColumn("in flight")
+      .AddColumn("weights")
+      .AddColumn("grads")
+      .AddColumn("optimizer")
+      .AddColumn("activations")
+      .AddColumn("workspace")
+      .AddColumn("total");
   for (size_t i = 0; i < r.memory.size(); ++i) {
     const StageMemory& s = r.memory[i];
     mem.AddRow({std::to_string(i), std::to_string(s.layers), std::to_string(s.micro_batches_in_flight),

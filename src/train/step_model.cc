@@ -17,9 +17,12 @@ constexpr double kAdamBytesPerParam = 34.0;
 
 const char* ScheduleName(PipelineScheduleKind k) {
   switch (k) {
-    case PipelineScheduleKind::kGpipe: return "gpipe";
-    case PipelineScheduleKind::kOneFOneB: return "1f1b";
-    case PipelineScheduleKind::kInterleaved: return "interleaved";
+    case PipelineScheduleKind::kGpipe:
+      return "gpipe";
+    case PipelineScheduleKind::kOneFOneB:
+      return "1f1b";
+    case PipelineScheduleKind::kInterleaved:
+      return "interleaved";
   }
   return "1f1b";
 }
@@ -124,7 +127,9 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     }
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
-    auto pct = [&](double q) { return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * (sorted.size() - 1) + 0.5))]; };
+    auto pct = [&](double q) {
+      return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * (sorted.size() - 1) + 0.5))];
+    };
     for (double t : times) ds.mean_s += t / times.size();
     ds.p50_s = pct(0.5);
     ds.p99_s = pct(0.99);

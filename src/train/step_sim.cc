@@ -23,7 +23,10 @@ struct FifoStream {
 class StepRun {
  public:
   StepRun(const StepProgram& prog, report::Sink* sink)
-      : prog_(prog), sink_(sink), p_(prog.shape.stages), v_(prog.shape.chunks),
+      : prog_(prog),
+        sink_(sink),
+        p_(prog.shape.stages),
+        v_(prog.shape.chunks),
         replicas_(static_cast<int>(prog.orders.size())) {
     assert(replicas_ >= 1);
     m_ = 1;
@@ -101,7 +104,9 @@ class StepRun {
   static int B(uint64_t k) { return static_cast<int>((k >> 20) & 0xFFFFF); }
   static int C(uint64_t k) { return static_cast<int>(k & 0xFFFFF); }
   size_t Key(int x, int vs, int mb) const { return (static_cast<size_t>(x) * p_ * v_ + vs) * m_ + mb; }
-  Duration Zero3(int r) const { return prog_.zero3_gather.empty() ? Duration::Zero() : prog_.zero3_gather[r]; }
+  Duration Zero3(int r) const {
+    return prog_.zero3_gather.empty() ? Duration::Zero() : prog_.zero3_gather[r];
+  }
   int Process(int x, int r) const { return x * p_ + r; }
 
   void Span(int x, int r, int stream, std::string name, const char* cat, TimePoint start, Duration d) {
@@ -220,8 +225,8 @@ class StepRun {
     }
     TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), prog_.p2p);
     if (sink_)
-      Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp", start,
-           prog_.p2p);
+      Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp",
+           start, prog_.p2p);
     q_.Schedule(start + prog_.p2p, deliver);
   }
 

@@ -71,7 +71,8 @@ struct Runner {
     train::RegisterPipelineSchedules(schedules);
   }
   Result<train::StepResult> Run(const TrainOptions& o) {
-    DLSIM_ASSIGN_OR_RETURN(auto owned, train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network, {}, &cal.training));
+    DLSIM_ASSIGN_OR_RETURN(auto owned, train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network,
+                                                              {}, &cal.training));
     return train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr);
   }
 };
@@ -98,7 +99,8 @@ std::string Source(const io::CsvTable& t) { return t.comments.empty() ? t.file_n
 // default PTD-P setting); data-parallel-only rows use micro-batch kMegatronDpMicroBatch.
 constexpr int kMegatronDpMicroBatch = 4;
 Result<ValidationSet> Megatron2021(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Megatron2021Table1Csv(), "megatron_2021_table1.csv"));
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
+                         io::ParseCsv(embedded::Megatron2021Table1Csv(), "megatron_2021_table1.csv"));
   ValidationSet set{"megatron-2021-table1", "step time (s)", Source(t), 5.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
@@ -138,7 +140,8 @@ TrainOptions KorthikantiRow(const io::CsvTable& t, size_t i) {
 
 // Korthikanti et al. 2022 Table 5: full recomputation vs sequence parallelism + selective.
 Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
+                         io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
   ValidationSet full{"korthikanti-2022-full", "step time (s)", Source(t), 5.0, {}};
   ValidationSet seqsel{"korthikanti-2022-seq-sel", "step time (s)", Source(t), 5.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -155,14 +158,17 @@ Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
 
 // Korthikanti et al. 2022 Figure 1: memory per GPU of the Table 5 configurations (GiB).
 Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t5, io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Korthikanti2022MemoryCsv(), "korthikanti_2022_memory.csv"));
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t5,
+                         io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
+                         io::ParseCsv(embedded::Korthikanti2022MemoryCsv(), "korthikanti_2022_memory.csv"));
   ValidationSet set{"korthikanti-2022-memory", "memory (GiB)", Source(t), 10.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const std::string label = *t.Text(i, "model");
     size_t j = 0;
     while (j < t5.rows.size() && *t5.Text(j, "model") != label) ++j;
-    if (j == t5.rows.size()) return Error::Parse("korthikanti_2022_memory.csv: model " + label + " not in Table 5");
+    if (j == t5.rows.size())
+      return Error::Parse("korthikanti_2022_memory.csv: model " + label + " not in Table 5");
     TrainOptions o = KorthikantiRow(t5, j);
     o.parallel.recompute = Recompute::kNone;
     auto none = run.Run(o);
@@ -192,7 +198,8 @@ Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
 // Open choices: GPT-2 vocabulary padded to 50304; A100 80GB DGX node.
 constexpr int kVtrainVocab = 50304;
 Result<ValidationSet> Vtrain(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::VtrainSingleNodeCsv(), "vtrain_single_node_calibration.csv"));
+  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
+                         io::ParseCsv(embedded::VtrainSingleNodeCsv(), "vtrain_single_node_calibration.csv"));
   ValidationSet set{"vtrain-single-node", "step time (s)", Source(t), 8.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
@@ -209,8 +216,9 @@ Result<ValidationSet> Vtrain(Runner& run) {
     o.parallel.dp = num("data_parallelism");
     o.parallel.recompute = Recompute::kFull;
     const std::string label = "g" + std::to_string(o.hardware.gpus) + " h" + std::to_string(h) + " l" +
-                              std::to_string(o.model.layers) + " b" + std::to_string(o.training.global_batch) +
-                              "/" + std::to_string(o.training.micro_batch) + " tp" + std::to_string(o.parallel.tp) +
+                              std::to_string(o.model.layers) + " b" +
+                              std::to_string(o.training.global_batch) + "/" +
+                              std::to_string(o.training.micro_batch) + " tp" + std::to_string(o.parallel.tp) +
                               " dp" + std::to_string(o.parallel.dp) + " pp" + std::to_string(o.parallel.pp);
     set.rows.push_back(Row(label, *t.Number(i, "iteration_time_ms") * 1e-3, run.Run(o)));
   }
@@ -224,10 +232,10 @@ Result<ValidationSet> Nemo(Runner& run) {
   DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Nemo2407H100Csv(), "nemo_24_07_h100.csv"));
   ValidationSet set{"nemo-24.07-h100-fp8", "step time (s)", Source(t), 10.0, {}};
   const std::pair<const char*, const char*> names[] = {
-      {"GPT3-5B", "nemo-gpt3-5b"}, {"GPT3-20B", "nemo-gpt3-20b"}, {"GPT3-175B", "gpt3-175b"},
-      {"LLAMA2-7B", "llama2-7b"},  {"LLAMA2-13B", "llama2-13b"},  {"LLAMA2-70B", "llama2-70b"},
+      {"GPT3-5B", "nemo-gpt3-5b"},    {"GPT3-20B", "nemo-gpt3-20b"},    {"GPT3-175B", "gpt3-175b"},
+      {"LLAMA2-7B", "llama2-7b"},     {"LLAMA2-13B", "llama2-13b"},     {"LLAMA2-70B", "llama2-70b"},
       {"Nemotron-8B", "nemotron-8b"}, {"Nemotron-22B", "nemotron-22b"}, {"Nemotron-340B", "nemotron-340b"},
-      {"LLAMA3-8B", "llama3-8b"},  {"LLAMA3-70B", "llama3-70b"}};
+      {"LLAMA3-8B", "llama3-8b"},     {"LLAMA3-70B", "llama3-70b"}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
     const std::string label = *t.Text(i, "model");
@@ -255,7 +263,8 @@ Result<ValidationSet> Nemo(Runner& run) {
     o.parallel.cp = num("cp");
     const int v = num("vp");
     o.parallel.virtual_stages = v;
-    o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+    o.parallel.pipeline_schedule =
+        v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
     o.parallel.sequence_parallel = o.parallel.tp > 1;
     o.parallel.tp_comm_overlap = o.parallel.tp > 1;
     o.parallel.zero = 1;

@@ -3,8 +3,6 @@
 // tests/data/bad/ so every case can be run by hand:
 //   build/tools/dlsim/dlsim train tests/data/bad/unknown_gpu.yaml --check
 #include <gtest/gtest.h>
-
-#include "common/run_dlsim.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -12,6 +10,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "common/run_dlsim.h"
 
 namespace {
 

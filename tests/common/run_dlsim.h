@@ -18,7 +18,8 @@ struct Outcome {
 };
 
 inline Outcome RunDlsim(const std::string& args, bool merge_stderr = true) {
-  const std::string command = std::string(DLSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string command =
+      std::string(DLSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Outcome out;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return out;

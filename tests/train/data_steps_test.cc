@@ -85,7 +85,8 @@ TEST_F(DataStepsTest, UnknownPolicyIsAReason) {
   o_.data = Fixed(4096, "packing");
   const StepResult r = Run();
   EXPECT_FALSE(r.feasible);
-  EXPECT_NE(r.reason.find("unknown data-policy 'packing' (did you mean 'pack'?)"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("unknown data-policy 'packing' (did you mean 'pack'?)"), std::string::npos)
+      << r.reason;
 }
 
 }  // namespace

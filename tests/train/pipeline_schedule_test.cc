@@ -19,7 +19,8 @@ PipeOrder MakeOrder(const std::string& name, PipeShape shape) {
 
 std::string Render(const std::vector<PipeTask>& tasks) {
   std::string s;
-  for (const auto& t : tasks) s += (t.forward ? "F" : "B") + std::to_string(t.micro_batch) + std::to_string(t.chunk) + " ";
+  for (const auto& t : tasks)
+    s += (t.forward ? "F" : "B") + std::to_string(t.micro_batch) + std::to_string(t.chunk) + " ";
   return s;
 }
 

@@ -39,7 +39,8 @@ TEST(StepSimTest, InterleavedBubbleClosedForm) {
     const int p = 4, m = 8;
     const Duration fc = Micros(100), bc = Micros(200);
     StepTimeline t = SimulateStep(Uniform("interleaved", p, v, m, fc, bc), nullptr);
-    const Duration expected = (fc + bc) * static_cast<int64_t>(m * v) + (fc + bc) * static_cast<int64_t>(p - 1);
+    const Duration expected =
+        (fc + bc) * static_cast<int64_t>(m * v) + (fc + bc) * static_cast<int64_t>(p - 1);
     EXPECT_EQ(t.step_time, expected) << "v=" << v;
   }
 }

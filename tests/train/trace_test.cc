@@ -1,7 +1,7 @@
 // The step trace is Chrome trace JSON with a process per pipeline rank and a thread per stream.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -23,8 +23,10 @@ TEST(StepTraceTest, ParsesWithProcessPerRankAndThreadPerStream) {
     return c;
   };
   prog.p2p = Micros(5);
-  prog.buckets = {{GradBucket{0, 1.0, Micros(50)}}, {GradBucket{0, 1.0, Micros(50)}},
-                  {GradBucket{0, 1.0, Micros(50)}}, {GradBucket{0, 1.0, Micros(50)}}};
+  prog.buckets = {{GradBucket{0, 1.0, Micros(50)}},
+                  {GradBucket{0, 1.0, Micros(50)}},
+                  {GradBucket{0, 1.0, Micros(50)}},
+                  {GradBucket{0, 1.0, Micros(50)}}};
   prog.optimizer = {Micros(10), Micros(10), Micros(10), Micros(10)};
   std::ostringstream out;
   report::ChromeTraceSink sink(out);

@@ -55,7 +55,8 @@ std::map<std::string, std::function<Entries()>> Kinds() {
 }  // namespace
 
 void AddListCommand(CLI::App& app, GlobalOptions& global) {
-  auto* cmd = app.add_subcommand("list", "List the policies of a registry (dlsim list KIND; without KIND: the kinds)");
+  auto* cmd = app.add_subcommand(
+      "list", "List the policies of a registry (dlsim list KIND; without KIND: the kinds)");
   auto kind = std::make_shared<std::string>();
   cmd->add_option("kind", *kind, "Registry kind, e.g. pipeline-schedule, data-policy, serving-scheduler");
   cmd->callback([kind] {

@@ -18,7 +18,6 @@
 #include <mutex>
 
 #include "commands.h"
-#include "dlsim/train/run.h"
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
@@ -27,6 +26,7 @@
 #include "dlsim/plan/plan_output.h"
 #include "dlsim/plan/planner.h"
 #include "dlsim/report/json_report.h"
+#include "dlsim/train/run.h"
 
 namespace dlsim::cli {
 namespace {

@@ -53,8 +53,9 @@ void Run(const GlobalOptions& global, const ReproFlags& flags) {
     std::cout << report::DumpDeterministic(j) << "\n";
     return;
   }
-  std::cout << fmt::format("{}\n  claim:    {}\n  workload: {}\n  baseline: {}\n  paper:    {:.3g}x\n  dlsim:    {:.3g}x\n",
-                           r->name, r->claim, r->workload, r->baseline, r->paper_ratio, r->our_ratio);
+  std::cout << fmt::format(
+      "{}\n  claim:    {}\n  workload: {}\n  baseline: {}\n  paper:    {:.3g}x\n  dlsim:    {:.3g}x\n",
+      r->name, r->claim, r->workload, r->baseline, r->paper_ratio, r->our_ratio);
   if (!r->notes.empty()) std::cout << "  notes:    " << r->notes << "\n";
   if (r->details.is_array() && !r->details.empty() && r->details[0].is_object()) {
     report::Table t("Details");
@@ -67,7 +68,9 @@ void Run(const GlobalOptions& global, const ReproFlags& flags) {
       std::vector<std::string> cells;
       for (const auto& k : keys) {
         const auto& v = row.contains(k) ? row[k] : nlohmann::ordered_json();
-        cells.push_back(v.is_string() ? v.get<std::string>() : v.is_number() ? FormatNumber(v.get<double>(), 4) : v.dump());
+        cells.push_back(v.is_string()   ? v.get<std::string>()
+                        : v.is_number() ? FormatNumber(v.get<double>(), 4)
+                                        : v.dump());
       }
       t.AddRow(cells);
     }

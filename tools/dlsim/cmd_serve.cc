@@ -47,13 +47,15 @@ void RunServe(const ServeArgs& args, const GlobalOptions& global) {
   auto cost = serve::MakeCostModel(*options, **env);
   if (!cost.ok()) Fail("serve", cost.error().message);
   if (args.capacity) {
-    auto cap = serve::FindCapacity(*options, **cost, (*env)->schedulers, (*env)->routers, {.target = args.target});
+    auto cap =
+        serve::FindCapacity(*options, **cost, (*env)->schedulers, (*env)->routers, {.target = args.target});
     if (!cap.ok()) Fail("serve", cap.error().message);
     if (args.json) {
       report::JsonReport j;
       j.Set("target_slo_attainment", args.target).Set("rate_per_replica", cap->rate_per_replica);
       nlohmann::ordered_json probes = nlohmann::ordered_json::array();
-      for (const auto& p : cap->probes) probes.push_back({{"rate_per_replica", p.rate_per_replica}, {"slo_attainment", p.slo_attainment}});
+      for (const auto& p : cap->probes)
+        probes.push_back({{"rate_per_replica", p.rate_per_replica}, {"slo_attainment", p.slo_attainment}});
       j.Set("probes", probes).Set("at_capacity", serve::ToJson(cap->at_capacity));
       if (!j.Write(std::cout).ok()) Fail("serve", "cannot write to stdout");
     } else {
@@ -67,7 +69,8 @@ void RunServe(const ServeArgs& args, const GlobalOptions& global) {
     trace_file.open(args.trace_path);
     if (!trace_file) Fail("serve", "cannot write the trace file '" + args.trace_path + "'");
     trace = std::make_unique<report::ChromeTraceSink>(trace_file);
-    Status st = trace->Begin({options->name, "serve", {{"seed", static_cast<int64_t>(options->workload.seed)}}});
+    Status st =
+        trace->Begin({options->name, "serve", {{"seed", static_cast<int64_t>(options->workload.seed)}}});
     if (!st.ok()) Fail("serve", st.error().message);
   }
   auto result = serve::Simulate(*options, **cost, (*env)->schedulers, (*env)->routers, trace.get());
@@ -89,13 +92,16 @@ void RunServe(const ServeArgs& args, const GlobalOptions& global) {
 }  // namespace
 
 void AddServeCommand(CLI::App& app, GlobalOptions& global) {
-  auto* cmd = app.add_subcommand("serve", "Simulate LLM serving: latency percentiles, throughput, SLO attainment (docs/serving.md)");
+  auto* cmd = app.add_subcommand(
+      "serve", "Simulate LLM serving: latency percentiles, throughput, SLO attainment (docs/serving.md)");
   auto args = std::make_shared<ServeArgs>();
   cmd->add_option("FILE", args->file, "Serving scenario (YAML)")->required();
   cmd->add_flag("--json", args->json, "Print the result as one JSON object");
   cmd->add_flag("--check", args->check, "Validate the scenario and print a summary");
-  cmd->add_flag("--capacity", args->capacity, "Search the highest arrival rate per replica meeting the SLO target");
-  cmd->add_option("--target", args->target, "SLO attainment target of --capacity (default 0.9)")->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--capacity", args->capacity,
+                "Search the highest arrival rate per replica meeting the SLO target");
+  cmd->add_option("--target", args->target, "SLO attainment target of --capacity (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON of the iterations");
   cmd->callback([args, &global] { RunServe(*args, global); });
 }

@@ -49,8 +49,12 @@ void Run(const GlobalOptions& global, const ValidateFlags& flags) {
       if (!flags.summary) {
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const auto& r : s.rows)
-          rows.push_back({{"label", r.label}, {"measured", r.measured}, {"predicted", r.predicted},
-                          {"error_pct", r.ErrorPct()}, {"feasible", r.feasible}, {"note", r.note}});
+          rows.push_back({{"label", r.label},
+                          {"measured", r.measured},
+                          {"predicted", r.predicted},
+                          {"error_pct", r.ErrorPct()},
+                          {"feasible", r.feasible},
+                          {"note", r.note}});
         e["detail"] = rows;
       }
       j.push_back(e);
@@ -59,13 +63,20 @@ void Run(const GlobalOptions& global, const ValidateFlags& flags) {
     return;
   }
   report::Table summary("Validation summary");
-  summary.AddColumn("set", "", report::Align::kLeft).AddColumn("metric", "", report::Align::kLeft)
-      .AddColumn("rows").AddColumn("MAPE").AddColumn("max |error|").AddColumn("CI bound");
+  summary.AddColumn("set", "", report::Align::kLeft)
+      .AddColumn("metric", "", report::Align::kLeft)
+      .AddColumn("rows")
+      .AddColumn("MAPE")
+      .AddColumn("max |error|")
+      .AddColumn("CI bound");
   for (const auto& s : *sets) {
     if (!flags.summary) {
       report::Table t(s.name + ": " + s.source);
-      t.AddColumn("row", "", report::Align::kLeft).AddColumn("measured").AddColumn("predicted")
-          .AddColumn("error").AddColumn("note", "", report::Align::kLeft);
+      t.AddColumn("row", "", report::Align::kLeft)
+          .AddColumn("measured")
+          .AddColumn("predicted")
+          .AddColumn("error")
+          .AddColumn("note", "", report::Align::kLeft);
       for (const auto& r : s.rows)
         t.AddRow({r.label, FormatNumber(r.measured, 5), FormatNumber(r.predicted, 5),
                   fmt::format("{:+.1f}%", r.ErrorPct()), r.note});
@@ -81,7 +92,8 @@ void Run(const GlobalOptions& global, const ValidateFlags& flags) {
 }  // namespace
 
 void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
-  auto* cmd = app.add_subcommand("validate", "Compare predictions with published measurements (MAPE per set)");
+  auto* cmd =
+      app.add_subcommand("validate", "Compare predictions with published measurements (MAPE per set)");
   auto flags = std::make_shared<ValidateFlags>();
   cmd->add_option("--set", flags->only, "Only sets whose name contains this text");
   cmd->add_flag("--json", flags->json, "Print JSON");

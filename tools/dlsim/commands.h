@@ -6,7 +6,6 @@
 #define DLSIM_TOOLS_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -17,13 +16,13 @@ struct GlobalOptions {
   std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): add/override entries
 };
 
-void AddCatalogCommands(CLI::App& app, GlobalOptions& global);   // cmd_catalog.cc
-void AddListCommand(CLI::App& app, GlobalOptions& global);       // cmd_list.cc
-void AddTrainCommand(CLI::App& app, GlobalOptions& global);      // cmd_train.cc
-void AddServeCommand(CLI::App& app, GlobalOptions& global);      // cmd_serve.cc
-void AddPlanCommand(CLI::App& app, GlobalOptions& global);       // cmd_plan.cc
-void AddValidateCommand(CLI::App& app, GlobalOptions& global);   // cmd_validate.cc
-void AddReproCommand(CLI::App& app, GlobalOptions& global);      // cmd_repro.cc
+void AddCatalogCommands(CLI::App& app, GlobalOptions& global);  // cmd_catalog.cc
+void AddListCommand(CLI::App& app, GlobalOptions& global);      // cmd_list.cc
+void AddTrainCommand(CLI::App& app, GlobalOptions& global);     // cmd_train.cc
+void AddServeCommand(CLI::App& app, GlobalOptions& global);     // cmd_serve.cc
+void AddPlanCommand(CLI::App& app, GlobalOptions& global);      // cmd_plan.cc
+void AddValidateCommand(CLI::App& app, GlobalOptions& global);  // cmd_validate.cc
+void AddReproCommand(CLI::App& app, GlobalOptions& global);     // cmd_repro.cc
 
 // Prints "dlsim <command>: <message>" to stderr and throws CLI::RuntimeError(code).
 [[noreturn]] void Fail(const std::string& command, const std::string& message, int code = 1);

@@ -7,17 +7,16 @@
 namespace dlsim::cli {
 namespace {
 
-template <typename Reg> RegistryEntries Collect(const Reg &reg) {
+template <typename Reg>
+RegistryEntries Collect(const Reg &reg) {
   RegistryEntries out;
-  for (const auto *e : reg.Entries())
-    out.emplace_back(e->name, e->description);
+  for (const auto *e : reg.Entries()) out.emplace_back(e->name, e->description);
   return out;
 }
 
-} // namespace
+}  // namespace
 
-void AddModuleKinds(
-    std::map<std::string, std::function<RegistryEntries()>> &kinds) {
+void AddModuleKinds(std::map<std::string, std::function<RegistryEntries()>> &kinds) {
   kinds["serving-scheduler"] = [] {
     serve::SchedulerRegistry reg("serving-scheduler");
     serve::RegisterSchedulers(reg);
@@ -35,4 +34,4 @@ void AddModuleKinds(
   };
 }
 
-} // namespace dlsim::cli
+}  // namespace dlsim::cli

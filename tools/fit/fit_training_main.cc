@@ -2,9 +2,9 @@
 // on the training calibration sets (data/validation/, embedded), minimising the mean of the
 // per-set step-time MAPEs. Usage:
 //   build/tools/fit/dlsim-fit-training --out data/calibration/training.yaml
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -83,7 +83,9 @@ int main(int argc, char** argv) {
   header += ")\n# Objective: sum over sets of (MAPE / CI bound)^2 = " + fmt::format("{:.3f}", best) + ";";
   for (const auto& [name, mape] : last) header += fmt::format(" {} {:.2f}%", name, mape);
   header += "\n# gemm_max_efficiency: asymptotic fraction of tensor-core peak of large training GEMMs.\n";
-  header += "# fp8_gemm_max_efficiency: the same for FP8 GEMMs. attention_efficiency: training attention forward.\n";
+  header +=
+      "# fp8_gemm_max_efficiency: the same for FP8 GEMMs. attention_efficiency: training attention "
+      "forward.\n";
   header += "# elementwise_efficiency: HBM bandwidth fraction of large fused elementwise kernels.\n";
   header += "# layer_host_us: host time to issue one transformer layer's forward kernels (backward: 2x).\n";
   const std::string yaml = io::FormatTrainingCalibration(FromParams(x), header);

@@ -42,7 +42,10 @@ class EventQueue {
   bool Step();
   // Runs until empty or until the next event is later than `until` (which then becomes Now()).
   void RunUntil(TimePoint until);
-  void Run() { while (Step()) {} }
+  void Run() {
+    while (Step()) {
+    }
+  }
 
   // Time of the next live event, or nullopt when none is pending.
   std::optional<TimePoint> NextTime();
@@ -66,9 +69,9 @@ class EventQueue {
   void PopTop();
   void DropCancelledTop();
 
-  std::vector<Entry> heap_;           // 4-ary heap: children of i are 4i+1 .. 4i+4
-  std::vector<Callback> callbacks_;   // by slot
-  std::vector<uint64_t> slot_seq_;    // seq currently owning a slot, 0 when free
+  std::vector<Entry> heap_;          // 4-ary heap: children of i are 4i+1 .. 4i+4
+  std::vector<Callback> callbacks_;  // by slot
+  std::vector<uint64_t> slot_seq_;   // seq currently owning a slot, 0 when free
   std::vector<uint32_t> free_slots_;
   TimePoint now_;
   uint64_t next_seq_ = 1;

@@ -38,17 +38,29 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}    // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
 
   // Preconditions: ok() for value(), !ok() for error().
-  T& value() & { assert(ok()); return std::get<T>(v_); }
-  const T& value() const& { assert(ok()); return std::get<T>(v_); }
-  T&& value() && { assert(ok()); return std::get<T>(std::move(v_)); }
-  const Error& error() const { assert(!ok()); return std::get<Error>(v_); }
+  T& value() & {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<T>(std::move(v_));
+  }
+  const Error& error() const {
+    assert(!ok());
+    return std::get<Error>(v_);
+  }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -66,7 +78,10 @@ class [[nodiscard]] Status {
   Status(Error e) : error_(std::move(e)), ok_(false) {}  // NOLINT
   static Status Ok() { return Status(); }
   bool ok() const { return ok_; }
-  const Error& error() const { assert(!ok_); return error_; }
+  const Error& error() const {
+    assert(!ok_);
+    return error_;
+  }
 
  private:
   Error error_;
@@ -76,19 +91,18 @@ class [[nodiscard]] Status {
 }  // namespace dlsim
 
 // Propagates an error from a Result or Status expression.
-#define DLSIM_RETURN_IF_ERROR(expr)            \
-  do {                                         \
-    auto _st = (expr);                         \
-    if (!_st.ok()) return _st.error();         \
+#define DLSIM_RETURN_IF_ERROR(expr)    \
+  do {                                 \
+    auto _st = (expr);                 \
+    if (!_st.ok()) return _st.error(); \
   } while (0)
 
 #define DLSIM_CONCAT_INNER(a, b) a##b
 #define DLSIM_CONCAT(a, b) DLSIM_CONCAT_INNER(a, b)
 // Declares `lhs` from a Result expression, or returns its error.
-#define DLSIM_ASSIGN_OR_RETURN(lhs, expr)                         \
-  auto DLSIM_CONCAT(_r_, __LINE__) = (expr);                      \
-  if (!DLSIM_CONCAT(_r_, __LINE__).ok())                          \
-    return DLSIM_CONCAT(_r_, __LINE__).error();                   \
+#define DLSIM_ASSIGN_OR_RETURN(lhs, expr)                                            \
+  auto DLSIM_CONCAT(_r_, __LINE__) = (expr);                                         \
+  if (!DLSIM_CONCAT(_r_, __LINE__).ok()) return DLSIM_CONCAT(_r_, __LINE__).error(); \
   lhs = std::move(DLSIM_CONCAT(_r_, __LINE__)).value()
 
 #endif  // DLSIM_CORE_RESULT_H_

@@ -44,11 +44,19 @@ class Duration {
 
   constexpr Duration operator+(Duration o) const { return Duration(ns_ + o.ns_); }
   constexpr Duration operator-(Duration o) const { return Duration(ns_ - o.ns_); }
-  constexpr Duration& operator+=(Duration o) { ns_ += o.ns_; return *this; }
-  constexpr Duration& operator-=(Duration o) { ns_ -= o.ns_; return *this; }
+  constexpr Duration& operator+=(Duration o) {
+    ns_ += o.ns_;
+    return *this;
+  }
+  constexpr Duration& operator-=(Duration o) {
+    ns_ -= o.ns_;
+    return *this;
+  }
   constexpr Duration operator*(int64_t k) const { return Duration(ns_ * k); }
   Duration operator*(double k) const { return FromSeconds(ToSeconds() * k); }
-  constexpr double operator/(Duration o) const { return static_cast<double>(ns_) / static_cast<double>(o.ns_); }
+  constexpr double operator/(Duration o) const {
+    return static_cast<double>(ns_) / static_cast<double>(o.ns_);
+  }
   constexpr auto operator<=>(const Duration&) const = default;
 
  private:
@@ -66,12 +74,23 @@ class TimePoint {
  public:
   constexpr TimePoint() = default;
   static constexpr TimePoint Start() { return TimePoint(); }
-  static constexpr TimePoint FromNanos(int64_t ns) { TimePoint t; t.since_ = Duration::Nanos(ns); return t; }
+  static constexpr TimePoint FromNanos(int64_t ns) {
+    TimePoint t;
+    t.since_ = Duration::Nanos(ns);
+    return t;
+  }
   constexpr Duration SinceStart() const { return since_; }
   constexpr int64_t ToNanos() const { return since_.ToNanos(); }
   constexpr double ToSeconds() const { return since_.ToSeconds(); }
-  constexpr TimePoint operator+(Duration d) const { TimePoint t; t.since_ = since_ + d; return t; }
-  constexpr TimePoint& operator+=(Duration d) { since_ += d; return *this; }
+  constexpr TimePoint operator+(Duration d) const {
+    TimePoint t;
+    t.since_ = since_ + d;
+    return t;
+  }
+  constexpr TimePoint& operator+=(Duration d) {
+    since_ += d;
+    return *this;
+  }
   constexpr Duration operator-(TimePoint o) const { return since_ - o.since_; }
   constexpr auto operator<=>(const TimePoint&) const = default;
 
@@ -91,8 +110,14 @@ class Quantity {
   constexpr Derived operator*(double k) const { return Derived(v_ * k); }
   constexpr Derived operator/(double k) const { return Derived(v_ / k); }
   constexpr double operator/(Derived o) const { return v_ / o.v_; }
-  constexpr Derived& operator+=(Derived o) { v_ += o.v_; return static_cast<Derived&>(*this); }
-  constexpr Derived& operator-=(Derived o) { v_ -= o.v_; return static_cast<Derived&>(*this); }
+  constexpr Derived& operator+=(Derived o) {
+    v_ += o.v_;
+    return static_cast<Derived&>(*this);
+  }
+  constexpr Derived& operator-=(Derived o) {
+    v_ -= o.v_;
+    return static_cast<Derived&>(*this);
+  }
   constexpr auto operator<=>(const Quantity&) const = default;
 
  protected:

@@ -71,7 +71,8 @@ class ComputeModel {
   }
   // Memory-bound kernels (norms, activations, rotary, residual adds, dropout, optimizer):
   // `moved` = bytes read + written, `flops` = arithmetic on the vector units.
-  virtual Duration MemoryBound(Bytes moved, Flops flops, MemoryKind kind = MemoryKind::kElementwise) const = 0;
+  virtual Duration MemoryBound(Bytes moved, Flops flops,
+                               MemoryKind kind = MemoryKind::kElementwise) const = 0;
   virtual std::string_view name() const = 0;
 };
 

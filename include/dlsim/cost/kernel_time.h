@@ -51,8 +51,8 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
 //   time = overhead + block_flops / (peak * efficiency * wave_fill)
 // One variable-length attention kernel (FlashAttention varlen) over several blocks: the
 // blocks share one launch, and their CTAs fill the SMs together.
-double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward, const ArchCalibration& arch,
-                              const DeviceRates& r);
+double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward,
+                              const ArchCalibration& arch, const DeviceRates& r);
 double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
                         const DeviceRates& r);
 

@@ -20,7 +20,7 @@ struct CsvTable {
   std::vector<std::string> comments;  // '#' lines, without the '#'
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
-  std::vector<int> row_lines;         // 1-based line of each row, for errors
+  std::vector<int> row_lines;  // 1-based line of each row, for errors
 
   // Column index, or an error naming the file and the known columns.
   Result<size_t> Column(std::string_view name) const;

@@ -5,14 +5,14 @@
 #include <string_view>
 
 namespace dlsim::embedded {
-std::string_view GpusYaml();      // data/catalog/gpus.yaml
-std::string_view NodesYaml();     // data/catalog/nodes.yaml
-std::string_view NetworksYaml();  // data/catalog/networks.yaml
-std::string_view ModelsYaml();    // data/catalog/models.yaml
+std::string_view GpusYaml();                  // data/catalog/gpus.yaml
+std::string_view NodesYaml();                 // data/catalog/nodes.yaml
+std::string_view NetworksYaml();              // data/catalog/networks.yaml
+std::string_view ModelsYaml();                // data/catalog/models.yaml
 std::string_view DefaultTrainScenarioYaml();  // data/scenarios/default_train.yaml
-std::string_view ComputeCalibrationYaml();  // data/calibration/compute.yaml
-std::string_view NetworkCalibrationYaml();  // data/calibration/network.yaml
-std::string_view TrainingCalibrationYaml();  // data/calibration/training.yaml
+std::string_view ComputeCalibrationYaml();    // data/calibration/compute.yaml
+std::string_view NetworkCalibrationYaml();    // data/calibration/network.yaml
+std::string_view TrainingCalibrationYaml();   // data/calibration/training.yaml
 }  // namespace dlsim::embedded
 
 #endif  // DLSIM_IO_EMBEDDED_H_

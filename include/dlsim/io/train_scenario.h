@@ -36,8 +36,7 @@ namespace dlsim::io {
 // the keys and types are right). `extra_root_keys` are top-level keys another reader handles
 // (the planner's `search:`); they are accepted and not read here.
 Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::string file_name,
-                                               const hw::Catalog& hardware,
-                                               const model::ModelCatalog& models,
+                                               const hw::Catalog& hardware, const model::ModelCatalog& models,
                                                const std::vector<std::string>& extra_root_keys = {});
 
 // Reads `path` and parses it. A missing or unreadable file is a kNotFound error naming the path.

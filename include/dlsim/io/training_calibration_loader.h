@@ -11,7 +11,8 @@
 namespace dlsim::io {
 
 // Errors name the file, line, column and key (io/yaml_reader.h conventions).
-Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text, std::string file_name);
+Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
+                                                            std::string file_name);
 Result<train::TrainingCalibration> LoadDefaultTrainingCalibration();
 // Writes `cal` as YAML (the fitter's output), with `header` lines as comments first.
 std::string FormatTrainingCalibration(const train::TrainingCalibration& cal, const std::string& header);

@@ -25,11 +25,11 @@ enum class OpKind {
 
 // How tensor parallelism (tp) and sequence parallelism (sp) split an operator.
 enum class Shard {
-  kColumn,    // GEMM: n split by tp (QKV, MLP up/gate, LM head)
-  kRow,       // GEMM: k split by tp (attention output projection, MLP down)
-  kHeads,     // attention: heads split by tp
-  kTokens,    // memory-bound op on the full hidden: replicated across tp, or split by tp under sp
-  kInner,     // memory-bound op inside a TP region (already split by tp): always divided by tp
+  kColumn,  // GEMM: n split by tp (QKV, MLP up/gate, LM head)
+  kRow,     // GEMM: k split by tp (attention output projection, MLP down)
+  kHeads,   // attention: heads split by tp
+  kTokens,  // memory-bound op on the full hidden: replicated across tp, or split by tp under sp
+  kInner,   // memory-bound op inside a TP region (already split by tp): always divided by tp
 };
 
 // Memory access pattern of a memory-bound operator (sets its achievable bandwidth).

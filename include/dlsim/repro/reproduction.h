@@ -10,7 +10,6 @@
 #define DLSIM_REPRO_REPRODUCTION_H_
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 
@@ -30,13 +29,13 @@ struct ReproEnv {
 };
 
 struct ReproResult {
-  std::string name;          // registry name, e.g. "select-n"
-  std::string claim;         // the paper's claim in words
-  double paper_ratio = 0;    // the headline number (e.g. 1.85 for "up to 1.85x")
+  std::string name;        // registry name, e.g. "select-n"
+  std::string claim;       // the paper's claim in words
+  double paper_ratio = 0;  // the headline number (e.g. 1.85 for "up to 1.85x")
   double our_ratio = 0;
-  std::string workload;      // what was simulated
-  std::string baseline;      // what it is compared against
-  std::string notes;         // choices made where the paper is silent, and findings
+  std::string workload;  // what was simulated
+  std::string baseline;  // what it is compared against
+  std::string notes;     // choices made where the paper is silent, and findings
   // Extra rows (e.g. the ratio as an unknown setting varies): printed as a table and
   // included in JSON as "details".
   nlohmann::ordered_json details = nlohmann::ordered_json::array();

@@ -25,7 +25,7 @@ struct DataStepsResult {
   int64_t computed_tokens = 0;           // padding included
   int documents = 0;
   int truncated = 0;
-  int max_micro_batches = 0;             // most micro-batches any replica ran in a step
+  int max_micro_batches = 0;  // most micro-batches any replica ran in a step
 };
 
 // Runs o.data->steps steps. `base` carries the step's shared parts (buckets, optimizer, p2p);

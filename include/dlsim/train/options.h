@@ -20,16 +20,16 @@ enum class Recompute { kNone, kSelective, kFull };
 struct HardwareOptions {
   std::string gpu = "h100-sxm5-80gb";  // canonical catalog name (aliases resolved by io)
   int gpus = 8;
-  std::string node;                    // optional catalog node; sets the defaults below
+  std::string node;  // optional catalog node; sets the defaults below
   int gpus_per_node = 8;
   int nics_per_node = 8;
-  double nic_gbps = 400;               // per NIC, Gbit/s per direction
-  std::string network = "ib-ndr";      // catalog network
+  double nic_gbps = 400;           // per NIC, Gbit/s per direction
+  std::string network = "ib-ndr";  // catalog network
 };
 
 struct TrainingOptions {
   int seq_len = 2048;
-  int global_batch = 8;                // sequences per step
+  int global_batch = 8;  // sequences per step
   int micro_batch = 1;
   hw::DType precision = hw::DType::kBf16;  // bf16 | fp16 | fp8 (fp8 GEMMs, bf16 elsewhere)
   // Core-attention kernel: flash (FlashAttention, default) | unfused (Megatron-LM 2021/2022:
@@ -43,11 +43,11 @@ struct ParallelOptions {
   int tp = 1;
   int pp = 1;
   int cp = 1;
-  int dp = 0;                          // 0: gpus / (tp * pp * cp)
+  int dp = 0;  // 0: gpus / (tp * pp * cp)
   bool sequence_parallel = false;
   PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kOneFOneB;
-  int virtual_stages = 1;              // model chunks per pipeline rank (interleaved)
-  int zero = 1;                        // 0 none, 1 optimizer, 2 + gradients, 3 + parameters
+  int virtual_stages = 1;  // model chunks per pipeline rank (interleaved)
+  int zero = 1;            // 0 none, 1 optimizer, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::kNone;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
@@ -58,7 +58,7 @@ struct ParallelOptions {
 };
 
 struct TrainOptions {
-  model::ModelSpec model;              // resolved: catalog entry with overrides applied
+  model::ModelSpec model;  // resolved: catalog entry with overrides applied
   HardwareOptions hardware;
   TrainingOptions training;
   ParallelOptions parallel;

@@ -20,12 +20,12 @@ namespace dlsim::train {
 
 struct ParallelPlan {
   int tp = 1, pp = 1, cp = 1, dp = 1;
-  int chunks = 1;             // virtual stages per pipeline rank
-  int micro_batch = 1;        // sequences per micro-batch
-  int micro_batches = 1;      // per pipeline per step (gradient accumulation steps)
+  int chunks = 1;         // virtual stages per pipeline rank
+  int micro_batch = 1;    // sequences per micro-batch
+  int micro_batches = 1;  // per pipeline per step (gradient accumulation steps)
   int seq_len = 0;
   bool sequence_parallel = false;
-  std::vector<int> layers;    // per virtual stage, model order (pp * chunks entries)
+  std::vector<int> layers;  // per virtual stage, model order (pp * chunks entries)
 
   int VirtualStages() const { return pp * chunks; }
   int LayersOf(int rank, int chunk) const { return layers[chunk * pp + rank]; }

@@ -5,9 +5,9 @@
 #include <ostream>
 #include <string>
 
-#include "dlsim/hw/catalog.h"
 #include "dlsim/core/result.h"
 #include "dlsim/cost/compute_calibration.h"
+#include "dlsim/hw/catalog.h"
 #include "dlsim/net/calibration.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/training_calibration.h"

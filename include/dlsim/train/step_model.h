@@ -28,15 +28,15 @@ struct StageMemory {
   int layers = 0;
 };
 
-struct Breakdown {           // seconds on the critical pipeline rank; they add up to the step
-  double compute_s = 0;      // kernels (recomputation included)
-  double recompute_s = 0;    // of which recomputation
-  double tp_comm_s = 0;      // exposed tensor-parallel communication
-  double cp_comm_s = 0;      // exposed context-parallel communication
-  double pp_bubble_s = 0;    // pipeline bubble and p2p waits
-  double dp_comm_s = 0;      // exposed gradient reduction (after the last backward)
+struct Breakdown {         // seconds on the critical pipeline rank; they add up to the step
+  double compute_s = 0;    // kernels (recomputation included)
+  double recompute_s = 0;  // of which recomputation
+  double tp_comm_s = 0;    // exposed tensor-parallel communication
+  double cp_comm_s = 0;    // exposed context-parallel communication
+  double pp_bubble_s = 0;  // pipeline bubble and p2p waits
+  double dp_comm_s = 0;    // exposed gradient reduction (after the last backward)
   double optimizer_s = 0;
-  double param_gather_s = 0; // exposed parameter all-gather (distributed optimizer)
+  double param_gather_s = 0;  // exposed parameter all-gather (distributed optimizer)
 };
 
 // Statistics of a data-aware run (several steps with real micro-batch contents).
@@ -48,7 +48,7 @@ struct DataSummary {
   // its last backward (the time fast replicas wait at the gradient reduction).
   double straggler_mean_s = 0, straggler_max_s = 0;
   double real_tokens_per_step = 0;
-  double padding_fraction = 0;       // computed tokens that are padding
+  double padding_fraction = 0;  // computed tokens that are padding
   int documents_per_step = 0;
   int truncated = 0;
   int max_micro_batches = 0;
@@ -56,7 +56,7 @@ struct DataSummary {
 
 struct StepResult {
   bool feasible = false;
-  std::string reason;            // why not, when infeasible
+  std::string reason;  // why not, when infeasible
   ParallelPlan plan;
   double step_time_s = 0;
   double tokens_per_s = 0;
@@ -69,9 +69,9 @@ struct StepResult {
   int peak_rank = 0;
   Breakdown breakdown;
   int critical_rank = 0;
-  std::string bottleneck;              // the largest non-compute share, in words
+  std::string bottleneck;  // the largest non-compute share, in words
   uint64_t events = 0;
-  std::optional<DataSummary> data;     // set for data-aware runs; step_time_s is then the mean
+  std::optional<DataSummary> data;  // set for data-aware runs; step_time_s is then the mean
 };
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus

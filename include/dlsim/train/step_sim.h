@@ -28,10 +28,10 @@ namespace dlsim::train {
 
 // Time of one forward or backward task, split by what it spends it on (for the breakdown).
 struct TaskCost {
-  Duration compute;     // kernels, including recomputation
-  Duration recompute;   // part of compute spent re-running the forward (backward tasks only)
-  Duration tp_comm;     // exposed tensor-parallel communication
-  Duration cp_comm;     // exposed context-parallel communication
+  Duration compute;    // kernels, including recomputation
+  Duration recompute;  // part of compute spent re-running the forward (backward tasks only)
+  Duration tp_comm;    // exposed tensor-parallel communication
+  Duration cp_comm;    // exposed context-parallel communication
   Duration Total() const { return compute + tp_comm + cp_comm; }
 };
 
@@ -40,7 +40,7 @@ struct TaskCost {
 struct GradBucket {
   int chunk = 0;
   double ready_fraction = 1.0;
-  Duration reduce;   // time on the dp stream
+  Duration reduce;  // time on the dp stream
 };
 
 struct StepProgram {
@@ -58,16 +58,16 @@ struct StepProgram {
   std::vector<Duration> param_gather;            // [rank] exposed parameter all-gather after the optimizer
   // Per-task parameter gather before each forward/backward (ZeRO-3), on the dp stream,
   // prefetched one task ahead; zero when unused.
-  std::vector<Duration> zero3_gather;            // [rank]
+  std::vector<Duration> zero3_gather;  // [rank]
 };
 
 struct RankTimeline {
-  Duration compute;        // busy on the compute stream (kernels)
+  Duration compute;  // busy on the compute stream (kernels)
   Duration recompute;
   Duration tp_comm;
   Duration cp_comm;
-  Duration bubble;         // idle on the compute stream before its last backward ended
-  Duration dp_exposed;     // last backward end -> gradients reduced
+  Duration bubble;      // idle on the compute stream before its last backward ended
+  Duration dp_exposed;  // last backward end -> gradients reduced
   Duration optimizer;
   Duration param_gather;
   Duration finish;         // when this rank is done
@@ -78,7 +78,7 @@ struct StepTimeline {
   Duration step_time;
   int critical_rank = 0;
   int critical_replica = 0;
-  std::vector<RankTimeline> ranks;          // of the critical replica
+  std::vector<RankTimeline> ranks;  // of the critical replica
   // When each replica's last backward ended (max over its pipeline ranks): the spread is the
   // data-parallel straggler gap.
   std::vector<Duration> replica_compute_end;

@@ -30,10 +30,10 @@ struct ValidationRow {
 };
 
 struct ValidationSet {
-  std::string name;     // e.g. "megatron-2021-table1"
-  std::string metric;   // e.g. "step time (s)"
-  std::string source;   // first comment line of the file
-  double bound_pct = 0; // MAPE bound asserted in CI (0: informational)
+  std::string name;      // e.g. "megatron-2021-table1"
+  std::string metric;    // e.g. "step time (s)"
+  std::string source;    // first comment line of the file
+  double bound_pct = 0;  // MAPE bound asserted in CI (0: informational)
   std::vector<ValidationRow> rows;
   double Mape() const;  // mean absolute percentage error over rows
   double MaxAbsErrorPct() const;
