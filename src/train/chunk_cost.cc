@@ -203,7 +203,10 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     } else {
       pass = ctx_.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx_.fabric) * int64_t{count};
     }
-    Duration hide = o_.parallel.tp_comm_overlap ? gemm_fwd : Duration::Zero();
+    // Transformer Engine's userbuffer overlap pipelines GEMM chunks with NVLink transfers; it
+    // only applies when the TP group sits inside one NVLink domain.
+    const bool overlap = o_.parallel.tp_comm_overlap && t <= ctx_.gpus_per_node;
+    Duration hide = overlap ? gemm_fwd : Duration::Zero();
     lc.fwd.tp_comm = MaxZero(pass - hide);
     lc.bwd.tp_comm = MaxZero(pass - hide * int64_t{2});
   }
