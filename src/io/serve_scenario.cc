@@ -72,7 +72,8 @@ LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthD
   d.value = m.Get<double>("value", d.value, Range::Positive());
   d.low = m.Get<double>("low", d.low, Range::Positive());
   d.high = m.Get<double>("high", d.high, Range::Positive());
-  if (d.kind == LengthDistribution::Kind::kFixed && !m.Has("value")) m.AddError("distribution", "fixed needs 'value'");
+  if (d.kind == LengthDistribution::Kind::kFixed && !m.Has("value"))
+    m.AddError("distribution", "fixed needs 'value'");
   if (d.kind == LengthDistribution::Kind::kUniform && d.high < d.low) m.AddError("high", "must be >= low");
   if (d.max < d.min) m.AddError("max", "must be >= min");
   m.Finish();
@@ -86,7 +87,9 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     return;
   }
   if (!file) {
-    w.AddError("arrival", "arrival: trace needs trace_file (CSV with arrived_at, num_prefill_tokens, num_decode_tokens)");
+    w.AddError(
+        "arrival",
+        "arrival: trace needs trace_file (CSV with arrived_at, num_prefill_tokens, num_decode_tokens)");
     return;
   }
   const std::string path = Resolve(base_dir, *file);
@@ -101,15 +104,17 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
 
 serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_dir) {
   serve::WorkloadOptions o;
-  o.arrival = w.GetEnum("arrival", o.arrival,
-                        {{"poisson", ArrivalKind::kPoisson}, {"gamma", ArrivalKind::kGamma}, {"trace", ArrivalKind::kTrace}});
+  o.arrival = w.GetEnum(
+      "arrival", o.arrival,
+      {{"poisson", ArrivalKind::kPoisson}, {"gamma", ArrivalKind::kGamma}, {"trace", ArrivalKind::kTrace}});
   o.rate = w.Get<double>("rate", o.rate, Range::Positive());
   o.cv = w.Get<double>("cv", o.cv, Range::Positive());
   o.requests = w.Get<int64_t>("requests", 0, Range::Positive());
   o.duration_s = w.Get<double>("duration_s", 0, Range::Positive());
   o.seed = static_cast<uint64_t>(w.Get<int64_t>("seed", 0, Range::NonNegative()));
   if (w.Has("cv") && o.arrival != ArrivalKind::kGamma) w.AddError("cv", "only used with arrival: gamma");
-  if (w.Has("requests") && w.Has("duration_s")) w.AddError("duration_s", "give requests or duration_s, not both");
+  if (w.Has("requests") && w.Has("duration_s"))
+    w.AddError("duration_s", "give requests or duration_s, not both");
   if (!w.Has("requests") && !w.Has("duration_s") && o.arrival != ArrivalKind::kTrace) o.requests = 20000;
   o.prompt = ReadLengths(w, "prompt_tokens", o.prompt, base_dir, "num_prefill_tokens");
   o.output = ReadLengths(w, "output_tokens", o.output, base_dir, "num_decode_tokens");
@@ -118,7 +123,8 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   return o;
 }
 
-void ReadName(const MapReader& m, std::string_view key, const std::vector<std::string>& allowed, std::string& out) {
+void ReadName(const MapReader& m, std::string_view key, const std::vector<std::string>& allowed,
+              std::string& out) {
   std::optional<std::string> v = m.Find<std::string>(key);
   if (!v) return;
   if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
@@ -139,7 +145,8 @@ serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& name
   o.max_batch_size = s.Get<int>("max_batch_size", o.max_batch_size, Range::Positive());
   o.max_batched_tokens = s.Get<int64_t>("max_batched_tokens", o.max_batched_tokens, Range::Positive());
   o.chunk_size = s.Get<int64_t>("chunk_size", o.chunk_size, Range::Positive());
-  o.preemption = s.GetEnum("preemption", o.preemption, {{"recompute", Preemption::kRecompute}, {"swap", Preemption::kSwap}});
+  o.preemption = s.GetEnum("preemption", o.preemption,
+                           {{"recompute", Preemption::kRecompute}, {"swap", Preemption::kSwap}});
   o.prefill_replicas = s.Get<int>("prefill_replicas", o.prefill_replicas, Range::Positive());
   o.decode_replicas = s.Get<int>("decode_replicas", o.decode_replicas, Range::Positive());
   o.kv_transfer_gbps = s.Get<double>("kv_transfer_gbps", o.kv_transfer_gbps, Range::Positive());
@@ -154,15 +161,18 @@ serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& name
 
 serve::OffloadOptions ReadOffload(const MapReader& m) {
   serve::OffloadOptions o;
-  o.mode = m.GetEnum("mode", o.mode,
-                     {{"none", OffloadMode::kNone}, {"static", OffloadMode::kStatic}, {"select-n", OffloadMode::kSelectN}});
+  o.mode = m.GetEnum(
+      "mode", o.mode,
+      {{"none", OffloadMode::kNone}, {"static", OffloadMode::kStatic}, {"select-n", OffloadMode::kSelectN}});
   o.weight_fraction = m.Get<double>("weight_fraction", o.weight_fraction, Range::Between(0, 1));
   o.min_interval = m.Get<int>("min_interval", o.min_interval, Range::AtLeast(2));
   o.pcie_gbps = m.Get<double>("pcie_gbps", o.pcie_gbps, Range::Positive());
   o.gpus_per_pcie_bus = m.Get<int>("gpus_per_pcie_bus", o.gpus_per_pcie_bus, Range::Positive());
   o.host_memory_gib = m.Get<double>("host_memory_gib", o.host_memory_gib, Range::Positive());
-  if (m.Has("weight_fraction") && o.mode != OffloadMode::kStatic) m.AddError("weight_fraction", "only used with mode: static");
-  if (m.Has("min_interval") && o.mode != OffloadMode::kSelectN) m.AddError("min_interval", "only used with mode: select-n");
+  if (m.Has("weight_fraction") && o.mode != OffloadMode::kStatic)
+    m.AddError("weight_fraction", "only used with mode: static");
+  if (m.Has("min_interval") && o.mode != OffloadMode::kSelectN)
+    m.AddError("min_interval", "only used with mode: select-n");
   m.Finish();
   return o;
 }
@@ -181,16 +191,20 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
   if (std::optional<std::string> name = m.Find<std::string>("name")) {
     auto found = models.Find(*name);
-    if (found.ok()) o.model = **found;
-    else m.AddError("name", found.error().message);
+    if (found.ok())
+      o.model = **found;
+    else
+      m.AddError("name", found.error().message);
   }
   ReadModelShape(m, o.model, !m.Has("name"));
   m.Finish();
   // Hardware.
   MapReader h = root.Section("hardware");
   const std::string gpu = h.Get<std::string>("gpu", "a100-sxm4-80gb");
-  if (auto g = hardware.FindGpu(gpu); g.ok()) o.gpu = **g;
-  else h.AddError("gpu", g.error().message);
+  if (auto g = hardware.FindGpu(gpu); g.ok())
+    o.gpu = **g;
+  else
+    h.AddError("gpu", g.error().message);
   o.hardware.tp = h.Get<int>("tp", 1, Range::Positive());
   o.hardware.pp = h.Get<int>("pp", 1, Range::Positive());
   o.hardware.replicas = h.Get<int>("replicas", 1, Range::Positive());
@@ -209,7 +223,8 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   if (o.model.heads % o.hardware.tp != 0 || o.model.kv_heads % o.hardware.tp != 0) {
     doc.AddError(h.LocationOf("tp"), h.PathOf("tp"),
                  "tp " + std::to_string(o.hardware.tp) + " does not divide the model's " +
-                     std::to_string(o.model.heads) + " heads and " + std::to_string(o.model.kv_heads) + " KV heads");
+                     std::to_string(o.model.heads) + " heads and " + std::to_string(o.model.kv_heads) +
+                     " KV heads");
   }
   if (o.model.layers % o.hardware.pp != 0) {
     doc.AddError(h.LocationOf("pp"), h.PathOf("pp"),
@@ -221,7 +236,8 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
 }
 
 Result<serve::ServeOptions> LoadServeScenarioFile(const std::string& path, const hw::Catalog& hardware,
-                                                  const model::ModelCatalog& models, const ServeNames& names) {
+                                                  const model::ModelCatalog& models,
+                                                  const ServeNames& names) {
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseServeScenario(text, path, hardware, models, names,
                             std::filesystem::path(path).parent_path().string());
@@ -230,8 +246,8 @@ Result<serve::ServeOptions> LoadServeScenarioFile(const std::string& path, const
 std::string SummarizeServeOptions(const serve::ServeOptions& o) {
   std::ostringstream s;
   static const char* kArrival[] = {"poisson", "gamma", "trace"};
-  s << o.model.name << " on " << o.hardware.replicas << " x " << o.hardware.tp * o.hardware.pp << " " << o.gpu.name
-    << " (tp " << o.hardware.tp << ", pp " << o.hardware.pp << "); " << o.scheduler.name << "; "
+  s << o.model.name << " on " << o.hardware.replicas << " x " << o.hardware.tp * o.hardware.pp << " "
+    << o.gpu.name << " (tp " << o.hardware.tp << ", pp " << o.hardware.pp << "); " << o.scheduler.name << "; "
     << kArrival[static_cast<int>(o.workload.arrival)] << " " << o.workload.rate << " req/s";
   if (o.workload.requests > 0) s << "; " << o.workload.requests << " requests";
   return s.str();

@@ -1,11 +1,11 @@
 #include "dlsim/plan/candidate.h"
 
-#include "dlsim/train/step_model.h"
-
 #include <algorithm>
 #include <numeric>
 #include <set>
 #include <tuple>
+
+#include "dlsim/train/step_model.h"
 
 namespace dlsim::plan {
 namespace {

@@ -31,12 +31,9 @@ struct Setting {
 // The headline setting first (LLaMA-13B class model, as in the paper; the GPU
 // is not known).
 constexpr Setting kSettings[] = {
-    {"llama2-13b", "a100-sxm4-40gb", 25, 0.1},
-    {"llama2-13b", "a100-sxm4-40gb", 12.5, 0.1},
-    {"llama2-13b", "a100-sxm4-40gb", 25, 0.2},
-    {"llama2-13b", "v100-sxm2-32gb", 12, 0.2},
-    {"llama2-7b", "t4-16gb", 12, 0.2},
-    {"llama2-7b", "a10-24gb", 25, 0.1},
+    {"llama2-13b", "a100-sxm4-40gb", 25, 0.1}, {"llama2-13b", "a100-sxm4-40gb", 12.5, 0.1},
+    {"llama2-13b", "a100-sxm4-40gb", 25, 0.2}, {"llama2-13b", "v100-sxm2-32gb", 12, 0.2},
+    {"llama2-7b", "t4-16gb", 12, 0.2},         {"llama2-7b", "a10-24gb", 25, 0.1},
 };
 // Static fractions of every layer's weights in host memory (FlexGen's policy
 // space, coarse).
@@ -45,38 +42,30 @@ constexpr int64_t kRequestsPerProbe = 1500;
 constexpr double kTarget = 0.9;
 
 struct Point {
-  double tokens_per_s =
-      0;               // output tokens/s at the highest rate meeting the target
-  double rate = 0;     // requests/s per replica at that rate
-  double host_gib = 0; // host memory per GPU holding offloaded weights
+  double tokens_per_s = 0;  // output tokens/s at the highest rate meeting the target
+  double rate = 0;          // requests/s per replica at that rate
+  double host_gib = 0;      // host memory per GPU holding offloaded weights
   int min_interval = 0;
 };
 
-Result<Point> Capacity(const serve::ServeOptions &o,
-                       const serve::ServeEnvironment &env) {
+Result<Point> Capacity(const serve::ServeOptions &o, const serve::ServeEnvironment &env) {
   DLSIM_ASSIGN_OR_RETURN(auto cost, serve::MakeCostModel(o, env));
   auto plan = serve::PlanMemory(o, *cost);
-  if (!plan.ok())
-    return Point{}; // infeasible placement: no throughput
-  auto cap = serve::FindCapacity(o, *cost, env.schedulers, env.routers,
-                                 {.target = kTarget});
+  if (!plan.ok()) return Point{};  // infeasible placement: no throughput
+  auto cap = serve::FindCapacity(o, *cost, env.schedulers, env.routers, {.target = kTarget});
   if (!cap.ok()) {
-    if (cap.error().code == ErrorCode::kInfeasible)
-      return Point{};
+    if (cap.error().code == ErrorCode::kInfeasible) return Point{};
     return cap.error();
   }
-  return Point{cap->at_capacity.metrics.throughput_tokens_per_s,
-               cap->rate_per_replica, plan->offloaded.ToGiB(),
-               plan->min_interval};
+  return Point{cap->at_capacity.metrics.throughput_tokens_per_s, cap->rate_per_replica,
+               plan->offloaded.ToGiB(), plan->min_interval};
 }
 
 Result<serve::ServeOptions> BaseOptions(const ReproEnv &env, const Setting &s) {
   serve::ServeOptions o;
   o.name = "select-n";
-  DLSIM_ASSIGN_OR_RETURN(const model::ModelSpec *m,
-                         env.catalogs->models.Find(s.model));
-  DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec *g,
-                         env.catalogs->hardware.FindGpu(s.gpu));
+  DLSIM_ASSIGN_OR_RETURN(const model::ModelSpec *m, env.catalogs->models.Find(s.model));
+  DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec *g, env.catalogs->hardware.FindGpu(s.gpu));
   o.model = *m;
   o.gpu = *g;
   o.workload.requests = kRequestsPerProbe;
@@ -91,15 +80,15 @@ Result<serve::ServeOptions> BaseOptions(const ReproEnv &env, const Setting &s) {
 double Ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 class SelectNReproduction final : public Reproduction {
-public:
+ public:
   Result<ReproResult> Run(const ReproEnv &env) const override {
-    DLSIM_ASSIGN_OR_RETURN(
-        auto senv, serve::MakeServeEnvironment(*env.compute, *env.network));
+    DLSIM_ASSIGN_OR_RETURN(auto senv, serve::MakeServeEnvironment(*env.compute, *env.network));
     ReproResult out;
     out.name = "select-n";
-    out.claim = "SLO-aware offloading interval: up to 1.85x throughput under "
-                "the latency SLO and up to 2.37x "
-                "host-memory savings vs DeepSpeed / FlexGen offloading";
+    out.claim =
+        "SLO-aware offloading interval: up to 1.85x throughput under "
+        "the latency SLO and up to 2.37x "
+        "host-memory savings vs DeepSpeed / FlexGen offloading";
     out.paper_ratio = 1.85;
     bool first = true;
     for (const Setting &s : kSettings) {
@@ -111,19 +100,17 @@ public:
       o.offload.mode = serve::OffloadMode::kStatic;
       Point best_static;
       double best_fraction = 0;
-      Point all; // DeepSpeed ZeRO-Inference: every weight in host memory
+      Point all;  // DeepSpeed ZeRO-Inference: every weight in host memory
       for (double f : kStaticFractions) {
         o.offload.weight_fraction = f;
         DLSIM_ASSIGN_OR_RETURN(Point p, Capacity(o, *senv));
-        if (f == 1.0)
-          all = p;
+        if (f == 1.0) all = p;
         if (best_fraction == 0 || p.tokens_per_s > best_static.tokens_per_s) {
           best_static = p;
           best_fraction = f;
         }
       }
-      const double tput_ratio =
-          Ratio(sel.tokens_per_s, best_static.tokens_per_s);
+      const double tput_ratio = Ratio(sel.tokens_per_s, best_static.tokens_per_s);
       const double host_ratio = Ratio(best_static.host_gib, sel.host_gib);
       out.details.push_back({{"model", s.model},
                              {"gpu", s.gpu},
@@ -142,13 +129,13 @@ public:
                              {"host_memory_ratio", host_ratio}});
       if (first) {
         out.our_ratio = tput_ratio;
-        out.workload =
-            fmt::format("{} on one {} (weights leave little KV room), vLLM "
-                        "batching, Poisson arrivals, lognormal prompts "
-                        "600/0.8 and outputs 200/0.8, SLO TTFT 2 s / TPOT {} "
-                        "s, PCIe {} GB/s; throughput = output tokens/s "
-                        "at the highest rate with >= 90% SLO attainment",
-                        s.model, s.gpu, s.tpot_s, s.pcie_gbps);
+        out.workload = fmt::format(
+            "{} on one {} (weights leave little KV room), vLLM "
+            "batching, Poisson arrivals, lognormal prompts "
+            "600/0.8 and outputs 200/0.8, SLO TTFT 2 s / TPOT {} "
+            "s, PCIe {} GB/s; throughput = output tokens/s "
+            "at the highest rate with >= 90% SLO attainment",
+            s.model, s.gpu, s.tpot_s, s.pcie_gbps);
         out.baseline = fmt::format(
             "static FlexGen/DeepSpeed-style placement, best weight fraction of "
             "{{0.02..1}} under the same SLO "
@@ -157,15 +144,16 @@ public:
         first = false;
       }
     }
-    out.notes = "details: one row per setting (model, GPU, PCIe, TPOT SLO); "
-                "throughput_ratio = Select-N / best "
-                "static; host_memory_ratio = best static's host memory / "
-                "Select-N's. See docs/reproductions.md.";
+    out.notes =
+        "details: one row per setting (model, GPU, PCIe, TPOT SLO); "
+        "throughput_ratio = Select-N / best "
+        "static; host_memory_ratio = best static's host memory / "
+        "Select-N's. See docs/reproductions.md.";
     return out;
   }
 };
 
-} // namespace
+}  // namespace
 
 void RegisterSelectN(ReproRegistry &reg) {
   (void)reg.Register("select-n",
@@ -175,4 +163,4 @@ void RegisterSelectN(ReproRegistry &reg) {
                      [] { return std::make_unique<SelectNReproduction>(); });
 }
 
-} // namespace dlsim::repro
+}  // namespace dlsim::repro

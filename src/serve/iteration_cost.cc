@@ -17,10 +17,9 @@ constexpr Duration kNcclLaunchOverhead = Duration::Nanos(20'000);
 constexpr double kPrefillBatchingOverhead = 0.1;
 
 class ProfiledCostModel final : public IterationCostModel {
-public:
+ public:
   explicit ProfiledCostModel(const ProfiledCostInputs &in) : in_(in) {
-    if (in.profile != nullptr)
-      profile_ = *in.profile;
+    if (in.profile != nullptr) profile_ = *in.profile;
     has_profile_ = in.profile != nullptr;
     in_.profile = nullptr;
     const auto &m = in_.model;
@@ -29,15 +28,13 @@ public:
     head_dim_ = m.head_dim();
     elem_ = hw::DTypeBytes(in_.dtype);
     table_.resize(kTableTokens + 1);
-    for (int64_t t = 1; t <= kTableTokens; ++t)
-      table_[t] = ComputeLinear(t);
+    for (int64_t t = 1; t <= kTableTokens; ++t) table_[t] = ComputeLinear(t);
   }
 
   IterationTime Time(const BatchShape &b) const override {
     IterationTime out;
     const int64_t t = b.tokens();
-    if (t <= 0)
-      return out;
+    if (t <= 0) return out;
     Duration layer = t <= kTableTokens ? table_[t] : ComputeLinear(t);
     layer += PrefillAttention(b) + DecodeAttention(b);
     out.per_layer = layer;
@@ -46,7 +43,7 @@ public:
   }
   bool profiled() const override { return has_profile_; }
 
-private:
+ private:
   // Token-level operators of one layer plus its two TP all-reduces.
   Duration ComputeLinear(int64_t t) const {
     Duration d;
@@ -57,16 +54,14 @@ private:
     }
     if (in_.tp > 1) {
       const Bytes msg(static_cast<double>(t) * in_.model.hidden * elem_);
-      d += in_.collective->Time(net::Collective::kAllReduce, msg,
-                                {.size = in_.tp, .ranks_per_node = in_.tp},
+      d += in_.collective->Time(net::Collective::kAllReduce, msg, {.size = in_.tp, .ranks_per_node = in_.tp},
                                 in_.fabric) *
                int64_t{2} +
            (kNcclLaunchOverhead + in_.overhead.per_collective +
             in_.overhead.per_ring_step * int64_t{2 * (in_.tp - 1)}) *
                int64_t{2};
       const double large_mib =
-          std::max(0.0, (msg - in_.overhead.large_message).ToMiB()) * 2.0 *
-          (in_.tp - 1) / in_.tp;
+          std::max(0.0, (msg - in_.overhead.large_message).ToMiB()) * 2.0 * (in_.tp - 1) / in_.tp;
       d += in_.overhead.per_large_ring_mib * (2.0 * large_mib);
     }
     return d;
@@ -75,15 +70,12 @@ private:
   Duration RooflineLinear(int64_t t) const {
     const auto &m = in_.model;
     const int64_t h = m.hidden, ffn = m.ffn_hidden / in_.tp;
-    const int64_t qkv =
-        static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
+    const int64_t qkv = static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
     const cost::ComputeModel &c = *in_.compute;
-    Duration d =
-        c.Gemm({.m = t, .n = qkv, .k = h}, in_.dtype) +
-        c.Gemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_},
-               in_.dtype) +
-        c.Gemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}, in_.dtype) +
-        c.Gemm({.m = t, .n = h, .k = ffn}, in_.dtype);
+    Duration d = c.Gemm({.m = t, .n = qkv, .k = h}, in_.dtype) +
+                 c.Gemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_}, in_.dtype) +
+                 c.Gemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}, in_.dtype) +
+                 c.Gemm({.m = t, .n = h, .k = ffn}, in_.dtype);
     const double act = static_cast<double>(t) * h * elem_;
     // Two norms (read + write), rotary on q and k, the MLP activation, the
     // residual add.
@@ -95,29 +87,20 @@ private:
   }
 
   Duration PrefillAttention(const BatchShape &b) const {
-    if (b.prefill_requests == 0 || b.prefill_pairs <= 0)
-      return Duration::Zero();
+    if (b.prefill_requests == 0 || b.prefill_pairs <= 0) return Duration::Zero();
     // One merged causal problem with as many query-key pairs (Vidur merges
     // chunks the same way).
-    const int64_t s =
-        std::max<int64_t>(1, std::llround(std::sqrt(2.0 * b.prefill_pairs)));
-    Duration d = in_.compute->AttentionForward({.batch = 1,
-                                                .heads = heads_,
-                                                .kv_heads = kv_heads_,
-                                                .seq_q = s,
-                                                .seq_kv = s,
-                                                .head_dim = head_dim_},
-                                               in_.dtype);
+    const int64_t s = std::max<int64_t>(1, std::llround(std::sqrt(2.0 * b.prefill_pairs)));
+    Duration d = in_.compute->AttentionForward(
+        {.batch = 1, .heads = heads_, .kv_heads = kv_heads_, .seq_q = s, .seq_kv = s, .head_dim = head_dim_},
+        in_.dtype);
     // Writing the chunk's K and V into the paged cache.
-    d += in_.compute->MemoryBound(
-        Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * elem_),
-        Flops(0));
+    d += in_.compute->MemoryBound(Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * elem_), Flops(0));
     return b.prefill_requests > 1 ? d * (1.0 + kPrefillBatchingOverhead) : d;
   }
 
   Duration DecodeAttention(const BatchShape &b) const {
-    if (b.decode_requests == 0)
-      return Duration::Zero();
+    if (b.decode_requests == 0) return Duration::Zero();
     // Paged attention streams every K and V of the batch once: per request and
     // KV head a GEMV of the group's queries against its context. Priced as one
     // batched GEMM with K and V side by side along the reduction (k = 2 x
@@ -125,8 +108,7 @@ private:
     // query head) and bytes (all K and V once, the queries, the scores), so it
     // runs at the GEMM model's streaming efficiency (measured small-M GEMMs on
     // the same GPU), not at the elementwise-kernel efficiency.
-    const int64_t ctx = std::max<int64_t>(
-        1, (b.decode_context + b.decode_requests - 1) / b.decode_requests);
+    const int64_t ctx = std::max<int64_t>(1, (b.decode_context + b.decode_requests - 1) / b.decode_requests);
     return in_.compute->Gemm({.m = heads_ / kv_heads_,
                               .n = ctx,
                               .k = 2 * static_cast<int64_t>(head_dim_),
@@ -135,27 +117,21 @@ private:
   }
 
   Duration Embedding(int64_t t) const {
-    if (has_profile_)
-      return Millis(profile_.InterpolateMs(ProfiledOp::kEmbedding,
-                                           static_cast<double>(t)));
-    return in_.compute->MemoryBound(Bytes(2.0 * t * in_.model.hidden * elem_),
-                                    Flops(0));
+    if (has_profile_) return Millis(profile_.InterpolateMs(ProfiledOp::kEmbedding, static_cast<double>(t)));
+    return in_.compute->MemoryBound(Bytes(2.0 * t * in_.model.hidden * elem_), Flops(0));
   }
 
   Duration LmHead(int64_t logits) const {
-    if (logits <= 0)
-      return Duration::Zero();
+    if (logits <= 0) return Duration::Zero();
     const int64_t vocab = std::max<int64_t>(1, in_.model.vocab / in_.tp);
-    return in_.compute->Gemm({.m = logits, .n = vocab, .k = in_.model.hidden},
-                             in_.dtype);
+    return in_.compute->Gemm({.m = logits, .n = vocab, .k = in_.model.hidden}, in_.dtype);
   }
 
   Duration PipelineSends(int64_t t) const {
-    if (in_.pp <= 1)
-      return Duration::Zero();
+    if (in_.pp <= 1) return Duration::Zero();
     const Bytes msg(static_cast<double>(t) * in_.model.hidden * elem_);
-    return in_.collective->Time(net::Collective::kSendRecv, msg,
-                                {.size = 2, .ranks_per_node = 2}, in_.fabric) *
+    return in_.collective->Time(net::Collective::kSendRecv, msg, {.size = 2, .ranks_per_node = 2},
+                                in_.fabric) *
            static_cast<int64_t>(in_.pp - 1);
   }
 
@@ -168,32 +144,29 @@ private:
 };
 
 class ConstantCostModel final : public IterationCostModel {
-public:
+ public:
   ConstantCostModel(Duration per_prefill_token, Duration decode)
       : per_token_(per_prefill_token), decode_(decode) {}
   IterationTime Time(const BatchShape &b) const override {
     IterationTime out;
-    out.fixed = per_token_ * b.prefill_tokens +
-                (b.decode_requests > 0 ? decode_ : Duration::Zero());
+    out.fixed = per_token_ * b.prefill_tokens + (b.decode_requests > 0 ? decode_ : Duration::Zero());
     return out;
   }
   bool profiled() const override { return false; }
 
-private:
+ private:
   Duration per_token_, decode_;
 };
 
-} // namespace
+}  // namespace
 
-std::unique_ptr<IterationCostModel>
-MakeProfiledCostModel(const ProfiledCostInputs &in) {
+std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs &in) {
   return std::make_unique<ProfiledCostModel>(in);
 }
 
-std::unique_ptr<IterationCostModel>
-MakeConstantCostModel(Duration per_prefill_token, Duration decode_iteration) {
-  return std::make_unique<ConstantCostModel>(per_prefill_token,
-                                             decode_iteration);
+std::unique_ptr<IterationCostModel> MakeConstantCostModel(Duration per_prefill_token,
+                                                          Duration decode_iteration) {
+  return std::make_unique<ConstantCostModel>(per_prefill_token, decode_iteration);
 }
 
 net::Fabric SingleNodeFabric(const hw::GpuSpec &gpu) {
@@ -209,4 +182,4 @@ net::Fabric SingleNodeFabric(const hw::GpuSpec &gpu) {
   return f;
 }
 
-} // namespace dlsim::serve
+}  // namespace dlsim::serve

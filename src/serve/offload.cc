@@ -96,8 +96,8 @@ Result<MemoryPlan> PlanMemory(const ServeOptions& o, const IterationCostModel& c
   p.kv_blocks = p.kv_capacity.value() > 0 ? static_cast<int64_t>(p.kv_capacity / p.block_bytes) : 0;
   if (p.kv_blocks <= 0) {
     return Error{ErrorCode::kInfeasible,
-                 "weights need " + report::FormatBytes(p.weights - p.offloaded + buffers) + " per GPU but only " +
-                     report::FormatBytes(p.usable) + " is usable (" + o.gpu.name +
+                 "weights need " + report::FormatBytes(p.weights - p.offloaded + buffers) +
+                     " per GPU but only " + report::FormatBytes(p.usable) + " is usable (" + o.gpu.name +
                      ", memory_margin); no KV block fits: add tp/pp or offload weights"};
   }
   return p;
@@ -110,7 +110,8 @@ Duration Offloader::Stall(Duration per_layer, int sharers, Bytes kv_used, int* i
   if (o_.mode == OffloadMode::kStatic) {
     const Duration transfer = (plan_.layer_weights * o_.weight_fraction) / bw;
     *interval = 1;
-    return transfer > per_layer ? (transfer - per_layer) * static_cast<int64_t>(plan_.layers) : Duration::Zero();
+    return transfer > per_layer ? (transfer - per_layer) * static_cast<int64_t>(plan_.layers)
+                                : Duration::Zero();
   }
   // Select-N: offload only the layers the current KV cache needs the memory of.
   const double no_offload_kv = (plan_.kv_capacity - plan_.offloaded + plan_.layer_weights).value();

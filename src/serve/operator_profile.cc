@@ -14,8 +14,10 @@ namespace dlsim::serve {
 namespace {
 
 constexpr std::array<std::string_view, kNumProfiledOps> kOpNames = {
-    "emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj", "post_attention_layernorm",
-    "mlp_up_proj", "mlp_act", "mlp_down_proj", "add"};
+    "emb",         "input_layernorm", "attn_pre_proj",
+    "attn_rope",   "attn_post_proj",  "post_attention_layernorm",
+    "mlp_up_proj", "mlp_act",         "mlp_down_proj",
+    "add"};
 
 }  // namespace
 

@@ -31,12 +31,18 @@ class Simulation {
  public:
   Simulation(const ServeOptions& o, const IterationCostModel& cost, const MemoryPlan& plan,
              std::vector<Request> requests, report::Sink* sink)
-      : o_(o), cost_(cost), plan_(plan), offloader_(plan, o.offload), reqs_(std::move(requests)), sink_(sink) {}
+      : o_(o),
+        cost_(cost),
+        plan_(plan),
+        offloader_(plan, o.offload),
+        reqs_(std::move(requests)),
+        sink_(sink) {}
 
   Status Build(const SchedulerRegistry& schedulers, const RouterRegistry& routers) {
     DLSIM_ASSIGN_OR_RETURN(auto probe, schedulers.Create(o_.scheduler.name, o_.scheduler));
     const bool disagg = probe->disaggregated();
-    const int n = disagg ? o_.scheduler.prefill_replicas + o_.scheduler.decode_replicas : o_.hardware.replicas;
+    const int n =
+        disagg ? o_.scheduler.prefill_replicas + o_.scheduler.decode_replicas : o_.hardware.replicas;
     for (int i = 0; i < n; ++i) {
       auto r = std::make_unique<Replica>();
       r->id = i;
@@ -49,8 +55,9 @@ class Simulation {
     DLSIM_ASSIGN_OR_RETURN(entry_router_, routers.Create(o_.scheduler.router));
     DLSIM_ASSIGN_OR_RETURN(decode_router_, routers.Create(o_.scheduler.router));
     const double gbps = o_.scheduler.kv_transfer_gbps;
-    kv_link_ = gbps > 0 ? GBps(gbps)
-                        : (o_.gpu.nvlink_bandwidth.value() > 0 ? o_.gpu.nvlink_bandwidth : o_.gpu.PcieBandwidth());
+    kv_link_ = gbps > 0
+                   ? GBps(gbps)
+                   : (o_.gpu.nvlink_bandwidth.value() > 0 ? o_.gpu.nvlink_bandwidth : o_.gpu.PcieBandwidth());
     kv_link_ = kv_link_ * static_cast<double>(o_.hardware.tp);  // every GPU of the group sends its shard
     return Status::Ok();
   }
@@ -58,7 +65,9 @@ class Simulation {
   void Run() {
     if (sink_ != nullptr) {
       for (const auto& r : replicas_) {
-        const char* role = r->role == Role::kPrefill ? " (prefill)" : r->role == Role::kDecode ? " (decode)" : "";
+        const char* role = r->role == Role::kPrefill  ? " (prefill)"
+                           : r->role == Role::kDecode ? " (decode)"
+                                                      : "";
         sink_->OnProcessName({r->id, "replica " + std::to_string(r->id) + role, r->id});
         sink_->OnThreadName({r->id, 0, "iterations", 0});
       }
@@ -106,12 +115,13 @@ class Simulation {
       int sharers = 1;
       const int bus = r.id / std::max(1, o_.offload.gpus_per_pcie_bus);
       for (const auto& other : replicas_) {
-        if (other.get() != &r && other->transferring && other->id / std::max(1, o_.offload.gpus_per_pcie_bus) == bus) {
+        if (other.get() != &r && other->transferring &&
+            other->id / std::max(1, o_.offload.gpus_per_pcie_bus) == bus) {
           ++sharers;
         }
       }
-      const Duration stall =
-          offloader_.Stall(t.per_layer, sharers, plan_.block_bytes * static_cast<double>(r.kv.used()), &interval);
+      const Duration stall = offloader_.Stall(
+          t.per_layer, sharers, plan_.block_bytes * static_cast<double>(r.kv.used()), &interval);
       d += stall;
       r.stall += stall;
       r.transferring = interval > 0;
@@ -139,7 +149,12 @@ class Simulation {
   void EmitSpan(const Replica& r, TimePoint now, Duration d, int interval) {
     const BatchShape& s = r.batch.shape;
     const char* name = s.prefill_tokens == 0 ? "decode" : (s.decode_requests == 0 ? "prefill" : "mixed");
-    sink_->OnSpan({r.id, 0, name, "iteration", now, d,
+    sink_->OnSpan({r.id,
+                   0,
+                   name,
+                   "iteration",
+                   now,
+                   d,
                    {{"prefill_tokens", s.prefill_tokens},
                     {"decode_requests", s.decode_requests},
                     {"kv_blocks_used", r.kv.used()},
@@ -255,11 +270,13 @@ ServeMetrics Simulation::Metrics() const {
     m.throughput_requests_per_s = static_cast<double>(m.requests_completed) / m.makespan_s;
     m.goodput_requests_per_s = static_cast<double>(good) / m.makespan_s;
   }
-  m.slo_attainment = m.requests_total > 0 ? static_cast<double>(good) / static_cast<double>(m.requests_total) : 0;
+  m.slo_attainment =
+      m.requests_total > 0 ? static_cast<double>(good) / static_cast<double>(m.requests_total) : 0;
   int64_t batch_requests = 0, off_iters = 0, interval_sum = 0;
   for (const auto& r : replicas_) {
     m.kv_mean_utilization += r->kv.MeanUtilization() / static_cast<double>(replicas_.size());
-    m.kv_peak_utilization = std::max(m.kv_peak_utilization, static_cast<double>(r->kv.peak()) / r->kv.total());
+    m.kv_peak_utilization =
+        std::max(m.kv_peak_utilization, static_cast<double>(r->kv.peak()) / r->kv.total());
     m.iterations += r->iterations;
     batch_requests += r->batch_requests;
     m.offload_stall_s += r->stall.ToSeconds();

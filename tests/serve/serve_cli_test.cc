@@ -16,20 +16,18 @@ namespace {
 
 struct Outcome {
   int exit_code = -1;
-  std::string output; // stdout, and stderr when merged
+  std::string output;  // stdout, and stderr when merged
 };
 
 Outcome RunDlsim(const std::string &args, bool merge_stderr = true) {
-  const std::string command = std::string(DLSIM_BINARY) + " " + args +
-                              (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string command =
+      std::string(DLSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Outcome out;
   FILE *pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr)
-    return out;
+  if (pipe == nullptr) return out;
   std::array<char, 4096> buf;
   size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-    out.output.append(buf.data(), n);
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
   const int status = pclose(pipe);
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
@@ -38,9 +36,8 @@ Outcome RunDlsim(const std::string &args, bool merge_stderr = true) {
 const std::string kBad = std::string(DLSIM_TEST_DATA_DIR) + "/serve_bad/";
 
 struct BadCase {
-  const char *file; // in tests/data/serve_bad/
-  std::vector<std::string>
-      expected; // substrings; a leading ':' means FILE:LINE:COL...
+  const char *file;                   // in tests/data/serve_bad/
+  std::vector<std::string> expected;  // substrings; a leading ':' means FILE:LINE:COL...
 };
 
 class BadServeScenarioTest : public ::testing::TestWithParam<BadCase> {};
@@ -53,10 +50,8 @@ TEST_P(BadServeScenarioTest, FailsWithLocatedMessage) {
   EXPECT_EQ(r.output.rfind("dlsim serve: ", 0), 0u) << r.output;
   for (const std::string &e : c.expected) {
     std::string want = e;
-    if (want.rfind(":", 0) == 0)
-      want = kBad + c.file + want;
-    EXPECT_NE(r.output.find(want), std::string::npos)
-        << "missing: " << want << "\nin: " << r.output;
+    if (want.rfind(":", 0) == 0) want = kBad + c.file + want;
+    EXPECT_NE(r.output.find(want), std::string::npos) << "missing: " << want << "\nin: " << r.output;
   }
 }
 
@@ -65,58 +60,44 @@ const BadCase kBadCases[] = {
      {":5:3: workload.reqests: unknown key 'reqests' (did you mean "
       "'requests'?)"}},
     {"unknown_top_key.yaml",
-     {":2:1: sloo: unknown key 'sloo' (did you mean 'slo'?)",
-      "allowed: model, hardware"}},
-    {"wrong_type_rate.yaml",
-     {":3:9: workload.rate: expected a positive number, found 'fast'"}},
-    {"wrong_type_tp.yaml",
-     {":2:16: hardware.tp: expected a positive integer, found a list"}},
-    {"negative_rate.yaml",
-     {":3:9: workload.rate: expected a positive number, found '-2'"}},
-    {"negative_slo.yaml",
-     {":2:28: slo.tpot_s: expected a positive number, found '-0.1'"}},
+     {":2:1: sloo: unknown key 'sloo' (did you mean 'slo'?)", "allowed: model, hardware"}},
+    {"wrong_type_rate.yaml", {":3:9: workload.rate: expected a positive number, found 'fast'"}},
+    {"wrong_type_tp.yaml", {":2:16: hardware.tp: expected a positive integer, found a list"}},
+    {"negative_rate.yaml", {":3:9: workload.rate: expected a positive number, found '-2'"}},
+    {"negative_slo.yaml", {":2:28: slo.tpot_s: expected a positive number, found '-0.1'"}},
     {"unknown_scheduler.yaml",
-     {":2:19: scheduler.name: unknown name 'vlm' (did you mean 'vllm'?)",
-      "sarathi"}},
+     {":2:19: scheduler.name: unknown name 'vlm' (did you mean 'vllm'?)", "sarathi"}},
     {"unknown_router.yaml",
      {":3:33: scheduler.router: unknown name 'least-outstanding' (did you mean "
       "'least-outstanding-tokens'?)"}},
     {"missing_prompt_file.yaml",
-     {":3:25: workload.prompt_tokens.file: cannot open '",
-      "no_such_trace.csv': No such file"}},
-    {"tp_not_dividing_heads.yaml",
-     {":2:37: hardware.tp: tp 3 does not divide the model's 32 heads"}},
+     {":3:25: workload.prompt_tokens.file: cannot open '", "no_such_trace.csv': No such file"}},
+    {"tp_not_dividing_heads.yaml", {":2:37: hardware.tp: tp 3 does not divide the model's 32 heads"}},
     {"unknown_distribution.yaml",
-     {":3:33: workload.output_tokens.distribution:",
-      "found 'lognormall' (did you mean 'lognormal'?)"}},
+     {":3:33: workload.output_tokens.distribution:", "found 'lognormall' (did you mean 'lognormal'?)"}},
     {"unknown_gpu.yaml",
-     {":2:17: hardware.gpu: unknown GPU 'a100-sxm4-81gb' (did you mean '",
-      "a100-sxm4-80gb"}},
-    {"unknown_offload_mode.yaml",
-     {":2:17: offload.mode:", "found 'select_n' (did you mean 'select-n'?)"}},
-    {"requests_and_duration.yaml",
-     {":2:38: workload.duration_s: give requests or duration_s, not both"}},
+     {":2:17: hardware.gpu: unknown GPU 'a100-sxm4-81gb' (did you mean '", "a100-sxm4-80gb"}},
+    {"unknown_offload_mode.yaml", {":2:17: offload.mode:", "found 'select_n' (did you mean 'select-n'?)"}},
+    {"requests_and_duration.yaml", {":2:38: workload.duration_s: give requests or duration_s, not both"}},
     {"weight_fraction_out_of_range.yaml",
      {":2:42: offload.weight_fraction: expected a number in 0..1, found "
       "'1.5'"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest,
-                         ::testing::ValuesIn(kBadCases), [](const auto &info) {
-                           std::string n = info.param.file;
-                           return n.substr(0, n.find('.'));
-                         });
+INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto &info) {
+  std::string n = info.param.file;
+  return n.substr(0, n.find('.'));
+});
 
 TEST(ServeCli, ExampleScenarioRunsAndMeetsItsSlo) {
-  Outcome r = RunDlsim(std::string("serve ") + DLSIM_DATA_DIR +
-                           "/scenarios/serve_llama2_7b_a100_vllm.yaml --json",
-                       /*merge_stderr=*/false);
+  Outcome r =
+      RunDlsim(std::string("serve ") + DLSIM_DATA_DIR + "/scenarios/serve_llama2_7b_a100_vllm.yaml --json",
+               /*merge_stderr=*/false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["requests_completed"].get<int64_t>(), 20000);
   for (const char *k : {"ttft_s", "tpot_s", "e2e_s"}) {
-    for (const char *p : {"p50", "p90", "p99", "mean"})
-      EXPECT_TRUE(j[k].contains(p)) << k << "." << p;
+    for (const char *p : {"p50", "p90", "p99", "mean"}) EXPECT_TRUE(j[k].contains(p)) << k << "." << p;
   }
   EXPECT_GE(j["slo_attainment"].get<double>(), 0.9);
 }
@@ -140,8 +121,7 @@ TEST(ServeCli, ReproSelectNReportsRatios) {
   Outcome r = RunDlsim("repro select-n --json", /*merge_stderr=*/false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
-  for (const char *k : {"name", "paper_ratio", "our_ratio", "workload",
-                        "baseline", "details"}) {
+  for (const char *k : {"name", "paper_ratio", "our_ratio", "workload", "baseline", "details"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
   EXPECT_EQ(j["name"], "select-n");
@@ -156,4 +136,4 @@ TEST(ServeCli, ReproSelectNReportsRatios) {
   EXPECT_GT(best, 1.0);
 }
 
-} // namespace
+}  // namespace

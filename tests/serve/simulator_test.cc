@@ -70,13 +70,13 @@ TEST_P(EverySchedulerTest, KvNeverOvercommittedAndEveryRequestFinishesOnce) {
   if (o.scheduler.name == "vllm") EXPECT_GT(m.preemptions, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    All, EverySchedulerTest,
-    ::testing::Values(std::make_tuple("vllm", Preemption::kRecompute), std::make_tuple("vllm", Preemption::kSwap),
-                      std::make_tuple("orca", Preemption::kRecompute),
-                      std::make_tuple("sarathi", Preemption::kRecompute),
-                      std::make_tuple("sarathi", Preemption::kSwap),
-                      std::make_tuple("distserve", Preemption::kRecompute)));
+INSTANTIATE_TEST_SUITE_P(All, EverySchedulerTest,
+                         ::testing::Values(std::make_tuple("vllm", Preemption::kRecompute),
+                                           std::make_tuple("vllm", Preemption::kSwap),
+                                           std::make_tuple("orca", Preemption::kRecompute),
+                                           std::make_tuple("sarathi", Preemption::kRecompute),
+                                           std::make_tuple("sarathi", Preemption::kSwap),
+                                           std::make_tuple("distserve", Preemption::kRecompute)));
 
 TEST(Simulator, SameSeedSameBytes) {
   ServeOptions o = BaseOptions("llama2-7b", "h100-sxm5-80gb");

@@ -18,8 +18,8 @@
 namespace dlsim::serve {
 
 struct CapacityOptions {
-  double target = 0.9;         // SLO attainment to keep
-  double start_rate = 0.25;    // requests/s per replica of the first probe
+  double target = 0.9;       // SLO attainment to keep
+  double start_rate = 0.25;  // requests/s per replica of the first probe
   int bisections = 10;
   int max_doublings = 24;
 };
@@ -30,8 +30,8 @@ struct CapacityProbe {
 };
 
 struct CapacityResult {
-  double rate_per_replica = 0;   // highest probed rate meeting the target (0 when none does)
-  ServeResult at_capacity;       // the run at that rate
+  double rate_per_replica = 0;        // highest probed rate meeting the target (0 when none does)
+  ServeResult at_capacity;            // the run at that rate
   std::vector<CapacityProbe> probes;  // in the order they ran
 };
 

@@ -42,29 +42,24 @@ namespace dlsim::serve {
 
 // What one iteration computes, summed over its requests.
 struct BatchShape {
-  int64_t prefill_tokens = 0; // prompt tokens processed (chunks)
-  double prefill_pairs =
-      0; // causal query-key pairs of the chunks: sum c*kv_before + c(c+1)/2
-  int64_t prefill_requests = 0; // requests with a prefill chunk
-  int64_t decode_requests = 0;  // requests generating one token
-  int64_t decode_context =
-      0; // KV tokens read by the decodes (sum of their lengths)
-  int64_t logits =
-      0; // sequences that sample a token (decodes + finished prefills)
+  int64_t prefill_tokens = 0;    // prompt tokens processed (chunks)
+  double prefill_pairs = 0;      // causal query-key pairs of the chunks: sum c*kv_before + c(c+1)/2
+  int64_t prefill_requests = 0;  // requests with a prefill chunk
+  int64_t decode_requests = 0;   // requests generating one token
+  int64_t decode_context = 0;    // KV tokens read by the decodes (sum of their lengths)
+  int64_t logits = 0;            // sequences that sample a token (decodes + finished prefills)
   int64_t tokens() const { return prefill_tokens + decode_requests; }
 };
 
 struct IterationTime {
-  Duration per_layer; // one transformer layer on one pipeline stage's GPU
-  Duration fixed;     // once per iteration
+  Duration per_layer;  // one transformer layer on one pipeline stage's GPU
+  Duration fixed;      // once per iteration
   // Whole iteration with `layers` layers executed back to back.
-  Duration Total(int layers) const {
-    return per_layer * static_cast<int64_t>(layers) + fixed;
-  }
+  Duration Total(int layers) const { return per_layer * static_cast<int64_t>(layers) + fixed; }
 };
 
 class IterationCostModel {
-public:
+ public:
   virtual ~IterationCostModel() = default;
   virtual IterationTime Time(const BatchShape &b) const = 0;
   // True when the token-level operators come from measured profiles.
@@ -93,26 +88,24 @@ struct ProfiledCostInputs {
   hw::GpuSpec gpu;
   int tp = 1;
   int pp = 1;
-  std::shared_ptr<const cost::ComputeModel> compute; // required
-  std::shared_ptr<const net::CollectiveModel>
-      collective;                           // required when tp > 1 or pp > 1
-  net::Fabric fabric;                       // the TP group's links
-  const OperatorProfile *profile = nullptr; // copied; null = roofline
+  std::shared_ptr<const cost::ComputeModel> compute;       // required
+  std::shared_ptr<const net::CollectiveModel> collective;  // required when tp > 1 or pp > 1
+  net::Fabric fabric;                                      // the TP group's links
+  const OperatorProfile *profile = nullptr;                // copied; null = roofline
   hw::DType dtype = hw::DType::kFp16;
-  CollectiveOverhead overhead; // added to every TP all-reduce
+  CollectiveOverhead overhead;  // added to every TP all-reduce
 };
 
-std::unique_ptr<IterationCostModel>
-MakeProfiledCostModel(const ProfiledCostInputs &in);
+std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs &in);
 // Fixed time: `per_prefill_token` per prompt token plus `decode_iteration` when
 // the batch has any decode; per_layer is zero.
-std::unique_ptr<IterationCostModel>
-MakeConstantCostModel(Duration per_prefill_token, Duration decode_iteration);
+std::unique_ptr<IterationCostModel> MakeConstantCostModel(Duration per_prefill_token,
+                                                          Duration decode_iteration);
 
 // A fabric for a TP group inside one node of `gpu`: NVLink when it has NVLink,
 // else PCIe.
 net::Fabric SingleNodeFabric(const hw::GpuSpec &gpu);
 
-} // namespace dlsim::serve
+}  // namespace dlsim::serve
 
-#endif // DLSIM_SERVE_ITERATION_COST_H_
+#endif  // DLSIM_SERVE_ITERATION_COST_H_

@@ -23,7 +23,8 @@ class KvCache {
  public:
   KvCache() = default;
   KvCache(int64_t total_blocks, int block_size, double watermark)
-      : total_(total_blocks), block_size_(block_size),
+      : total_(total_blocks),
+        block_size_(block_size),
         watermark_blocks_(static_cast<int64_t>(watermark * static_cast<double>(total_blocks))) {}
 
   int64_t BlocksFor(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }

@@ -27,16 +27,16 @@ namespace dlsim::serve {
 
 // Per GPU of one replica.
 struct MemoryPlan {
-  Bytes usable;            // HBM * (1 - memory_margin)
-  Bytes weights;           // all weights of this GPU's share of the model
-  Bytes layer_weights;     // one transformer layer's share
-  int layers = 0;          // layers on this GPU (model layers / pp)
-  Bytes offloaded;         // weights kept in host memory (at the smallest interval for select-n)
-  Bytes kv_capacity;       // HBM left for the KV cache
-  Bytes block_bytes;       // one KV block (block_size tokens, all of this GPU's layers)
+  Bytes usable;         // HBM * (1 - memory_margin)
+  Bytes weights;        // all weights of this GPU's share of the model
+  Bytes layer_weights;  // one transformer layer's share
+  int layers = 0;       // layers on this GPU (model layers / pp)
+  Bytes offloaded;      // weights kept in host memory (at the smallest interval for select-n)
+  Bytes kv_capacity;    // HBM left for the KV cache
+  Bytes block_bytes;    // one KV block (block_size tokens, all of this GPU's layers)
   int64_t kv_blocks = 0;
-  int min_interval = 0;    // select-n: i_min (0 when no layer is offloaded)
-  BytesPerSecond pcie;     // host-to-device bandwidth per direction
+  int min_interval = 0;  // select-n: i_min (0 when no layer is offloaded)
+  BytesPerSecond pcie;   // host-to-device bandwidth per direction
 };
 
 // KV bytes of one token on one GPU (K and V of every local layer and KV head).

@@ -26,7 +26,16 @@ namespace dlsim::serve {
 
 // Vidur's token-level operators, in the column order of the data file.
 enum class ProfiledOp {
-  kEmbedding, kInputNorm, kQkvProj, kRope, kOutProj, kPostAttnNorm, kMlpUp, kMlpAct, kMlpDown, kAdd
+  kEmbedding,
+  kInputNorm,
+  kQkvProj,
+  kRope,
+  kOutProj,
+  kPostAttnNorm,
+  kMlpUp,
+  kMlpAct,
+  kMlpDown,
+  kAdd
 };
 inline constexpr int kNumProfiledOps = 10;
 // Column names: "emb", "input_layernorm", "attn_pre_proj", ... (Vidur's names).
@@ -36,8 +45,8 @@ struct OperatorProfile {
   std::string gpu;    // catalog GPU name
   std::string model;  // catalog model name
   int tp = 1;
-  std::vector<int64_t> tokens;                              // ascending grid
-  std::array<std::vector<double>, kNumProfiledOps> ms;      // per op, aligned with tokens
+  std::vector<int64_t> tokens;                          // ascending grid
+  std::array<std::vector<double>, kNumProfiledOps> ms;  // per op, aligned with tokens
 
   // Interpolated time in ms of `op` at `tokens` (>= 1). Precondition: the grid is non-empty.
   double InterpolateMs(ProfiledOp op, double tokens) const;

@@ -47,10 +47,10 @@ struct TraceEntry {
 
 struct WorkloadOptions {
   ArrivalKind arrival = ArrivalKind::kPoisson;
-  double rate = 4.0;           // requests per second (all replicas together)
-  double cv = 1.0;             // gamma: coefficient of variation of inter-arrival times
-  int64_t requests = 0;        // number of requests; 0 when duration_s is used
-  double duration_s = 0;       // arrivals stop after this time when requests == 0
+  double rate = 4.0;      // requests per second (all replicas together)
+  double cv = 1.0;        // gamma: coefficient of variation of inter-arrival times
+  int64_t requests = 0;   // number of requests; 0 when duration_s is used
+  double duration_s = 0;  // arrivals stop after this time when requests == 0
   LengthDistribution prompt;
   LengthDistribution output{.median = 200};
   std::vector<TraceEntry> trace;  // arrival == kTrace: the requests, sorted by arrival
@@ -67,18 +67,18 @@ struct HardwareOptions {
 enum class Preemption { kRecompute, kSwap };
 
 struct SchedulerOptions {
-  std::string name = "vllm";            // serving-scheduler registry name
-  std::string router = "round-robin";   // router registry name
-  int block_size = 16;                  // tokens per KV block
-  double watermark = 0.01;              // fraction of blocks kept free when admitting prefills
-  int max_batch_size = 128;             // requests per iteration
-  int64_t max_batched_tokens = 4096;    // tokens per iteration (prefill-only schedulers)
-  int64_t chunk_size = 512;             // sarathi: token budget per iteration
+  std::string name = "vllm";           // serving-scheduler registry name
+  std::string router = "round-robin";  // router registry name
+  int block_size = 16;                 // tokens per KV block
+  double watermark = 0.01;             // fraction of blocks kept free when admitting prefills
+  int max_batch_size = 128;            // requests per iteration
+  int64_t max_batched_tokens = 4096;   // tokens per iteration (prefill-only schedulers)
+  int64_t chunk_size = 512;            // sarathi: token budget per iteration
   Preemption preemption = Preemption::kRecompute;
-  int prefill_replicas = 1;             // distserve: replicas in the prefill pool
-  int decode_replicas = 1;              // distserve: replicas in the decode pool
-  double kv_transfer_gbps = 0;          // distserve: GB/s between pools; 0 = the GPU's NVLink
-  int64_t max_seq_len = 4096;           // orca: KV reserved per request (prompt + output cap)
+  int prefill_replicas = 1;     // distserve: replicas in the prefill pool
+  int decode_replicas = 1;      // distserve: replicas in the decode pool
+  double kv_transfer_gbps = 0;  // distserve: GB/s between pools; 0 = the GPU's NVLink
+  int64_t max_seq_len = 4096;   // orca: KV reserved per request (prompt + output cap)
 };
 
 enum class OffloadMode { kNone, kStatic, kSelectN };
@@ -92,8 +92,8 @@ struct OffloadOptions {
   // select-n: the smallest interval allowed (every i-th layer in host memory); 0 = derived
   // offline from the TPOT SLO.
   int min_interval = 0;
-  double pcie_gbps = 0;        // host-to-device GB/s per direction; 0 = from the GPU's PCIe gen/lanes
-  int gpus_per_pcie_bus = 1;   // replicas sharing one host bus (contention)
+  double pcie_gbps = 0;          // host-to-device GB/s per direction; 0 = from the GPU's PCIe gen/lanes
+  int gpus_per_pcie_bus = 1;     // replicas sharing one host bus (contention)
   double host_memory_gib = 512;  // host memory available for offloaded state
 };
 

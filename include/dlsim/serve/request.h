@@ -21,8 +21,8 @@ namespace dlsim::serve {
 // One request: its shape, then its progress (owned and updated by the simulator).
 struct Request {
   TimePoint arrival;
-  int32_t prompt = 0;          // prompt tokens
-  int32_t output = 0;          // tokens to generate (>= 1); the first comes from the prefill
+  int32_t prompt = 0;  // prompt tokens
+  int32_t output = 0;  // tokens to generate (>= 1); the first comes from the prefill
   // Progress.
   int32_t prefill_target = 0;  // tokens the next prefill must process (prompt, + generated after a recompute)
   int32_t prefilled = 0;       // tokens of the current prefill done
@@ -31,8 +31,8 @@ struct Request {
   int32_t blocks = 0;          // KV blocks held on the GPU
   int32_t replica = -1;        // replica it is queued on or runs on
   int32_t preemptions = 0;
-  bool swapped = false;        // KV swapped out to host memory
-  bool scheduled = false;      // has been in a batch at least once
+  bool swapped = false;    // KV swapped out to host memory
+  bool scheduled = false;  // has been in a batch at least once
   bool done = false;
   TimePoint first_scheduled;
   TimePoint first_token;
@@ -40,9 +40,7 @@ struct Request {
 
   bool prefill_done() const { return prefilled >= prefill_target; }
   // Tokens still to process: remaining prefill plus remaining decode steps.
-  int64_t remaining_tokens() const {
-    return (prefill_target - prefilled) + (output - generated);
-  }
+  int64_t remaining_tokens() const { return (prefill_target - prefilled) + (output - generated); }
 };
 
 // Samples one length from `d` (rounded, clamped to [d.min, d.max]).

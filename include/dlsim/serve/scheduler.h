@@ -30,14 +30,14 @@ namespace dlsim::serve {
 
 struct BatchEntry {
   int32_t request = 0;
-  int32_t tokens = 0;    // prefill chunk length, or 1 for a decode
+  int32_t tokens = 0;  // prefill chunk length, or 1 for a decode
   bool prefill = false;
 };
 
 struct Batch {
   std::vector<BatchEntry> entries;
   BatchShape shape;
-  Bytes swap_bytes;      // KV moved between GPU and host memory before this iteration
+  Bytes swap_bytes;  // KV moved between GPU and host memory before this iteration
   void Clear() {
     entries.clear();
     shape = {};
@@ -56,8 +56,8 @@ struct ReplicaQueues {
 struct SchedulerContext {
   std::vector<Request>& requests;
   KvCache& kv;
-  Bytes block_bytes;         // KV bytes of one block on one GPU (swap traffic)
-  int64_t preemptions = 0;   // incremented by the policy
+  Bytes block_bytes;        // KV bytes of one block on one GPU (swap traffic)
+  int64_t preemptions = 0;  // incremented by the policy
 };
 
 class ReplicaScheduler {

@@ -28,16 +28,15 @@ struct ServeEnvironment {
   cost::ComputeCalibration compute;
   std::shared_ptr<const net::CollectiveModel> collective;
   std::vector<OperatorProfile> profiles;
-  CollectiveOverhead overhead; // embedded data/serving/serving_calibration.csv
+  CollectiveOverhead overhead;  // embedded data/serving/serving_calibration.csv
   SchedulerRegistry schedulers{"serving-scheduler"};
   RouterRegistry routers{"router"};
 };
 
 // Registries with the builtins, the embedded Vidur profiles and serving
 // calibration, and the "nccl" collective model.
-Result<std::unique_ptr<ServeEnvironment>>
-MakeServeEnvironment(const cost::ComputeCalibration &compute,
-                     const net::NetworkCalibration &network);
+Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration &compute,
+                                                               const net::NetworkCalibration &network);
 
 // CostInputs: the inputs MakeCostModel uses (tests vary them). MakeCostModel:
 // the profiled cost model for the scenario's (GPU, model, TP): measured
@@ -47,21 +46,17 @@ MakeServeEnvironment(const cost::ComputeCalibration &compute,
 // tp_large_allreduce_threshold_mib, tp_large_allreduce_us_per_mib (default 0))
 // and its embedded copy. Error: kParse / kInvalidArgument naming the file (also
 // for an unknown parameter or a negative value).
-Result<CollectiveOverhead> ParseCollectiveOverhead(std::string_view csv_text,
-                                                   std::string file_name);
+Result<CollectiveOverhead> ParseCollectiveOverhead(std::string_view csv_text, std::string file_name);
 Result<CollectiveOverhead> DefaultCollectiveOverhead();
 
-ProfiledCostInputs CostInputs(const ServeOptions &options,
-                              const ServeEnvironment &env);
-Result<std::unique_ptr<IterationCostModel>>
-MakeCostModel(const ServeOptions &options, const ServeEnvironment &env);
+ProfiledCostInputs CostInputs(const ServeOptions &options, const ServeEnvironment &env);
+Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions &options,
+                                                          const ServeEnvironment &env);
 
 // Human-readable report (tables of latencies, throughput, KV use, offloading).
-std::string FormatReport(const ServeOptions &options,
-                         const ServeResult &result);
-std::string FormatCapacityReport(const ServeOptions &options,
-                                 const CapacityResult &cap, double target);
+std::string FormatReport(const ServeOptions &options, const ServeResult &result);
+std::string FormatCapacityReport(const ServeOptions &options, const CapacityResult &cap, double target);
 
-} // namespace dlsim::serve
+}  // namespace dlsim::serve
 
-#endif // DLSIM_SERVE_SETUP_H_
+#endif  // DLSIM_SERVE_SETUP_H_

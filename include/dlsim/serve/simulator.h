@@ -15,9 +15,8 @@
 #ifndef DLSIM_SERVE_SIMULATOR_H_
 #define DLSIM_SERVE_SIMULATOR_H_
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -42,21 +41,21 @@ struct ServeMetrics {
   int64_t requests_completed = 0;
   int64_t completions_recorded = 0;  // finish events seen (== requests_completed unless a bug)
   Percentiles ttft_s, tpot_s, e2e_s, queueing_s;
-  double makespan_s = 0;             // first arrival to last completion
-  double throughput_tokens_per_s = 0;   // output tokens
+  double makespan_s = 0;               // first arrival to last completion
+  double throughput_tokens_per_s = 0;  // output tokens
   double throughput_requests_per_s = 0;
-  double goodput_requests_per_s = 0;    // requests meeting both SLOs per second
-  double slo_attainment = 0;            // fraction of requests meeting TTFT and TPOT SLOs
-  double kv_mean_utilization = 0;       // time-weighted, mean over replicas
-  double kv_peak_utilization = 0;       // max over replicas
-  int64_t kv_overcommits = 0;           // iterations that ended with used > total blocks (must be 0)
+  double goodput_requests_per_s = 0;  // requests meeting both SLOs per second
+  double slo_attainment = 0;          // fraction of requests meeting TTFT and TPOT SLOs
+  double kv_mean_utilization = 0;     // time-weighted, mean over replicas
+  double kv_peak_utilization = 0;     // max over replicas
+  int64_t kv_overcommits = 0;         // iterations that ended with used > total blocks (must be 0)
   int64_t preemptions = 0;
   int64_t iterations = 0;
   double mean_batch_requests = 0;
   // Offloading.
   double host_memory_gib_per_gpu = 0;
-  double mean_offload_interval = 0;     // over iterations that offloaded
-  double offload_stall_s = 0;           // summed over replicas
+  double mean_offload_interval = 0;  // over iterations that offloaded
+  double offload_stall_s = 0;        // summed over replicas
 };
 
 struct ServeResult {
