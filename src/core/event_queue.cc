@@ -5,13 +5,6 @@
 
 namespace dlsim {
 
-void EventQueue::Reserve(size_t n) {
-  heap_.reserve(n);
-  callbacks_.reserve(n);
-  slot_seq_.reserve(n);
-  free_slots_.reserve(n);
-}
-
 EventId EventQueue::Schedule(TimePoint at, Callback cb) {
   assert(at >= now_);
   uint32_t slot;

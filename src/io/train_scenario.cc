@@ -14,17 +14,21 @@ namespace {
 using train::PipelineScheduleKind;
 using train::Recompute;
 
+// Parse tables from train's name lists (one list per enum, train/options.h).
+template <typename E, size_t N>
+std::vector<std::pair<std::string, E>> NameTable(const std::pair<std::string_view, E> (&names)[N]) {
+  std::vector<std::pair<std::string, E>> out;
+  for (const auto& [name, value] : names) out.emplace_back(std::string(name), value);
+  return out;
+}
+
 const std::vector<std::pair<std::string, PipelineScheduleKind>>& ScheduleNames() {
-  static const auto* names = new std::vector<std::pair<std::string, PipelineScheduleKind>>{
-      {"gpipe", PipelineScheduleKind::kGpipe},
-      {"1f1b", PipelineScheduleKind::kOneFOneB},
-      {"interleaved", PipelineScheduleKind::kInterleaved}};
+  static const auto* names = new auto(NameTable(train::kPipelineScheduleNames));
   return *names;
 }
 
 const std::vector<std::pair<std::string, Recompute>>& RecomputeNames() {
-  static const auto* names = new std::vector<std::pair<std::string, Recompute>>{
-      {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+  static const auto* names = new auto(NameTable(train::kRecomputeNames));
   return *names;
 }
 
@@ -364,20 +368,6 @@ Result<train::TrainOptions> LoadTrainScenarioFile(const std::string& path, const
                                                   const model::ModelCatalog& models) {
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseTrainScenario(text, path, hardware, models);
-}
-
-std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
-  for (const auto& [name, k] : ScheduleNames()) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
-
-std::string_view RecomputeName(Recompute mode) {
-  for (const auto& [name, m] : RecomputeNames()) {
-    if (m == mode) return name;
-  }
-  return "?";
 }
 
 std::string SummarizeTrainOptions(const train::TrainOptions& o) {

@@ -22,30 +22,6 @@ std::vector<T> OrDefault(const std::vector<T> &values, T def) {
   return values.empty() ? std::vector<T>{def} : values;
 }
 
-const char *ScheduleText(PipelineScheduleKind k) {
-  switch (k) {
-    case PipelineScheduleKind::kGpipe:
-      return "gpipe";
-    case PipelineScheduleKind::kOneFOneB:
-      return "1f1b";
-    case PipelineScheduleKind::kInterleaved:
-      return "interleaved";
-  }
-  return "?";
-}
-
-const char *RecomputeText(Recompute r) {
-  switch (r) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "?";
-}
-
 // The resolved lists of one search (empty lists replaced by the scenario's
 // value).
 struct Lists {
@@ -201,10 +177,10 @@ std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate
           {"pp", s(c.pp)},
           {"cp", s(c.cp)},
           {"dp", s(c.dp)},
-          {"pipeline_schedule", ScheduleText(c.schedule)},
+          {"pipeline_schedule", std::string(train::PipelineScheduleName(c.schedule))},
           {"virtual_stages", s(c.virtual_stages)},
           {"zero", s(c.zero)},
-          {"recompute", RecomputeText(c.recompute)},
+          {"recompute", std::string(train::RecomputeName(c.recompute))},
           {"sequence_parallel", c.sequence_parallel ? "true" : "false"}};
 }
 
@@ -212,9 +188,9 @@ std::string DescribeCandidate(const Candidate &c, bool with_gpus) {
   std::string out = with_gpus ? std::to_string(c.gpus) + " gpus " : "";
   out += "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " cp " + std::to_string(c.cp) +
          " dp " + std::to_string(c.dp) + " mb " + std::to_string(c.micro_batch) + " " +
-         ScheduleText(c.schedule);
+         std::string(train::PipelineScheduleName(c.schedule));
   if (c.schedule == PipelineScheduleKind::kInterleaved) out += " x" + std::to_string(c.virtual_stages);
-  out += " zero " + std::to_string(c.zero) + " recompute " + RecomputeText(c.recompute);
+  out += " zero " + std::to_string(c.zero) + " recompute " + std::string(train::RecomputeName(c.recompute));
   if (c.sequence_parallel) out += " sp";
   return out;
 }

@@ -19,7 +19,7 @@
 namespace dlsim::train {
 namespace {
 
-nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
+nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r, Bytes capacity) {
   nlohmann::ordered_json j;
   j["feasible"] = r.feasible;
   if (!r.feasible) j["reason"] = r.reason;
@@ -34,9 +34,9 @@ nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
   par["virtual_stages"] = r.plan.chunks;
   par["micro_batch"] = r.plan.micro_batch;
   par["micro_batches"] = r.plan.micro_batches;
-  par["pipeline_schedule"] = std::string(io::PipelineScheduleName(o.parallel.pipeline_schedule));
+  par["pipeline_schedule"] = std::string(PipelineScheduleName(o.parallel.pipeline_schedule));
   par["zero"] = o.parallel.zero;
-  par["recompute"] = std::string(io::RecomputeName(o.parallel.recompute));
+  par["recompute"] = std::string(RecomputeName(o.parallel.recompute));
   par["sequence_parallel"] = r.plan.sequence_parallel;
   par["layers_per_stage"] = r.plan.layers;
   j["parallel"] = par;
@@ -50,7 +50,7 @@ nlohmann::ordered_json ToJson(const TrainOptions& o, const StepResult& r) {
   const StageMemory* peak = r.memory.empty() ? nullptr : &r.memory[r.peak_rank];
   mem["peak_bytes_per_gpu"] = r.peak_memory.ToBytes();
   mem["peak_rank"] = r.peak_rank;
-  mem["capacity_bytes"] = 0;
+  mem["capacity_bytes"] = capacity.ToBytes();
   if (peak) {
     mem["weights_bytes"] = peak->weights.ToBytes();
     mem["gradients_bytes"] = peak->gradients.ToBytes();
@@ -114,9 +114,9 @@ void PrintReport(const TrainOptions& o, const StepContext& ctx, const StepResult
         "recompute {} | "
         "sequence parallel {}\n",
         p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch,
-        std::string(io::PipelineScheduleName(o.parallel.pipeline_schedule)),
+        std::string(PipelineScheduleName(o.parallel.pipeline_schedule)),
         p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero,
-        std::string(io::RecomputeName(o.parallel.recompute)), p.sequence_parallel ? "on" : "off");
+        std::string(RecomputeName(o.parallel.recompute)), p.sequence_parallel ? "on" : "off");
   if (!r.feasible) {
     out << "INFEASIBLE: " << r.reason << "\n";
     if (r.step_time_s <= 0) return;
@@ -230,8 +230,7 @@ int RunTrainCommand(const TrainOptions& options, const hw::Catalog& catalog, con
     }
   }
   if (flags.json) {
-    auto j = ToJson(options, r);
-    j["memory"]["capacity_bytes"] = (*owned)->gpu.hbm_capacity.ToBytes();
+    auto j = ToJson(options, r, (*owned)->gpu.hbm_capacity);
     out << report::DumpDeterministic(j) << "\n";
   } else {
     PrintReport(options, (*owned)->ctx, r, out);

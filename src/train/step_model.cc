@@ -15,18 +15,6 @@ constexpr double kMaxBucketParams = 40e6;  // Megatron-LM DDP default bucket (el
 // write the bf16 weight (2 B); gradient-norm clipping reads the gradient once more (4 B).
 constexpr double kAdamBytesPerParam = 34.0;
 
-const char* ScheduleName(PipelineScheduleKind k) {
-  switch (k) {
-    case PipelineScheduleKind::kGpipe:
-      return "gpipe";
-    case PipelineScheduleKind::kOneFOneB:
-      return "1f1b";
-    case PipelineScheduleKind::kInterleaved:
-      return "interleaved";
-  }
-  return "1f1b";
-}
-
 StepResult Infeasible(std::string reason) {
   StepResult r;
   r.feasible = false;
@@ -52,7 +40,7 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   auto plan_or = MakeParallelPlan(o);
   if (!plan_or.ok()) return Infeasible(plan_or.error().message);
   const ParallelPlan& plan = *plan_or;
-  auto sched = schedules.Create(ScheduleName(o.parallel.pipeline_schedule));
+  auto sched = schedules.Create(std::string(PipelineScheduleName(o.parallel.pipeline_schedule)));
   if (!sched.ok()) return Infeasible(sched.error().message);
   StepProgram prog;
   prog.shape = {plan.pp, plan.chunks, plan.micro_batches};
@@ -196,12 +184,11 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   r.tokens_per_s = tokens / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / gpus;
   const double model_flops = 3.0 * model::ModelForwardFlops(o.model, tokens, o.training.seq_len, false);
-  double hw_extra = 0, model_sim = 0;
+  double hw_extra = 0;
   for (int rank = 0; rank < plan.pp; ++rank)
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       hw_extra += (cc.hardware_flops - cc.model_flops).value();
-      model_sim += cc.model_flops.value();
     }
   const double recompute_flops_per_gpu = hw_extra * plan.micro_batches / plan.pp;
   r.model_tflops_per_gpu = model_flops / gpus / r.step_time_s * 1e-12;
@@ -235,7 +222,6 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
                      ? std::string(top->second) + " (" + FormatNumber(100 * top->first / r.step_time_s, 3) +
                            "% of the step)"
                      : "compute-bound";
-  (void)model_sim;
   return r;
 }
 

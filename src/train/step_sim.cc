@@ -37,7 +37,6 @@ class StepRun {
     fwd_arrived_.assign(n, false);
     bwd_arrived_.assign(n, false);
     units_.resize(static_cast<size_t>(replicas_) * p_);
-    q_.Reserve(static_cast<size_t>(replicas_) * p_ * 4 + 64);
     for (int x = 0; x < replicas_; ++x) {
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);

@@ -17,9 +17,8 @@ struct Outcome {
   std::string output;  // stdout (and stderr when merge_stderr)
 };
 
-inline Outcome RunDlsim(const std::string& args, bool merge_stderr = true) {
-  const std::string command =
-      std::string(DLSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs a shell command line (as given) and captures its stdout.
+inline Outcome RunCommand(const std::string& command) {
   Outcome out;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return out;
@@ -29,6 +28,10 @@ inline Outcome RunDlsim(const std::string& args, bool merge_stderr = true) {
   const int status = pclose(pipe);
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
+}
+
+inline Outcome RunDlsim(const std::string& args, bool merge_stderr = true) {
+  return RunCommand(std::string(DLSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 inline std::string ReadFile(const std::string& path) {

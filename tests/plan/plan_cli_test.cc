@@ -12,24 +12,13 @@
 #include <sstream>
 #include <string>
 
+#include "common/run_dlsim.h"
+
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
+using dlsim::testing::Outcome;
 
-Outcome Shell(const std::string &command_line) {
-  Outcome out;
-  FILE *pipe = popen((command_line + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+Outcome Shell(const std::string &command_line) { return dlsim::testing::RunCommand(command_line + " 2>&1"); }
 
 std::string Dlsim() { return DLSIM_BINARY; }
 std::string Scenario() { return std::string(DLSIM_TEST_DATA_DIR) + "/plan/small_13b.yaml"; }

@@ -12,26 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "common/run_dlsim.h"
+
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout, and stderr when merged
-};
-
-Outcome RunDlsim(const std::string &args, bool merge_stderr = true) {
-  const std::string command =
-      std::string(DLSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Outcome out;
-  FILE *pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+using dlsim::testing::Outcome;
+using dlsim::testing::RunDlsim;
 
 const std::string kBad = std::string(DLSIM_TEST_DATA_DIR) + "/serve_bad/";
 

@@ -1,37 +1,42 @@
 #include "registry_kinds.h"
 
+#include "dlsim/cost/compute_model.h"
 #include "dlsim/data/data_policy.h"
+#include "dlsim/net/collective.h"
+#include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/router.h"
 #include "dlsim/serve/scheduler.h"
+#include "dlsim/train/pipeline_schedule.h"
 
 namespace dlsim::cli {
 namespace {
 
-template <typename Reg>
-RegistryEntries Collect(const Reg &reg) {
-  RegistryEntries out;
-  for (const auto *e : reg.Entries()) out.emplace_back(e->name, e->description);
-  return out;
+// Builds registry `Reg` named `kind`, fills it with `add` and lists its entries.
+template <typename Reg, typename Add>
+std::function<RegistryEntries()> Kind(const char* kind, Add add) {
+  return [kind, add] {
+    Reg reg(kind);
+    add(reg);
+    RegistryEntries out;
+    for (const auto* e : reg.Entries()) out.emplace_back(e->name, e->description);
+    return out;
+  };
 }
 
 }  // namespace
 
-void AddModuleKinds(std::map<std::string, std::function<RegistryEntries()>> &kinds) {
-  kinds["serving-scheduler"] = [] {
-    serve::SchedulerRegistry reg("serving-scheduler");
-    serve::RegisterSchedulers(reg);
-    return Collect(reg);
-  };
-  kinds["router"] = [] {
-    serve::RouterRegistry reg("router");
-    serve::RegisterRouters(reg);
-    return Collect(reg);
-  };
-  kinds["data-policy"] = [] {
-    data::DataPolicyRegistry reg("data-policy");
-    data::RegisterDataPolicies(reg);
-    return Collect(reg);
-  };
+std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
+  std::map<std::string, std::function<RegistryEntries()>> kinds;
+  kinds["pipeline-schedule"] =
+      Kind<train::PipelineScheduleRegistry>("pipeline-schedule", train::RegisterPipelineSchedules);
+  kinds["compute-model"] = Kind<cost::ComputeModelRegistry>("compute-model", cost::RegisterComputeModels);
+  kinds["collective-model"] =
+      Kind<net::CollectiveRegistry>("collective-model", net::RegisterCollectiveModels);
+  kinds["reproduction"] = Kind<repro::ReproRegistry>("reproduction", repro::RegisterReproductions);
+  kinds["data-policy"] = Kind<data::DataPolicyRegistry>("data-policy", data::RegisterDataPolicies);
+  kinds["serving-scheduler"] = Kind<serve::SchedulerRegistry>("serving-scheduler", serve::RegisterSchedulers);
+  kinds["router"] = Kind<serve::RouterRegistry>("router", serve::RegisterRouters);
+  return kinds;
 }
 
 }  // namespace dlsim::cli

@@ -1,5 +1,4 @@
-// Registries of modules that arrive with later issues (data policies, serving schedulers, ...)
-// add themselves to `dlsim list` here, one line each in registry_kinds.cc.
+// Every policy registry `dlsim list KIND` can show; one line each in registry_kinds.cc.
 #ifndef DLSIM_TOOLS_REGISTRY_KINDS_H_
 #define DLSIM_TOOLS_REGISTRY_KINDS_H_
 
@@ -12,7 +11,8 @@
 namespace dlsim::cli {
 
 using RegistryEntries = std::vector<std::pair<std::string, std::string>>;  // name, description
-void AddModuleKinds(std::map<std::string, std::function<RegistryEntries()>>& kinds);
+// Kind name -> a function that builds that registry and lists its entries, sorted by kind.
+std::map<std::string, std::function<RegistryEntries()>> RegistryKinds();
 
 }  // namespace dlsim::cli
 

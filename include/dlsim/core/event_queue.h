@@ -50,8 +50,6 @@ class EventQueue {
   // Time of the next live event, or nullopt when none is pending.
   std::optional<TimePoint> NextTime();
   TimePoint Now() const { return now_; }
-  // Pre-allocates room for `n` pending events (avoids regrowth in hot loops).
-  void Reserve(size_t n);
   size_t pending() const { return live_; }
   uint64_t executed() const { return executed_; }
 

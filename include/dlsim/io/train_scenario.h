@@ -47,9 +47,9 @@ Result<train::TrainOptions> LoadTrainScenarioFile(const std::string& path, const
 // "llama3-8b on 8 x h100-sxm5-80gb (dgx-h100, ib-ndr); tp 1 pp 1 cp 1 dp 8; 1f1b; zero 1; ..."
 std::string SummarizeTrainOptions(const train::TrainOptions& options);
 
-// Scenario names of the enums (the values the YAML accepts).
-std::string_view PipelineScheduleName(train::PipelineScheduleKind kind);  // "gpipe", "1f1b", "interleaved"
-std::string_view RecomputeName(train::Recompute mode);                    // "none", "selective", "full"
+// Scenario names of the enums (the values the YAML accepts) live with the enums.
+using train::PipelineScheduleName;
+using train::RecomputeName;
 
 }  // namespace dlsim::io
 

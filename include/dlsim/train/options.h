@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlsim/data/data_options.h"
@@ -16,6 +18,25 @@ namespace dlsim::train {
 
 enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
 enum class Recompute { kNone, kSelective, kFull };
+
+// The scenario names of the enums above (also the pipeline-schedule registry names).
+inline constexpr std::pair<std::string_view, PipelineScheduleKind> kPipelineScheduleNames[] = {
+    {"gpipe", PipelineScheduleKind::kGpipe},
+    {"1f1b", PipelineScheduleKind::kOneFOneB},
+    {"interleaved", PipelineScheduleKind::kInterleaved}};
+inline constexpr std::pair<std::string_view, Recompute> kRecomputeNames[] = {
+    {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+
+inline std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
+  for (const auto& [name, k] : kPipelineScheduleNames)
+    if (k == kind) return name;
+  return "?";
+}
+inline std::string_view RecomputeName(Recompute mode) {
+  for (const auto& [name, m] : kRecomputeNames)
+    if (m == mode) return name;
+  return "?";
+}
 
 struct HardwareOptions {
   std::string gpu = "h100-sxm5-80gb";  // canonical catalog name (aliases resolved by io)
