@@ -10,7 +10,6 @@
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/train/context_builder.h"
-#include "dlsim/train/run.h"
 #include "dlsim/train/step_model.h"
 
 namespace {
@@ -31,19 +30,16 @@ data:
 )";
 
 void Steps(benchmark::State& state, const std::string& policy) {
-  io::Catalogs catalogs = std::move(io::LoadCatalogs({})).value();
-  train::DefaultCalibrations cal = std::move(train::LoadDefaultCalibrations()).value();
+  catalog::Catalogs catalogs = std::move(io::LoadCatalogs({})).value();
   std::string text = kScenario;
   text.replace(text.find("POLICY"), 6, policy);
   train::TrainOptions o =
       std::move(io::ParseTrainScenario(text, "bench", catalogs.hardware, catalogs.models)).value();
-  auto owned =
-      std::move(train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network, {}, &cal.training))
-          .value();
+  auto owned = std::move(train::MakeStepContext(o, catalogs)).value();
   train::PipelineScheduleRegistry schedules("pipeline-schedule");
   train::RegisterPipelineSchedules(schedules);
   for (auto _ : state) {
-    train::StepResult r = train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr);
+    train::StepResult r = train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr).value();
     if (!r.feasible || !r.data) state.SkipWithError(r.reason.c_str());
     benchmark::DoNotOptimize(r.step_time_s);
   }

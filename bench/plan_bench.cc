@@ -17,7 +17,7 @@ namespace {
 using namespace dlsim;
 
 struct Setup {
-  io::Catalogs catalogs;
+  catalog::Catalogs catalogs;
   io::PlanScenario scenario;
   cost::ComputeCalibration compute;
   net::NetworkCalibration network;

@@ -13,7 +13,7 @@ namespace {
 using namespace dlsim;
 
 struct Fixture {
-  io::Catalogs catalogs = std::move(io::LoadCatalogs({})).value();
+  catalog::Catalogs catalogs = std::move(io::LoadCatalogs({})).value();
   cost::ComputeCalibration compute = std::move(io::LoadDefaultComputeCalibration()).value();
   net::NetworkCalibration network = std::move(io::LoadDefaultNetworkCalibration()).value();
   train::PipelineScheduleRegistry schedules{"pipeline-schedule"};
@@ -28,7 +28,7 @@ Fixture& F() {
 void RunStep(benchmark::State& state, const train::TrainOptions& o) {
   auto owned = std::move(train::MakeStepContext(o, F().catalogs.hardware, F().compute, F().network)).value();
   for (auto _ : state) {
-    train::StepResult r = train::SimulateTrainingStep(o, owned->ctx, F().schedules, nullptr);
+    train::StepResult r = train::SimulateTrainingStep(o, owned->ctx, F().schedules, nullptr).value();
     benchmark::DoNotOptimize(r.step_time_s);
   }
 }

@@ -117,10 +117,10 @@ Result<StepData> ScheduleSkrull(const Docs& docs, const DataShape& s) {
   for (size_t i = 0; i < p.docs.size(); ++i) {
     for (int r = 0; r < s.cp; ++r) {
       if (ZigzagShare(p.docs[i], s.cp, r) > budget) {
-        return Error::InvalidArgument("skrull: document " + std::to_string(i) + " of " +
-                                      std::to_string(p.docs[i]) + " tokens does not fit cp " +
-                                      std::to_string(s.cp) + " x token_budget " + std::to_string(budget) +
-                                      "; raise token_budget or lower max_len");
+        return Error::Infeasible("skrull: document " + std::to_string(i) + " of " +
+                                 std::to_string(p.docs[i]) + " tokens does not fit cp " +
+                                 std::to_string(s.cp) + " x token_budget " + std::to_string(budget) +
+                                 "; raise token_budget or lower max_len");
       }
     }
   }

@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "catalog_entries.h"
+#include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/embedded.h"
+#include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/training_calibration_loader.h"
 
 namespace dlsim::io {
 namespace {
@@ -184,6 +187,9 @@ Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files) {
   };
   for (const auto& [name, text] : embedded) DLSIM_RETURN_IF_ERROR(MergeCatalogText(text, name, cat));
   for (const auto& path : extra_files) DLSIM_RETURN_IF_ERROR(MergeCatalogFile(path, cat));
+  DLSIM_ASSIGN_OR_RETURN(cat.compute, LoadDefaultComputeCalibration());
+  DLSIM_ASSIGN_OR_RETURN(cat.network, LoadDefaultNetworkCalibration());
+  DLSIM_ASSIGN_OR_RETURN(cat.training, LoadDefaultTrainingCalibration());
   return cat;
 }
 

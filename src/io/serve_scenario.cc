@@ -5,9 +5,9 @@
 #include <sstream>
 #include <utility>
 
+#include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
-#include "dlsim/io/csv.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {

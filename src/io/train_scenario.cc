@@ -1,12 +1,13 @@
 #include "dlsim/io/train_scenario.h"
 
-#include <numeric>
 #include <utility>
 #include <vector>
 
 #include "dlsim/core/strings.h"
 #include "dlsim/io/data_section.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/train/layout_check.h"
+#include "dlsim/train/node_defaults.h"
 
 namespace dlsim::io {
 namespace {
@@ -46,21 +47,12 @@ std::string UnknownName(std::string_view kind, const std::string& name, const st
   return msg + "; allowed: " + Join(names, ", ");
 }
 
-std::string LineRef(const MapReader& r, std::string_view key) {
-  return r.PathOf(key) + " (line " + std::to_string(r.LocationOf(key).line) + ")";
-}
-
 // The first of `keys` the file gives (so an error points at a line the user wrote), else the first.
 std::string_view PresentKey(const MapReader& r, std::initializer_list<std::string_view> keys) {
   for (std::string_view k : keys) {
     if (r.Has(k)) return k;
   }
   return *keys.begin();
-}
-
-// "8" or "8 (default)" when the file does not give `key`.
-std::string ValueText(const MapReader& r, std::string_view key, int64_t value) {
-  return std::to_string(value) + (r.Has(key) ? "" : " (default)");
 }
 
 // The sections of one scenario, read once.
@@ -141,13 +133,7 @@ const hw::GpuSpec* ReadHardware(const MapReader& h, const hw::Catalog& cat, trai
   if (std::optional<std::string> node_name = h.Find<std::string>("node")) {
     auto node = cat.FindNode(*node_name);
     if (node.ok()) {
-      const hw::NodeSpec& n = **node;
-      hw_opts->node = n.name;
-      hw_opts->gpu = n.gpu;
-      hw_opts->gpus_per_node = n.gpus_per_node;
-      hw_opts->nics_per_node = n.nics_per_node;
-      hw_opts->nic_gbps = n.nic_bandwidth.ToGbps();
-      if (!n.network.empty()) hw_opts->network = n.network;
+      train::ApplyNodeDefaults(**node, *hw_opts);
     } else {
       h.AddError("node", UnknownName("node", *node_name, cat.NodeNames(), cat.NodeNames()));
     }
@@ -221,14 +207,6 @@ void CheckModel(const MapReader& m, const model::ModelSpec& s) {
   if (Status st = s.Validate(); !st.ok()) m.document().AddError(m.location(), m.path(), st.error().message);
 }
 
-void CheckHardware(const MapReader& h, const train::HardwareOptions& o) {
-  if (o.gpus > o.gpus_per_node && o.gpus % o.gpus_per_node != 0) {
-    h.AddError("gpus", "gpus " + ValueText(h, "gpus", o.gpus) + " is not a multiple of gpus_per_node " +
-                           std::to_string(o.gpus_per_node) +
-                           " (a job larger than one node uses whole nodes)");
-  }
-}
-
 void CheckPrecision(const MapReader& t, const train::TrainingOptions& o, const hw::GpuSpec* gpu) {
   if (gpu == nullptr || gpu->Peak(o.precision).value() > 0) return;
   std::vector<std::string> supported;
@@ -239,92 +217,21 @@ void CheckPrecision(const MapReader& t, const train::TrainingOptions& o, const h
                               " does not have; allowed on this GPU: " + Join(supported, ", "));
 }
 
-// Derives dp; false when the layout does not match the GPU count.
-bool CheckLayout(const Sections& s, train::TrainOptions* o) {
-  train::ParallelOptions& p = o->parallel;
-  const int64_t gpus = o->hardware.gpus;
-  const int64_t product = int64_t{p.tp} * p.pp * p.cp;
-  const std::string factors = std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" + std::to_string(p.cp);
-  const std::string gpus_ref = LineRef(s.hardware, "gpus");
-  if (p.dp > 0) {
-    if (product * p.dp == gpus) return true;
-    s.parallel.AddError("dp", "tp*pp*cp*dp = " + factors + "*" + std::to_string(p.dp) + " = " +
-                                  std::to_string(product * p.dp) + " GPUs, but " + gpus_ref + " is " +
-                                  std::to_string(gpus));
-    return false;
-  }
-  if (gpus % product != 0) {
-    s.root.document().AddError(s.parallel.location(), "parallel",
-                               "tp*pp*cp = " + factors + " = " + std::to_string(product) +
-                                   " does not divide " + gpus_ref + " = " + std::to_string(gpus) +
-                                   " (dp = gpus / (tp*pp*cp))");
-    return false;
-  }
-  p.dp = static_cast<int>(gpus / product);
-  return true;
-}
-
-void CheckBatch(const Sections& s, const train::TrainOptions& o) {
-  const int64_t per_step = int64_t{o.training.micro_batch} * o.parallel.dp;
-  if (o.training.global_batch % per_step != 0) {
-    s.training.AddError(
-        "global_batch",
-        "global_batch " + ValueText(s.training, "global_batch", o.training.global_batch) +
-            " is not divisible by micro_batch * dp = " + std::to_string(o.training.micro_batch) + " * " +
-            std::to_string(o.parallel.dp) + " = " + std::to_string(per_step));
-  }
-}
-
-void CheckTensorAndContext(const Sections& s, const train::TrainOptions& o) {
-  const train::ParallelOptions& p = o.parallel;
-  if (o.model.heads % p.tp != 0) {
-    s.parallel.AddError("tp", "heads " + std::to_string(o.model.heads) + " of model " + o.model.name +
-                                  " are not divisible by tp " + std::to_string(p.tp));
-  }
-  const int seq = o.training.seq_len;
-  if (p.cp > 1 && seq % (2 * p.cp) != 0) {
-    s.parallel.AddError("cp", "training.seq_len " + std::to_string(seq) + " is not divisible by 2*cp = " +
-                                  std::to_string(2 * p.cp) + " (each sequence is split into 2*cp chunks)");
-  }
-  if (p.sequence_parallel && p.tp > 1 && seq % (p.tp * p.cp) != 0) {
-    s.parallel.AddError("sequence_parallel",
-                        "training.seq_len " + std::to_string(seq) +
-                            " is not divisible by tp*cp = " + std::to_string(p.tp * p.cp) +
-                            " (sequence parallelism splits the sequence over tp)");
-  }
-}
-
-void CheckPipeline(const Sections& s, const train::TrainOptions& o) {
-  const train::ParallelOptions& p = o.parallel;
-  const bool interleaved = p.pipeline_schedule == PipelineScheduleKind::kInterleaved;
-  if (p.virtual_stages > 1 && !interleaved) {
-    s.parallel.AddError("virtual_stages", "virtual_stages " + std::to_string(p.virtual_stages) +
-                                              " needs pipeline_schedule: interleaved (found " +
-                                              std::string(PipelineScheduleName(p.pipeline_schedule)) + ")");
-  }
-  if (interleaved && p.pp < 2) {
-    s.parallel.AddError("pipeline_schedule", "interleaved needs pp >= 2, found pp " + std::to_string(p.pp));
-  }
-  const int stages = p.pp * p.virtual_stages;
-  if (p.layers_per_stage.empty()) {
-    if (o.model.layers < stages) {
-      s.parallel.AddError("pp", "cannot place " + std::to_string(o.model.layers) +
-                                    " layers on pp*virtual_stages = " + std::to_string(stages) + " stages");
+// The layout rules (train/layout_check.h), each reported at the key it is about; derives dp.
+void CheckParallelLayout(const Sections& s, train::TrainOptions* o) {
+  const std::vector<train::LayoutIssue> issues = train::CheckLayout(*o);
+  for (const train::LayoutIssue& i : issues) {
+    const size_t dot = i.key.find('.');
+    const std::string section = i.key.substr(0, dot);
+    const MapReader& r = section == "hardware" ? s.hardware : section == "training" ? s.training : s.parallel;
+    if (dot == std::string::npos) {
+      s.root.document().AddError(r.location(), section, i.message);
+    } else {
+      const std::string key = i.key.substr(dot + 1);
+      r.AddError(key, r.Has(key) ? i.message : i.message + " (" + i.key + " not given: the default)");
     }
-    return;
   }
-  if (static_cast<int>(p.layers_per_stage.size()) != stages) {
-    s.parallel.AddError("layers_per_stage", "expected pp*virtual_stages = " + std::to_string(stages) +
-                                                " entries, found " +
-                                                std::to_string(p.layers_per_stage.size()));
-    return;
-  }
-  const int64_t sum = std::accumulate(p.layers_per_stage.begin(), p.layers_per_stage.end(), int64_t{0});
-  if (sum != o.model.layers) {
-    s.parallel.AddError("layers_per_stage", "entries add up to " + std::to_string(sum) +
-                                                " layers, but model " + o.model.name + " has " +
-                                                std::to_string(o.model.layers));
-  }
+  if (issues.empty()) o->parallel.dp = train::DataParallelSize(*o);
 }
 
 }  // namespace
@@ -355,11 +262,8 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   DLSIM_RETURN_IF_ERROR(doc.status());
 
   CheckModel(s.model, o.model);
-  CheckHardware(s.hardware, o.hardware);
   CheckPrecision(s.training, o.training, gpu);
-  if (CheckLayout(s, &o)) CheckBatch(s, o);
-  CheckTensorAndContext(s, o);
-  CheckPipeline(s, o);
+  CheckParallelLayout(s, &o);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;
 }

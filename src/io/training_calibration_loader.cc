@@ -17,16 +17,16 @@ std::optional<double> Optional(const MapReader& r, const char* key) {
 
 }  // namespace
 
-Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
-                                                            std::string file_name) {
+Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
+                                                           std::string file_name) {
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
   const MapReader root = doc.Root();
-  train::TrainingCalibration cal;
+  cost::TrainingCalibration cal;
   cal.source = file_name;
   const MapReader archs = root.Section("architectures");
   for (const std::string& name : archs.Keys()) {
     const MapReader a = archs.Section(name);
-    train::ArchTrainingCalibration t;
+    cost::ArchTrainingCalibration t;
     t.architecture = name;
     t.gemm_max_efficiency = Optional(a, "gemm_max_efficiency");
     t.fp8_gemm_max_efficiency = Optional(a, "fp8_gemm_max_efficiency");
@@ -43,11 +43,11 @@ Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yam
   return cal;
 }
 
-Result<train::TrainingCalibration> LoadDefaultTrainingCalibration() {
+Result<cost::TrainingCalibration> LoadDefaultTrainingCalibration() {
   return ParseTrainingCalibration(embedded::TrainingCalibrationYaml(), "data/calibration/training.yaml");
 }
 
-std::string FormatTrainingCalibration(const train::TrainingCalibration& cal, const std::string& header) {
+std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, const std::string& header) {
   std::string out = header;
   out += "architectures:\n";
   for (const auto& a : cal.archs) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "dlsim/train/layout_check.h"
 #include "dlsim/train/step_model.h"
 
 namespace dlsim::plan {
@@ -90,24 +91,29 @@ int GlobalBatch(const train::TrainOptions &base, const Constraints &c, int micro
   return static_cast<int>(sequences / per_step * per_step);
 }
 
-// The divisibility reason `c` fails, or nullptr. The same rules as
-// train::MakeParallelPlan and the pipeline schedules
-// (src/train/parallel_plan.cc, pipeline_schedule.cc).
-const char *DivisibilityFailure(const train::TrainOptions &base, const Candidate &c) {
-  const model::ModelSpec &m = base.model;
-  if (m.heads % c.tp != 0 || (m.kv_heads % c.tp != 0 && c.tp % m.kv_heads != 0)) return kPrunedHeads;
-  const int seq = base.training.seq_len;
-  if ((c.cp > 1 && seq % (2 * c.cp) != 0) || (c.sequence_parallel && c.tp > 1 && seq % (c.tp * c.cp) != 0))
-    return kPrunedSequence;
-  const int64_t per_step = int64_t{c.micro_batch} * c.dp;
-  if (c.global_batch <= 0 || c.global_batch % per_step != 0) return kPrunedBatch;
-  const bool interleaved = c.schedule == PipelineScheduleKind::kInterleaved;
-  const int chunks = interleaved ? c.virtual_stages : 1;
-  if (m.layers < c.pp * chunks) return kPrunedStages;
-  if (interleaved && c.pp < 2) return kPrunedStages;
-  const int64_t micro_batches = c.global_batch / per_step;
-  if (interleaved && chunks > 1 && micro_batches % c.pp != 0) return kPrunedStages;
-  return nullptr;
+// The pruning reason of a layout rule (train/layout_check.h).
+const char *PruneReason(train::LayoutRule rule) {
+  switch (rule) {
+    case train::LayoutRule::kGpus:
+      return kPrunedGpuCount;
+    case train::LayoutRule::kHeads:
+      return kPrunedHeads;
+    case train::LayoutRule::kSequence:
+      return kPrunedSequence;
+    case train::LayoutRule::kBatch:
+      return kPrunedBatch;
+    case train::LayoutRule::kStages:
+      return kPrunedStages;
+  }
+  return kPrunedStages;
+}
+
+// The pruning reason of the first layout rule `c` breaks, or nullptr. virtual_stages only
+// matters for the interleaved schedule.
+const char *LayoutFailure(const train::TrainOptions &base, Candidate c) {
+  if (c.schedule != PipelineScheduleKind::kInterleaved) c.virtual_stages = 1;
+  const std::vector<train::LayoutIssue> issues = train::CheckLayout(ApplyCandidate(base, c));
+  return issues.empty() ? nullptr : PruneReason(issues.front().rule);
 }
 
 // Folds keys the simulator ignores for this layout onto one value.
@@ -275,7 +281,7 @@ Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptio
                       Candidate c{
                           gpus, GlobalBatch(base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule,
                           sp};
-                      if (const char *why = DivisibilityFailure(base, c)) {
+                      if (const char *why = LayoutFailure(base, c)) {
                         e.AddPruned(why, 1);
                         continue;
                       }
@@ -285,13 +291,8 @@ Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptio
                         continue;
                       }
                       const train::TrainOptions o = ApplyCandidate(base, c);
-                      auto plan = train::MakeParallelPlan(o);
-                      if (!plan.ok()) {  // a rule the checks above do not mirror
-                                         // yet
-                        e.AddPruned("layout: " + plan.error().message, 1);
-                        continue;
-                      }
-                      if (StaticMemoryLowerBound(o, *plan, limits.framework_overhead) > usable) {
+                      const train::ParallelPlan plan = train::MakeParallelPlan(o).value();  // rules checked
+                      if (StaticMemoryLowerBound(o, plan, limits.framework_overhead) > usable) {
                         e.AddPruned(kPrunedMemory, 1);
                         continue;
                       }

@@ -90,8 +90,14 @@ std::vector<size_t> ParetoFront(const std::vector<EvaluatedCandidate> &ev,
 Evaluation SimulateCandidate(const train::TrainOptions &base, const Candidate &c,
                              const train::StepContext &ctx, const train::PipelineScheduleRegistry &schedules,
                              Bytes usable) {
-  const train::StepResult r = train::SimulateTrainingStep(ApplyCandidate(base, c), ctx, schedules, nullptr);
+  Result<train::StepResult> sim =
+      train::SimulateTrainingStep(ApplyCandidate(base, c), ctx, schedules, nullptr);
   Evaluation e;
+  if (!sim.ok()) {  // not a property of the layout (e.g. an unreadable length file): say so
+    e.reason = "error: " + sim.error().message;
+    return e;
+  }
+  const train::StepResult &r = *sim;
   e.feasible = r.feasible;
   e.reason = r.reason;
   e.step_time_s = r.step_time_s;
@@ -258,6 +264,18 @@ Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions
                                 [](const EvaluatedCandidate &e) { return e.eval.peak_memory_bytes; });
   r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::string_view ObjectiveName(Objective o) {
+  switch (o) {
+    case Objective::kStepTime:
+      return "step_time";
+    case Objective::kTokensPerGpuSecond:
+      return "tokens_per_gpu_second";
+    case Objective::kCost:
+      return "cost";
+  }
+  return "?";
 }
 
 }  // namespace dlsim::plan

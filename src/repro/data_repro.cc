@@ -1,42 +1,42 @@
 #include "data_repro.h"
 
-#include <fmt/format.h>
-
-#include "dlsim/io/train_scenario.h"
-#include "dlsim/train/context_builder.h"
-#include "dlsim/train/pipeline_schedule.h"
-#include "dlsim/train/step_model.h"
+#include "dlsim/train/layout_check.h"
+#include "dlsim/train/node_defaults.h"
+#include "dlsim/train/simulate.h"
 
 namespace dlsim::repro::internal {
 
-std::string ScenarioText(const JobSetup& s) {
-  std::string dp = s.dp > 0 ? fmt::format(", dp: {}", s.dp) : "";
-  return fmt::format(
-      "model: {}\n"
-      "hardware: {{node: {}, gpus: {}}}\n"
-      "training: {{seq_len: {}, global_batch: {}, micro_batch: "
-      "{}, precision: {}}}\n"
-      "parallel: {{tp: {}, pp: {}, cp: {}{}, sequence_parallel: "
-      "{}, zero: 1, recompute: {}}}\n",
-      s.model, s.node, s.gpus, s.seq_len, s.global_batch, s.micro_batch, s.precision, s.tp, s.pp, s.cp, dp,
-      s.tp > 1 ? "true" : "false", s.recompute);
-}
-
-Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs& cat, const JobSetup& s,
+Result<train::TrainOptions> MakeTrainOptions(const catalog::Catalogs& cat, const JobSetup& s,
                                              const data::DataOptions& data) {
-  DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o,
-                         io::ParseTrainScenario(ScenarioText(s), "<reproduction>", cat.hardware, cat.models));
+  train::TrainOptions o;
+  DLSIM_ASSIGN_OR_RETURN(const model::ModelSpec* model, cat.models.Find(s.model));
+  o.model = *model;
+  if (s.reshape) s.reshape(o.model);
+  DLSIM_ASSIGN_OR_RETURN(const hw::NodeSpec* node, cat.hardware.FindNode(s.node));
+  train::ApplyNodeDefaults(*node, o.hardware);
+  DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, cat.hardware.FindGpu(o.hardware.gpu));
+  o.hardware.gpu = gpu->name;
+  o.hardware.gpus = s.gpus;
+  o.training.seq_len = s.seq_len;
+  o.training.global_batch = s.global_batch;
+  o.training.micro_batch = s.micro_batch;
+  o.training.precision = s.precision;
+  train::ParallelOptions& p = o.parallel;
+  p.tp = s.tp;
+  p.pp = s.pp;
+  p.cp = s.cp;
+  p.dp = s.dp;
+  p.sequence_parallel = s.tp > 1;
+  p.zero = 1;
+  p.recompute = s.recompute;
+  DLSIM_RETURN_IF_ERROR(train::LayoutStatus(train::CheckLayout(o)));
+  p.dp = train::DataParallelSize(o);
   o.data = data;
   return o;
 }
 
-Result<DataRun> RunDataJob(const train::TrainOptions& o, const io::Catalogs& cat,
-                           const train::DefaultCalibrations& cal) {
-  DLSIM_ASSIGN_OR_RETURN(
-      auto owned, train::MakeStepContext(o, cat.hardware, cal.compute, cal.network, {}, &cal.training));
-  train::PipelineScheduleRegistry schedules("pipeline-schedule");
-  train::RegisterPipelineSchedules(schedules);
-  const train::StepResult r = train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr);
+Result<DataRun> RunDataJob(const train::TrainOptions& o, const catalog::Catalogs& cat) {
+  DLSIM_ASSIGN_OR_RETURN(const train::StepResult r, train::Simulate(o, cat, nullptr));
   DataRun run;
   run.feasible = r.feasible;
   run.reason = r.reason;
@@ -53,16 +53,15 @@ Result<DataRun> RunDataJob(const train::TrainOptions& o, const io::Catalogs& cat
   return run;
 }
 
-Result<DataRun> RunJob(const io::Catalogs& cat, const train::DefaultCalibrations& cal, const JobSetup& s,
-                       const data::DataOptions& data) {
+Result<DataRun> RunJob(const catalog::Catalogs& cat, const JobSetup& s, const data::DataOptions& data) {
   auto o = MakeTrainOptions(cat, s, data);
   if (!o.ok()) {
-    if (o.error().code != ErrorCode::kInvalidArgument) return o.error();
+    if (o.error().code != ErrorCode::kInfeasible) return o.error();
     DataRun run;
     run.reason = o.error().message;
     return run;
   }
-  return RunDataJob(*o, cat, cal);
+  return RunDataJob(*o, cat);
 }
 
 data::LengthSpec LmsysLikeLengths(int64_t max_len) {

@@ -1,41 +1,39 @@
 // Shared machinery of the data-aware reproductions (ByteTransformer, DistCA,
-// ChunkFlow, Skrull): build a training job through the scenario reader, run it
+// ChunkFlow, Skrull): build a training job from a few settings, run it
 // with real micro-batch contents for a few steps, and read the step-time
 // statistics. Private to src/repro.
 #ifndef DLSIM_SRC_REPRO_DATA_REPRO_H_
 #define DLSIM_SRC_REPRO_DATA_REPRO_H_
 
+#include <functional>
 #include <string>
 
+#include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/result.h"
 #include "dlsim/data/data_options.h"
-#include "dlsim/io/catalog_loader.h"
 #include "dlsim/train/options.h"
-#include "dlsim/train/run.h"
 
 namespace dlsim::repro::internal {
 
-// A training job in scenario terms; MakeTrainOptions turns it into a scenario
-// text and parses it, so node, network and catalog defaults resolve exactly as
-// for `dlsim train`.
+// A training job in scenario terms. MakeTrainOptions builds the options directly, with the
+// node's hardware defaults (train::ApplyNodeDefaults) and the layout rules
+// (train::CheckLayout) that `dlsim train` applies to a scenario file.
 struct JobSetup {
-  std::string model = "{name: llama3-8b}";  // the `model:` mapping (name plus shape overrides)
+  std::string model = "llama3-8b";                 // catalog name
+  std::function<void(model::ModelSpec&)> reshape;  // shape overrides, applied to the catalog entry
   std::string node = "dgx-h100";
   int gpus = 8;
   int tp = 1, pp = 1, cp = 1, dp = 0;  // dp 0: gpus / (tp pp cp)
   int seq_len = 8192;
   int global_batch = 8;
   int micro_batch = 1;
-  std::string precision = "bf16";
-  std::string recompute = "selective";
+  hw::DType precision = hw::DType::kBf16;
+  train::Recompute recompute = train::Recompute::kSelective;
 };
 
-// The scenario YAML of `s` (no data: section), e.g. for docs and the
-// repro_*.yaml files.
-std::string ScenarioText(const JobSetup& s);
-// Parses ScenarioText(s) and sets `data`. Errors: those of
-// io::ParseTrainScenario.
-Result<train::TrainOptions> MakeTrainOptions(const io::Catalogs& cat, const JobSetup& s,
+// The options of `s` with `data`. Errors: kNotFound for a model or node the catalogs do not
+// hold, kInfeasible for a layout that breaks a rule of train::CheckLayout.
+Result<train::TrainOptions> MakeTrainOptions(const catalog::Catalogs& cat, const JobSetup& s,
                                              const data::DataOptions& data);
 
 // What one data-aware run gives (seconds per step over the simulated steps).
@@ -51,14 +49,12 @@ struct DataRun {
 
 // Runs the data-aware training simulation of `o` (o.data must be set). Errors:
 // a context that cannot be built, an unknown policy or distribution.
-Result<DataRun> RunDataJob(const train::TrainOptions& o, const io::Catalogs& cat,
-                           const train::DefaultCalibrations& cal);
+Result<DataRun> RunDataJob(const train::TrainOptions& o, const catalog::Catalogs& cat);
 
-// MakeTrainOptions + RunDataJob; a layout the scenario reader rejects (batch or
-// heads do not divide) is an infeasible run with the reader's message as
-// reason, not an error.
-Result<DataRun> RunJob(const io::Catalogs& cat, const train::DefaultCalibrations& cal, const JobSetup& s,
-                       const data::DataOptions& data);
+// MakeTrainOptions + RunDataJob; a layout that breaks a rule (batch or heads do
+// not divide) is an infeasible run with the rule's message as reason, not an
+// error.
+Result<DataRun> RunJob(const catalog::Catalogs& cat, const JobSetup& s, const data::DataOptions& data);
 
 // The LMSys-Chat-like length mix of docs/data.md (pareto_mix: median 600, sigma 0.7, 0.5%
 // Pareto tail from 4K with alpha 1.1), truncated at max_len.

@@ -54,25 +54,24 @@ struct Forward {
 
 class EncoderPricer {
  public:
-  static Result<std::unique_ptr<EncoderPricer>> Make(const io::Catalogs& cat,
-                                                     const train::DefaultCalibrations& cal, int layers,
-                                                     int batch, int max_len) {
+  static Result<std::unique_ptr<EncoderPricer>> Make(const catalog::Catalogs& cat, int layers, int batch,
+                                                     int max_len) {
     internal::JobSetup s;
-    s.model = fmt::format("{{name: bert-base, layers: {}}}", layers);
+    s.model = "bert-base";
+    s.reshape = [layers](model::ModelSpec& m) { m.layers = layers; };
     s.node = "dgx-a100";
     s.gpus = 1;
     s.seq_len = max_len;
     s.global_batch = batch;
     s.micro_batch = batch;
-    s.precision = "fp16";
-    s.recompute = "none";
+    s.precision = hw::DType::kFp16;
+    s.recompute = train::Recompute::kNone;
     auto p = std::unique_ptr<EncoderPricer>(new EncoderPricer());
     DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o, internal::MakeTrainOptions(cat, s, data::DataOptions{}));
     p->options_ = std::move(o);
     p->options_.data.reset();
     DLSIM_ASSIGN_OR_RETURN(p->plan_, train::MakeParallelPlan(p->options_));
-    DLSIM_ASSIGN_OR_RETURN(p->owned_, train::MakeStepContext(p->options_, cat.hardware, cal.compute,
-                                                             cal.network, {}, &cal.training));
+    DLSIM_ASSIGN_OR_RETURN(p->owned_, train::MakeStepContext(p->options_, cat));
     p->owned_->ctx.layer_host_time = Duration::Zero();
     p->costs_ = std::make_unique<train::ChunkCostModel>(p->options_, p->plan_, p->owned_->ctx);
     return p;
@@ -122,10 +121,10 @@ struct Row {
   double pad_s = 0, free_s = 0, free_one_s = 0, pad_flops = 0, free_flops = 0, mean_len = 0;
 };
 
-Result<Row> RunSetting(const io::Catalogs& cat, const train::DefaultCalibrations& cal,
-                       const data::DataPolicyRegistry& policies, int batch, int max_len) {
-  DLSIM_ASSIGN_OR_RETURN(auto one, EncoderPricer::Make(cat, cal, 12, batch, max_len));
-  DLSIM_ASSIGN_OR_RETURN(auto two, EncoderPricer::Make(cat, cal, 24, batch, max_len));
+Result<Row> RunSetting(const catalog::Catalogs& cat, const data::DataPolicyRegistry& policies, int batch,
+                       int max_len) {
+  DLSIM_ASSIGN_OR_RETURN(auto one, EncoderPricer::Make(cat, 12, batch, max_len));
+  DLSIM_ASSIGN_OR_RETURN(auto two, EncoderPricer::Make(cat, 24, batch, max_len));
   DLSIM_ASSIGN_OR_RETURN(auto pad, policies.Create("pad"));
   DLSIM_ASSIGN_OR_RETURN(auto free, policies.Create("padding_free"));
   data::LengthSpec spec;
@@ -167,7 +166,6 @@ Result<Row> RunSetting(const io::Catalogs& cat, const train::DefaultCalibrations
 class ByteTransformerReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv& env) const override {
-    DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     data::DataPolicyRegistry policies("data-policy");
     data::RegisterDataPolicies(policies);
     ReproResult out;
@@ -181,7 +179,7 @@ class ByteTransformerReproduction final : public Reproduction {
     int n = 0;
     for (int batch : kBatches) {
       for (int max_len : kMaxLens) {
-        DLSIM_ASSIGN_OR_RETURN(Row r, RunSetting(*env.catalogs, cal, policies, batch, max_len));
+        DLSIM_ASSIGN_OR_RETURN(Row r, RunSetting(*env.catalogs, policies, batch, max_len));
         const double ratio = internal::Ratio(r.pad_s, r.free_one_s);
         nlohmann::ordered_json row = {{"batch", batch},
                                       {"max_len", max_len},

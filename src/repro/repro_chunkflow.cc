@@ -48,7 +48,6 @@ void Keep(Best& best, const internal::DataRun& r, std::string config) {
 class ChunkFlowReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv& env) const override {
-    DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "chunkflow";
     out.claim =
@@ -63,7 +62,7 @@ class ChunkFlowReproduction final : public Reproduction {
         d.seed = kSeed;
         d.steps = kSteps;
         internal::JobSetup s;
-        s.model = fmt::format("{{name: {}}}", m.name);
+        s.model = m.name;
         s.gpus = kGpus;
         s.tp = m.tp;
         Best mega, masked, chunk;  // mega: pack_nomask (the headline baseline); masked: pack
@@ -72,22 +71,22 @@ class ChunkFlowReproduction final : public Reproduction {
           s.cp = cp;
           s.seq_len = context;
           s.global_batch = static_cast<int>(kTokensPerStep / context);
-          for (const char* rc : {"selective", "full"}) {
+          for (train::Recompute rc : {train::Recompute::kSelective, train::Recompute::kFull}) {
             s.recompute = rc;
             for (Best* b : {&mega, &masked}) {
               d.policy = b == &mega ? "pack_nomask" : "pack";
-              DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, cal, s, d));
-              Keep(*b, r, fmt::format("cp{} {}", cp, rc));
+              DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, s, d));
+              Keep(*b, r, fmt::format("cp{} {}", cp, train::RecomputeName(rc)));
             }
           }
           d.policy = "chunkflow";
-          s.recompute = "selective";
+          s.recompute = train::Recompute::kSelective;
           for (int c : kChunks) {
             if (c > context) continue;
             d.chunk_size = c;
             s.seq_len = c;
             s.global_batch = static_cast<int>(kTokensPerStep / c);
-            DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, cal, s, d));
+            DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, s, d));
             Keep(chunk, r, fmt::format("chunk {} cp{}", c, cp));
           }
           d.chunk_size = 0;

@@ -32,16 +32,22 @@ namespace {
 
 struct ModelCase {
   const char* name;
-  const char* yaml;
+  const char* catalog;                 // the catalog entry it starts from
+  void (*reshape)(model::ModelSpec&);  // shape overrides, or null
 };
+// CodeLlama-34B (Hugging Face config): 48 layers, hidden 8192, 64 heads, 8 KV heads.
+void CodeLlama34b(model::ModelSpec& m) {
+  m.layers = 48;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.ffn_hidden = 22016;
+  m.vocab = 32000;
+  m.max_seq_len = 16384;
+}
 constexpr ModelCase kModels[] = {
-    {"llama-8b", "{name: llama3-8b}"},
-    // CodeLlama-34B (Hugging Face config): 48 layers, hidden 8192, 64 heads, 8
-    // KV heads.
-    {"codellama-34b",
-     "{name: llama2-70b, layers: 48, hidden: 8192, heads: 64, "
-     "kv_heads: 8, ffn_hidden: 22016, vocab: 32000, "
-     "max_seq_len: 16384}"},
+    {"llama-8b", "llama3-8b", nullptr},
+    {"codellama-34b", "llama2-70b", CodeLlama34b},
 };
 constexpr int64_t kTokens[] = {128 * 1024, 256 * 1024, 512 * 1024};
 constexpr int kGpus[] = {64, 128};  // 64: the DistCA development benchmark (8 nodes x 8)
@@ -70,15 +76,15 @@ Result<data::LengthSpec> Lengths(const std::string& which, int64_t tokens) {
 
 // Runs every dp/cp split of `gpus / tp` ranks for one policy and keeps the
 // fastest feasible.
-Result<Best> BestSplit(const ReproEnv& env, const train::DefaultCalibrations& cal, const ModelCase& m,
-                       const data::LengthSpec& lengths, int64_t tokens, int gpus, const std::string& policy,
-                       nlohmann::ordered_json* splits) {
+Result<Best> BestSplit(const ReproEnv& env, const ModelCase& m, const data::LengthSpec& lengths,
+                       int64_t tokens, int gpus, const std::string& policy, nlohmann::ordered_json* splits) {
   Best best;
   const int ranks = gpus / kTp;
   for (int cp = 1; cp <= ranks; cp *= 2) {
     const int dp = ranks / cp;
     internal::JobSetup s;
-    s.model = m.yaml;
+    s.model = m.catalog;
+    if (m.reshape) s.reshape = m.reshape;
     s.node = "dgx-h200";
     s.gpus = gpus;
     s.tp = kTp;
@@ -95,7 +101,7 @@ Result<Best> BestSplit(const ReproEnv& env, const train::DefaultCalibrations& ca
     d.seed = kSeed;
     d.steps = kSteps;
     DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o, internal::MakeTrainOptions(*env.catalogs, s, d));
-    DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunDataJob(o, *env.catalogs, cal));
+    DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunDataJob(o, *env.catalogs));
     if (splits) (*splits)[fmt::format("{}_dp{}cp{}_s", policy, dp, cp)] = r.feasible ? r.mean_s : 0.0;
     if (r.feasible && (best.cp == 0 || r.mean_s < best.run.mean_s)) best = {r, cp};
   }
@@ -105,7 +111,6 @@ Result<Best> BestSplit(const ReproEnv& env, const train::DefaultCalibrations& ca
 class DistCAReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv& env) const override {
-    DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "distca";
     out.claim =
@@ -123,9 +128,8 @@ class DistCAReproduction final : public Reproduction {
             nlohmann::ordered_json row = {
                 {"model", m.name}, {"lengths", file}, {"tokens", tokens}, {"gpus", gpus}};
             nlohmann::ordered_json splits = nlohmann::ordered_json::object();
-            DLSIM_ASSIGN_OR_RETURN(Best wlb, BestSplit(env, cal, m, lengths, tokens, gpus, "wlb", &splits));
-            DLSIM_ASSIGN_OR_RETURN(Best dca,
-                                   BestSplit(env, cal, m, lengths, tokens, gpus, "distca", &splits));
+            DLSIM_ASSIGN_OR_RETURN(Best wlb, BestSplit(env, m, lengths, tokens, gpus, "wlb", &splits));
+            DLSIM_ASSIGN_OR_RETURN(Best dca, BestSplit(env, m, lengths, tokens, gpus, "distca", &splits));
             const double ratio = internal::Ratio(wlb.run.mean_s, dca.run.mean_s);
             row["wlb_s"] = wlb.run.mean_s;
             row["wlb_cp"] = wlb.cp;

@@ -82,7 +82,8 @@ double Ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 class SelectNReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv &env) const override {
-    DLSIM_ASSIGN_OR_RETURN(auto senv, serve::MakeServeEnvironment(*env.compute, *env.network));
+    DLSIM_ASSIGN_OR_RETURN(auto senv,
+                           serve::MakeServeEnvironment(env.catalogs->compute, env.catalogs->network));
     ReproResult out;
     out.name = "select-n";
     out.claim =

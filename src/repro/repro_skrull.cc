@@ -47,7 +47,6 @@ data::LengthSpec Mix(const std::string& name, int context) {
 class SkrullReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv& env) const override {
-    DLSIM_ASSIGN_OR_RETURN(train::DefaultCalibrations cal, train::LoadDefaultCalibrations());
     ReproResult out;
     out.name = "skrull";
     out.claim =
@@ -60,7 +59,7 @@ class SkrullReproduction final : public Reproduction {
       for (int context : kContexts) {
         for (int cp : kCps) {
           internal::JobSetup s;
-          s.model = "{name: qwen2.5-7b}";
+          s.model = "qwen2.5-7b";
           s.gpus = kGpus;
           s.tp = kTp;
           s.cp = cp;
@@ -74,16 +73,16 @@ class SkrullReproduction final : public Reproduction {
           // Selective recomputation, or full where the baseline does not fit otherwise; the
           // unmasked baseline (a column) runs with the recomputation the masked one chose.
           internal::DataRun base;
-          for (const char* rc : {"selective", "full"}) {
+          for (train::Recompute rc : {train::Recompute::kSelective, train::Recompute::kFull}) {
             s.recompute = rc;
-            DLSIM_ASSIGN_OR_RETURN(base, internal::RunJob(*env.catalogs, cal, s, d));
+            DLSIM_ASSIGN_OR_RETURN(base, internal::RunJob(*env.catalogs, s, d));
             if (base.feasible) break;
           }
           d.policy = "pack_nomask";
-          DLSIM_ASSIGN_OR_RETURN(internal::DataRun nomask, internal::RunJob(*env.catalogs, cal, s, d));
+          DLSIM_ASSIGN_OR_RETURN(internal::DataRun nomask, internal::RunJob(*env.catalogs, s, d));
           d.policy = "skrull";
           d.token_budget = context / cp;
-          DLSIM_ASSIGN_OR_RETURN(internal::DataRun sk, internal::RunJob(*env.catalogs, cal, s, d));
+          DLSIM_ASSIGN_OR_RETURN(internal::DataRun sk, internal::RunJob(*env.catalogs, s, d));
           const double ratio = base.feasible && sk.feasible ? internal::Ratio(base.mean_s, sk.mean_s) : 0.0;
           const double ratio_nomask =
               nomask.feasible && sk.feasible ? internal::Ratio(nomask.mean_s, sk.mean_s) : 0.0;
@@ -91,7 +90,7 @@ class SkrullReproduction final : public Reproduction {
                                  {"context", context},
                                  {"cp", cp},
                                  {"dp", kGpus / kTp / cp},
-                                 {"recompute", s.recompute},
+                                 {"recompute", std::string(train::RecomputeName(s.recompute))},
                                  {"deepspeed_s", base.mean_s},
                                  {"deepspeed_straggler_s", base.straggler_s},
                                  {"deepspeed_nomask_s", nomask.mean_s},

@@ -17,7 +17,7 @@ Result<CapacityResult> FindCapacity(const ServeOptions& options, const Iteration
   auto run = [&](double per_replica) -> Result<ServeResult> {
     probe.workload.rate = per_replica * replicas;
     DLSIM_ASSIGN_OR_RETURN(ServeResult r, Simulate(probe, cost, schedulers, routers));
-    if (!r.feasible) return Error{ErrorCode::kInfeasible, r.infeasible_reason};
+    if (!r.feasible) return Error{ErrorCode::kInfeasible, r.reason};
     out.probes.push_back({per_replica, r.metrics.slo_attainment});
     return r;
   };

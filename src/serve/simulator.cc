@@ -293,23 +293,6 @@ ServeMetrics Simulation::Metrics() const {
 
 }  // namespace
 
-Percentiles Summarize(std::vector<double>& v) {
-  Percentiles p;
-  if (v.empty()) return p;
-  std::sort(v.begin(), v.end());
-  auto rank = [&](double q) {
-    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-    return v[std::clamp<size_t>(k, 1, v.size()) - 1];
-  };
-  p.p50 = rank(0.5);
-  p.p90 = rank(0.9);
-  p.p99 = rank(0.99);
-  double sum = 0;
-  for (double x : v) sum += x;
-  p.mean = sum / static_cast<double>(v.size());
-  return p;
-}
-
 Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
                              const SchedulerRegistry& schedulers, const RouterRegistry& routers,
                              report::Sink* sink) {
@@ -321,7 +304,7 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   if (!plan.ok()) {
     if (plan.error().code != ErrorCode::kInfeasible) return plan.error();
     result.feasible = false;
-    result.infeasible_reason = plan.error().message;
+    result.reason = plan.error().message;
     result.metrics.requests_total = static_cast<int64_t>(requests.size());
     return result;
   }
@@ -332,41 +315,6 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   result.metrics = sim.Metrics();
   result.replicas = options.hardware.replicas;
   return result;
-}
-
-nlohmann::ordered_json ToJson(const ServeResult& r) {
-  auto pct = [](const Percentiles& p) {
-    return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
-  };
-  const ServeMetrics& m = r.metrics;
-  nlohmann::ordered_json j;
-  j["feasible"] = r.feasible;
-  if (!r.feasible) j["infeasible_reason"] = r.infeasible_reason;
-  j["scheduler"] = r.scheduler;
-  j["requests_total"] = m.requests_total;
-  j["requests_completed"] = m.requests_completed;
-  j["ttft_s"] = pct(m.ttft_s);
-  j["tpot_s"] = pct(m.tpot_s);
-  j["e2e_s"] = pct(m.e2e_s);
-  j["queueing_s"] = pct(m.queueing_s);
-  j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
-  j["throughput_requests_per_s"] = m.throughput_requests_per_s;
-  j["goodput_requests_per_s"] = m.goodput_requests_per_s;
-  j["slo_attainment"] = m.slo_attainment;
-  j["makespan_s"] = m.makespan_s;
-  j["kv_cache"] = {{"blocks_per_replica", r.memory.kv_blocks},
-                   {"block_bytes", r.memory.block_bytes.ToBytes()},
-                   {"mean_utilization", m.kv_mean_utilization},
-                   {"peak_utilization", m.kv_peak_utilization}};
-  j["preemptions"] = m.preemptions;
-  j["iterations"] = m.iterations;
-  j["mean_batch_requests"] = m.mean_batch_requests;
-  j["offload"] = {{"host_memory_gib_per_gpu", m.host_memory_gib_per_gpu},
-                  {"min_interval", r.memory.min_interval},
-                  {"mean_interval", m.mean_offload_interval},
-                  {"stall_s", m.offload_stall_s}};
-  j["profiled_operators"] = r.profiled;
-  return j;
 }
 
 }  // namespace dlsim::serve

@@ -6,7 +6,7 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
                                                           const cost::ComputeCalibration& compute_cal,
                                                           const net::NetworkCalibration& net_cal,
                                                           const ModelChoice& choice,
-                                                          const TrainingCalibration* training) {
+                                                          const cost::TrainingCalibration* training) {
   auto owned = std::make_unique<OwnedStepContext>();
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, catalog.FindGpu(o.hardware.gpu));
   owned->gpu = *gpu;
@@ -41,6 +41,13 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   ctx.comm = owned->comm.get();
 
   return owned;
+}
+
+Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
+                                                          const catalog::Catalogs& catalogs,
+                                                          const ModelChoice& choice) {
+  return MakeStepContext(o, catalogs.hardware, catalogs.compute, catalogs.network, choice,
+                         &catalogs.training);
 }
 
 }  // namespace dlsim::train

@@ -8,7 +8,7 @@ namespace {
 
 Status CheckShape(const PipeShape& s) {
   if (s.stages < 1 || s.chunks < 1 || s.micro_batches < 1)
-    return Error::InvalidArgument("pipeline shape needs stages, chunks and micro-batches >= 1");
+    return Error::Infeasible("pipeline shape needs stages, chunks and micro-batches >= 1");
   return Status::Ok();
 }
 
@@ -17,8 +17,7 @@ class GPipe : public PipelineSchedule {
  public:
   Result<PipeOrder> Order(const PipeShape& s) const override {
     DLSIM_RETURN_IF_ERROR(CheckShape(s));
-    if (s.chunks != 1)
-      return Error::InvalidArgument("gpipe runs one model chunk per rank (virtual_stages: 1)");
+    if (s.chunks != 1) return Error::Infeasible("gpipe runs one model chunk per rank (virtual_stages: 1)");
     PipeOrder order(s.stages);
     for (auto& rank : order) {
       for (int i = 0; i < s.micro_batches; ++i) rank.push_back({true, i, 0});
@@ -35,7 +34,7 @@ class OneFOneB : public PipelineSchedule {
  public:
   Result<PipeOrder> Order(const PipeShape& s) const override {
     DLSIM_RETURN_IF_ERROR(CheckShape(s));
-    if (s.chunks != 1) return Error::InvalidArgument("1f1b runs one model chunk per rank; use interleaved");
+    if (s.chunks != 1) return Error::Infeasible("1f1b runs one model chunk per rank; use interleaved");
     PipeOrder order(s.stages);
     for (int r = 0; r < s.stages; ++r) {
       const int warmup = std::min(s.stages - r - 1, s.micro_batches);
@@ -64,8 +63,8 @@ class Interleaved : public PipelineSchedule {
     DLSIM_RETURN_IF_ERROR(CheckShape(s));
     const int p = s.stages, v = s.chunks, m = s.micro_batches;
     if (v > 1 && m % p != 0)
-      return Error::InvalidArgument("interleaved schedule needs micro-batches (" + std::to_string(m) +
-                                    ") divisible by the pipeline size (" + std::to_string(p) + ")");
+      return Error::Infeasible("interleaved schedule needs micro-batches (" + std::to_string(m) +
+                               ") divisible by the pipeline size (" + std::to_string(p) + ")");
     const int total = m * v;
     PipeOrder order(p);
     for (int r = 0; r < p; ++r) {

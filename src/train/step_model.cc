@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/core/stats.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/train/chunk_cost.h"
 #include "dlsim/train/data_steps.h"
@@ -22,47 +23,31 @@ StepResult Infeasible(std::string reason) {
   return r;
 }
 
-}  // namespace
-
-// Megatron-LM accumulates and reduces fp32 gradients for bf16 (and fp8) training and keeps
-// fp16 gradients for fp16 training unless --accumulate-allreduce-grads-in-fp32 is given.
-// FP8 training (Transformer Engine) keeps the bf16 weight and an fp8 copy.
-StateBytesPerParam StateBytes(const TrainingOptions& t) {
-  StateBytesPerParam b;
-  b.weights = t.precision == hw::DType::kFp8 ? 3.0 : 2.0;
-  b.gradients = t.grad_dtype ? hw::DTypeBytes(*t.grad_dtype) : (t.precision == hw::DType::kFp16 ? 2.0 : 4.0);
-  b.optimizer = 12.0;
-  return b;
-}
-
-StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
-                                const PipelineScheduleRegistry& schedules, report::Sink* sink) {
-  auto plan_or = MakeParallelPlan(o);
-  if (!plan_or.ok()) return Infeasible(plan_or.error().message);
-  const ParallelPlan& plan = *plan_or;
-  auto sched = schedules.Create(std::string(PipelineScheduleName(o.parallel.pipeline_schedule)));
-  if (!sched.ok()) return Infeasible(sched.error().message);
+// Builds the program of one uniform step: the pipeline order, the task costs and p2p time.
+Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& plan,
+                                    const ChunkCostModel& costs, const PipelineSchedule& schedule) {
   StepProgram prog;
   prog.shape = {plan.pp, plan.chunks, plan.micro_batches};
-  auto order = (*sched)->Order(prog.shape);
-  if (!order.ok()) return Infeasible(order.error().message);
-  prog.orders = {std::move(order).value()};
-
-  ChunkCostModel costs(o, plan, ctx);
+  DLSIM_ASSIGN_OR_RETURN(PipeOrder order, schedule.Order(prog.shape));
+  prog.orders = {std::move(order)};
   prog.task_cost = [&costs](int, int rank, const PipeTask& t) {
     const ChunkCosts& c = costs.Get(rank, t.chunk);
     return t.forward ? c.forward : c.backward;
   };
   prog.p2p = costs.p2p_time();
   prog.overlap_grad_reduce = o.parallel.overlap_grad_reduce;
+  return prog;
+}
 
-  // Data-parallel gradient reduction, optimizer and parameter gathering per pipeline rank.
+// Data-parallel gradient reduction buckets, the optimizer and parameter gathering per
+// pipeline rank.
+void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                         const ChunkCostModel& costs, StepProgram& prog) {
   const int dp = plan.dp, zero = o.parallel.zero;
   const int dp_per_node = std::clamp(ctx.gpus_per_node / (plan.tp * plan.cp), 1, dp);
   const net::GroupLayout dpg{dp, dp_per_node};
   const net::Collective reduce = zero >= 1 ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
-  const StateBytesPerParam state = StateBytes(o.training);
-  const double wbytes = state.weights, gbytes = state.gradients;
+  const double gbytes = StateBytes(o.training).gradients;
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
     double rank_params = 0;
@@ -91,57 +76,73 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
           ctx.comm->Time(net::Collective::kAllGather, Bytes(chunk_params * 2.0), dpg, ctx.fabric));
     }
   }
+}
 
-  StepResult r;
-  r.plan = plan;
-  StepTimeline tl;
-  std::vector<Bytes> stage_act;  // per virtual stage, data-aware runs
-  double real_tokens_per_step = static_cast<double>(o.training.global_batch) * o.training.seq_len;
-  if (o.data) {
-    auto runs = SimulateDataSteps(o, plan, costs, **sched, prog, sink);
-    if (!runs.ok()) return Infeasible(runs.error().message);
-    DataSummary ds;
-    ds.policy = o.data->policy;
-    ds.steps = static_cast<int>(runs->steps.size());
-    std::vector<double> times, gaps;
-    size_t worst = 0;
-    for (size_t i = 0; i < runs->steps.size(); ++i) {
-      const StepTimeline& s = runs->steps[i];
-      times.push_back(s.step_time.ToSeconds());
-      const auto [lo, hi] = std::minmax_element(s.replica_compute_end.begin(), s.replica_compute_end.end());
-      gaps.push_back((*hi - *lo).ToSeconds());
-      if (s.step_time > runs->steps[worst].step_time) worst = i;
-      r.events += s.events;
-    }
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
-    auto pct = [&](double q) {
-      return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * (sorted.size() - 1) + 0.5))];
-    };
-    for (double t : times) ds.mean_s += t / times.size();
-    ds.p50_s = pct(0.5);
-    ds.p99_s = pct(0.99);
-    ds.max_s = sorted.back();
-    for (double g : gaps) {
-      ds.straggler_mean_s += g / gaps.size();
-      ds.straggler_max_s = std::max(ds.straggler_max_s, g);
-    }
-    ds.real_tokens_per_step = static_cast<double>(runs->real_tokens) / ds.steps;
-    ds.padding_fraction =
-        runs->computed_tokens > 0 ? 1.0 - static_cast<double>(runs->real_tokens) / runs->computed_tokens : 0;
-    ds.documents_per_step = runs->documents / ds.steps;
-    ds.truncated = runs->truncated;
-    ds.max_micro_batches = runs->max_micro_batches;
-    real_tokens_per_step = ds.real_tokens_per_step;
-    tl = runs->steps[worst];  // breakdown and memory of the slowest step
-    tl.step_time = Seconds(ds.mean_s);
-    stage_act = runs->stage_activations;
-    r.data = ds;
-  } else {
-    tl = SimulateStep(prog, sink);
-    r.events = tl.events;
+// What the simulated step(s) give the metrics below.
+struct SimulatedSteps {
+  StepTimeline timeline;         // the step (data-aware: the slowest, at the mean step time)
+  std::vector<Bytes> stage_act;  // per virtual stage, data-aware runs (empty otherwise)
+  double real_tokens_per_step = 0;
+  uint64_t events = 0;
+  std::optional<DataSummary> data;
+};
+
+DataSummary SummarizeDataSteps(const TrainOptions& o, const DataStepsResult& runs) {
+  DataSummary ds;
+  ds.policy = o.data->policy;
+  ds.steps = static_cast<int>(runs.steps.size());
+  std::vector<double> times, gaps;
+  for (const StepTimeline& s : runs.steps) {
+    times.push_back(s.step_time.ToSeconds());
+    const auto [lo, hi] = std::minmax_element(s.replica_compute_end.begin(), s.replica_compute_end.end());
+    gaps.push_back((*hi - *lo).ToSeconds());
   }
-  // Memory per pipeline rank.
+  const Percentiles t = Summarize(times), g = Summarize(gaps);
+  ds.mean_s = t.mean;
+  ds.p50_s = t.p50;
+  ds.p99_s = t.p99;
+  ds.max_s = t.max;
+  ds.straggler_mean_s = g.mean;
+  ds.straggler_max_s = g.max;
+  ds.real_tokens_per_step = static_cast<double>(runs.real_tokens) / ds.steps;
+  ds.padding_fraction =
+      runs.computed_tokens > 0 ? 1.0 - static_cast<double>(runs.real_tokens) / runs.computed_tokens : 0;
+  ds.documents_per_step = runs.documents / ds.steps;
+  ds.truncated = runs.truncated;
+  ds.max_micro_batches = runs.max_micro_batches;
+  return ds;
+}
+
+// Runs the uniform step, or o.data->steps steps with real micro-batch contents.
+Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan, const ChunkCostModel& costs,
+                                const PipelineSchedule& schedule, const StepProgram& prog,
+                                report::Sink* sink) {
+  SimulatedSteps out;
+  out.real_tokens_per_step = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+  if (!o.data) {
+    out.timeline = SimulateStep(prog, sink);
+    out.events = out.timeline.events;
+    return out;
+  }
+  DLSIM_ASSIGN_OR_RETURN(DataStepsResult runs, SimulateDataSteps(o, plan, costs, schedule, prog, sink));
+  size_t worst = 0;
+  for (size_t i = 0; i < runs.steps.size(); ++i) {
+    if (runs.steps[i].step_time > runs.steps[worst].step_time) worst = i;
+    out.events += runs.steps[i].events;
+  }
+  out.data = SummarizeDataSteps(o, runs);
+  out.real_tokens_per_step = out.data->real_tokens_per_step;
+  out.timeline = runs.steps[worst];  // breakdown and memory of the slowest step
+  out.timeline.step_time = Seconds(out.data->mean_s);
+  out.stage_act = std::move(runs.stage_activations);
+  return out;
+}
+
+// Memory per pipeline rank, the peak, and feasibility against the GPU's capacity.
+void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+               const ChunkCostModel& costs, const SimulatedSteps& run, StepResult& r) {
+  const StateBytesPerParam state = StateBytes(o.training);
+  const int dp = plan.dp, zero = o.parallel.zero;
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory mem;
     double params = 0;
@@ -149,14 +150,14 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       params += cc.params;
-      act_per_mb += stage_act.empty() ? cc.activations : stage_act[c * plan.pp + rank];
+      act_per_mb += run.stage_act.empty() ? cc.activations : run.stage_act[c * plan.pp + rank];
       working = std::max(working, cc.recompute_working_set);
       mem.layers += plan.LayersOf(rank, c);
     }
-    const int in_flight = tl.ranks[rank].peak_in_flight;  // chunk-micro-batches
+    const int in_flight = run.timeline.ranks[rank].peak_in_flight;  // chunk-micro-batches
     mem.micro_batches_in_flight = in_flight;
-    mem.weights = Bytes(params * wbytes / (zero >= 3 ? dp : 1));
-    mem.gradients = Bytes(params * gbytes / (zero >= 2 ? dp : 1));
+    mem.weights = Bytes(params * state.weights / (zero >= 3 ? dp : 1));
+    mem.gradients = Bytes(params * state.gradients / (zero >= 2 ? dp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1));
     mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working;
     mem.workspace = ctx.framework_overhead;
@@ -167,20 +168,20 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
     r.memory.push_back(mem);
   }
   const Bytes capacity = ctx.gpu->hbm_capacity;
-  if (r.peak_memory > capacity) {
-    r.feasible = false;
-    r.reason = "out of memory: pipeline rank " + std::to_string(r.peak_rank) + " needs " +
-               FormatNumber(r.peak_memory.ToGiB(), 4) + " GiB, the " + ctx.gpu->name + " has " +
-               FormatNumber(capacity.ToGiB(), 4) + " GiB (short by " +
-               FormatNumber((r.peak_memory - capacity).ToGiB(), 4) + " GiB)";
-  } else {
-    r.feasible = true;
-  }
+  r.feasible = r.peak_memory <= capacity;
+  if (r.feasible) return;
+  r.reason = "out of memory: pipeline rank " + std::to_string(r.peak_rank) + " needs " +
+             FormatNumber(r.peak_memory.ToGiB(), 4) + " GiB, the " + ctx.gpu->name + " has " +
+             FormatNumber(capacity.ToGiB(), 4) + " GiB (short by " +
+             FormatNumber((r.peak_memory - capacity).ToGiB(), 4) + " GiB)";
+}
 
-  // Throughput and FLOPs.
-  r.step_time_s = tl.step_time.ToSeconds();
+// Step time, tokens per second, model and hardware FLOP/s per GPU, MFU.
+void AddThroughput(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                   const ChunkCostModel& costs, const SimulatedSteps& run, StepResult& r) {
+  r.step_time_s = run.timeline.step_time.ToSeconds();
   const double gpus = o.hardware.gpus;
-  const double tokens = real_tokens_per_step;
+  const double tokens = run.real_tokens_per_step;
   r.tokens_per_s = tokens / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / gpus;
   const double model_flops = 3.0 * model::ModelForwardFlops(o.model, tokens, o.training.seq_len, false);
@@ -193,28 +194,29 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
   const double recompute_flops_per_gpu = hw_extra * plan.micro_batches / plan.pp;
   r.model_tflops_per_gpu = model_flops / gpus / r.step_time_s * 1e-12;
   r.hardware_tflops_per_gpu = r.model_tflops_per_gpu + recompute_flops_per_gpu / r.step_time_s * 1e-12;
-  const hw::DType peak_dt = o.training.precision;
-  const double peak = ctx.gpu->Peak(peak_dt).ToTFLOPS();
+  const double peak = ctx.gpu->Peak(o.training.precision).ToTFLOPS();
   r.mfu = peak > 0 ? r.model_tflops_per_gpu / peak : 0;
+}
 
-  // Breakdown on the critical rank.
+// The critical rank's breakdown and the largest non-compute share in words.
+void AddBreakdown(const StepTimeline& tl, StepResult& r) {
   r.critical_rank = tl.critical_rank;
   const RankTimeline& c = tl.ranks[tl.critical_rank];
-  r.breakdown.compute_s = c.compute.ToSeconds();
-  r.breakdown.recompute_s = c.recompute.ToSeconds();
-  r.breakdown.tp_comm_s = c.tp_comm.ToSeconds();
-  r.breakdown.cp_comm_s = c.cp_comm.ToSeconds();
-  r.breakdown.pp_bubble_s = c.bubble.ToSeconds();
-  r.breakdown.dp_comm_s = c.dp_exposed.ToSeconds();
-  r.breakdown.optimizer_s = c.optimizer.ToSeconds();
-  r.breakdown.param_gather_s = c.param_gather.ToSeconds();
-  const std::pair<double, const char*> shares[] = {
-      {r.breakdown.tp_comm_s, "tensor-parallel communication"},
-      {r.breakdown.cp_comm_s, "context-parallel communication"},
-      {r.breakdown.pp_bubble_s, "pipeline bubble"},
-      {r.breakdown.dp_comm_s, "data-parallel gradient reduction"},
-      {r.breakdown.optimizer_s, "optimizer step"},
-      {r.breakdown.param_gather_s, "parameter all-gather"}};
+  Breakdown& b = r.breakdown;
+  b.compute_s = c.compute.ToSeconds();
+  b.recompute_s = c.recompute.ToSeconds();
+  b.tp_comm_s = c.tp_comm.ToSeconds();
+  b.cp_comm_s = c.cp_comm.ToSeconds();
+  b.pp_bubble_s = c.bubble.ToSeconds();
+  b.dp_comm_s = c.dp_exposed.ToSeconds();
+  b.optimizer_s = c.optimizer.ToSeconds();
+  b.param_gather_s = c.param_gather.ToSeconds();
+  const std::pair<double, const char*> shares[] = {{b.tp_comm_s, "tensor-parallel communication"},
+                                                   {b.cp_comm_s, "context-parallel communication"},
+                                                   {b.pp_bubble_s, "pipeline bubble"},
+                                                   {b.dp_comm_s, "data-parallel gradient reduction"},
+                                                   {b.optimizer_s, "optimizer step"},
+                                                   {b.param_gather_s, "parameter all-gather"}};
   const auto* top = &shares[0];
   for (const auto& s : shares)
     if (s.first > top->first) top = &s;
@@ -222,6 +224,46 @@ StepResult SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
                      ? std::string(top->second) + " (" + FormatNumber(100 * top->first / r.step_time_s, 3) +
                            "% of the step)"
                      : "compute-bound";
+}
+
+// An infeasible error becomes a result; any other error stays an error.
+Result<StepResult> InfeasibleOr(const Error& e) {
+  if (e.code == ErrorCode::kInfeasible) return Infeasible(e.message);
+  return e;
+}
+
+}  // namespace
+
+// Megatron-LM accumulates and reduces fp32 gradients for bf16 (and fp8) training and keeps
+// fp16 gradients for fp16 training unless --accumulate-allreduce-grads-in-fp32 is given.
+// FP8 training (Transformer Engine) keeps the bf16 weight and an fp8 copy.
+StateBytesPerParam StateBytes(const TrainingOptions& t) {
+  StateBytesPerParam b;
+  b.weights = t.precision == hw::DType::kFp8 ? 3.0 : 2.0;
+  b.gradients = t.grad_dtype ? hw::DTypeBytes(*t.grad_dtype) : (t.precision == hw::DType::kFp16 ? 2.0 : 4.0);
+  b.optimizer = 12.0;
+  return b;
+}
+
+Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext& ctx,
+                                        const PipelineScheduleRegistry& schedules, report::Sink* sink) {
+  Result<ParallelPlan> plan = MakeParallelPlan(o);
+  if (!plan.ok()) return InfeasibleOr(plan.error());
+  DLSIM_ASSIGN_OR_RETURN(auto schedule,
+                         schedules.Create(std::string(PipelineScheduleName(o.parallel.pipeline_schedule))));
+  ChunkCostModel costs(o, *plan, ctx);
+  Result<StepProgram> prog = PipelineProgram(o, *plan, costs, *schedule);
+  if (!prog.ok()) return InfeasibleOr(prog.error());
+  AddDataParallelWork(o, *plan, ctx, costs, *prog);
+  Result<SimulatedSteps> run = RunSteps(o, *plan, costs, *schedule, *prog, sink);
+  if (!run.ok()) return InfeasibleOr(run.error());
+  StepResult r;
+  r.plan = *plan;
+  r.events = run->events;
+  r.data = run->data;
+  AddMemory(o, *plan, ctx, costs, *run, r);
+  AddThroughput(o, *plan, ctx, costs, *run, r);
+  AddBreakdown(run->timeline, r);
   return r;
 }
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <functional>
 
-#include "dlsim/io/csv.h"
-#include "dlsim/train/context_builder.h"
+#include "dlsim/core/csv.h"
+#include "dlsim/train/simulate.h"
 #include "dlsim/train/step_model.h"
 #include "dlsim/validate/validation.h"
 
@@ -64,17 +64,8 @@ void Megatron2021Training(TrainOptions& o, hw::DType precision) {
 }
 
 struct Runner {
-  const io::Catalogs& catalogs;
-  const Calibrations& cal;
-  train::PipelineScheduleRegistry schedules{"pipeline-schedule"};
-  Runner(const io::Catalogs& c, const Calibrations& k) : catalogs(c), cal(k) {
-    train::RegisterPipelineSchedules(schedules);
-  }
-  Result<train::StepResult> Run(const TrainOptions& o) {
-    DLSIM_ASSIGN_OR_RETURN(auto owned, train::MakeStepContext(o, catalogs.hardware, cal.compute, cal.network,
-                                                              {}, &cal.training));
-    return train::SimulateTrainingStep(o, owned->ctx, schedules, nullptr);
-  }
+  const catalog::Catalogs& catalogs;
+  Result<train::StepResult> Run(const TrainOptions& o) const { return train::Simulate(o, catalogs, nullptr); }
 };
 
 ValidationRow Row(std::string label, double measured, const Result<train::StepResult>& r) {
@@ -92,15 +83,14 @@ ValidationRow Row(std::string label, double measured, const Result<train::StepRe
   return row;
 }
 
-std::string Source(const io::CsvTable& t) { return t.comments.empty() ? t.file_name : t.comments[0]; }
+std::string Source(const CsvTable& t) { return t.comments.empty() ? t.file_name : t.comments[0]; }
 
 // Megatron-LM 2021 Table 1 (weak scaling, full recomputation, A100).
 // Open choices: micro-batch 1 and the 1F1B schedule for pipelined rows (the paper's
 // default PTD-P setting); data-parallel-only rows use micro-batch kMegatronDpMicroBatch.
 constexpr int kMegatronDpMicroBatch = 4;
 Result<ValidationSet> Megatron2021(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
-                         io::ParseCsv(embedded::Megatron2021Table1Csv(), "megatron_2021_table1.csv"));
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::Megatron2021Table1Csv(), "megatron_2021_table1.csv"));
   ValidationSet set{"megatron-2021-table1", "step time (s)", Source(t), 5.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
@@ -121,7 +111,7 @@ Result<ValidationSet> Megatron2021(Runner& run) {
 }
 
 // One row of Korthikanti et al. 2022 Table 5 (A100 80GB, seq 2048, vocab 51200, DP 1).
-TrainOptions KorthikantiRow(const io::CsvTable& t, size_t i) {
+TrainOptions KorthikantiRow(const CsvTable& t, size_t i) {
   auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
   TrainOptions o;
   o.model = MegatronGpt(num("heads"), num("hidden"), num("layers"), num("ffn_hidden"), 51200);
@@ -140,8 +130,8 @@ TrainOptions KorthikantiRow(const io::CsvTable& t, size_t i) {
 
 // Korthikanti et al. 2022 Table 5: full recomputation vs sequence parallelism + selective.
 Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
-                         io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
+                         ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
   ValidationSet full{"korthikanti-2022-full", "step time (s)", Source(t), 5.0, {}};
   ValidationSet seqsel{"korthikanti-2022-seq-sel", "step time (s)", Source(t), 5.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -158,10 +148,10 @@ Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
 
 // Korthikanti et al. 2022 Figure 1: memory per GPU of the Table 5 configurations (GiB).
 Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t5,
-                         io::ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
-                         io::ParseCsv(embedded::Korthikanti2022MemoryCsv(), "korthikanti_2022_memory.csv"));
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t5,
+                         ParseCsv(embedded::Korthikanti2022Table5Csv(), "korthikanti_2022_table5.csv"));
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
+                         ParseCsv(embedded::Korthikanti2022MemoryCsv(), "korthikanti_2022_memory.csv"));
   ValidationSet set{"korthikanti-2022-memory", "memory (GiB)", Source(t), 10.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const std::string label = *t.Text(i, "model");
@@ -198,8 +188,8 @@ Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
 // Open choices: GPT-2 vocabulary padded to 50304; A100 80GB DGX node.
 constexpr int kVtrainVocab = 50304;
 Result<ValidationSet> Vtrain(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t,
-                         io::ParseCsv(embedded::VtrainSingleNodeCsv(), "vtrain_single_node_calibration.csv"));
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
+                         ParseCsv(embedded::VtrainSingleNodeCsv(), "vtrain_single_node_calibration.csv"));
   ValidationSet set{"vtrain-single-node", "step time (s)", Source(t), 8.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
@@ -229,7 +219,7 @@ Result<ValidationSet> Vtrain(Runner& run) {
 // distributed optimizer, sequence parallelism with TP, TP communication overlap, no
 // recomputation (NeMo's performance recipes).
 Result<ValidationSet> Nemo(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(io::CsvTable t, io::ParseCsv(embedded::Nemo2407H100Csv(), "nemo_24_07_h100.csv"));
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::Nemo2407H100Csv(), "nemo_24_07_h100.csv"));
   ValidationSet set{"nemo-24.07-h100-fp8", "step time (s)", Source(t), 10.0, {}};
   const std::pair<const char*, const char*> names[] = {
       {"GPT3-5B", "nemo-gpt3-5b"},    {"GPT3-20B", "nemo-gpt3-20b"},    {"GPT3-175B", "gpt3-175b"},
@@ -294,9 +284,8 @@ double ValidationSet::MaxAbsErrorPct() const {
   return m;
 }
 
-Result<std::vector<ValidationSet>> RunValidation(const io::Catalogs& catalogs, const Calibrations& cal,
-                                                 const std::string& only) {
-  Runner run(catalogs, cal);
+Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalogs, const std::string& only) {
+  Runner run{catalogs};
   std::vector<ValidationSet> out;
   auto want = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
   if (want("megatron-2021-table1")) {

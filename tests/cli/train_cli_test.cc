@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -77,9 +78,9 @@ const BadCase kBadCases[] = {
      {":4:14: parallel.recompute: ", "found 'partial'; allowed: none, selective, full"}},
     {"bad_precision.yaml", {":4:14: training.precision: ", "found 'fp32'", "allowed: bf16, fp16, fp8"}},
     {"layout_dp_mismatch.yaml",
-     {":11:7: parallel.dp: tp*pp*cp*dp = 4*2*1*3 = 24 GPUs, but hardware.gpus (line 5) is 16"}},
+     {":11:7: parallel.dp: tp*pp*cp*dp = 4*2*1*3 = 24 GPUs, but hardware.gpus is 16"}},
     {"layout_not_dividing.yaml",
-     {":8:1: parallel: tp*pp*cp = 4*3*1 = 12 does not divide hardware.gpus (line 5) = 16"}},
+     {":8:1: parallel: tp*pp*cp = 4*3*1 = 12 does not divide hardware.gpus = 16"}},
     {"gpus_not_whole_nodes.yaml", {":5:9: hardware.gpus: gpus 12 is not a multiple of gpus_per_node 8"}},
     {"heads_not_divisible_by_tp.yaml",
      {":9:7: parallel.tp: heads 12 of model custom are not divisible by tp 8"}},
@@ -156,6 +157,22 @@ TEST(TrainCliTest, NeedsExactlyOneScenario) {
   Outcome both =
       RunDlsim("train " + std::string(DLSIM_DATA_DIR) + "/scenarios/default_train.yaml --default --check");
   EXPECT_EQ(both.exit_code, 2) << both.output;
+}
+
+// The exit codes of docs/cli.md: 0 ran, 1 bad input, 2 usage, 3 infeasible (the result is still
+// printed, with its reason).
+TEST(TrainCliTest, InfeasibleIsAResultWithExitCodeThree) {
+  const std::string path = std::string(DLSIM_TEST_DATA_DIR) + "/scenarios/infeasible_oom.yaml";
+  Outcome json = RunDlsim("train " + path + " --json", /*merge_stderr=*/false);
+  EXPECT_EQ(json.exit_code, 3) << json.output;
+  const auto j = nlohmann::json::parse(json.output);
+  EXPECT_FALSE(j["feasible"].get<bool>());
+  EXPECT_NE(j["reason"].get<std::string>().find("out of memory"), std::string::npos) << j.dump();
+  Outcome text = RunDlsim("train " + path);
+  EXPECT_EQ(text.exit_code, 3) << text.output;
+  EXPECT_NE(text.output.find("INFEASIBLE: out of memory"), std::string::npos) << text.output;
+  EXPECT_EQ(RunDlsim("train " + kBad + "unknown_gpu.yaml").exit_code, 1);
+  EXPECT_EQ(RunDlsim("train --default").exit_code, 0);
 }
 
 TEST(TrainCliTest, DefaultScenarioChecks) {

@@ -183,10 +183,9 @@ TEST_F(TrainScenarioTest, UnknownNamesSuggest) {
 TEST_F(TrainScenarioTest, LayoutMustMatchGpuCount) {
   std::string with_dp = std::string(kBase) + "  dp: 3\n";
   EXPECT_EQ(ErrorOf(with_dp),
-            "s.yaml:12:7: parallel.dp: tp*pp*cp*dp = 4*2*1*3 = 24 GPUs, but hardware.gpus "
-            "(line 5) is 16");
+            "s.yaml:12:7: parallel.dp: tp*pp*cp*dp = 4*2*1*3 = 24 GPUs, but hardware.gpus is 16");
   EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpus: 4\nparallel:\n  tp: 2\n  pp: 4\n"),
-            "s.yaml:5:1: parallel: tp*pp*cp = 2*4*1 = 8 does not divide hardware.gpus (line 4) = 4 "
+            "s.yaml:5:1: parallel: tp*pp*cp = 2*4*1 = 8 does not divide hardware.gpus = 4 "
             "(dp = gpus / (tp*pp*cp))");
 }
 
@@ -214,10 +213,9 @@ TEST_F(TrainScenarioTest, LayersPerStage) {
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_EQ(ok->parallel.layers_per_stage, (std::vector<int>{2, 4, 4, 2}));
   // A default that does not fit says it is the default.
-  EXPECT_EQ(
-      ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpus: 16\n"),
-      "s.yaml:1:1: training.global_batch: global_batch 8 (default) is not divisible by micro_batch * dp = "
-      "1 * 16 = 16");
+  EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\nhardware:\n  gpus: 16\n"),
+            "s.yaml:1:1: training.global_batch: global_batch 8 is not divisible by micro_batch * dp = "
+            "1 * 16 = 16 (training.global_batch not given: the default)");
   EXPECT_EQ(
       ErrorOf(head + "  layers_per_stage: [2, 4, 4, 3]\n"),
       "s.yaml:7:21: parallel.layers_per_stage: entries add up to 13 layers, but model gpt-small has 12");

@@ -35,7 +35,7 @@ class PlanFixture : public ::testing::Test {
   ContextFactory Factory(const train::TrainOptions &base) {
     return [this, base] { return train::MakeStepContext(base, catalogs_.hardware, compute_, network_); };
   }
-  io::Catalogs catalogs_;
+  catalog::Catalogs catalogs_;
   cost::ComputeCalibration compute_;
   net::NetworkCalibration network_;
 };

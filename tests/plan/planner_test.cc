@@ -70,7 +70,7 @@ TEST_F(PlannerTest, BestEqualsBruteForce) {
                     o.parallel.recompute = rc;
                     o.parallel.sequence_parallel = seqp;
                     o.parallel.layers_per_stage.clear();
-                    const auto r = train::SimulateTrainingStep(o, (*owned)->ctx, schedules, nullptr);
+                    const auto r = train::SimulateTrainingStep(o, (*owned)->ctx, schedules, nullptr).value();
                     ++simulated;
                     if (r.feasible && r.peak_memory <= usable && r.step_time_s < best) {
                       best = r.step_time_s;

@@ -6,8 +6,7 @@
 #include <string>
 
 #include "common/run_dlsim.h"
-#include "dlsim/io/calibration_loader.h"
-#include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/catalog_loader.h"
 #include "dlsim/repro/reproduction.h"
 
 namespace dlsim::repro {
@@ -15,23 +14,17 @@ namespace {
 
 class DataReproTest : public ::testing::TestWithParam<std::string> {
  protected:
-  static void SetUpTestSuite() {
-    catalogs_ = new io::Catalogs(io::LoadCatalogs({}).value());
-    compute_ = new cost::ComputeCalibration(io::LoadDefaultComputeCalibration().value());
-    network_ = new net::NetworkCalibration(io::LoadDefaultNetworkCalibration().value());
-  }
+  static void SetUpTestSuite() { catalogs_ = new catalog::Catalogs(io::LoadCatalogs({}).value()); }
   ReproResult RunOne() const {
     ReproRegistry reg("reproduction");
     RegisterReproductions(reg);
     auto entry = reg.Create(GetParam());
     EXPECT_TRUE(entry.ok()) << GetParam();
-    auto r = (*entry)->Run({catalogs_, compute_, network_});
+    auto r = (*entry)->Run(ReproEnv{catalogs_});
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
     return *r;
   }
-  static inline io::Catalogs* catalogs_ = nullptr;
-  static inline cost::ComputeCalibration* compute_ = nullptr;
-  static inline net::NetworkCalibration* network_ = nullptr;
+  static inline catalog::Catalogs* catalogs_ = nullptr;
 };
 
 TEST_P(DataReproTest, RunsWithAFinitePositiveRatio) {
@@ -81,9 +74,7 @@ TEST(ByteTransformerRepro, BatchOneHasNothingToRemove) {
   ReproRegistry reg("reproduction");
   RegisterReproductions(reg);
   auto catalogs = io::LoadCatalogs({}).value();
-  auto compute = io::LoadDefaultComputeCalibration().value();
-  auto network = io::LoadDefaultNetworkCalibration().value();
-  auto r = (*reg.Create("bytetransformer"))->Run({&catalogs, &compute, &network});
+  auto r = (*reg.Create("bytetransformer"))->Run(ReproEnv{&catalogs});
   ASSERT_TRUE(r.ok());
   for (const auto& row : r->details) {
     if (row["batch"] == 1) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/io/csv.h"
+#include "dlsim/core/csv.h"
 #include "dlsim/io/yaml_reader.h"
 #include "test_env.h"
 
@@ -120,7 +120,7 @@ std::vector<SplitwiseRow> SplitwiseRows(int *excluded) {
   auto text = io::ReadTextFile(std::string(DLSIM_DATA_DIR) + "/serving/splitwise_perf_model_medians.csv");
   EXPECT_TRUE(text.ok());
   if (!text.ok()) return rows;
-  auto t = io::ParseCsv(*text, "splitwise_perf_model_medians.csv");
+  auto t = ParseCsv(*text, "splitwise_perf_model_medians.csv");
   EXPECT_TRUE(t.ok());
   if (!t.ok()) return rows;
   *excluded = 0;

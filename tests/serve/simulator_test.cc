@@ -1,6 +1,7 @@
 // Closed-form and invariant tests of the serving simulator.
 #include <cmath>
 
+#include "dlsim/app/serve_render.h"
 #include "dlsim/report/json_report.h"
 #include "test_env.h"
 
@@ -60,7 +61,7 @@ TEST_P(EverySchedulerTest, KvNeverOvercommittedAndEveryRequestFinishesOnce) {
   ASSERT_TRUE(cost.ok());
   auto r = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  ASSERT_TRUE(r->feasible) << r->infeasible_reason;
+  ASSERT_TRUE(r->feasible) << r->reason;
   const ServeMetrics& m = r->metrics;
   EXPECT_EQ(m.requests_completed, 3000);
   EXPECT_EQ(m.completions_recorded, 3000);
@@ -87,10 +88,10 @@ TEST(Simulator, SameSeedSameBytes) {
   auto a = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
   auto b = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(report::DumpDeterministic(ToJson(*a)), report::DumpDeterministic(ToJson(*b)));
+  EXPECT_EQ(report::DumpDeterministic(app::ServeJson(*a)), report::DumpDeterministic(app::ServeJson(*b)));
   o.workload.seed = 99;
   auto c = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
-  EXPECT_NE(report::DumpDeterministic(ToJson(*a)), report::DumpDeterministic(ToJson(*c)));
+  EXPECT_NE(report::DumpDeterministic(app::ServeJson(*a)), report::DumpDeterministic(app::ServeJson(*c)));
 }
 
 TEST(Simulator, WeightsThatDoNotFitAreInfeasibleWithAReason) {
@@ -100,7 +101,7 @@ TEST(Simulator, WeightsThatDoNotFitAreInfeasibleWithAReason) {
   auto r = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->feasible);
-  EXPECT_NE(r->infeasible_reason.find("weights need"), std::string::npos) << r->infeasible_reason;
+  EXPECT_NE(r->reason.find("weights need"), std::string::npos) << r->reason;
 }
 
 // Select-N offloads only what the KV cache needs: less host memory than offloading every

@@ -14,7 +14,7 @@
 namespace dlsim::serve::testing {
 
 struct TestEnv {
-  io::Catalogs catalogs;
+  catalog::Catalogs catalogs;
   std::unique_ptr<ServeEnvironment> env;
 };
 

@@ -4,7 +4,6 @@
 
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/train/context_builder.h"
-#include "dlsim/train/run.h"
 #include "dlsim/train/step_model.h"
 
 namespace dlsim::train {
@@ -15,10 +14,7 @@ class DataStepsTest : public ::testing::Test {
   void SetUp() override {
     auto catalogs = io::LoadCatalogs({});
     ASSERT_TRUE(catalogs.ok());
-    catalogs_ = std::make_unique<io::Catalogs>(std::move(catalogs).value());
-    auto cal = LoadDefaultCalibrations();
-    ASSERT_TRUE(cal.ok()) << cal.error().message;
-    cal_ = std::make_unique<DefaultCalibrations>(std::move(cal).value());
+    catalogs_ = std::make_unique<catalog::Catalogs>(std::move(catalogs).value());
     RegisterPipelineSchedules(schedules_);
     o_.model = **catalogs_->models.Find("llama3-8b");
     o_.hardware.gpu = "h100-sxm5-80gb";
@@ -31,9 +27,11 @@ class DataStepsTest : public ::testing::Test {
     o_.parallel.sequence_parallel = true;
   }
   StepResult Run() {
-    auto owned = MakeStepContext(o_, catalogs_->hardware, cal_->compute, cal_->network, {}, &cal_->training);
+    auto owned = MakeStepContext(o_, *catalogs_);
     EXPECT_TRUE(owned.ok());
-    return SimulateTrainingStep(o_, (*owned)->ctx, schedules_, nullptr);
+    Result<StepResult> r = SimulateTrainingStep(o_, (*owned)->ctx, schedules_, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? *r : StepResult{};
   }
   data::DataOptions Fixed(int64_t length, const std::string& policy) {
     data::DataOptions d;
@@ -44,8 +42,7 @@ class DataStepsTest : public ::testing::Test {
     return d;
   }
 
-  std::unique_ptr<io::Catalogs> catalogs_;
-  std::unique_ptr<DefaultCalibrations> cal_;
+  std::unique_ptr<catalog::Catalogs> catalogs_;
   PipelineScheduleRegistry schedules_{"pipeline-schedule"};
   TrainOptions o_;
 };
@@ -81,12 +78,17 @@ TEST_F(DataStepsTest, SkewedLengthsCreateStragglers) {
   EXPECT_LE(r.data->p50_s, r.data->max_s);
 }
 
-TEST_F(DataStepsTest, UnknownPolicyIsAReason) {
+// An unknown policy is an error, not an infeasible layout (infeasibility is a property of the
+// configuration; a wrong name is bad input).
+TEST_F(DataStepsTest, UnknownPolicyIsAnError) {
   o_.data = Fixed(4096, "packing");
-  const StepResult r = Run();
-  EXPECT_FALSE(r.feasible);
-  EXPECT_NE(r.reason.find("unknown data-policy 'packing' (did you mean 'pack'?)"), std::string::npos)
-      << r.reason;
+  auto owned = MakeStepContext(o_, *catalogs_);
+  ASSERT_TRUE(owned.ok());
+  Result<StepResult> r = SimulateTrainingStep(o_, (*owned)->ctx, schedules_, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().code, ErrorCode::kInfeasible);
+  EXPECT_NE(r.error().message.find("unknown data-policy 'packing' (did you mean 'pack'?)"), std::string::npos)
+      << r.error().message;
 }
 
 }  // namespace

@@ -52,7 +52,11 @@ class StepModelTest : public ::testing::Test {
     o_.training.attention = model::AttentionImpl::kUnfused;
   }
 
-  StepResult Run() { return SimulateTrainingStep(o_, ctx_, schedules_, nullptr); }
+  StepResult Run() {
+    Result<StepResult> r = SimulateTrainingStep(o_, ctx_, schedules_, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? *r : StepResult{};
+  }
 
   hw::GpuSpec gpu_;
   net::NetworkCalibration cal_;
@@ -141,7 +145,8 @@ TEST_F(StepModelTest, ExplicitLayerPlacement) {
   o_.parallel.layers_per_stage = {10, 10};
   r = Run();
   EXPECT_FALSE(r.feasible);
-  EXPECT_NE(r.reason.find("sums to 20"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("entries add up to 20 layers, but model test-gpt has 24"), std::string::npos)
+      << r.reason;
 }
 
 TEST_F(StepModelTest, OutOfMemoryIsAResultWithTheShortfall) {
@@ -160,7 +165,9 @@ TEST_F(StepModelTest, TpMustDivideHeads) {
   o_.parallel.tp = 8;
   StepResult r = Run();
   EXPECT_FALSE(r.feasible);
-  EXPECT_NE(r.reason.find("does not divide the 12 attention heads"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("parallel.tp: heads 12 of model test-gpt are not divisible by tp 8"),
+            std::string::npos)
+      << r.reason;
 }
 
 // With a constant kernel time, the step is the kernel count times the constant: checks that

@@ -3,9 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dlsim/io/calibration_loader.h"
-#include "dlsim/io/network_calibration_loader.h"
-#include "dlsim/io/training_calibration_loader.h"
+#include "dlsim/io/catalog_loader.h"
 
 namespace dlsim::validate {
 namespace {
@@ -15,13 +13,7 @@ class ValidationTest : public ::testing::Test {
   static void SetUpTestSuite() {
     auto catalogs = io::LoadCatalogs({});
     ASSERT_TRUE(catalogs.ok()) << catalogs.error().message;
-    auto compute = io::LoadDefaultComputeCalibration();
-    ASSERT_TRUE(compute.ok()) << compute.error().message;
-    auto network = io::LoadDefaultNetworkCalibration();
-    ASSERT_TRUE(network.ok()) << network.error().message;
-    auto training = io::LoadDefaultTrainingCalibration();
-    ASSERT_TRUE(training.ok()) << training.error().message;
-    auto sets = RunValidation(*catalogs, Calibrations{*compute, *network, *training});
+    auto sets = RunValidation(*catalogs);
     ASSERT_TRUE(sets.ok()) << sets.error().message;
     sets_ = new std::vector<ValidationSet>(std::move(sets).value());
   }

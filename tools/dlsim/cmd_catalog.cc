@@ -280,8 +280,8 @@ void PrintModel(const model::ModelSpec& m) {
 
 const std::vector<std::string> kKinds = {"gpus", "nodes", "networks", "models"};
 
-io::Catalogs Load(const GlobalOptions& global) {
-  Result<io::Catalogs> c = io::LoadCatalogs(global.catalog_files);
+catalog::Catalogs Load(const GlobalOptions& global) {
+  Result<catalog::Catalogs> c = io::LoadCatalogs(global.catalog_files);
   if (!c.ok()) Fail("catalog", c.error().message);
   return std::move(c).value();
 }
@@ -291,7 +291,7 @@ void RunList(std::string kind, bool json, const GlobalOptions& global) {
   if (!kind.empty() && std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end()) {
     Fail("catalog list", UnknownNameMessage("kind", kind, kKinds), 2);
   }
-  const io::Catalogs c = Load(global);
+  const catalog::Catalogs c = Load(global);
   auto want = [&](const char* k) { return kind.empty() || kind == k; };
   if (json) {
     ordered_json j = ordered_json::object();
@@ -315,7 +315,7 @@ void RunList(std::string kind, bool json, const GlobalOptions& global) {
 }
 
 void RunShow(const std::string& name, bool json, const GlobalOptions& global) {
-  const io::Catalogs c = Load(global);
+  const catalog::Catalogs c = Load(global);
   auto emit = [&](const ordered_json& j, auto print) {
     if (json) {
       std::cout << j.dump(2) << "\n";

@@ -1,7 +1,6 @@
-// Sub-commands of the dlsim CLI. Each file cmd_<name>.cc adds one command group to the app.
-// Commands parse arguments, call io and a driver, and print; no model logic lives here.
-// A command reports failure by throwing CLI::RuntimeError(exit_code) after printing the
-// error to stderr.
+// Sub-commands of the dlsim CLI. Each file cmd_<name>.cc adds one command group to the app:
+// it parses arguments and calls the command in src/app (app/<name>_command.h), which reads,
+// runs and renders. Exit codes: app/command.h (0 ran, 1 bad input, 2 usage, 3 infeasible).
 #ifndef DLSIM_TOOLS_COMMANDS_H_
 #define DLSIM_TOOLS_COMMANDS_H_
 
@@ -9,12 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/app/command.h"
+
 namespace dlsim::cli {
 
-// Options shared by every command.
-struct GlobalOptions {
-  std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): add/override entries
-};
+// Options shared by every command (--catalog FILE, repeatable).
+using GlobalOptions = app::CommonArgs;
+
+// Ends the command with `code` (an app::ExitCode): returns for 0, throws CLI::RuntimeError
+// otherwise (CLI11 turns it into the process exit code).
+void Exit(int code);
 
 void AddCatalogCommands(CLI::App& app, GlobalOptions& global);  // cmd_catalog.cc
 void AddListCommand(CLI::App& app, GlobalOptions& global);      // cmd_list.cc
@@ -26,8 +29,6 @@ void AddReproCommand(CLI::App& app, GlobalOptions& global);     // cmd_repro.cc
 
 // Prints "dlsim <command>: <message>" to stderr and throws CLI::RuntimeError(code).
 [[noreturn]] void Fail(const std::string& command, const std::string& message, int code = 1);
-// For commands that later issues bring: says so clearly and exits with code 2.
-[[noreturn]] void NotYetAvailable(const std::string& command, const std::string& issue);
 
 }  // namespace dlsim::cli
 

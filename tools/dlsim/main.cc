@@ -1,6 +1,8 @@
 // The dlsim command line: argument parsing and printing only, no model logic.
 #include <fmt/core.h>
 
+#include <iostream>
+
 #include "commands.h"
 
 namespace dlsim::cli {
@@ -10,8 +12,9 @@ void Fail(const std::string& command, const std::string& message, int code) {
   throw CLI::RuntimeError(code);
 }
 
-void NotYetAvailable(const std::string& command, const std::string& issue) {
-  Fail(command, "not available yet in this build (tracked in " + issue + ")", 2);
+void Exit(int code) {
+  std::cout.flush();
+  if (code != 0) throw CLI::RuntimeError(code);
 }
 
 }  // namespace dlsim::cli

@@ -9,9 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
-#include "dlsim/io/network_calibration_loader.h"
 #include "dlsim/io/training_calibration_loader.h"
 #include "dlsim/validate/validation.h"
 #include "fit.h"
@@ -26,8 +24,8 @@ using namespace dlsim;
 const char* kFitSets[] = {"megatron-2021-table1", "korthikanti-2022-full", "korthikanti-2022-seq-sel",
                           "vtrain-single-node", "nemo-24.07-h100-fp8"};
 
-train::TrainingCalibration FromParams(const std::vector<double>& x) {
-  train::TrainingCalibration c;
+cost::TrainingCalibration FromParams(const std::vector<double>& x) {
+  cost::TrainingCalibration c;
   auto frac = [](double v) { return std::clamp(v, 0.05, 1.0); };
   c.archs.push_back({"ampere", frac(x[0]), std::nullopt, std::nullopt, frac(x[4])});
   c.archs.push_back({"hopper", std::nullopt, frac(x[1]), frac(x[2]), std::nullopt});
@@ -45,16 +43,15 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", iterations, "Nelder-Mead iterations");
   CLI11_PARSE(app, argc, argv);
   auto catalogs = io::LoadCatalogs({});
-  auto compute = io::LoadDefaultComputeCalibration();
-  auto network = io::LoadDefaultNetworkCalibration();
-  if (!catalogs.ok() || !compute.ok() || !network.ok()) {
-    std::cerr << "cannot load the embedded catalogs or calibrations\n";
+  if (!catalogs.ok()) {
+    std::cerr << "cannot load the embedded catalogs or calibrations: " << catalogs.error().message << "\n";
     return 1;
   }
   std::vector<std::pair<std::string, double>> last;
   auto objective = [&](const std::vector<double>& x) {
-    validate::Calibrations cal{*compute, *network, FromParams(x)};
-    auto sets = validate::RunValidation(*catalogs, cal);
+    catalog::Catalogs cal = *catalogs;
+    cal.training = FromParams(x);
+    auto sets = validate::RunValidation(cal);
     if (!sets.ok()) return 1e9;
     double sum = 0;
     int n = 0;

@@ -32,6 +32,9 @@ struct Error {
   static Error InvalidArgument(std::string m) { return {ErrorCode::kInvalidArgument, std::move(m)}; }
   static Error NotFound(std::string m) { return {ErrorCode::kNotFound, std::move(m)}; }
   static Error Parse(std::string m) { return {ErrorCode::kParse, std::move(m)}; }
+  // A configuration that cannot run (out of memory, a layout that does not divide). Simulators
+  // turn it into a result with feasible = false and this message as the reason.
+  static Error Infeasible(std::string m) { return {ErrorCode::kInfeasible, std::move(m)}; }
   static Error Internal(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
 };
 

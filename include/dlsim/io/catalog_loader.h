@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/result.h"
 #include "dlsim/hw/catalog.h"
 #include "dlsim/io/yaml_reader.h"
@@ -25,12 +26,10 @@
 
 namespace dlsim::io {
 
-struct Catalogs {
-  hw::Catalog hardware;
-  model::ModelCatalog models;
-};
+using catalog::Catalogs;
 
-// The embedded catalogs, then each of `extra_files` merged in order. Error: kNotFound for a
+// The embedded catalogs, then each of `extra_files` merged in order, and the embedded
+// calibrations (data/calibration/compute.yaml, network.yaml, training.yaml). Error: kNotFound for a
 // missing file, kParse for malformed YAML, kInvalidArgument for anything else (unknown key,
 // wrong type, out-of-range value, a node naming an unknown GPU or network, ...).
 Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files);

@@ -1,4 +1,4 @@
-// Loads data/calibration/training.yaml (embedded) into train::TrainingCalibration.
+// Loads data/calibration/training.yaml (embedded) into cost::TrainingCalibration.
 #ifndef DLSIM_IO_TRAINING_CALIBRATION_LOADER_H_
 #define DLSIM_IO_TRAINING_CALIBRATION_LOADER_H_
 
@@ -6,16 +6,15 @@
 #include <string_view>
 
 #include "dlsim/core/result.h"
-#include "dlsim/train/training_calibration.h"
+#include "dlsim/cost/training_calibration.h"
 
 namespace dlsim::io {
 
 // Errors name the file, line, column and key (io/yaml_reader.h conventions).
-Result<train::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
-                                                            std::string file_name);
-Result<train::TrainingCalibration> LoadDefaultTrainingCalibration();
+Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text, std::string file_name);
+Result<cost::TrainingCalibration> LoadDefaultTrainingCalibration();
 // Writes `cal` as YAML (the fitter's output), with `header` lines as comments first.
-std::string FormatTrainingCalibration(const train::TrainingCalibration& cal, const std::string& header);
+std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, const std::string& header);
 
 }  // namespace dlsim::io
 

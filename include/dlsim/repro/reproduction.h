@@ -13,19 +13,15 @@
 #include <string>
 #include <string_view>
 
+#include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/registry.h"
 #include "dlsim/core/result.h"
-#include "dlsim/cost/compute_calibration.h"
-#include "dlsim/io/catalog_loader.h"
-#include "dlsim/net/calibration.h"
 
 namespace dlsim::repro {
 
-// What a reproduction may use; loaded once by the CLI.
+// What a reproduction may use: the catalogs and calibrations, loaded once by the command.
 struct ReproEnv {
-  const io::Catalogs* catalogs = nullptr;
-  const cost::ComputeCalibration* compute = nullptr;
-  const net::NetworkCalibration* network = nullptr;
+  const catalog::Catalogs* catalogs = nullptr;  // borrowed, not null
 };
 
 struct ReproResult {

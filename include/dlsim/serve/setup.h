@@ -1,15 +1,13 @@
-// Building what a serving simulation needs from options and calibration data,
-// and the terminal report. Used by the CLI, the capacity search, reproductions
-// and benchmarks.
+// Building what a serving simulation needs from the catalogs, and the module's entry point
+// (the module template, docs/design/architecture.md). Used by `dlsim serve`, the capacity search,
+// reproductions and benchmarks.
 //
-//   auto env = serve::MakeServeEnvironment(compute_cal, network_cal);   //
-//   Result<ServeEnvironment> auto cost = serve::MakeCostModel(options, *env);
-//   // Result<unique_ptr<...>> auto result = serve::Simulate(options, **cost,
-//   env->schedulers, env->routers); std::cout << serve::FormatReport(options,
-//   *result);
+//   auto env = serve::MakeServeEnvironment(catalogs.compute, catalogs.network);  // Result<unique_ptr<>>
+//   auto cost = serve::MakeCostModel(options, **env);                           // Result<unique_ptr<>>
+//   auto r = serve::Simulate(options, **cost, (*env)->schedulers, (*env)->routers, sink);
+//   // or, all in one:  auto r = serve::Simulate(options, catalogs, sink);
 //
-// A ServeEnvironment is immutable after construction and may be shared by
-// threads.
+// A ServeEnvironment is immutable after construction and may be shared by threads.
 #ifndef DLSIM_SERVE_SETUP_H_
 #define DLSIM_SERVE_SETUP_H_
 
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/catalog/catalogs.h"
 #include "dlsim/cost/compute_calibration.h"
 #include "dlsim/net/calibration.h"
 #include "dlsim/serve/capacity.h"
@@ -33,29 +32,29 @@ struct ServeEnvironment {
   RouterRegistry routers{"router"};
 };
 
-// Registries with the builtins, the embedded Vidur profiles and serving
-// calibration, and the "nccl" collective model.
+// Registries with the builtins, the embedded Vidur profiles and serving calibration, and the
+// "nccl" collective model. Error: an embedded file that does not parse (a build defect).
 Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration &compute,
                                                                const net::NetworkCalibration &network);
 
-// CostInputs: the inputs MakeCostModel uses (tests vary them). MakeCostModel:
-// the profiled cost model for the scenario's (GPU, model, TP): measured
-// operators when the embedded profiles cover it, the roofline model otherwise.
-// The CSV of data/serving/serving_calibration.csv (columns parameter, value;
-// rows tp_collective_overhead_us, tp_ring_step_latency_us (required),
-// tp_large_allreduce_threshold_mib, tp_large_allreduce_us_per_mib (default 0))
-// and its embedded copy. Error: kParse / kInvalidArgument naming the file (also
-// for an unknown parameter or a negative value).
+// The CSV of data/serving/serving_calibration.csv (columns parameter, value; rows
+// tp_collective_overhead_us, tp_ring_step_latency_us (required), tp_large_allreduce_threshold_mib,
+// tp_large_allreduce_us_per_mib (default 0)) and its embedded copy. Error: kParse /
+// kInvalidArgument naming the file (also for an unknown parameter or a negative value).
 Result<CollectiveOverhead> ParseCollectiveOverhead(std::string_view csv_text, std::string file_name);
 Result<CollectiveOverhead> DefaultCollectiveOverhead();
 
+// CostInputs: the inputs MakeCostModel uses (tests vary them). MakeCostModel: the profiled cost
+// model for the scenario's (GPU, model, TP): measured operators when the embedded profiles cover
+// it, the roofline model otherwise.
 ProfiledCostInputs CostInputs(const ServeOptions &options, const ServeEnvironment &env);
 Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions &options,
                                                           const ServeEnvironment &env);
 
-// Human-readable report (tables of latencies, throughput, KV use, offloading).
-std::string FormatReport(const ServeOptions &options, const ServeResult &result);
-std::string FormatCapacityReport(const ServeOptions &options, const CapacityResult &cap, double target);
+// The module's entry point: environment, cost model and simulation in one call. An infeasible
+// configuration is a result (feasible = false, reason); errors as Simulate() above.
+Result<ServeResult> Simulate(const ServeOptions &options, const catalog::Catalogs &catalogs,
+                             report::Sink *sink);
 
 }  // namespace dlsim::serve
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dlsim/core/result.h"
+#include "dlsim/core/stats.h"
 #include "dlsim/report/sink.h"
 #include "dlsim/serve/iteration_cost.h"
 #include "dlsim/serve/offload.h"
@@ -29,12 +30,6 @@
 #include "dlsim/serve/scheduler.h"
 
 namespace dlsim::serve {
-
-struct Percentiles {
-  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
-};
-// Nearest-rank percentiles and the mean of `values` (reordered); zeros when empty.
-Percentiles Summarize(std::vector<double>& values);
 
 struct ServeMetrics {
   int64_t requests_total = 0;
@@ -60,7 +55,7 @@ struct ServeMetrics {
 
 struct ServeResult {
   bool feasible = true;
-  std::string infeasible_reason;
+  std::string reason;  // why not, when infeasible
   std::string scheduler;
   int replicas = 0;
   MemoryPlan memory;
@@ -73,10 +68,6 @@ struct ServeResult {
 Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
                              const SchedulerRegistry& schedulers, const RouterRegistry& routers,
                              report::Sink* sink = nullptr);
-
-// The report as JSON, with at least requests_completed, ttft_s, tpot_s, e2e_s (p50, p90, p99,
-// mean), throughput_tokens_per_s, throughput_requests_per_s and slo_attainment.
-nlohmann::ordered_json ToJson(const ServeResult& r);
 
 }  // namespace dlsim::serve
 

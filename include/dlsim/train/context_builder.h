@@ -6,13 +6,14 @@
 #include <memory>
 #include <string>
 
+#include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/result.h"
 #include "dlsim/cost/compute_calibration.h"
+#include "dlsim/cost/training_calibration.h"
 #include "dlsim/hw/catalog.h"
 #include "dlsim/net/calibration.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/step_context.h"
-#include "dlsim/train/training_calibration.h"
 
 namespace dlsim::train {
 
@@ -32,11 +33,17 @@ struct ModelChoice {
   std::string collective = "nccl";
 };
 
-Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o, const hw::Catalog& catalog,
-                                                          const cost::ComputeCalibration& compute_cal,
-                                                          const net::NetworkCalibration& net_cal,
-                                                          const ModelChoice& choice = {},
-                                                          const TrainingCalibration* training = nullptr);
+Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(
+    const TrainOptions& o, const hw::Catalog& catalog, const cost::ComputeCalibration& compute_cal,
+    const net::NetworkCalibration& net_cal, const ModelChoice& choice = {},
+    const cost::TrainingCalibration* training = nullptr);
+
+// The same with the catalogs' calibrations: kernel-level compute with the training constants
+// applied, and the network calibration. What every training driver (train, plan, validate,
+// repro) uses, so they agree.
+Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
+                                                          const catalog::Catalogs& catalogs,
+                                                          const ModelChoice& choice = {});
 
 }  // namespace dlsim::train
 

@@ -33,9 +33,9 @@ struct ParallelPlan {
   bool IsLast(int rank, int chunk) const { return rank == pp - 1 && chunk == chunks - 1; }
 };
 
-// Resolves the plan. Errors are reasons a layout cannot run (reported as infeasible results):
-// the product of degrees differs from the GPU count, the batch does not divide, heads do not
-// divide by tp, more virtual stages than layers, ...
+// Resolves the plan. Error (kInfeasible): the first rule of CheckLayout (layout_check.h) that
+// `o` breaks, as "key: message" (the product of degrees differs from the GPU count, the batch
+// does not divide, heads do not divide by tp, more virtual stages than layers, ...).
 Result<ParallelPlan> MakeParallelPlan(const TrainOptions& o);
 
 // Default placement of `layers` on `stages` virtual stages (see the file comment).

@@ -1,8 +1,8 @@
 // One training step, end to end: plan -> chunk costs -> schedule -> event simulation ->
 // memory -> metrics. This is the function the CLI, the validation sets and the planner call.
 //
-//   StepResult r = SimulateTrainingStep(options, ctx, schedules, /*sink=*/nullptr);
-//   if (!r.feasible) std::cout << r.reason;
+//   Result<StepResult> r = SimulateTrainingStep(options, ctx, schedules, /*sink=*/nullptr);
+//   if (r.ok() && !r->feasible) std::cout << r->reason;
 //
 // Thread-safe for distinct arguments (no global state).
 #ifndef DLSIM_TRAIN_STEP_MODEL_H_
@@ -82,10 +82,12 @@ struct StateBytesPerParam {
 };
 StateBytesPerParam StateBytes(const TrainingOptions& t);
 
-// Simulates one step. Infeasible configurations (layout does not divide, out of memory,
-// unsupported schedule shape) give feasible = false with a reason; no exceptions.
-StepResult SimulateTrainingStep(const TrainOptions& options, const StepContext& ctx,
-                                const PipelineScheduleRegistry& schedules, report::Sink* sink);
+// Simulates one step (o.data: o.data->steps steps with real contents). Infeasible
+// configurations (layout does not divide, out of memory, unsupported schedule shape, a document
+// a data policy cannot place) give feasible = false with a reason. Errors: anything else
+// (unknown pipeline schedule, data policy or length distribution; an unreadable length file).
+Result<StepResult> SimulateTrainingStep(const TrainOptions& options, const StepContext& ctx,
+                                        const PipelineScheduleRegistry& schedules, report::Sink* sink);
 
 }  // namespace dlsim::train
 

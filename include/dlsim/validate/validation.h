@@ -1,7 +1,7 @@
 // Validation against published measurements: each set maps the rows of a published table
 // to training scenarios, simulates them and compares a metric (step time, memory).
 //
-//   auto sets = RunValidation(catalogs, compute_cal, net_cal, /*only=*/"");
+//   auto sets = RunValidation(catalogs, /*only=*/"");
 //   for (const auto& s : *sets) std::cout << s.name << " MAPE " << s.Mape();
 //
 // The CSV files are embedded (data/validation/). Choices that the tables leave open are
@@ -12,11 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/result.h"
-#include "dlsim/cost/compute_calibration.h"
-#include "dlsim/io/catalog_loader.h"
-#include "dlsim/net/calibration.h"
-#include "dlsim/train/training_calibration.h"
 
 namespace dlsim::validate {
 
@@ -39,14 +36,9 @@ struct ValidationSet {
   double MaxAbsErrorPct() const;
 };
 
-struct Calibrations {
-  cost::ComputeCalibration compute;
-  net::NetworkCalibration network;
-  train::TrainingCalibration training;
-};
-
-// Runs every set (or those whose name contains `only`).
-Result<std::vector<ValidationSet>> RunValidation(const io::Catalogs& catalogs, const Calibrations& cal,
+// Runs every set (or those whose name contains `only`) with the catalogs' calibrations (the
+// fitting program varies `catalogs.training`).
+Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalogs,
                                                  const std::string& only = "");
 
 }  // namespace dlsim::validate

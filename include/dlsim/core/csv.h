@@ -1,10 +1,10 @@
 // A minimal CSV reader for the data files dlsim ships: comma-separated, a header row,
 // '#' comment lines (kept as the file's source notes), no quoted commas.
 //
-//   auto t = io::ParseCsv(text, "megatron_2021_table1.csv");
+//   auto t = ParseCsv(text, "megatron_2021_table1.csv");
 //   for (const auto& row : t->rows) double h = *t->Number(row, "hidden");
-#ifndef DLSIM_IO_CSV_H_
-#define DLSIM_IO_CSV_H_
+#ifndef DLSIM_CORE_CSV_H_
+#define DLSIM_CORE_CSV_H_
 
 #include <map>
 #include <string>
@@ -13,7 +13,7 @@
 
 #include "dlsim/core/result.h"
 
-namespace dlsim::io {
+namespace dlsim {
 
 struct CsvTable {
   std::string file_name;
@@ -31,6 +31,6 @@ struct CsvTable {
 
 Result<CsvTable> ParseCsv(std::string_view text, std::string file_name);
 
-}  // namespace dlsim::io
+}  // namespace dlsim
 
-#endif  // DLSIM_IO_CSV_H_
+#endif  // DLSIM_CORE_CSV_H_

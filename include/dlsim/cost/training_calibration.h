@@ -11,8 +11,8 @@
 //   - layer_host_time: the host (CPU) time a framework takes to issue one layer's forward
 //     kernels, which bounds small layers (train/chunk_cost.cc).
 // Each is optional: an absent constant keeps the kernel-level value.
-#ifndef DLSIM_TRAIN_TRAINING_CALIBRATION_H_
-#define DLSIM_TRAIN_TRAINING_CALIBRATION_H_
+#ifndef DLSIM_COST_TRAINING_CALIBRATION_H_
+#define DLSIM_COST_TRAINING_CALIBRATION_H_
 
 #include <optional>
 #include <string>
@@ -21,7 +21,7 @@
 #include "dlsim/core/units.h"
 #include "dlsim/cost/compute_calibration.h"
 
-namespace dlsim::train {
+namespace dlsim::cost {
 
 struct ArchTrainingCalibration {
   std::string architecture;  // "ampere", "hopper", ...
@@ -39,9 +39,9 @@ struct TrainingCalibration {
   Duration layer_host_time;
 
   // The kernel-level calibration with this file's constants applied.
-  cost::ComputeCalibration Apply(const cost::ComputeCalibration& kernel) const;
+  ComputeCalibration Apply(const ComputeCalibration& kernel) const;
 };
 
-}  // namespace dlsim::train
+}  // namespace dlsim::cost
 
-#endif  // DLSIM_TRAIN_TRAINING_CALIBRATION_H_
+#endif  // DLSIM_COST_TRAINING_CALIBRATION_H_

@@ -1,11 +1,11 @@
-#include "dlsim/io/csv.h"
+#include "dlsim/core/csv.h"
 
 #include <charconv>
 #include <cstdlib>
 
 #include "dlsim/core/strings.h"
 
-namespace dlsim::io {
+namespace dlsim {
 namespace {
 
 std::vector<std::string> Split(std::string_view line) {
@@ -83,4 +83,4 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
   return t;
 }
 
-}  // namespace dlsim::io
+}  // namespace dlsim

@@ -1,21 +1,21 @@
-#include "dlsim/train/training_calibration.h"
+#include "dlsim/cost/training_calibration.h"
 
-namespace dlsim::train {
+namespace dlsim::cost {
 
-cost::ComputeCalibration TrainingCalibration::Apply(const cost::ComputeCalibration& kernel) const {
-  cost::ComputeCalibration out = kernel;
+ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) const {
+  ComputeCalibration out = kernel;
   for (const ArchTrainingCalibration& t : archs) {
-    for (cost::ArchCalibration& a : out.archs) {
+    for (ArchCalibration& a : out.archs) {
       if (a.architecture != t.architecture) continue;
       if (t.gemm_max_efficiency) {
         for (hw::DType dt : {hw::DType::kFp16, hw::DType::kBf16}) {
-          cost::GemmCalibration g = a.Gemm(dt);
+          GemmCalibration g = a.Gemm(dt);
           g.max_efficiency = *t.gemm_max_efficiency;
           a.gemm[dt] = g;
         }
       }
       if (t.fp8_gemm_max_efficiency) {
-        cost::GemmCalibration g = a.Gemm(hw::DType::kFp8);
+        GemmCalibration g = a.Gemm(hw::DType::kFp8);
         g.max_efficiency = *t.fp8_gemm_max_efficiency;
         a.gemm[hw::DType::kFp8] = g;
       }
@@ -30,4 +30,4 @@ cost::ComputeCalibration TrainingCalibration::Apply(const cost::ComputeCalibrati
   return out;
 }
 
-}  // namespace dlsim::train
+}  // namespace dlsim::cost

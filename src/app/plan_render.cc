@@ -1,12 +1,21 @@
-#include "dlsim/plan/plan_output.h"
+// Reports of a planner run (dlsim plan): terminal, JSON and CSV.
+#include "dlsim/app/plan_render.h"
 
 #include <fmt/core.h>
 
 #include "dlsim/core/strings.h"
 #include "dlsim/report/table.h"
 
-namespace dlsim::plan {
+namespace dlsim::app {
 namespace {
+
+using plan::Candidate;
+using plan::CandidateOf;
+using plan::DescribeCandidate;
+using plan::EvaluatedCandidate;
+using plan::Objective;
+using plan::PlanOptions;
+using plan::PlanResult;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -33,18 +42,6 @@ std::string Pareto(const PlanResult &r, const std::vector<size_t> &front) {
 }
 
 }  // namespace
-
-std::string_view ObjectiveName(Objective o) {
-  switch (o) {
-    case Objective::kStepTime:
-      return "step_time";
-    case Objective::kTokensPerGpuSecond:
-      return "tokens_per_gpu_second";
-    case Objective::kCost:
-      return "cost";
-  }
-  return "?";
-}
 
 nlohmann::ordered_json CandidateJson(const EvaluatedCandidate &c) {
   nlohmann::ordered_json j, par;
@@ -192,4 +189,4 @@ void WritePlanReport(const train::TrainOptions &base, const PlanOptions &options
   }
 }
 
-}  // namespace dlsim::plan
+}  // namespace dlsim::app

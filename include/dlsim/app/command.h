@@ -1,0 +1,40 @@
+// What every dlsim command shares: the exit codes, how an error becomes one, and the options
+// that come before the command name. The commands (one file each, app/X_command.h) read a
+// scenario, run a module's Simulate and render its result; tools/dlsim only parses arguments.
+//
+//   int code = app::RunTrainCommand(args, common, std::cout, std::cerr);
+//   return code;  // one of ExitCode
+#ifndef DLSIM_APP_COMMAND_H_
+#define DLSIM_APP_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dlsim/core/result.h"
+
+namespace dlsim::app {
+
+// The exit codes of every command (docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,          // ran; the result is feasible (or the command has no feasibility)
+  kExitError = 1,       // bad input (scenario, catalog, file) or a failure to write output
+  kExitUsage = 2,       // wrong command line
+  kExitInfeasible = 3,  // ran; the configuration cannot run (the result says why)
+};
+
+// Options given before the command name.
+struct CommonArgs {
+  std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): add/override entries
+};
+
+// Writes "dlsim <command>: <message>" to `err` and returns the exit code for `error`:
+// kExitInfeasible for ErrorCode::kInfeasible, kExitError otherwise.
+int ReportError(const std::string& command, const Error& error, std::ostream& err);
+
+// The exit code of a result that ran: kExitOk when feasible, kExitInfeasible otherwise.
+inline int ExitCodeOf(bool feasible) { return feasible ? kExitOk : kExitInfeasible; }
+
+}  // namespace dlsim::app
+
+#endif  // DLSIM_APP_COMMAND_H_

@@ -1,0 +1,25 @@
+// `dlsim repro list | NAME`: run a reproduction of a published system and set our ratio beside
+// the paper's (docs/reproductions.md).
+//
+//   int code = app::RunReproCommand({.name = "select-n"}, {}, std::cout, std::cerr);
+#ifndef DLSIM_APP_REPRO_COMMAND_H_
+#define DLSIM_APP_REPRO_COMMAND_H_
+
+#include <ostream>
+#include <string>
+
+#include "dlsim/app/command.h"
+
+namespace dlsim::app {
+
+struct ReproArgs {
+  std::string name;   // a reproduction, or "list" / empty for the list
+  bool json = false;  // one JSON object
+};
+
+// Returns kExitOk, or kExitError for an unknown name or a reproduction that fails.
+int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err);
+
+}  // namespace dlsim::app
+
+#endif  // DLSIM_APP_REPRO_COMMAND_H_

@@ -1,0 +1,26 @@
+// The renderings of a training result, in one place: the terminal report and the JSON object
+// of `dlsim train --json` (keys: docs/scenario-format.md, "Output"). Printing only.
+#ifndef DLSIM_APP_TRAIN_RENDER_H_
+#define DLSIM_APP_TRAIN_RENDER_H_
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "dlsim/core/units.h"
+#include "dlsim/train/options.h"
+#include "dlsim/train/step_model.h"
+
+namespace dlsim::app {
+
+// `capacity` is the GPU's memory (the report's "capacity_bytes").
+nlohmann::ordered_json TrainJson(const train::TrainOptions& options, const train::StepResult& r,
+                                 Bytes capacity);
+
+// Header, layout, step metrics, data-aware statistics, critical-path breakdown and memory per
+// stage. An infeasible result prints its reason (and the rest only when a step time exists).
+void WriteTrainReport(const train::TrainOptions& options, const train::StepResult& r, Bytes capacity,
+                      std::ostream& out);
+
+}  // namespace dlsim::app
+
+#endif  // DLSIM_APP_TRAIN_RENDER_H_

@@ -1,0 +1,51 @@
+// The rules a parallel layout must satisfy before a step can be simulated, in one place: the
+// scenario reader reports them as errors at the offending key, the parallel plan as
+// infeasibility, and the planner prunes candidates by their reason.
+//
+//   for (const LayoutIssue& i : CheckLayout(options)) std::cerr << i.key << ": " << i.message;
+//
+// Stateless; thread-safe.
+#ifndef DLSIM_TRAIN_LAYOUT_CHECK_H_
+#define DLSIM_TRAIN_LAYOUT_CHECK_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/train/options.h"
+
+namespace dlsim::train {
+
+// Why a layout cannot run, by kind (the planner's pruning categories).
+enum class LayoutRule {
+  kGpus,      // tp*pp*cp*dp against the GPU count; whole nodes
+  kHeads,     // attention and KV heads against tp
+  kSequence,  // seq_len against 2*cp and tp*cp (sequence parallelism)
+  kBatch,     // global batch against micro_batch * dp
+  kStages,    // layers and micro-batches against the pipeline stages; schedule shape
+};
+
+struct LayoutIssue {
+  // The scenario key the rule is about, as "section.key" (e.g. "parallel.tp",
+  // "training.global_batch"), or a section name when no single key is at fault.
+  std::string key;
+  LayoutRule rule = LayoutRule::kGpus;
+  std::string message;  // what is wrong, with the numbers, e.g. "tp 3 does not divide the 32 ..."
+};
+
+// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages); empty when the
+// layout can run. parallel.dp 0 means gpus / (tp*pp*cp). The model shape itself (hidden divisible
+// by heads, ...) is the model's rule (ModelSpec::Validate), not a layout rule.
+std::vector<LayoutIssue> CheckLayout(const TrainOptions& o);
+
+// The data-parallel size of `o`: parallel.dp when given, else gpus / (tp*pp*cp) (0 when that does
+// not divide).
+int DataParallelSize(const TrainOptions& o);
+
+// Error::Infeasible with the first issue's message ("key: message"), or OK.
+Status LayoutStatus(const std::vector<LayoutIssue>& issues);
+
+}  // namespace dlsim::train
+
+#endif  // DLSIM_TRAIN_LAYOUT_CHECK_H_

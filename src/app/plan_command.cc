@@ -1,0 +1,70 @@
+// `dlsim plan`: scenario -> plan::RunPlanner -> report, JSON, CSV, best-layout scenario.
+#include "dlsim/app/plan_command.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+
+#include "dlsim/app/plan_render.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/plan_scenario.h"
+#include "dlsim/plan/backend.h"
+#include "dlsim/plan/planner.h"
+#include "dlsim/report/json_report.h"
+#include "dlsim/train/context_builder.h"
+
+namespace dlsim::app {
+namespace {
+
+Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  if (!f) return Error::InvalidArgument("cannot write " + path);
+  return Status::Ok();
+}
+
+// The CSV and best-layout files the flags ask for.
+Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const plan::PlanResult& r) {
+  if (!args.csv_path.empty()) {
+    std::ofstream f(args.csv_path);
+    WritePlanCsv(r, f);
+    if (!f) return Error::InvalidArgument("cannot write " + args.csv_path);
+  }
+  if (args.best_path.empty()) return Status::Ok();
+  const plan::EvaluatedCandidate* best = r.Best();
+  if (best == nullptr) return Error::Infeasible("no feasible configuration to write to " + args.best_path);
+  const std::string header =
+      fmt::format("Best layout found by 'dlsim plan {}' ({}: {:.6g}).\nRun it with: dlsim train {}",
+                  args.file, plan::ObjectiveName(r.objective), best->objective, args.best_path);
+  return WriteFile(args.best_path,
+                   io::FormatTrainScenarioYaml(plan::ApplyCandidate(base, best->candidate), header));
+}
+
+}  // namespace
+
+int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
+  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  if (!catalogs.ok()) return ReportError("plan", catalogs.error(), err);
+  auto scenario = io::LoadPlanScenarioFile(args.file, catalogs->hardware, catalogs->models);
+  if (!scenario.ok()) return ReportError("plan", scenario.error(), err);
+  plan::PlanOptions options = scenario->options;
+  if (args.top > 0) options.top_k = args.top;
+  if (args.no_dominance) options.dominance = false;
+  const train::TrainOptions& base = scenario->base;
+  const plan::ContextFactory make_context = [&] { return train::MakeStepContext(base, *catalogs); };
+  std::unique_ptr<plan::Backend> backend = plan::MakeDefaultBackend(args.threads);
+  const bool primary = backend->IsPrimary();
+  auto result = plan::RunPlanner(base, options, make_context, *backend,
+                                 primary ? plan::ProgressFn(args.progress) : plan::ProgressFn());
+  if (!result.ok()) return ReportError("plan", result.error(), err);
+  if (!primary) return kExitOk;
+  if (Status st = WriteFiles(args, base, *result); !st.ok()) return ReportError("plan", st.error(), err);
+  if (args.json) {
+    out << report::DumpDeterministic(PlanJson(*result, options, /*all=*/true));
+  } else {
+    WritePlanReport(base, options, *result, out);
+  }
+  return ExitCodeOf(result->Best() != nullptr);
+}
+
+}  // namespace dlsim::app

@@ -1,0 +1,59 @@
+// `dlsim train`: scenario -> train::Simulate -> terminal or JSON report.
+#include "dlsim/app/train_command.h"
+
+#include "dlsim/app/train_render.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/embedded.h"
+#include "dlsim/io/train_scenario.h"
+#include "dlsim/report/json_report.h"
+#include "dlsim/report/trace_file.h"
+#include "dlsim/train/simulate.h"
+
+namespace dlsim::app {
+namespace {
+
+Result<train::TrainOptions> LoadScenario(const TrainArgs& args, const catalog::Catalogs& catalogs) {
+  if (args.use_default) {
+    return io::ParseTrainScenario(embedded::DefaultTrainScenarioYaml(), "default_train.yaml (embedded)",
+                                  catalogs.hardware, catalogs.models);
+  }
+  return io::LoadTrainScenarioFile(args.file, catalogs.hardware, catalogs.models);
+}
+
+// Simulates with the trace (if any) attached; the trace is finished before the result returns.
+Result<train::StepResult> SimulateWithTrace(const train::TrainOptions& options,
+                                            const catalog::Catalogs& catalogs, const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(path, {options.model.name, "train"}));
+  DLSIM_ASSIGN_OR_RETURN(train::StepResult r,
+                         train::Simulate(options, catalogs, trace ? trace->sink() : nullptr));
+  if (trace) DLSIM_RETURN_IF_ERROR(trace->Finish());
+  return r;
+}
+
+}  // namespace
+
+int RunTrainCommand(const TrainArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
+  if (args.file.empty() == !args.use_default) {
+    err << "dlsim train: give a scenario FILE or --default (exactly one); see 'dlsim train --help'\n";
+    return kExitUsage;
+  }
+  Result<catalog::Catalogs> catalogs = io::LoadCatalogs(common.catalog_files);
+  if (!catalogs.ok()) return ReportError("train", catalogs.error(), err);
+  Result<train::TrainOptions> options = LoadScenario(args, *catalogs);
+  if (!options.ok()) return ReportError("train", options.error(), err);
+  if (args.check) {
+    out << "ok: " << io::SummarizeTrainOptions(*options) << "\n";
+    return kExitOk;
+  }
+  Result<train::StepResult> r = SimulateWithTrace(*options, *catalogs, args.trace_path);
+  if (!r.ok()) return ReportError("train", r.error(), err);
+  const Bytes capacity = (*catalogs->hardware.FindGpu(options->hardware.gpu))->hbm_capacity;
+  if (args.json) {
+    out << report::DumpDeterministic(TrainJson(*options, *r, capacity)) << "\n";
+  } else {
+    WriteTrainReport(*options, *r, capacity, out);
+  }
+  return ExitCodeOf(r->feasible);
+}
+
+}  // namespace dlsim::app

@@ -1,0 +1,212 @@
+// Terminal and JSON renderings of a training result (dlsim train).
+#include "dlsim/app/train_render.h"
+
+#include <fmt/core.h>
+
+#include "dlsim/report/format.h"
+#include "dlsim/report/table.h"
+
+namespace dlsim::app {
+
+using train::Breakdown;
+using train::DataSummary;
+using train::ParallelPlan;
+using train::PipelineScheduleName;
+using train::RecomputeName;
+using train::StageMemory;
+using train::StepResult;
+using train::TrainOptions;
+
+namespace {
+
+nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) {
+  nlohmann::ordered_json par;
+  par["tp"] = r.plan.tp;
+  par["pp"] = r.plan.pp;
+  par["cp"] = r.plan.cp;
+  par["dp"] = r.plan.dp;
+  par["virtual_stages"] = r.plan.chunks;
+  par["micro_batch"] = r.plan.micro_batch;
+  par["micro_batches"] = r.plan.micro_batches;
+  par["pipeline_schedule"] = std::string(PipelineScheduleName(o.parallel.pipeline_schedule));
+  par["zero"] = o.parallel.zero;
+  par["recompute"] = std::string(RecomputeName(o.parallel.recompute));
+  par["sequence_parallel"] = r.plan.sequence_parallel;
+  par["layers_per_stage"] = r.plan.layers;
+  return par;
+}
+
+nlohmann::ordered_json MemoryJson(const StepResult& r, Bytes capacity) {
+  nlohmann::ordered_json mem;
+  const StageMemory* peak = r.memory.empty() ? nullptr : &r.memory[r.peak_rank];
+  mem["peak_bytes_per_gpu"] = r.peak_memory.ToBytes();
+  mem["peak_rank"] = r.peak_rank;
+  mem["capacity_bytes"] = capacity.ToBytes();
+  if (peak) {
+    mem["weights_bytes"] = peak->weights.ToBytes();
+    mem["gradients_bytes"] = peak->gradients.ToBytes();
+    mem["optimizer_bytes"] = peak->optimizer.ToBytes();
+    mem["activations_bytes"] = peak->activations.ToBytes();
+    mem["workspace_bytes"] = peak->workspace.ToBytes();
+  }
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const StageMemory& s : r.memory) {
+    nlohmann::ordered_json e;
+    e["layers"] = s.layers;
+    e["in_flight"] = s.micro_batches_in_flight;
+    e["weights_bytes"] = s.weights.ToBytes();
+    e["gradients_bytes"] = s.gradients.ToBytes();
+    e["optimizer_bytes"] = s.optimizer.ToBytes();
+    e["activations_bytes"] = s.activations.ToBytes();
+    e["total_bytes"] = s.Total().ToBytes();
+    stages.push_back(e);
+  }
+  mem["stages"] = stages;
+  return mem;
+}
+
+nlohmann::ordered_json BreakdownJson(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  nlohmann::ordered_json br;
+  br["critical_rank"] = r.critical_rank;
+  br["compute_s"] = b.compute_s;
+  br["recompute_s"] = b.recompute_s;
+  br["tp_comm_s"] = b.tp_comm_s;
+  br["cp_comm_s"] = b.cp_comm_s;
+  br["pp_bubble_s"] = b.pp_bubble_s;
+  br["dp_comm_s"] = b.dp_comm_s;
+  br["optimizer_s"] = b.optimizer_s;
+  br["param_gather_s"] = b.param_gather_s;
+  return br;
+}
+
+nlohmann::ordered_json DataJson(const DataSummary& d) {
+  nlohmann::ordered_json dj;
+  dj["policy"] = d.policy;
+  dj["steps"] = d.steps;
+  dj["step_time_s"] = {{"mean", d.mean_s}, {"p50", d.p50_s}, {"p99", d.p99_s}, {"max", d.max_s}};
+  dj["straggler_s"] = {{"mean", d.straggler_mean_s}, {"max", d.straggler_max_s}};
+  dj["real_tokens_per_step"] = d.real_tokens_per_step;
+  dj["padding_fraction"] = d.padding_fraction;
+  dj["documents_per_step"] = d.documents_per_step;
+  dj["truncated_documents"] = d.truncated;
+  dj["max_micro_batches"] = d.max_micro_batches;
+  return dj;
+}
+
+}  // namespace
+
+nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Bytes capacity) {
+  nlohmann::ordered_json j;
+  j["feasible"] = r.feasible;
+  if (!r.feasible) j["reason"] = r.reason;
+  j["model"] = o.model.name;
+  j["gpu"] = o.hardware.gpu;
+  j["gpus"] = o.hardware.gpus;
+  j["parallel"] = ParallelJson(o, r);
+  j["step_time_s"] = r.step_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+  j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["memory"] = MemoryJson(r, capacity);
+  j["breakdown"] = BreakdownJson(r);
+  j["bottleneck"] = r.bottleneck;
+  if (r.data) j["data"] = DataJson(*r.data);
+  return j;
+}
+
+namespace {
+
+using report::FormatBytes;
+using report::FormatPercent;
+
+void WriteHeader(const TrainOptions& o, const ParallelPlan& p, std::ostream& out) {
+  out << fmt::format("dlsim train: {} on {} x {}\n", o.model.name.empty() ? "custom model" : o.model.name,
+                     o.hardware.gpus, o.hardware.gpu);
+  if (p.layers.empty()) return;
+  out << fmt::format(
+      "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batches of {} | schedule {}{} | zero {} | "
+      "recompute {} | sequence parallel {}\n",
+      p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch,
+      std::string(PipelineScheduleName(o.parallel.pipeline_schedule)),
+      p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero,
+      std::string(RecomputeName(o.parallel.recompute)), p.sequence_parallel ? "on" : "off");
+}
+
+report::Table StepTable(const StepResult& r) {
+  report::Table step("Step");
+  step.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
+  step.AddRow({"step time", report::FormatDuration(Seconds(r.step_time_s))});
+  step.AddRow({"throughput", report::FormatRate(r.tokens_per_s, "tokens/s")});
+  step.AddRow({"throughput per GPU", report::FormatRate(r.tokens_per_s_per_gpu, "tokens/s")});
+  step.AddRow({"model FLOP/s per GPU", report::FormatRate(TFLOPS(r.model_tflops_per_gpu))});
+  step.AddRow({"hardware FLOP/s per GPU", report::FormatRate(TFLOPS(r.hardware_tflops_per_gpu))});
+  step.AddRow({"MFU", FormatPercent(r.mfu)});
+  step.AddRow({"bottleneck", r.bottleneck});
+  return step;
+}
+
+report::Table DataTable(const DataSummary& d) {
+  report::Table dt(fmt::format("Data-aware steps (policy {}, {} steps)", d.policy, d.steps));
+  dt.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
+  auto dur = [](double s) { return report::FormatDuration(Seconds(s)); };
+  dt.AddRow({"step time mean", dur(d.mean_s)});
+  dt.AddRow({"step time p50 / p99 / max", dur(d.p50_s) + " / " + dur(d.p99_s) + " / " + dur(d.max_s)});
+  dt.AddRow({"DP straggler gap mean / max", dur(d.straggler_mean_s) + " / " + dur(d.straggler_max_s)});
+  dt.AddRow({"real tokens per step", report::FormatCount(static_cast<int64_t>(d.real_tokens_per_step))});
+  dt.AddRow({"padding", FormatPercent(d.padding_fraction)});
+  dt.AddRow({"documents per step", report::FormatCount(d.documents_per_step)});
+  dt.AddRow({"truncated documents", report::FormatCount(d.truncated)});
+  dt.AddRow({"most micro-batches on a replica", std::to_string(d.max_micro_batches)});
+  return dt;
+}
+
+report::Table BreakdownTable(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  report::Table br(fmt::format("Critical path (pipeline rank {})", r.critical_rank));
+  br.AddColumn("component", "", report::Align::kLeft).AddColumn("time").AddColumn("share");
+  auto row = [&](const char* name, double s) {
+    br.AddRow({name, report::FormatDuration(Seconds(s)), FormatPercent(s / r.step_time_s)});
+  };
+  row("compute", b.compute_s);
+  row("  of which recomputation", b.recompute_s);
+  row("tensor-parallel comm (exposed)", b.tp_comm_s);
+  row("context-parallel comm (exposed)", b.cp_comm_s);
+  row("pipeline bubble", b.pp_bubble_s);
+  row("data-parallel comm (exposed)", b.dp_comm_s);
+  row("optimizer", b.optimizer_s);
+  row("parameter all-gather (exposed)", b.param_gather_s);
+  return br;
+}
+
+report::Table MemoryTable(const StepResult& r, Bytes capacity) {
+  report::Table mem(fmt::format("Memory per GPU by pipeline stage (capacity {})", FormatBytes(capacity)));
+  for (const char* c :
+       {"stage", "layers", "in flight", "weights", "grads", "optimizer", "activations", "workspace", "total"})
+    mem.AddColumn(c);
+  for (size_t i = 0; i < r.memory.size(); ++i) {
+    const StageMemory& s = r.memory[i];
+    mem.AddRow({std::to_string(i), std::to_string(s.layers), std::to_string(s.micro_batches_in_flight),
+                FormatBytes(s.weights), FormatBytes(s.gradients), FormatBytes(s.optimizer),
+                FormatBytes(s.activations), FormatBytes(s.workspace), FormatBytes(s.Total())});
+  }
+  return mem;
+}
+
+}  // namespace
+
+void WriteTrainReport(const TrainOptions& o, const StepResult& r, Bytes capacity, std::ostream& out) {
+  WriteHeader(o, r.plan, out);
+  if (!r.feasible) {
+    out << "INFEASIBLE: " << r.reason << "\n";
+    if (r.step_time_s <= 0) return;
+  }
+  out << "\n" << StepTable(r);
+  if (r.data) out << "\n" << DataTable(*r.data);
+  out << "\n" << BreakdownTable(r);
+  out << "\n" << MemoryTable(r, capacity);
+}
+
+}  // namespace dlsim::app

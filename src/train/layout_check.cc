@@ -1,0 +1,141 @@
+#include "dlsim/train/layout_check.h"
+
+#include <numeric>
+
+namespace dlsim::train {
+namespace {
+
+std::string S(int64_t v) { return std::to_string(v); }
+
+using Issues = std::vector<LayoutIssue>;
+
+void Add(Issues& out, std::string key, LayoutRule rule, std::string message) {
+  out.push_back({std::move(key), rule, std::move(message)});
+}
+
+void CheckWholeNodes(const TrainOptions& o, Issues& out) {
+  const int64_t gpus = o.hardware.gpus, per_node = o.hardware.gpus_per_node;
+  if (gpus > per_node && gpus % per_node != 0)
+    Add(out, "hardware.gpus", LayoutRule::kGpus,
+        "gpus " + S(gpus) + " is not a multiple of gpus_per_node " + S(per_node) +
+            " (a job larger than one node uses whole nodes)");
+}
+
+// True when tp*pp*cp(*dp) matches the GPU count.
+bool CheckGpus(const TrainOptions& o, Issues& out) {
+  const ParallelOptions& p = o.parallel;
+  const int64_t gpus = o.hardware.gpus;
+  const size_t before = out.size();
+  const int64_t product = int64_t{p.tp} * p.pp * p.cp;
+  const std::string factors = S(p.tp) + "*" + S(p.pp) + "*" + S(p.cp);
+  if (p.dp > 0 && product * p.dp != gpus)
+    Add(out, "parallel.dp", LayoutRule::kGpus,
+        "tp*pp*cp*dp = " + factors + "*" + S(p.dp) + " = " + S(product * p.dp) +
+            " GPUs, but hardware.gpus is " + S(gpus));
+  if (p.dp <= 0 && (product <= 0 || gpus % product != 0))
+    Add(out, "parallel", LayoutRule::kGpus,
+        "tp*pp*cp = " + factors + " = " + S(product) + " does not divide hardware.gpus = " + S(gpus) +
+            " (dp = gpus / (tp*pp*cp))");
+  return out.size() == before;
+}
+
+void CheckHeads(const TrainOptions& o, Issues& out) {
+  const int tp = o.parallel.tp;
+  const model::ModelSpec& m = o.model;
+  if (m.heads % tp != 0)
+    Add(out, "parallel.tp", LayoutRule::kHeads,
+        "heads " + S(m.heads) + " of model " + m.name + " are not divisible by tp " + S(tp));
+  else if (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)
+    Add(out, "parallel.tp", LayoutRule::kHeads,
+        "tp " + S(tp) + " and the " + S(m.kv_heads) + " KV heads of model " + m.name +
+            " do not divide one another");
+}
+
+void CheckSequence(const TrainOptions& o, Issues& out) {
+  const ParallelOptions& p = o.parallel;
+  const int seq = o.training.seq_len;
+  if (p.cp > 1 && seq % (2 * p.cp) != 0)
+    Add(out, "parallel.cp", LayoutRule::kSequence,
+        "training.seq_len " + S(seq) + " is not divisible by 2*cp = " + S(2 * p.cp) +
+            " (each sequence is split into 2*cp chunks)");
+  if (p.sequence_parallel && p.tp > 1 && seq % (p.tp * p.cp) != 0)
+    Add(out, "parallel.sequence_parallel", LayoutRule::kSequence,
+        "training.seq_len " + S(seq) + " is not divisible by tp*cp = " + S(p.tp * p.cp) +
+            " (sequence parallelism splits the sequence over tp)");
+}
+
+void CheckBatch(const TrainOptions& o, int dp, Issues& out) {
+  const int64_t per_step = int64_t{o.training.micro_batch} * dp;
+  if (dp > 0 && (o.training.global_batch <= 0 || o.training.global_batch % per_step != 0))
+    Add(out, "training.global_batch", LayoutRule::kBatch,
+        "global_batch " + S(o.training.global_batch) + " is not divisible by micro_batch * dp = " +
+            S(o.training.micro_batch) + " * " + S(dp) + " = " + S(per_step));
+}
+
+void CheckLayersPerStage(const TrainOptions& o, int stages, Issues& out) {
+  const std::vector<int>& lps = o.parallel.layers_per_stage;
+  if (static_cast<int>(lps.size()) != stages) {
+    Add(out, "parallel.layers_per_stage", LayoutRule::kStages,
+        "expected pp*virtual_stages = " + S(stages) + " entries, found " + S(lps.size()));
+    return;
+  }
+  const int64_t sum = std::accumulate(lps.begin(), lps.end(), int64_t{0});
+  if (sum != o.model.layers)
+    Add(out, "parallel.layers_per_stage", LayoutRule::kStages,
+        "entries add up to " + S(sum) + " layers, but model " + o.model.name + " has " + S(o.model.layers));
+}
+
+void CheckStages(const TrainOptions& o, int dp, Issues& out) {
+  const ParallelOptions& p = o.parallel;
+  const bool interleaved = p.pipeline_schedule == PipelineScheduleKind::kInterleaved;
+  if (p.virtual_stages > 1 && !interleaved)
+    Add(out, "parallel.virtual_stages", LayoutRule::kStages,
+        "virtual_stages " + S(p.virtual_stages) + " needs pipeline_schedule: interleaved (found " +
+            std::string(PipelineScheduleName(p.pipeline_schedule)) + ")");
+  if (interleaved && p.pp < 2)
+    Add(out, "parallel.pipeline_schedule", LayoutRule::kStages,
+        "interleaved needs pp >= 2, found pp " + S(p.pp));
+  const int chunks = interleaved ? p.virtual_stages : 1;
+  const int stages = p.pp * chunks;
+  if (!p.layers_per_stage.empty()) {
+    CheckLayersPerStage(o, stages, out);
+  } else if (o.model.layers < stages) {
+    Add(out, "parallel.pp", LayoutRule::kStages,
+        "cannot place " + S(o.model.layers) + " layers on pp*virtual_stages = " + S(stages) + " stages");
+  }
+  const int64_t per_step = int64_t{o.training.micro_batch} * dp;
+  if (interleaved && chunks > 1 && dp > 0 && p.pp > 1 && o.training.global_batch % per_step == 0) {
+    const int64_t micro_batches = o.training.global_batch / per_step;
+    if (micro_batches % p.pp != 0)
+      Add(out, "parallel.pipeline_schedule", LayoutRule::kStages,
+          "the interleaved schedule needs micro-batches (" + S(micro_batches) +
+              ") divisible by pp = " + S(p.pp));
+  }
+}
+
+}  // namespace
+
+int DataParallelSize(const TrainOptions& o) {
+  if (o.parallel.dp > 0) return o.parallel.dp;
+  const int64_t product = int64_t{o.parallel.tp} * o.parallel.pp * o.parallel.cp;
+  if (product <= 0 || o.hardware.gpus % product != 0) return 0;
+  return static_cast<int>(o.hardware.gpus / product);
+}
+
+std::vector<LayoutIssue> CheckLayout(const TrainOptions& o) {
+  Issues out;
+  CheckWholeNodes(o, out);
+  const int dp = CheckGpus(o, out) ? DataParallelSize(o) : 0;
+  CheckHeads(o, out);
+  CheckSequence(o, out);
+  CheckBatch(o, dp, out);
+  CheckStages(o, dp, out);
+  return out;
+}
+
+Status LayoutStatus(const std::vector<LayoutIssue>& issues) {
+  if (issues.empty()) return Status::Ok();
+  return Error::Infeasible(issues.front().key + ": " + issues.front().message);
+}
+
+}  // namespace dlsim::train
