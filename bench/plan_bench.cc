@@ -36,15 +36,15 @@ struct Setup {
   }
 };
 
-Setup &Shared() {
-  static Setup *s = new Setup();
+Setup& Shared() {
+  static Setup* s = new Setup();
   return *s;
 }
 
 // One candidate simulated per iteration, cycling through the pruned space (one
 // core).
-void BM_SimulateCandidate(benchmark::State &state) {
-  Setup &s = Shared();
+void BM_SimulateCandidate(benchmark::State& state) {
+  Setup& s = Shared();
   auto ctx = std::move(s.Factory()()).value();
   train::PipelineScheduleRegistry schedules("pipeline-schedule");
   train::RegisterPipelineSchedules(schedules);
@@ -63,8 +63,8 @@ BENCHMARK(BM_SimulateCandidate)->Unit(benchmark::kMicrosecond);
 
 // The whole search (enumeration, pruning, dominance phases, ranking) on one
 // thread.
-void BM_WholeSearchOneThread(benchmark::State &state) {
-  Setup &s = Shared();
+void BM_WholeSearchOneThread(benchmark::State& state) {
+  Setup& s = Shared();
   auto backend = plan::MakeThreadBackend(1);
   size_t simulated = 0, covered = 0;
   for (auto _ : state) {

@@ -19,7 +19,7 @@ using plan::PlanResult;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-const char *ObjectiveUnit(Objective o) {
+const char* ObjectiveUnit(Objective o) {
   switch (o) {
     case Objective::kStepTime:
       return "s";
@@ -31,10 +31,10 @@ const char *ObjectiveUnit(Objective o) {
   return "";
 }
 
-std::string Pareto(const PlanResult &r, const std::vector<size_t> &front) {
+std::string Pareto(const PlanResult& r, const std::vector<size_t>& front) {
   std::string out;
   for (size_t i : front) {
-    const EvaluatedCandidate &c = r.evaluated[i];
+    const EvaluatedCandidate& c = r.evaluated[i];
     out += fmt::format("  {:>6} GPUs  {:>8.2f} GiB  {:>10.4f} s  {}\n", c.candidate.gpus,
                        c.eval.peak_memory_bytes / kGiB, c.eval.step_time_s, DescribeCandidate(c.candidate));
   }
@@ -43,10 +43,10 @@ std::string Pareto(const PlanResult &r, const std::vector<size_t> &front) {
 
 }  // namespace
 
-nlohmann::ordered_json CandidateJson(const EvaluatedCandidate &c) {
+nlohmann::ordered_json CandidateJson(const EvaluatedCandidate& c) {
   nlohmann::ordered_json j, par;
   const auto fields = CandidateFields(c.candidate);
-  for (const auto &[key, value] : fields) {
+  for (const auto& [key, value] : fields) {
     if (key == "gpus" || key == "global_batch") continue;
     if (key == "pipeline_schedule" || key == "recompute") {
       par[key] = value;
@@ -70,7 +70,7 @@ nlohmann::ordered_json CandidateJson(const EvaluatedCandidate &c) {
   return j;
 }
 
-nlohmann::ordered_json PlanJson(const PlanResult &r, const PlanOptions &options, bool all) {
+nlohmann::ordered_json PlanJson(const PlanResult& r, const PlanOptions& options, bool all) {
   nlohmann::ordered_json j;
   j["objective"] = ObjectiveName(r.objective);
   j["best"] = r.Best() ? CandidateJson(*r.Best()) : nlohmann::ordered_json(nullptr);
@@ -86,7 +86,7 @@ nlohmann::ordered_json PlanJson(const PlanResult &r, const PlanOptions &options,
   nlohmann::ordered_json pruned;
   pruned["total"] = r.pruned_total;
   nlohmann::ordered_json by = nlohmann::ordered_json::object();
-  for (const auto &[reason, n] : r.pruned) by[reason] = n;
+  for (const auto& [reason, n] : r.pruned) by[reason] = n;
   pruned["by_reason"] = by;
   j["pruned"] = pruned;
   j["space_size"] = r.space_size;
@@ -100,7 +100,7 @@ nlohmann::ordered_json PlanJson(const PlanResult &r, const PlanOptions &options,
   }
   j["baseline"] = base;
   nlohmann::ordered_json pareto;
-  for (const auto &[name, front] :
+  for (const auto& [name, front] :
        {std::pair{"gpus", &r.pareto_gpus}, std::pair{"memory", &r.pareto_memory}}) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (size_t i : *front) list.push_back(CandidateJson(r.evaluated[i]));
@@ -109,26 +109,26 @@ nlohmann::ordered_json PlanJson(const PlanResult &r, const PlanOptions &options,
   j["pareto"] = pareto;
   if (all) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto &c : r.evaluated) list.push_back(CandidateJson(c));
+    for (const auto& c : r.evaluated) list.push_back(CandidateJson(c));
     j["candidates"] = list;
   }
   return j;
 }
 
-void WritePlanCsv(const PlanResult &r, std::ostream &out) {
-  const auto quote = [](const std::string &s) {
+void WritePlanCsv(const PlanResult& r, std::ostream& out) {
+  const auto quote = [](const std::string& s) {
     std::string q = "\"";
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return q + "\"";
   };
-  for (const auto &[key, value] : CandidateFields(Candidate{})) out << key << ",";
+  for (const auto& [key, value] : CandidateFields(Candidate{})) out << key << ",";
   out << "feasible,step_time_s,tokens_per_s_per_gpu,mfu,peak_memory_gib,"
          "objective,rank,reason\n";
   std::vector<size_t> rank(r.evaluated.size(), 0);
   for (size_t k = 0; k < r.ranking.size(); ++k) rank[r.ranking[k]] = k + 1;
   for (size_t i = 0; i < r.evaluated.size(); ++i) {
-    const EvaluatedCandidate &c = r.evaluated[i];
-    for (const auto &[key, value] : CandidateFields(c.candidate)) out << value << ",";
+    const EvaluatedCandidate& c = r.evaluated[i];
+    for (const auto& [key, value] : CandidateFields(c.candidate)) out << value << ",";
     out << (c.eval.feasible ? "true" : "false") << "," << fmt::format("{:.9g}", c.eval.step_time_s) << ","
         << fmt::format("{:.9g}", c.eval.tokens_per_s_per_gpu) << "," << fmt::format("{:.6g}", c.eval.mfu)
         << "," << fmt::format("{:.6g}", c.eval.peak_memory_bytes / kGiB) << ","
@@ -137,8 +137,8 @@ void WritePlanCsv(const PlanResult &r, std::ostream &out) {
   }
 }
 
-void WritePlanReport(const train::TrainOptions &base, const PlanOptions &options, const PlanResult &r,
-                     std::ostream &out) {
+void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options, const PlanResult& r,
+                     std::ostream& out) {
   out << fmt::format(
       "Search space: {} combinations; {} pruned before "
       "simulation, {} simulated ({} feasible) "
@@ -146,10 +146,10 @@ void WritePlanReport(const train::TrainOptions &base, const PlanOptions &options
       r.space_size, r.pruned_total, r.evaluated.size(), r.Feasible(), r.elapsed_s, r.backend);
   report::Table pruned("Pruned before simulation");
   pruned.AddColumn("reason", "", report::Align::kLeft).AddColumn("candidates");
-  for (const auto &[reason, n] : r.pruned)
+  for (const auto& [reason, n] : r.pruned)
     if (n > 0) pruned.AddRow({reason, std::to_string(n)});
   out << "\n" << pruned;
-  const EvaluatedCandidate *best = r.Best();
+  const EvaluatedCandidate* best = r.Best();
   if (best == nullptr) {
     out << "\nNo feasible configuration.";
     if (!r.evaluated.empty()) out << " First reason: " << r.evaluated.front().eval.reason;
@@ -168,7 +168,7 @@ void WritePlanReport(const train::TrainOptions &base, const PlanOptions &options
       .AddColumn("objective")
       .AddColumn("why not first", "", report::Align::kLeft);
   for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
-    const EvaluatedCandidate &c = r.evaluated[r.ranking[k]];
+    const EvaluatedCandidate& c = r.evaluated[r.ranking[k]];
     top.AddRow({std::to_string(k + 1), std::to_string(c.candidate.gpus), DescribeCandidate(c.candidate),
                 FormatNumber(c.eval.step_time_s, 5), FormatNumber(c.eval.tokens_per_s_per_gpu, 5),
                 fmt::format("{:.1f}%", 100 * c.eval.mfu), FormatNumber(c.eval.peak_memory_bytes / kGiB, 4),
@@ -179,7 +179,7 @@ void WritePlanReport(const train::TrainOptions &base, const PlanOptions &options
   out << "Pareto front, step time vs peak memory per GPU:\n" << Pareto(r, r.pareto_memory);
   out << "\nScenario's own layout (" << DescribeCandidate(CandidateOf(base), true) << "): ";
   if (r.baseline_rank) {
-    const EvaluatedCandidate &b = r.evaluated[*r.baseline];
+    const EvaluatedCandidate& b = r.evaluated[*r.baseline];
     out << fmt::format("rank {} of {} feasible, {:.4g} s per step ({})\n", *r.baseline_rank, r.Feasible(),
                        b.eval.step_time_s, WhyDifferent(*best, b, r.objective));
   } else if (r.baseline) {

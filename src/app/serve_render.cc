@@ -15,11 +15,11 @@ using serve::ServeMetrics;
 using serve::ServeOptions;
 using serve::ServeResult;
 
-nlohmann::ordered_json ServeJson(const ServeResult &r) {
-  auto pct = [](const Percentiles &p) {
+nlohmann::ordered_json ServeJson(const ServeResult& r) {
+  auto pct = [](const Percentiles& p) {
     return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
   };
-  const ServeMetrics &m = r.metrics;
+  const ServeMetrics& m = r.metrics;
   nlohmann::ordered_json j;
   j["feasible"] = r.feasible;
   if (!r.feasible) j["reason"] = r.reason;
@@ -50,12 +50,12 @@ nlohmann::ordered_json ServeJson(const ServeResult &r) {
   return j;
 }
 
-nlohmann::ordered_json CapacityJson(const CapacityResult &cap, double target) {
+nlohmann::ordered_json CapacityJson(const CapacityResult& cap, double target) {
   nlohmann::ordered_json j;
   j["target_slo_attainment"] = target;
   j["rate_per_replica"] = cap.rate_per_replica;
   nlohmann::ordered_json probes = nlohmann::ordered_json::array();
-  for (const auto &p : cap.probes)
+  for (const auto& p : cap.probes)
     probes.push_back({{"rate_per_replica", p.rate_per_replica}, {"slo_attainment", p.slo_attainment}});
   j["probes"] = probes;
   j["at_capacity"] = ServeJson(cap.at_capacity);
@@ -66,18 +66,18 @@ namespace {
 
 std::string Sec(double s) { return report::FormatDuration(Seconds(s)); }
 
-void LatencyRow(report::Table &t, const std::string &name, const Percentiles &p) {
+void LatencyRow(report::Table& t, const std::string& name, const Percentiles& p) {
   t.AddRow({name, Sec(p.p50), Sec(p.p90), Sec(p.p99), Sec(p.mean)});
 }
 
 }  // namespace
 
-std::string FormatServeReport(const ServeOptions &o, const ServeResult &r) {
+std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
   std::string out = fmt::format("{}: {} on {} x {} (tp {}, pp {}), scheduler {}, {} operators\n", o.name,
                                 o.model.name, r.replicas, o.gpu.name, o.hardware.tp, o.hardware.pp,
                                 r.scheduler, r.profiled ? "profiled (Vidur)" : "roofline");
   if (!r.feasible) return out + "infeasible: " + r.reason + "\n";
-  const ServeMetrics &m = r.metrics;
+  const ServeMetrics& m = r.metrics;
   report::Table lat("latency");
   lat.AddColumn("metric").AddColumn("p50").AddColumn("p90").AddColumn("p99").AddColumn("mean");
   LatencyRow(lat, "TTFT", m.ttft_s);
@@ -109,12 +109,12 @@ std::string FormatServeReport(const ServeOptions &o, const ServeResult &r) {
   return out + s.Render();
 }
 
-std::string FormatCapacityReport(const ServeOptions &o, const CapacityResult &cap, double target) {
+std::string FormatCapacityReport(const ServeOptions& o, const CapacityResult& cap, double target) {
   std::string out = fmt::format("{}: highest rate per replica with SLO attainment >= {}: {:.3f} req/s\n",
                                 o.name, report::FormatPercent(target), cap.rate_per_replica);
   report::Table t("probes");
   t.AddColumn("rate per replica", "req/s").AddColumn("SLO attainment");
-  for (const CapacityProbe &p : cap.probes) {
+  for (const CapacityProbe& p : cap.probes) {
     t.AddRow({fmt::format("{:.4f}", p.rate_per_replica), report::FormatPercent(p.slo_attainment)});
   }
   return out + t.Render();

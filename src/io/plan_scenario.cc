@@ -17,7 +17,7 @@ using train::Recompute;
 
 // A list of values of `key`; records an error for an empty list.
 template <typename T>
-std::vector<T> ReadList(const MapReader &s, std::string_view key, Range range = Range::Positive()) {
+std::vector<T> ReadList(const MapReader& s, std::string_view key, Range range = Range::Positive()) {
   std::vector<T> v = s.FindList<T>(key, range).value_or(std::vector<T>{});
   if (s.Has(key) && v.empty() && !s.document().has_errors()) s.AddError(key, "give at least one value");
   return v;
@@ -25,12 +25,12 @@ std::vector<T> ReadList(const MapReader &s, std::string_view key, Range range = 
 
 // A list of enum names, each checked against `all` (named by `name_of`).
 template <typename E, typename NameFn>
-std::vector<E> ReadEnumList(const MapReader &s, std::string_view key, const std::vector<E> &all,
+std::vector<E> ReadEnumList(const MapReader& s, std::string_view key, const std::vector<E>& all,
                             NameFn name_of) {
   std::vector<E> out;
   std::vector<std::string> allowed;
   for (E e : all) allowed.emplace_back(name_of(e));
-  for (const std::string &name : ReadList<std::string>(s, key, Range::Any())) {
+  for (const std::string& name : ReadList<std::string>(s, key, Range::Any())) {
     auto it = std::find(allowed.begin(), allowed.end(), name);
     if (it == allowed.end()) {
       std::string msg = "unknown value '" + name + "'";
@@ -43,7 +43,7 @@ std::vector<E> ReadEnumList(const MapReader &s, std::string_view key, const std:
   return out;
 }
 
-void ReadConstraints(const MapReader &c, plan::Constraints *k) {
+void ReadConstraints(const MapReader& c, plan::Constraints* k) {
   k->gpus = ReadList<int>(c, "gpus");
   k->gpus_min = c.Get<int>("min_gpus", 0, Range::Positive());
   k->gpus_max = c.Get<int>("max_gpus", 0, Range::Positive());
@@ -57,8 +57,8 @@ void ReadConstraints(const MapReader &c, plan::Constraints *k) {
   c.Finish();
 }
 
-void ReadSearch(const MapReader &s, plan::PlanOptions *p) {
-  plan::SearchSpace &sp = p->space;
+void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
+  plan::SearchSpace& sp = p->space;
   sp.tp = ReadList<int>(s, "tp");
   sp.pp = ReadList<int>(s, "pp");
   sp.cp = ReadList<int>(s, "cp");
@@ -81,7 +81,7 @@ void ReadSearch(const MapReader &s, plan::PlanOptions *p) {
   s.Finish();
 }
 
-void CheckConstraints(const MapReader &c, const train::TrainOptions &base, const plan::Constraints &k) {
+void CheckConstraints(const MapReader& c, const train::TrainOptions& base, const plan::Constraints& k) {
   const bool has_min = c.Has("min_gpus"), has_max = c.Has("max_gpus");
   if (has_min != has_max) c.AddError(has_min ? "min_gpus" : "max_gpus", "give both min_gpus and max_gpus");
   if (has_min && has_max && k.gpus_min > k.gpus_max)
@@ -99,7 +99,7 @@ void CheckConstraints(const MapReader &c, const train::TrainOptions &base, const
 }  // namespace
 
 Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
-                                       const hw::Catalog &hardware, const model::ModelCatalog &models) {
+                                       const hw::Catalog& hardware, const model::ModelCatalog& models) {
   PlanScenario out;
   DLSIM_ASSIGN_OR_RETURN(out.base, ParseTrainScenario(text, file_name, hardware, models, {"search"}));
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
@@ -117,17 +117,17 @@ Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_n
   return out;
 }
 
-Result<PlanScenario> LoadPlanScenarioFile(const std::string &path, const hw::Catalog &hardware,
-                                          const model::ModelCatalog &models) {
+Result<PlanScenario> LoadPlanScenarioFile(const std::string& path, const hw::Catalog& hardware,
+                                          const model::ModelCatalog& models) {
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParsePlanScenario(text, path, hardware, models);
 }
 
-std::string FormatTrainScenarioYaml(const train::TrainOptions &o, std::string_view comment) {
+std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_view comment) {
   std::ostringstream y;
   std::istringstream lines{std::string(comment)};
   for (std::string line; std::getline(lines, line);) y << "# " << line << "\n";
-  const model::ModelSpec &m = o.model;
+  const model::ModelSpec& m = o.model;
   const auto b = [](bool v) { return v ? "true" : "false"; };
   y << "model:\n";
   if (m.name != "custom") y << "  name: " << m.name << "\n";
@@ -140,21 +140,21 @@ std::string FormatTrainScenarioYaml(const train::TrainOptions &o, std::string_vi
       model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, b(m.gated_mlp),
       b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
       model::PositionEmbeddingName(m.position_embedding), m.dropout, m.max_seq_len);
-  const train::HardwareOptions &h = o.hardware;
+  const train::HardwareOptions& h = o.hardware;
   y << "hardware:\n";
   if (!h.node.empty()) y << "  node: " << h.node << "\n";
   y << fmt::format(
       "  gpu: {}\n  gpus: {}\n  gpus_per_node: {}\n  "
       "nics_per_node: {}\n  nic_gbps: {}\n  network: {}\n",
       h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
-  const train::TrainingOptions &t = o.training;
+  const train::TrainingOptions& t = o.training;
   y << fmt::format(
       "training:\n  seq_len: {}\n  global_batch: {}\n  "
       "micro_batch: {}\n  precision: {}\n",
       t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
   y << "  attention: " << (t.attention == model::AttentionImpl::kUnfused ? "unfused" : "flash") << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
-  const train::ParallelOptions &p = o.parallel;
+  const train::ParallelOptions& p = o.parallel;
   y << fmt::format(
       "parallel:\n  tp: {}\n  pp: {}\n  cp: {}\n  dp: {}\n  "
       "sequence_parallel: {}\n  pipeline_schedule: {}\n"

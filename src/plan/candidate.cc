@@ -19,7 +19,7 @@ using train::Recompute;
 // simulated memory, so a change there cannot go unnoticed.
 
 template <typename T>
-std::vector<T> OrDefault(const std::vector<T> &values, T def) {
+std::vector<T> OrDefault(const std::vector<T>& values, T def) {
   return values.empty() ? std::vector<T>{def} : values;
 }
 
@@ -32,7 +32,7 @@ struct Lists {
   std::vector<bool> sp;
   int min_zero = 0;
 
-  Lists(const SearchSpace &s, const train::TrainOptions &b)
+  Lists(const SearchSpace& s, const train::TrainOptions& b)
       : tp(OrDefault(s.tp, b.parallel.tp)),
         pp(OrDefault(s.pp, b.parallel.pp)),
         cp(OrDefault(s.cp, b.parallel.cp)),
@@ -52,7 +52,7 @@ struct Lists {
 
 bool WholeNodes(int gpus, int per_node) { return gpus <= per_node || gpus % per_node == 0; }
 
-bool GpuCountAllowed(int gpus, const Constraints &c, int base_gpus) {
+bool GpuCountAllowed(int gpus, const Constraints& c, int base_gpus) {
   if (!c.gpus.empty()) return std::find(c.gpus.begin(), c.gpus.end(), gpus) != c.gpus.end();
   if (c.gpus_min > 0) return gpus >= c.gpus_min && gpus <= c.gpus_max;
   return gpus == base_gpus;
@@ -60,9 +60,9 @@ bool GpuCountAllowed(int gpus, const Constraints &c, int base_gpus) {
 
 // (gpus, dp) pairs for one tp*pp*cp product; `rejected` counts listed GPU
 // counts it cannot form.
-std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOptions &base, const PlanOptions &p,
-                                            uint64_t *rejected) {
-  const Constraints &c = p.constraints;
+std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOptions& base, const PlanOptions& p,
+                                            uint64_t* rejected) {
+  const Constraints& c = p.constraints;
   std::vector<std::pair<int, int>> out;
   if (!p.space.dp.empty()) {
     for (int dp : p.space.dp) out.push_back({static_cast<int>(mp * dp), dp});
@@ -84,7 +84,7 @@ std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOption
 }
 
 // Global batch of a candidate; 0 when it cannot be formed.
-int GlobalBatch(const train::TrainOptions &base, const Constraints &c, int micro_batch, int dp) {
+int GlobalBatch(const train::TrainOptions& base, const Constraints& c, int micro_batch, int dp) {
   if (!c.tokens_per_step) return base.training.global_batch;
   const int64_t per_step = int64_t{micro_batch} * dp;
   const int64_t sequences = *c.tokens_per_step / base.training.seq_len;
@@ -92,7 +92,7 @@ int GlobalBatch(const train::TrainOptions &base, const Constraints &c, int micro
 }
 
 // The pruning reason of a layout rule (train/layout_check.h).
-const char *PruneReason(train::LayoutRule rule) {
+const char* PruneReason(train::LayoutRule rule) {
   switch (rule) {
     case train::LayoutRule::kGpus:
       return kPrunedGpuCount;
@@ -110,7 +110,7 @@ const char *PruneReason(train::LayoutRule rule) {
 
 // The pruning reason of the first layout rule `c` breaks, or nullptr. virtual_stages only
 // matters for the interleaved schedule.
-const char *LayoutFailure(const train::TrainOptions &base, Candidate c) {
+const char* LayoutFailure(const train::TrainOptions& base, Candidate c) {
   if (c.schedule != PipelineScheduleKind::kInterleaved) c.virtual_stages = 1;
   const std::vector<train::LayoutIssue> issues = train::CheckLayout(ApplyCandidate(base, c));
   return issues.empty() ? nullptr : PruneReason(issues.front().rule);
@@ -124,7 +124,7 @@ Candidate Canonical(Candidate c, int min_zero) {
   return c;
 }
 
-auto Key(const Candidate &c) {
+auto Key(const Candidate& c) {
   return std::make_tuple(c.gpus, c.global_batch, c.micro_batch, c.tp, c.pp, c.cp, c.dp, c.virtual_stages,
                          c.zero, static_cast<int>(c.recompute), static_cast<int>(c.schedule),
                          c.sequence_parallel);
@@ -132,7 +132,7 @@ auto Key(const Candidate &c) {
 
 }  // namespace
 
-Candidate CandidateOf(const train::TrainOptions &o) {
+Candidate CandidateOf(const train::TrainOptions& o) {
   Candidate c;
   c.gpus = o.hardware.gpus;
   c.global_batch = o.training.global_batch;
@@ -149,12 +149,12 @@ Candidate CandidateOf(const train::TrainOptions &o) {
   return c;
 }
 
-train::TrainOptions ApplyCandidate(const train::TrainOptions &base, const Candidate &c) {
+train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candidate& c) {
   train::TrainOptions o = base;
   o.hardware.gpus = c.gpus;
   o.training.global_batch = c.global_batch;
   o.training.micro_batch = c.micro_batch;
-  train::ParallelOptions &p = o.parallel;
+  train::ParallelOptions& p = o.parallel;
   const auto chunks = [](PipelineScheduleKind k, int v) {
     return k == PipelineScheduleKind::kInterleaved ? v : 1;
   };
@@ -174,7 +174,7 @@ train::TrainOptions ApplyCandidate(const train::TrainOptions &base, const Candid
   return o;
 }
 
-std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate &c) {
+std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate& c) {
   const auto s = [](int v) { return std::to_string(v); };
   return {{"gpus", s(c.gpus)},
           {"global_batch", s(c.global_batch)},
@@ -190,7 +190,7 @@ std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate
           {"sequence_parallel", c.sequence_parallel ? "true" : "false"}};
 }
 
-std::string DescribeCandidate(const Candidate &c, bool with_gpus) {
+std::string DescribeCandidate(const Candidate& c, bool with_gpus) {
   std::string out = with_gpus ? std::to_string(c.gpus) + " gpus " : "";
   out += "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " cp " + std::to_string(c.cp) +
          " dp " + std::to_string(c.dp) + " mb " + std::to_string(c.micro_batch) + " " +
@@ -201,7 +201,7 @@ std::string DescribeCandidate(const Candidate &c, bool with_gpus) {
   return out;
 }
 
-std::string DiffCandidates(const Candidate &ref, const Candidate &c) {
+std::string DiffCandidates(const Candidate& ref, const Candidate& c) {
   const auto a = CandidateFields(ref), b = CandidateFields(c);
   std::string out;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -212,8 +212,8 @@ std::string DiffCandidates(const Candidate &ref, const Candidate &c) {
   return out;
 }
 
-Bytes StaticMemoryLowerBound(const train::TrainOptions &o, const train::ParallelPlan &plan, Bytes overhead) {
-  const model::ModelSpec &m = o.model;
+Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::ParallelPlan& plan, Bytes overhead) {
+  const model::ModelSpec& m = o.model;
   const double layer = m.LayerParameters() / plan.tp;
   const double embedding = static_cast<double>(m.vocab) * m.hidden / plan.tp;
   const train::StateBytesPerParam state = train::StateBytes(o.training);
@@ -235,12 +235,12 @@ Bytes StaticMemoryLowerBound(const train::TrainOptions &o, const train::Parallel
 
 uint64_t Enumeration::PrunedTotal() const {
   uint64_t n = 0;
-  for (const auto &[reason, count] : pruned) n += count;
+  for (const auto& [reason, count] : pruned) n += count;
   return n;
 }
 
-void Enumeration::AddPruned(const std::string &reason, uint64_t n) {
-  for (auto &[r, count] : pruned) {
+void Enumeration::AddPruned(const std::string& reason, uint64_t n) {
+  for (auto& [r, count] : pruned) {
     if (r == reason) {
       count += n;
       return;
@@ -249,14 +249,14 @@ void Enumeration::AddPruned(const std::string &reason, uint64_t n) {
   pruned.push_back({reason, n});
 }
 
-Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptions &options,
-                                const MemoryLimits &limits) {
+Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptions& options,
+                                const MemoryLimits& limits) {
   Enumeration e;
-  for (const char *r : {kPrunedGpuCount, kPrunedHeads, kPrunedBatch, kPrunedSequence, kPrunedStages,
+  for (const char* r : {kPrunedGpuCount, kPrunedHeads, kPrunedBatch, kPrunedSequence, kPrunedStages,
                         kPrunedEquivalent, kPrunedMemory, kPrunedDominated})
     e.pruned.push_back({r, 0});
   const Lists l(options.space, base);
-  const Constraints &cons = options.constraints;
+  const Constraints& cons = options.constraints;
   const Bytes usable = limits.Usable();
   std::set<decltype(Key(Candidate{}))> seen;
   for (int tp : l.tp)
@@ -266,7 +266,7 @@ Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptio
         const auto choices = GpuChoices(int64_t{tp} * pp * cp, base, options, &rejected);
         e.space_size += (choices.size() + rejected) * l.Inner();
         e.AddPruned(kPrunedGpuCount, rejected * l.Inner());
-        for (const auto &[gpus, dp] : choices) {
+        for (const auto& [gpus, dp] : choices) {
           if (!GpuCountAllowed(gpus, cons, base.hardware.gpus) ||
               !WholeNodes(gpus, base.hardware.gpus_per_node)) {
             e.AddPruned(kPrunedGpuCount, l.Inner());
@@ -281,7 +281,7 @@ Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptio
                       Candidate c{
                           gpus, GlobalBatch(base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule,
                           sp};
-                      if (const char *why = LayoutFailure(base, c)) {
+                      if (const char* why = LayoutFailure(base, c)) {
                         e.AddPruned(why, 1);
                         continue;
                       }

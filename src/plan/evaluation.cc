@@ -6,11 +6,11 @@ namespace dlsim::plan {
 namespace {
 
 template <typename T>
-void Put(const T &v, std::string *out) {
-  out->append(reinterpret_cast<const char *>(&v), sizeof(T));
+void Put(const T& v, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
 }
 
-void PutString(const std::string &s, std::string *out) {
+void PutString(const std::string& s, std::string* out) {
   Put(static_cast<uint32_t>(s.size()), out);
   out->append(s);
 }
@@ -19,13 +19,13 @@ class Reader {
  public:
   explicit Reader(std::string_view b) : b_(b) {}
   template <typename T>
-  bool Get(T *v) {
+  bool Get(T* v) {
     if (b_.size() - pos_ < sizeof(T)) return false;
     std::memcpy(v, b_.data() + pos_, sizeof(T));
     pos_ += sizeof(T);
     return true;
   }
-  bool GetString(std::string *s) {
+  bool GetString(std::string* s) {
     uint32_t n = 0;
     if (!Get(&n) || b_.size() - pos_ < n) return false;
     s->assign(b_.data() + pos_, n);
@@ -39,8 +39,8 @@ class Reader {
   size_t pos_ = 0;
 };
 
-double *BreakdownFields(train::Breakdown &b, size_t i) {
-  double *fields[] = {&b.compute_s,   &b.recompute_s, &b.tp_comm_s,   &b.cp_comm_s,
+double* BreakdownFields(train::Breakdown& b, size_t i) {
+  double* fields[] = {&b.compute_s,   &b.recompute_s, &b.tp_comm_s,   &b.cp_comm_s,
                       &b.pp_bubble_s, &b.dp_comm_s,   &b.optimizer_s, &b.param_gather_s};
   return fields[i];
 }
@@ -48,7 +48,7 @@ constexpr size_t kBreakdownFields = 8;
 
 }  // namespace
 
-void EncodeEvaluation(const Evaluation &e, std::string *out) {
+void EncodeEvaluation(const Evaluation& e, std::string* out) {
   Put(static_cast<uint8_t>(e.feasible), out);
   PutString(e.reason, out);
   for (double v : {e.step_time_s, e.tokens_per_s_per_gpu, e.mfu, e.peak_memory_bytes}) Put(v, out);
@@ -58,7 +58,7 @@ void EncodeEvaluation(const Evaluation &e, std::string *out) {
   PutString(e.bottleneck, out);
 }
 
-bool Evaluation::operator==(const Evaluation &other) const {
+bool Evaluation::operator==(const Evaluation& other) const {
   std::string a, b;
   EncodeEvaluation(*this, &a);
   EncodeEvaluation(other, &b);

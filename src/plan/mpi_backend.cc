@@ -10,8 +10,8 @@
 namespace dlsim::plan {
 namespace {
 
-int EnvInt(const char *name, int def) {
-  const char *v = std::getenv(name);
+int EnvInt(const char* name, int def) {
+  const char* v = std::getenv(name);
   return v != nullptr ? std::max(1, std::atoi(v)) : def;
 }
 
@@ -37,14 +37,14 @@ class MpiBackend : public Backend {
     if (owns_mpi_) MPI_Finalize();
   }
 
-  std::vector<Evaluation> EvaluateAll(const std::vector<Candidate> &batch, const EvaluateFn &fn,
-                                      const ProgressFn &progress) override {
+  std::vector<Evaluation> EvaluateAll(const std::vector<Candidate>& batch, const EvaluateFn& fn,
+                                      const ProgressFn& progress) override {
     std::vector<Candidate> mine;
     for (size_t i = rank_; i < batch.size(); i += size_) mine.push_back(batch[i]);
     ProgressFn p;  // this rank's share, scaled to the whole batch
     if (progress) p = [&](size_t d, size_t) { progress(std::min(batch.size(), d * size_), batch.size()); };
     std::string bytes;
-    for (const Evaluation &e : local_->EvaluateAll(mine, fn, p)) EncodeEvaluation(e, &bytes);
+    for (const Evaluation& e : local_->EvaluateAll(mine, fn, p)) EncodeEvaluation(e, &bytes);
 
     std::vector<int> sizes(size_), offsets(size_);
     int my_size = static_cast<int>(bytes.size());
@@ -81,7 +81,7 @@ class MpiBackend : public Backend {
 }  // namespace
 
 bool LaunchedByMpi() {
-  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(v) != nullptr) return true;
   return false;
 }

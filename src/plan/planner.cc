@@ -34,18 +34,18 @@ struct Worker {
 };
 
 // Candidates that differ only in the recompute mode, lightest first.
-std::vector<std::vector<size_t>> RecomputeGroups(const std::vector<Candidate> &cands) {
+std::vector<std::vector<size_t>> RecomputeGroups(const std::vector<Candidate>& cands) {
   std::map<std::tuple<int, int, int, int, int, int, int, int, int, int, bool>, size_t> index;
   std::vector<std::vector<size_t>> groups;
   for (size_t i = 0; i < cands.size(); ++i) {
-    const Candidate &c = cands[i];
+    const Candidate& c = cands[i];
     auto key = std::make_tuple(c.gpus, c.global_batch, c.micro_batch, c.tp, c.pp, c.cp, c.dp,
                                c.virtual_stages, c.zero, static_cast<int>(c.schedule), c.sequence_parallel);
     auto [it, fresh] = index.emplace(key, groups.size());
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(i);
   }
-  for (auto &g : groups)
+  for (auto& g : groups)
     std::stable_sort(g.begin(), g.end(), [&](size_t a, size_t b) {
       return RecomputeWeight(cands[a].recompute) < RecomputeWeight(cands[b].recompute);
     });
@@ -53,9 +53,9 @@ std::vector<std::vector<size_t>> RecomputeGroups(const std::vector<Candidate> &c
 }
 
 // Evaluates `ids` (indices into `cands`) and stores the results in `evals`.
-void EvaluateBatch(const std::vector<size_t> &ids, const std::vector<Candidate> &cands, Backend &backend,
-                   const EvaluateFn &fn, const ProgressFn &progress, size_t *done, size_t total,
-                   std::vector<std::optional<Evaluation>> *evals) {
+void EvaluateBatch(const std::vector<size_t>& ids, const std::vector<Candidate>& cands, Backend& backend,
+                   const EvaluateFn& fn, const ProgressFn& progress, size_t* done, size_t total,
+                   std::vector<std::optional<Evaluation>>* evals) {
   std::vector<Candidate> batch;
   for (size_t id : ids) batch.push_back(cands[id]);
   const size_t before = *done;
@@ -66,9 +66,8 @@ void EvaluateBatch(const std::vector<size_t> &ids, const std::vector<Candidate> 
   *done += ids.size();
 }
 
-std::vector<size_t> ParetoFront(const std::vector<EvaluatedCandidate> &ev,
-                                const std::vector<size_t> &feasible,
-                                double (*x)(const EvaluatedCandidate &)) {
+std::vector<size_t> ParetoFront(const std::vector<EvaluatedCandidate>& ev,
+                                const std::vector<size_t>& feasible, double (*x)(const EvaluatedCandidate&)) {
   std::vector<size_t> order = feasible;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return std::make_tuple(x(ev[a]), ev[a].eval.step_time_s, ev[a].id) <
@@ -87,8 +86,8 @@ std::vector<size_t> ParetoFront(const std::vector<EvaluatedCandidate> &ev,
 
 }  // namespace
 
-Evaluation SimulateCandidate(const train::TrainOptions &base, const Candidate &c,
-                             const train::StepContext &ctx, const train::PipelineScheduleRegistry &schedules,
+Evaluation SimulateCandidate(const train::TrainOptions& base, const Candidate& c,
+                             const train::StepContext& ctx, const train::PipelineScheduleRegistry& schedules,
                              Bytes usable) {
   Result<train::StepResult> sim =
       train::SimulateTrainingStep(ApplyCandidate(base, c), ctx, schedules, nullptr);
@@ -97,7 +96,7 @@ Evaluation SimulateCandidate(const train::TrainOptions &base, const Candidate &c
     e.reason = "error: " + sim.error().message;
     return e;
   }
-  const train::StepResult &r = *sim;
+  const train::StepResult& r = *sim;
   e.feasible = r.feasible;
   e.reason = r.reason;
   e.step_time_s = r.step_time_s;
@@ -115,8 +114,8 @@ Evaluation SimulateCandidate(const train::TrainOptions &base, const Candidate &c
   return e;
 }
 
-std::pair<double, double> ScoreOf(const train::TrainOptions &base, const Constraints &cons,
-                                  const Candidate &c, const Evaluation &e) {
+std::pair<double, double> ScoreOf(const train::TrainOptions& base, const Constraints& cons,
+                                  const Candidate& c, const Evaluation& e) {
   const double seq = base.training.seq_len;
   const double target =
       cons.tokens_per_step ? static_cast<double>(*cons.tokens_per_step) : base.training.global_batch * seq;
@@ -141,23 +140,22 @@ std::pair<double, double> ScoreOf(const train::TrainOptions &base, const Constra
   return {value, score};
 }
 
-std::string WhyDifferent(const EvaluatedCandidate &best, const EvaluatedCandidate &c, Objective objective) {
+std::string WhyDifferent(const EvaluatedCandidate& best, const EvaluatedCandidate& c, Objective objective) {
   if (&best == &c || best.id == c.id) return "best";
   const double rel = objective == Objective::kTokensPerGpuSecond ? best.objective / c.objective - 1
                                                                  : c.objective / best.objective - 1;
   std::string out = (rel >= 0 ? "+" : "") + FormatNumber(100 * rel, 3) + "%";
-  const train::Breakdown &a = best.eval.breakdown;
-  const train::Breakdown &b = c.eval.breakdown;
-  const std::pair<double, const char *> deltas[] = {
-      {b.compute_s - a.compute_s, "compute"},
-      {b.tp_comm_s - a.tp_comm_s, "TP communication"},
-      {b.cp_comm_s - a.cp_comm_s, "CP communication"},
-      {b.pp_bubble_s - a.pp_bubble_s, "pipeline bubble"},
-      {b.dp_comm_s - a.dp_comm_s, "DP communication"},
-      {b.optimizer_s - a.optimizer_s, "optimizer"},
-      {b.param_gather_s - a.param_gather_s, "parameter gather"}};
-  const auto *top = &deltas[0];
-  for (const auto &d : deltas)
+  const train::Breakdown& a = best.eval.breakdown;
+  const train::Breakdown& b = c.eval.breakdown;
+  const std::pair<double, const char*> deltas[] = {{b.compute_s - a.compute_s, "compute"},
+                                                   {b.tp_comm_s - a.tp_comm_s, "TP communication"},
+                                                   {b.cp_comm_s - a.cp_comm_s, "CP communication"},
+                                                   {b.pp_bubble_s - a.pp_bubble_s, "pipeline bubble"},
+                                                   {b.dp_comm_s - a.dp_comm_s, "DP communication"},
+                                                   {b.optimizer_s - a.optimizer_s, "optimizer"},
+                                                   {b.param_gather_s - a.param_gather_s, "parameter gather"}};
+  const auto* top = &deltas[0];
+  for (const auto& d : deltas)
     if (d.first > top->first) top = &d;
   if (top->first > 0) out += ": " + std::string(top->second) + " +" + FormatNumber(top->first, 3) + " s";
   const std::string diff = DiffCandidates(best.candidate, c.candidate);
@@ -165,23 +163,23 @@ std::string WhyDifferent(const EvaluatedCandidate &best, const EvaluatedCandidat
   return out;
 }
 
-Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions &options,
-                              const ContextFactory &make_context, Backend &backend,
-                              const ProgressFn &progress) {
+Result<PlanResult> RunPlanner(const train::TrainOptions& base, const PlanOptions& options,
+                              const ContextFactory& make_context, Backend& backend,
+                              const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Worker> workers(std::max(1, backend.Workers()));
-  for (Worker &w : workers) {
+  for (Worker& w : workers) {
     DLSIM_ASSIGN_OR_RETURN(w.ctx, make_context());
     w.schedules = std::make_unique<train::PipelineScheduleRegistry>("pipeline-schedule");
     train::RegisterPipelineSchedules(*w.schedules);
   }
-  const train::StepContext &ctx0 = workers[0].ctx->ctx;
+  const train::StepContext& ctx0 = workers[0].ctx->ctx;
   const MemoryLimits limits{ctx0.gpu->hbm_capacity, ctx0.framework_overhead,
                             options.constraints.memory_headroom};
   Enumeration en = EnumerateCandidates(base, options, limits);
-  const std::vector<Candidate> &cands = en.candidates;
+  const std::vector<Candidate>& cands = en.candidates;
   const Bytes usable = limits.Usable();
-  const EvaluateFn fn = [&](const Candidate &c, int w) {
+  const EvaluateFn fn = [&](const Candidate& c, int w) {
     return SimulateCandidate(base, c, workers[w].ctx->ctx, *workers[w].schedules, usable);
   };
 
@@ -195,7 +193,7 @@ Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions
     Enumeration self = EnumerateCandidates(base, own, limits);
     if (!self.candidates.empty()) {
       Candidate c = self.candidates[0];
-      const auto &zeros = options.space.zero;
+      const auto& zeros = options.space.zero;
       if (c.dp == 1 && !zeros.empty()) c.zero = *std::min_element(zeros.begin(), zeros.end());
       auto it = std::find(cands.begin(), cands.end(), c);
       if (it != cands.end()) base_id = static_cast<size_t>(it - cands.begin());
@@ -225,14 +223,14 @@ Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions
       EvaluateBatch(batch, cands, backend, fn, progress, &done, cands.size(), &evals);
       for (size_t g = 0; g < groups.size(); ++g) {
         if (satisfied[g] || next[g] == 0) continue;
-        const auto &e = evals[groups[g][next[g] - 1]];
+        const auto& e = evals[groups[g][next[g] - 1]];
         if (e && e->feasible) satisfied[g] = true;
       }
     }
     if (base_id && !evals[*base_id])
       EvaluateBatch({*base_id}, cands, backend, fn, progress, &done, done + 1, &evals);
     uint64_t dominated = 0;
-    for (const auto &e : evals) dominated += e ? 0 : 1;
+    for (const auto& e : evals) dominated += e ? 0 : 1;
     en.AddPruned(kPrunedDominated, dominated);
   }
 
@@ -257,11 +255,11 @@ Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions
     auto it = std::find(r.ranking.begin(), r.ranking.end(), *r.baseline);
     if (it != r.ranking.end()) r.baseline_rank = static_cast<size_t>(it - r.ranking.begin()) + 1;
   }
-  r.pareto_gpus = ParetoFront(r.evaluated, r.ranking, [](const EvaluatedCandidate &e) {
+  r.pareto_gpus = ParetoFront(r.evaluated, r.ranking, [](const EvaluatedCandidate& e) {
     return static_cast<double>(e.candidate.gpus);
   });
   r.pareto_memory = ParetoFront(r.evaluated, r.ranking,
-                                [](const EvaluatedCandidate &e) { return e.eval.peak_memory_bytes; });
+                                [](const EvaluatedCandidate& e) { return e.eval.peak_memory_bytes; });
   r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

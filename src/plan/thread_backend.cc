@@ -16,8 +16,8 @@ class ThreadBackend : public Backend {
  public:
   explicit ThreadBackend(int threads) : threads_(threads) {}
 
-  std::vector<Evaluation> EvaluateAll(const std::vector<Candidate> &batch, const EvaluateFn &fn,
-                                      const ProgressFn &progress) override {
+  std::vector<Evaluation> EvaluateAll(const std::vector<Candidate>& batch, const EvaluateFn& fn,
+                                      const ProgressFn& progress) override {
     std::vector<Evaluation> out(batch.size());
     std::atomic<size_t> next{0}, done{0};
     auto work = [&](int worker) {
@@ -34,7 +34,7 @@ class ThreadBackend : public Backend {
     std::vector<std::thread> pool;
     for (int w = 1; w < n; ++w) pool.emplace_back(work, w);
     work(0);
-    for (auto &t : pool) t.join();
+    for (auto& t : pool) t.join();
     return out;
   }
   int Workers() const override { return threads_; }

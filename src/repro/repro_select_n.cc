@@ -22,8 +22,8 @@ namespace dlsim::repro {
 namespace {
 
 struct Setting {
-  const char *model;
-  const char *gpu;
+  const char* model;
+  const char* gpu;
   double pcie_gbps;
   double tpot_s;
 };
@@ -48,7 +48,7 @@ struct Point {
   int min_interval = 0;
 };
 
-Result<Point> Capacity(const serve::ServeOptions &o, const serve::ServeEnvironment &env) {
+Result<Point> Capacity(const serve::ServeOptions& o, const serve::ServeEnvironment& env) {
   DLSIM_ASSIGN_OR_RETURN(auto cost, serve::MakeCostModel(o, env));
   auto plan = serve::PlanMemory(o, *cost);
   if (!plan.ok()) return Point{};  // infeasible placement: no throughput
@@ -61,11 +61,11 @@ Result<Point> Capacity(const serve::ServeOptions &o, const serve::ServeEnvironme
                plan->offloaded.ToGiB(), plan->min_interval};
 }
 
-Result<serve::ServeOptions> BaseOptions(const ReproEnv &env, const Setting &s) {
+Result<serve::ServeOptions> BaseOptions(const ReproEnv& env, const Setting& s) {
   serve::ServeOptions o;
   o.name = "select-n";
-  DLSIM_ASSIGN_OR_RETURN(const model::ModelSpec *m, env.catalogs->models.Find(s.model));
-  DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec *g, env.catalogs->hardware.FindGpu(s.gpu));
+  DLSIM_ASSIGN_OR_RETURN(const model::ModelSpec* m, env.catalogs->models.Find(s.model));
+  DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* g, env.catalogs->hardware.FindGpu(s.gpu));
   o.model = *m;
   o.gpu = *g;
   o.workload.requests = kRequestsPerProbe;
@@ -81,7 +81,7 @@ double Ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 class SelectNReproduction final : public Reproduction {
  public:
-  Result<ReproResult> Run(const ReproEnv &env) const override {
+  Result<ReproResult> Run(const ReproEnv& env) const override {
     DLSIM_ASSIGN_OR_RETURN(auto senv,
                            serve::MakeServeEnvironment(env.catalogs->compute, env.catalogs->network));
     ReproResult out;
@@ -92,7 +92,7 @@ class SelectNReproduction final : public Reproduction {
         "host-memory savings vs DeepSpeed / FlexGen offloading";
     out.paper_ratio = 1.85;
     bool first = true;
-    for (const Setting &s : kSettings) {
+    for (const Setting& s : kSettings) {
       DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, BaseOptions(env, s));
       o.offload.mode = serve::OffloadMode::kNone;
       DLSIM_ASSIGN_OR_RETURN(Point none, Capacity(o, *senv));
@@ -156,7 +156,7 @@ class SelectNReproduction final : public Reproduction {
 
 }  // namespace
 
-void RegisterSelectN(ReproRegistry &reg) {
+void RegisterSelectN(ReproRegistry& reg) {
   (void)reg.Register("select-n",
                      "Select-N (arXiv 2502.08182): SLO-aware offloading "
                      "interval vs static offloading, 1.85x "

@@ -18,11 +18,11 @@ constexpr double kPrefillBatchingOverhead = 0.1;
 
 class ProfiledCostModel final : public IterationCostModel {
  public:
-  explicit ProfiledCostModel(const ProfiledCostInputs &in) : in_(in) {
+  explicit ProfiledCostModel(const ProfiledCostInputs& in) : in_(in) {
     if (in.profile != nullptr) profile_ = *in.profile;
     has_profile_ = in.profile != nullptr;
     in_.profile = nullptr;
-    const auto &m = in_.model;
+    const auto& m = in_.model;
     heads_ = std::max(1, m.heads / in_.tp);
     kv_heads_ = std::max(1, m.kv_heads / in_.tp);
     head_dim_ = m.head_dim();
@@ -31,7 +31,7 @@ class ProfiledCostModel final : public IterationCostModel {
     for (int64_t t = 1; t <= kTableTokens; ++t) table_[t] = ComputeLinear(t);
   }
 
-  IterationTime Time(const BatchShape &b) const override {
+  IterationTime Time(const BatchShape& b) const override {
     IterationTime out;
     const int64_t t = b.tokens();
     if (t <= 0) return out;
@@ -68,10 +68,10 @@ class ProfiledCostModel final : public IterationCostModel {
   }
 
   Duration RooflineLinear(int64_t t) const {
-    const auto &m = in_.model;
+    const auto& m = in_.model;
     const int64_t h = m.hidden, ffn = m.ffn_hidden / in_.tp;
     const int64_t qkv = static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
-    const cost::ComputeModel &c = *in_.compute;
+    const cost::ComputeModel& c = *in_.compute;
     Duration d = c.Gemm({.m = t, .n = qkv, .k = h}, in_.dtype) +
                  c.Gemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_}, in_.dtype) +
                  c.Gemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}, in_.dtype) +
@@ -86,7 +86,7 @@ class ProfiledCostModel final : public IterationCostModel {
     return d;
   }
 
-  Duration PrefillAttention(const BatchShape &b) const {
+  Duration PrefillAttention(const BatchShape& b) const {
     if (b.prefill_requests == 0 || b.prefill_pairs <= 0) return Duration::Zero();
     // One merged causal problem with as many query-key pairs (Vidur merges
     // chunks the same way).
@@ -99,7 +99,7 @@ class ProfiledCostModel final : public IterationCostModel {
     return b.prefill_requests > 1 ? d * (1.0 + kPrefillBatchingOverhead) : d;
   }
 
-  Duration DecodeAttention(const BatchShape &b) const {
+  Duration DecodeAttention(const BatchShape& b) const {
     if (b.decode_requests == 0) return Duration::Zero();
     // Paged attention streams every K and V of the batch once: per request and
     // KV head a GEMV of the group's queries against its context. Priced as one
@@ -147,7 +147,7 @@ class ConstantCostModel final : public IterationCostModel {
  public:
   ConstantCostModel(Duration per_prefill_token, Duration decode)
       : per_token_(per_prefill_token), decode_(decode) {}
-  IterationTime Time(const BatchShape &b) const override {
+  IterationTime Time(const BatchShape& b) const override {
     IterationTime out;
     out.fixed = per_token_ * b.prefill_tokens + (b.decode_requests > 0 ? decode_ : Duration::Zero());
     return out;
@@ -160,7 +160,7 @@ class ConstantCostModel final : public IterationCostModel {
 
 }  // namespace
 
-std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs &in) {
+std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs& in) {
   return std::make_unique<ProfiledCostModel>(in);
 }
 
@@ -169,7 +169,7 @@ std::unique_ptr<IterationCostModel> MakeConstantCostModel(Duration per_prefill_t
   return std::make_unique<ConstantCostModel>(per_prefill_token, decode_iteration);
 }
 
-net::Fabric SingleNodeFabric(const hw::GpuSpec &gpu) {
+net::Fabric SingleNodeFabric(const hw::GpuSpec& gpu) {
   net::Fabric f;
   const bool nvlink = gpu.nvlink_bandwidth.value() > 0;
   f.intra_bw = nvlink ? gpu.nvlink_bandwidth : gpu.PcieBandwidth();

@@ -44,8 +44,8 @@ Result<CollectiveOverhead> DefaultCollectiveOverhead() {
   return ParseCollectiveOverhead(embedded::ServingCalibrationCsv(), "serving_calibration.csv");
 }
 
-Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration &compute,
-                                                               const net::NetworkCalibration &network) {
+Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration& compute,
+                                                               const net::NetworkCalibration& network) {
   auto env = std::make_unique<ServeEnvironment>();
   env->compute = compute;
   RegisterSchedulers(env->schedulers);
@@ -59,7 +59,7 @@ Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::Compu
   return env;
 }
 
-ProfiledCostInputs CostInputs(const ServeOptions &o, const ServeEnvironment &env) {
+ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env) {
   ProfiledCostInputs in;
   in.model = o.model;
   in.gpu = o.gpu;
@@ -73,12 +73,12 @@ ProfiledCostInputs CostInputs(const ServeOptions &o, const ServeEnvironment &env
   return in;
 }
 
-Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions &o,
-                                                          const ServeEnvironment &env) {
+Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& o,
+                                                          const ServeEnvironment& env) {
   return MakeProfiledCostModel(CostInputs(o, env));
 }
 
-Result<ServeResult> Simulate(const ServeOptions &o, const catalog::Catalogs &catalogs, report::Sink *sink) {
+Result<ServeResult> Simulate(const ServeOptions& o, const catalog::Catalogs& catalogs, report::Sink* sink) {
   DLSIM_ASSIGN_OR_RETURN(auto env, MakeServeEnvironment(catalogs.compute, catalogs.network));
   DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(o, *env));
   return Simulate(o, *cost, env->schedulers, env->routers, sink);

@@ -19,8 +19,8 @@ class CandidateTest : public PlanFixture {
     PlanFixture::SetUp();
     base_ = Load("small_13b.yaml").base;
   }
-  uint64_t Pruned(const Enumeration &e, const std::string &reason) {
-    for (const auto &[r, n] : e.pruned)
+  uint64_t Pruned(const Enumeration& e, const std::string& reason) {
+    for (const auto& [r, n] : e.pruned)
       if (r == reason) return n;
     return 0;
   }
@@ -101,7 +101,7 @@ TEST_F(CandidateTest, MemoryLowerBoundPrunesOnlyWhatCannotFit) {
   // 13B parameters at 18 B each need 234 GB on one GPU (zero 0, tp 1) and 117
   // GB at tp 2; ZeRO-3 over dp 8 or 4 fits the states.
   EXPECT_EQ(Pruned(e, kPrunedMemory), 2u);
-  for (const Candidate &c : e.candidates) EXPECT_EQ(c.zero, 3);
+  for (const Candidate& c : e.candidates) EXPECT_EQ(c.zero, 3);
 }
 
 TEST_F(CandidateTest, GpuRangeUsesWholeNodesAndTokenBudgetSetsTheBatch) {
@@ -113,7 +113,7 @@ TEST_F(CandidateTest, GpuRangeUsesWholeNodesAndTokenBudgetSetsTheBatch) {
   o.constraints.tokens_per_step = int64_t{4096} * 30;  // 30 sequences
   const Enumeration e = EnumerateCandidates(base_, o, Roomy());
   std::vector<int> gpus;
-  for (const Candidate &c : e.candidates) {
+  for (const Candidate& c : e.candidates) {
     gpus.push_back(c.gpus);
     EXPECT_EQ(c.global_batch % (c.micro_batch * c.dp), 0);
     EXPECT_LE(c.global_batch, 30);

@@ -18,14 +18,14 @@ namespace {
 
 using dlsim::testing::Outcome;
 
-Outcome Shell(const std::string &command_line) { return dlsim::testing::RunCommand(command_line + " 2>&1"); }
+Outcome Shell(const std::string& command_line) { return dlsim::testing::RunCommand(command_line + " 2>&1"); }
 
 std::string Dlsim() { return DLSIM_BINARY; }
 std::string Scenario() { return std::string(DLSIM_TEST_DATA_DIR) + "/plan/small_13b.yaml"; }
-std::string Tmp(const std::string &name) { return ::testing::TempDir() + "plan_cli_" + name; }
+std::string Tmp(const std::string& name) { return ::testing::TempDir() + "plan_cli_" + name; }
 
 // The JSON without the fields that legitimately differ between runs.
-nlohmann::json Stable(const std::string &text) {
+nlohmann::json Stable(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text);
   j.erase("elapsed_s");
   j.erase("backend");
@@ -36,10 +36,10 @@ TEST(PlanCli, JsonHasTheContractFields) {
   const Outcome o = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 2");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const nlohmann::json j = nlohmann::json::parse(o.output);
-  for (const char *key :
+  for (const char* key :
        {"best", "evaluated", "pruned", "elapsed_s", "top", "pareto", "baseline", "candidates"})
     EXPECT_TRUE(j.contains(key)) << key;
-  for (const char *key : {"tp", "pp", "cp", "dp", "micro_batch", "virtual_stages", "zero", "recompute",
+  for (const char* key : {"tp", "pp", "cp", "dp", "micro_batch", "virtual_stages", "zero", "recompute",
                           "pipeline_schedule", "sequence_parallel"})
     EXPECT_TRUE(j["best"]["parallel"].contains(key)) << key;
   EXPECT_GT(j["best"]["step_time_s"].get<double>(), 0);
@@ -88,7 +88,7 @@ TEST(PlanCli, BadInputIsALocatedError) {
 }
 
 TEST(PlanCli, MpiTwoRanksEqualsOneProcess) {
-  const char *mpirun = std::getenv("DLSIM_MPIRUN");
+  const char* mpirun = std::getenv("DLSIM_MPIRUN");
   if (mpirun == nullptr || *mpirun == '\0') GTEST_SKIP() << "DLSIM_MPIRUN not set (built without MPI)";
   const Outcome single = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 1");
   const Outcome mpi = Shell(std::string(mpirun) + " -n 2 --oversubscribe " + Dlsim() + " plan " + Scenario() +

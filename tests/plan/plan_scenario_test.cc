@@ -12,7 +12,7 @@ namespace {
 
 using plan::testing::PlanFixture;
 
-constexpr const char *kBase = R"(model:
+constexpr const char* kBase = R"(model:
   name: llama3-8b
 hardware:
   node: dgx-h100
@@ -24,10 +24,10 @@ training:
 
 class PlanScenarioTest : public PlanFixture {
  protected:
-  Result<PlanScenario> Parse(const std::string &search) {
+  Result<PlanScenario> Parse(const std::string& search) {
     return ParsePlanScenario(std::string(kBase) + search, "p.yaml", catalogs_.hardware, catalogs_.models);
   }
-  std::string ErrorOf(const std::string &search) {
+  std::string ErrorOf(const std::string& search) {
     auto r = Parse(search);
     return r.ok() ? "(parsed)" : r.error().message;
   }
@@ -56,7 +56,7 @@ TEST_F(PlanScenarioTest, ReadsEveryKey) {
     gpu_hour_cost: 2.5
 )");
   ASSERT_TRUE(r.ok()) << r.error().message;
-  const plan::PlanOptions &o = r->options;
+  const plan::PlanOptions& o = r->options;
   EXPECT_EQ(o.space.pp, (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(o.space.dp, (std::vector<int>{4, 8}));
   EXPECT_EQ(o.space.zero, (std::vector<int>{0, 1, 3}));

@@ -26,13 +26,13 @@ class PlanFixture : public ::testing::Test {
     ASSERT_TRUE(network.ok());
     network_ = *network;
   }
-  io::PlanScenario Load(const std::string &name) {
+  io::PlanScenario Load(const std::string& name) {
     auto s = io::LoadPlanScenarioFile(std::string(DLSIM_TEST_DATA_DIR) + "/plan/" + name, catalogs_.hardware,
                                       catalogs_.models);
     EXPECT_TRUE(s.ok()) << s.error().message;
     return s.ok() ? *s : io::PlanScenario{};
   }
-  ContextFactory Factory(const train::TrainOptions &base) {
+  ContextFactory Factory(const train::TrainOptions& base) {
     return [this, base] { return train::MakeStepContext(base, catalogs_.hardware, compute_, network_); };
   }
   catalog::Catalogs catalogs_;

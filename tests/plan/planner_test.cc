@@ -21,7 +21,7 @@ using train::Recompute;
 
 class PlannerTest : public PlanFixture {
  protected:
-  PlanResult Run(const io::PlanScenario &s, int threads, bool dominance = true) {
+  PlanResult Run(const io::PlanScenario& s, int threads, bool dominance = true) {
     PlanOptions o = s.options;
     o.dominance = dominance;
     auto backend = MakeThreadBackend(threads);
@@ -35,7 +35,7 @@ class PlannerTest : public PlanFixture {
 // kind.
 TEST_F(PlannerTest, BestEqualsBruteForce) {
   const io::PlanScenario s = Load("small_13b.yaml");
-  const SearchSpace &sp = s.options.space;
+  const SearchSpace& sp = s.options.space;
   auto owned = Factory(s.base)();
   ASSERT_TRUE(owned.ok());
   train::PipelineScheduleRegistry schedules("pipeline-schedule");
@@ -113,7 +113,7 @@ TEST_F(PlannerTest, MemoryLowerBoundNeverExceedsSimulatedPeak) {
   auto owned = Factory(s.base)();
   ASSERT_TRUE(owned.ok());
   int checked = 0;
-  for (const EvaluatedCandidate &e : r.evaluated) {
+  for (const EvaluatedCandidate& e : r.evaluated) {
     const train::TrainOptions o = ApplyCandidate(s.base, e.candidate);
     auto plan = train::MakeParallelPlan(o);
     ASSERT_TRUE(plan.ok());
@@ -134,15 +134,15 @@ TEST_F(PlannerTest, RanksBaselineAndBuildsFronts) {
   // best is on both.
   ASSERT_FALSE(r.pareto_gpus.empty());
   for (size_t i = 1; i < r.pareto_gpus.size(); ++i) {
-    const auto &a = r.evaluated[r.pareto_gpus[i - 1]];
-    const auto &b = r.evaluated[r.pareto_gpus[i]];
+    const auto& a = r.evaluated[r.pareto_gpus[i - 1]];
+    const auto& b = r.evaluated[r.pareto_gpus[i]];
     EXPECT_LT(a.candidate.gpus, b.candidate.gpus);
     EXPECT_GT(a.eval.step_time_s, b.eval.step_time_s);
   }
   EXPECT_EQ(r.evaluated[r.pareto_gpus.back()].eval.step_time_s, r.Best()->eval.step_time_s);
   EXPECT_EQ(r.evaluated[r.pareto_memory.back()].eval.step_time_s, r.Best()->eval.step_time_s);
   EXPECT_EQ(WhyDifferent(*r.Best(), *r.Best(), r.objective), "best");
-  const auto &second = r.evaluated[r.ranking[1]];
+  const auto& second = r.evaluated[r.ranking[1]];
   EXPECT_NE(WhyDifferent(*r.Best(), second, r.objective).find("->"), std::string::npos);
 }
 

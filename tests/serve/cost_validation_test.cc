@@ -24,10 +24,10 @@ using testing::Env;
 // The main operators of a layer and the whole layer, interpolated from every
 // other grid row, scored at the rows left out.
 TEST(OperatorProfile, HeldOutTokenCountsWithinFivePercent) {
-  const auto &profiles = Env().env->profiles;
+  const auto& profiles = Env().env->profiles;
   ASSERT_EQ(profiles.size(),
             14u);  // a100/h100 x (llama2-7b tp1-8, llama2-70b tp2-8)
-  for (const OperatorProfile &full : profiles) {
+  for (const OperatorProfile& full : profiles) {
     const OperatorProfile fit = full.Subsample(2, 0);
     const OperatorProfile held = full.Subsample(2, 1);
     for (int op : {-1, 2, 4, 6, 8}) {  // -1: the layer sum
@@ -54,7 +54,7 @@ TEST(OperatorProfile, HeldOutTokenCountsWithinFivePercent) {
 }
 
 TEST(OperatorProfile, ExtrapolatesLinearlyBeyondTheGrid) {
-  const OperatorProfile *p = FindProfile(Env().env->profiles, "a100-sxm4-80gb", "llama2-7b", 1);
+  const OperatorProfile* p = FindProfile(Env().env->profiles, "a100-sxm4-80gb", "llama2-7b", 1);
   ASSERT_NE(p, nullptr);
   const double at_max = p->InterpolateMs(ProfiledOp::kMlpUp, 4096);
   const double at_2x = p->InterpolateMs(ProfiledOp::kMlpUp, 8192);
@@ -86,13 +86,13 @@ constexpr double kMeasurementTolerance = 0.05;
 // N <= B x P tokens (N >= P), scaled by B x P / N (per-token attention of an
 // N-token prompt is at least that of a P-token one). Batched rows measured more
 // than kMeasurementTolerance above the bound are marked anomalous.
-void MarkInconsistentBatchedPrefills(std::vector<SplitwiseRow> &rows) {
-  for (SplitwiseRow &row : rows) {
+void MarkInconsistentBatchedPrefills(std::vector<SplitwiseRow>& rows) {
+  for (SplitwiseRow& row : rows) {
     if (row.batch <= 1) continue;
     const int64_t total = row.batch * row.prompt;
     int64_t best_n = 0;
     std::vector<double> times;
-    for (const SplitwiseRow &single : rows) {
+    for (const SplitwiseRow& single : rows) {
       if (single.batch != 1 || single.gpu != row.gpu || single.tp != row.tp || single.prompt > total ||
           single.prompt < row.prompt || single.prompt < best_n)
         continue;
@@ -115,7 +115,7 @@ void MarkInconsistentBatchedPrefills(std::vector<SplitwiseRow> &rows) {
 // (2 x 69e9 parameters x tokens / (tp x peak)): they cannot be a batch of
 // `batch` prompts (e.g. A100 TP2, 64 x 512 tokens in 794 ms would need 2.8x
 // peak).
-std::vector<SplitwiseRow> SplitwiseRows(int *excluded) {
+std::vector<SplitwiseRow> SplitwiseRows(int* excluded) {
   std::vector<SplitwiseRow> rows;
   auto text = io::ReadTextFile(std::string(DLSIM_DATA_DIR) + "/serving/splitwise_perf_model_medians.csv");
   EXPECT_TRUE(text.ok());
@@ -136,7 +136,7 @@ std::vector<SplitwiseRow> SplitwiseRows(int *excluded) {
     row.tokens = static_cast<int64_t>(*t->Number(r, "token_size"));
     row.prompt_ms = *t->Number(r, "prompt_time_ms");
     row.token_ms = *t->Number(r, "token_time_ms");
-    const hw::GpuSpec &g = *Env().catalogs.hardware.FindGpu(row.gpu).value();
+    const hw::GpuSpec& g = *Env().catalogs.hardware.FindGpu(row.gpu).value();
     const double floor_ms = 2.0 * 69e9 * static_cast<double>(row.prompt * row.batch) /
                             (row.tp * g.Peak(hw::DType::kFp16).value()) * 1e3;
     if (row.prompt_ms < floor_ms) {
@@ -154,7 +154,7 @@ struct Predicted {
   double prefill_ms = 0, decode_ms = 0;
 };
 
-Predicted Predict(const SplitwiseRow &row, const CollectiveOverhead &overhead) {
+Predicted Predict(const SplitwiseRow& row, const CollectiveOverhead& overhead) {
   ProfiledCostInputs in = CostInputs(BaseOptions("llama2-70b", row.gpu, row.tp), *Env().env);
   in.overhead = overhead;
   EXPECT_NE(in.profile, nullptr);
@@ -180,7 +180,7 @@ TEST(IterationCost, FitCollectiveOverhead) {
   int excluded = 0;
   const std::vector<SplitwiseRow> rows = SplitwiseRows(&excluded);
   double saa = 0, sab = 0, sbb = 0, sar = 0, sbr = 0;
-  for (const SplitwiseRow &row : rows) {
+  for (const SplitwiseRow& row : rows) {
     if (row.index % 2 != 0) continue;
     const double w = 1.0 / row.token_ms;
     const double residual_us = (row.token_ms - Predict(row, {}).decode_ms) * 1e3 * w;
@@ -194,14 +194,14 @@ TEST(IterationCost, FitCollectiveOverhead) {
     std::printf("tp_collective_overhead_us,%.1f\ntp_ring_step_latency_us,%.1f\n", a, b);
   EXPECT_GE(a, 0);
   EXPECT_GE(b, 0);
-  const CollectiveOverhead &used = Env().env->overhead;
+  const CollectiveOverhead& used = Env().env->overhead;
   EXPECT_NEAR(used.per_collective.ToMicros(), a, 0.5);
   EXPECT_NEAR(used.per_ring_step.ToMicros(), b, 0.5);
 }
 
 // MiB of ring traffic above `threshold_mib` per iteration (160 all-reduces of
 // tokens x hidden fp16 messages).
-double LargeRingMib(const SplitwiseRow &row, double threshold_mib) {
+double LargeRingMib(const SplitwiseRow& row, double threshold_mib) {
   const double msg_mib = row.prompt * row.batch * 8192 * 2.0 / (1 << 20);
   return kAllReducesPerIteration * std::max(0.0, msg_mib - threshold_mib) * 2.0 * (row.tp - 1) / row.tp;
 }
@@ -220,7 +220,7 @@ TEST(IterationCost, FitLargeAllReduce) {
   for (double thr : {0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 64.0}) {
     double sxx = 0, sxr = 0;
     std::vector<std::pair<double, double>> xr;  // relative (term, residual)
-    for (const SplitwiseRow &row : rows) {
+    for (const SplitwiseRow& row : rows) {
       if (row.index % 2 != 0 || row.prefill_anomalous) continue;
       const double x = LargeRingMib(row, thr) / row.prompt_ms;
       const double r = (row.prompt_ms - Predict(row, base).prefill_ms) / row.prompt_ms;
@@ -243,7 +243,7 @@ TEST(IterationCost, FitLargeAllReduce) {
         "tp_large_allreduce_threshold_mib,%.0f\n"
         "tp_large_allreduce_us_per_mib,%.1f\n",
         best_thr, best_c);
-  const CollectiveOverhead &used = Env().env->overhead;
+  const CollectiveOverhead& used = Env().env->overhead;
   EXPECT_NEAR(used.large_message.ToMiB(), best_thr, 1e-9);
   EXPECT_NEAR(used.per_large_ring_mib.ToMicros(), best_c, 0.1);
 }
@@ -255,7 +255,7 @@ TEST(IterationCost, AnomalousBatchedPrefills) {
   int excluded = 0;
   const std::vector<SplitwiseRow> rows = SplitwiseRows(&excluded);
   int anomalous = 0, batched = 0;
-  for (const SplitwiseRow &row : rows) {
+  for (const SplitwiseRow& row : rows) {
     if (row.batch <= 1) continue;
     ++batched;
     if (!row.prefill_anomalous) continue;
@@ -280,7 +280,7 @@ TEST(IterationCost, MatchesSplitwiseMeasurementsOnHeldOutRows) {
   EXPECT_EQ(excluded, 2);  // below the dense-peak FLOP time
   double prefill_err = 0, decode_err = 0;
   int n = 0, n_prefill = 0;
-  for (const SplitwiseRow &row : rows) {
+  for (const SplitwiseRow& row : rows) {
     if (row.index % 2 == 0) continue;
     const Predicted p = Predict(row, Env().env->overhead);
     if (!row.prefill_anomalous) {

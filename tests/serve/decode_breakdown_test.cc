@@ -32,8 +32,8 @@ constexpr int64_t kRequests = 41, kContext = 800;
 TEST(DecodeBreakdown, OperatorsAgainstHbmBounds) {
   const Fixture f;
   ASSERT_NE(f.in.profile, nullptr);
-  const OperatorProfile &p = *f.in.profile;
-  const model::ModelSpec &m = f.o.model;
+  const OperatorProfile& p = *f.in.profile;
+  const model::ModelSpec& m = f.o.model;
   const double h = m.hidden, d = m.head_dim(), ffn = m.ffn_hidden, t = kRequests;
   // Weight bytes of the four GEMMs of a layer (fp16).
   const struct {
@@ -45,7 +45,7 @@ TEST(DecodeBreakdown, OperatorsAgainstHbmBounds) {
                {ProfiledOp::kMlpDown, 2 * ffn * h}};
   const bool verbose = std::getenv("DLSIM_VERBOSE") != nullptr;
   double gemm_ms = 0, gemm_bound = 0;
-  for (const auto &g : gemms) {
+  for (const auto& g : gemms) {
     const double ms = p.InterpolateMs(g.op, t), bound = f.Ms(g.bytes);
     if (verbose)
       std::printf("%-16s %.4f ms/layer, weights %.1f MB, HBM bound %.4f ms (%.2fx)\n",

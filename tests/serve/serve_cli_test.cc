@@ -22,19 +22,19 @@ using dlsim::testing::RunDlsim;
 const std::string kBad = std::string(DLSIM_TEST_DATA_DIR) + "/serve_bad/";
 
 struct BadCase {
-  const char *file;                   // in tests/data/serve_bad/
+  const char* file;                   // in tests/data/serve_bad/
   std::vector<std::string> expected;  // substrings; a leading ':' means FILE:LINE:COL...
 };
 
 class BadServeScenarioTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadServeScenarioTest, FailsWithLocatedMessage) {
-  const BadCase &c = GetParam();
+  const BadCase& c = GetParam();
   Outcome r = RunDlsim("serve " + kBad + c.file + " --check");
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("ok:"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.rfind("dlsim serve: ", 0), 0u) << r.output;
-  for (const std::string &e : c.expected) {
+  for (const std::string& e : c.expected) {
     std::string want = e;
     if (want.rfind(":", 0) == 0) want = kBad + c.file + want;
     EXPECT_NE(r.output.find(want), std::string::npos) << "missing: " << want << "\nin: " << r.output;
@@ -70,7 +70,7 @@ const BadCase kBadCases[] = {
       "'1.5'"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto &info) {
+INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto& info) {
   std::string n = info.param.file;
   return n.substr(0, n.find('.'));
 });
@@ -82,8 +82,8 @@ TEST(ServeCli, ExampleScenarioRunsAndMeetsItsSlo) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["requests_completed"].get<int64_t>(), 20000);
-  for (const char *k : {"ttft_s", "tpot_s", "e2e_s"}) {
-    for (const char *p : {"p50", "p90", "p99", "mean"}) EXPECT_TRUE(j[k].contains(p)) << k << "." << p;
+  for (const char* k : {"ttft_s", "tpot_s", "e2e_s"}) {
+    for (const char* p : {"p50", "p90", "p99", "mean"}) EXPECT_TRUE(j[k].contains(p)) << k << "." << p;
   }
   EXPECT_GE(j["slo_attainment"].get<double>(), 0.9);
 }
@@ -91,11 +91,11 @@ TEST(ServeCli, ExampleScenarioRunsAndMeetsItsSlo) {
 TEST(ServeCli, ListShowsServingRegistries) {
   Outcome s = RunDlsim("list serving-scheduler");
   ASSERT_EQ(s.exit_code, 0) << s.output;
-  for (const char *n : {"vllm", "orca", "sarathi", "distserve"})
+  for (const char* n : {"vllm", "orca", "sarathi", "distserve"})
     EXPECT_NE(s.output.find(n), std::string::npos) << n;
   Outcome r = RunDlsim("list router");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char *n : {"round-robin", "least-outstanding-tokens"})
+  for (const char* n : {"round-robin", "least-outstanding-tokens"})
     EXPECT_NE(r.output.find(n), std::string::npos);
 }
 
@@ -107,7 +107,7 @@ TEST(ServeCli, ReproSelectNReportsRatios) {
   Outcome r = RunDlsim("repro select-n --json", /*merge_stderr=*/false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
-  for (const char *k : {"name", "paper_ratio", "our_ratio", "workload", "baseline", "details"}) {
+  for (const char* k : {"name", "paper_ratio", "our_ratio", "workload", "baseline", "details"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
   EXPECT_EQ(j["name"], "select-n");
@@ -115,7 +115,7 @@ TEST(ServeCli, ReproSelectNReportsRatios) {
   EXPECT_GT(j["our_ratio"].get<double>(), 0.0);
   ASSERT_GE(j["details"].size(), 4u);
   double best = 0;
-  for (const auto &row : j["details"]) {
+  for (const auto& row : j["details"]) {
     EXPECT_TRUE(row.contains("host_memory_ratio"));
     best = std::max(best, row["throughput_ratio"].get<double>());
   }

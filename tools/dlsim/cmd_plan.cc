@@ -47,8 +47,8 @@ class ProgressBar {
 
 }  // namespace
 
-void AddPlanCommand(CLI::App &app, GlobalOptions &global) {
-  auto *cmd = app.add_subcommand("plan",
+void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
+  auto* cmd = app.add_subcommand("plan",
                                  "Search parallel layouts of a training scenario with a 'search:' "
                                  "section (docs/planner.md)");
   auto args = std::make_shared<app::PlanArgs>();

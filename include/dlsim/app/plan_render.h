@@ -17,21 +17,21 @@ namespace dlsim::app {
 // pipeline_schedule, zero, recompute, sequence_parallel}, "gpus", "global_batch", "feasible",
 // ["reason"], "step_time_s", "tokens_per_s_per_gpu", "mfu", "peak_memory_gib", "objective",
 // "bottleneck"}.
-nlohmann::ordered_json CandidateJson(const plan::EvaluatedCandidate &c);
+nlohmann::ordered_json CandidateJson(const plan::EvaluatedCandidate& c);
 
 // The run as one object: objective, best, top (top_k entries, each with "why"),
 // evaluated, feasible, pruned {total, by_reason}, space_size, elapsed_s,
 // backend, baseline, pareto {gpus, memory}, and, when `all`, "candidates"
 // (every evaluated candidate, enumeration order).
-nlohmann::ordered_json PlanJson(const plan::PlanResult &r, const plan::PlanOptions &options, bool all);
+nlohmann::ordered_json PlanJson(const plan::PlanResult& r, const plan::PlanOptions& options, bool all);
 
 // Every evaluated candidate, one CSV row each (header first), enumeration
 // order.
-void WritePlanCsv(const plan::PlanResult &r, std::ostream &out);
+void WritePlanCsv(const plan::PlanResult& r, std::ostream& out);
 
 // The terminal report.
-void WritePlanReport(const train::TrainOptions &base, const plan::PlanOptions &options,
-                     const plan::PlanResult &r, std::ostream &out);
+void WritePlanReport(const train::TrainOptions& base, const plan::PlanOptions& options,
+                     const plan::PlanResult& r, std::ostream& out);
 
 }  // namespace dlsim::app
 

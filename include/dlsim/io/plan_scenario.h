@@ -40,14 +40,14 @@ struct PlanScenario {
 // Parses and validates. Errors as ParseTrainScenario ("FILE:LINE:COL:
 // search.tp[2]: ...").
 Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
-                                       const hw::Catalog &hardware, const model::ModelCatalog &models);
-Result<PlanScenario> LoadPlanScenarioFile(const std::string &path, const hw::Catalog &hardware,
-                                          const model::ModelCatalog &models);
+                                       const hw::Catalog& hardware, const model::ModelCatalog& models);
+Result<PlanScenario> LoadPlanScenarioFile(const std::string& path, const hw::Catalog& hardware,
+                                          const model::ModelCatalog& models);
 
 // A training scenario that ParseTrainScenario turns back into `o` (every key
 // written explicitly; catalog models by name plus their shape). `comment` lines
 // go first, as "# ...".
-std::string FormatTrainScenarioYaml(const train::TrainOptions &o, std::string_view comment);
+std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_view comment);
 
 }  // namespace dlsim::io
 

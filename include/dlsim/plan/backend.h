@@ -24,7 +24,7 @@ namespace dlsim::plan {
 // Simulates one candidate on worker `worker` (0 <= worker < Workers()). Called
 // concurrently from different workers; never twice at once with the same
 // worker.
-using EvaluateFn = std::function<Evaluation(const Candidate &candidate, int worker)>;
+using EvaluateFn = std::function<Evaluation(const Candidate& candidate, int worker)>;
 // Reports `done` evaluations finished by this process so far in the batch of
 // `total`. Called from worker threads, possibly concurrently: the callee
 // synchronises.
@@ -35,8 +35,8 @@ class Backend {
   virtual ~Backend() = default;
   // Evaluates every candidate; result i belongs to batch[i]. Every process gets
   // all results.
-  virtual std::vector<Evaluation> EvaluateAll(const std::vector<Candidate> &batch, const EvaluateFn &fn,
-                                              const ProgressFn &progress) = 0;
+  virtual std::vector<Evaluation> EvaluateAll(const std::vector<Candidate>& batch, const EvaluateFn& fn,
+                                              const ProgressFn& progress) = 0;
   // Worker slots of this process (the EvaluateFn's `worker` range).
   virtual int Workers() const = 0;
   // True on the one process that prints (always true without MPI).

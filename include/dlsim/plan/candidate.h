@@ -50,25 +50,25 @@ struct Candidate {
   train::PipelineScheduleKind schedule = train::PipelineScheduleKind::kOneFOneB;
   bool sequence_parallel = false;
 
-  bool operator==(const Candidate &) const = default;
+  bool operator==(const Candidate&) const = default;
 };
 
 // The scenario's own layout as a candidate (dp resolved).
-Candidate CandidateOf(const train::TrainOptions &o);
+Candidate CandidateOf(const train::TrainOptions& o);
 // `base` with the candidate's layout. layers_per_stage is kept only when the
 // candidate has the base's pp and model chunks; otherwise placement is
 // balanced.
-train::TrainOptions ApplyCandidate(const train::TrainOptions &base, const Candidate &c);
+train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candidate& c);
 // (key, value) pairs in a fixed order, with the scenario's value names: gpus,
 // global_batch, micro_batch, tp, pp, cp, dp, pipeline_schedule, virtual_stages,
 // zero, recompute, sequence_parallel.
-std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate &c);
+std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate& c);
 // "tp 8 pp 16 cp 1 dp 128 mb 1 1f1b zero 1 recompute selective sp" (gpus when
 // `with_gpus`).
-std::string DescribeCandidate(const Candidate &c, bool with_gpus = false);
+std::string DescribeCandidate(const Candidate& c, bool with_gpus = false);
 // "pp 16->8, recompute none->full" (the keys of `c` that differ from `ref`); ""
 // when equal.
-std::string DiffCandidates(const Candidate &ref, const Candidate &c);
+std::string DiffCandidates(const Candidate& ref, const Candidate& c);
 
 // Memory a candidate can use per GPU.
 struct MemoryLimits {
@@ -86,18 +86,18 @@ struct MemoryLimits {
 // its ZeRO stage, plus the overhead. Parameters per GPU: the rank's layers and
 // the embedding/head divided by tp (replicated norms ignored, which only lowers
 // the bound). No activations.
-Bytes StaticMemoryLowerBound(const train::TrainOptions &o, const train::ParallelPlan &plan,
+Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::ParallelPlan& plan,
                              Bytes framework_overhead);
 
 // Reasons, in report order.
-inline constexpr const char *kPrunedGpuCount = "gpu count outside the constraints or not whole nodes";
-inline constexpr const char *kPrunedHeads = "attention heads not divisible by tp";
-inline constexpr const char *kPrunedBatch = "global batch not divisible by micro_batch * dp";
-inline constexpr const char *kPrunedSequence = "seq_len not divisible by 2*cp or tp*cp";
-inline constexpr const char *kPrunedStages = "layers or micro-batches do not fill the pipeline";
-inline constexpr const char *kPrunedEquivalent = "equivalent to another candidate";
-inline constexpr const char *kPrunedMemory = "memory lower bound exceeds usable memory";
-inline constexpr const char *kPrunedDominated = "dominated: a lighter recompute mode of the layout fits";
+inline constexpr const char* kPrunedGpuCount = "gpu count outside the constraints or not whole nodes";
+inline constexpr const char* kPrunedHeads = "attention heads not divisible by tp";
+inline constexpr const char* kPrunedBatch = "global batch not divisible by micro_batch * dp";
+inline constexpr const char* kPrunedSequence = "seq_len not divisible by 2*cp or tp*cp";
+inline constexpr const char* kPrunedStages = "layers or micro-batches do not fill the pipeline";
+inline constexpr const char* kPrunedEquivalent = "equivalent to another candidate";
+inline constexpr const char* kPrunedMemory = "memory lower bound exceeds usable memory";
+inline constexpr const char* kPrunedDominated = "dominated: a lighter recompute mode of the layout fits";
 
 struct Enumeration {
   uint64_t space_size = 0;                               // combinations of the listed values
@@ -105,13 +105,13 @@ struct Enumeration {
   std::vector<std::pair<std::string, uint64_t>> pruned;  // every reason above, in order
 
   uint64_t PrunedTotal() const;
-  void AddPruned(const std::string &reason, uint64_t n);
+  void AddPruned(const std::string& reason, uint64_t n);
 };
 
 // Enumerates the space (empty lists take the scenario's value) and prunes it.
 // Precondition: `base` is a resolved, valid scenario (io::ParseTrainScenario).
-Enumeration EnumerateCandidates(const train::TrainOptions &base, const PlanOptions &options,
-                                const MemoryLimits &limits);
+Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptions& options,
+                                const MemoryLimits& limits);
 
 }  // namespace dlsim::plan
 

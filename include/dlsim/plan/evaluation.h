@@ -26,12 +26,12 @@ struct Evaluation {
   std::string bottleneck;
 
   // Field-by-field (bitwise on the doubles, via the encoding).
-  bool operator==(const Evaluation &other) const;
+  bool operator==(const Evaluation& other) const;
 };
 
 // Appends `e` to `out` (native byte order: for processes of one build on one
 // architecture).
-void EncodeEvaluation(const Evaluation &e, std::string *out);
+void EncodeEvaluation(const Evaluation& e, std::string* out);
 // Decodes evaluations written by EncodeEvaluation back to back. Error (kParse)
 // on truncation.
 Result<std::vector<Evaluation>> DecodeEvaluations(std::string_view bytes);

@@ -51,7 +51,7 @@ struct PlanResult {
   double elapsed_s = 0;
   std::string backend;
 
-  const EvaluatedCandidate *Best() const { return ranking.empty() ? nullptr : &evaluated[ranking[0]]; }
+  const EvaluatedCandidate* Best() const { return ranking.empty() ? nullptr : &evaluated[ranking[0]]; }
   size_t Feasible() const { return ranking.size(); }
 };
 
@@ -61,24 +61,24 @@ using ContextFactory = std::function<Result<std::unique_ptr<train::OwnedStepCont
 
 // Runs the search. Errors: the context factory's. The scenario's own layout is
 // always simulated when it survives pruning, so its rank can be reported.
-Result<PlanResult> RunPlanner(const train::TrainOptions &base, const PlanOptions &options,
-                              const ContextFactory &make_context, Backend &backend,
-                              const ProgressFn &progress);
+Result<PlanResult> RunPlanner(const train::TrainOptions& base, const PlanOptions& options,
+                              const ContextFactory& make_context, Backend& backend,
+                              const ProgressFn& progress);
 
 // Simulates one candidate; infeasible also when the peak memory exceeds
 // `usable`.
-Evaluation SimulateCandidate(const train::TrainOptions &base, const Candidate &c,
-                             const train::StepContext &ctx, const train::PipelineScheduleRegistry &schedules,
+Evaluation SimulateCandidate(const train::TrainOptions& base, const Candidate& c,
+                             const train::StepContext& ctx, const train::PipelineScheduleRegistry& schedules,
                              Bytes usable);
 
 // Objective value and score of an evaluation (see search_space.h for the
 // definitions).
-std::pair<double, double> ScoreOf(const train::TrainOptions &base, const Constraints &constraints,
-                                  const Candidate &c, const Evaluation &e);
+std::pair<double, double> ScoreOf(const train::TrainOptions& base, const Constraints& constraints,
+                                  const Candidate& c, const Evaluation& e);
 
 // Why `c` ranks below `best`, in words: "+3.2%: pipeline bubble +0.12 s; pp
 // 8->16".
-std::string WhyDifferent(const EvaluatedCandidate &best, const EvaluatedCandidate &c, Objective objective);
+std::string WhyDifferent(const EvaluatedCandidate& best, const EvaluatedCandidate& c, Objective objective);
 
 }  // namespace dlsim::plan
 

@@ -61,7 +61,7 @@ struct IterationTime {
 class IterationCostModel {
  public:
   virtual ~IterationCostModel() = default;
-  virtual IterationTime Time(const BatchShape &b) const = 0;
+  virtual IterationTime Time(const BatchShape& b) const = 0;
   // True when the token-level operators come from measured profiles.
   virtual bool profiled() const = 0;
 };
@@ -91,12 +91,12 @@ struct ProfiledCostInputs {
   std::shared_ptr<const cost::ComputeModel> compute;       // required
   std::shared_ptr<const net::CollectiveModel> collective;  // required when tp > 1 or pp > 1
   net::Fabric fabric;                                      // the TP group's links
-  const OperatorProfile *profile = nullptr;                // copied; null = roofline
+  const OperatorProfile* profile = nullptr;                // copied; null = roofline
   hw::DType dtype = hw::DType::kFp16;
   CollectiveOverhead overhead;  // added to every TP all-reduce
 };
 
-std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs &in);
+std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs& in);
 // Fixed time: `per_prefill_token` per prompt token plus `decode_iteration` when
 // the batch has any decode; per_layer is zero.
 std::unique_ptr<IterationCostModel> MakeConstantCostModel(Duration per_prefill_token,
@@ -104,7 +104,7 @@ std::unique_ptr<IterationCostModel> MakeConstantCostModel(Duration per_prefill_t
 
 // A fabric for a TP group inside one node of `gpu`: NVLink when it has NVLink,
 // else PCIe.
-net::Fabric SingleNodeFabric(const hw::GpuSpec &gpu);
+net::Fabric SingleNodeFabric(const hw::GpuSpec& gpu);
 
 }  // namespace dlsim::serve
 

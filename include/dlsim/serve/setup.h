@@ -34,8 +34,8 @@ struct ServeEnvironment {
 
 // Registries with the builtins, the embedded Vidur profiles and serving calibration, and the
 // "nccl" collective model. Error: an embedded file that does not parse (a build defect).
-Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration &compute,
-                                                               const net::NetworkCalibration &network);
+Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::ComputeCalibration& compute,
+                                                               const net::NetworkCalibration& network);
 
 // The CSV of data/serving/serving_calibration.csv (columns parameter, value; rows
 // tp_collective_overhead_us, tp_ring_step_latency_us (required), tp_large_allreduce_threshold_mib,
@@ -47,14 +47,14 @@ Result<CollectiveOverhead> DefaultCollectiveOverhead();
 // CostInputs: the inputs MakeCostModel uses (tests vary them). MakeCostModel: the profiled cost
 // model for the scenario's (GPU, model, TP): measured operators when the embedded profiles cover
 // it, the roofline model otherwise.
-ProfiledCostInputs CostInputs(const ServeOptions &options, const ServeEnvironment &env);
-Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions &options,
-                                                          const ServeEnvironment &env);
+ProfiledCostInputs CostInputs(const ServeOptions& options, const ServeEnvironment& env);
+Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& options,
+                                                          const ServeEnvironment& env);
 
 // The module's entry point: environment, cost model and simulation in one call. An infeasible
 // configuration is a result (feasible = false, reason); errors as Simulate() above.
-Result<ServeResult> Simulate(const ServeOptions &options, const catalog::Catalogs &catalogs,
-                             report::Sink *sink);
+Result<ServeResult> Simulate(const ServeOptions& options, const catalog::Catalogs& catalogs,
+                             report::Sink* sink);
 
 }  // namespace dlsim::serve
 
