@@ -78,10 +78,4 @@ Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& o,
   return MakeProfiledCostModel(CostInputs(o, env));
 }
 
-Result<ServeResult> Simulate(const ServeOptions& o, const catalog::Catalogs& catalogs, report::Sink* sink) {
-  DLSIM_ASSIGN_OR_RETURN(auto env, MakeServeEnvironment(catalogs.compute, catalogs.network));
-  DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(o, *env));
-  return Simulate(o, *cost, env->schedulers, env->routers, sink);
-}
-
 }  // namespace dlsim::serve

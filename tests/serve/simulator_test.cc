@@ -3,6 +3,7 @@
 
 #include "dlsim/app/serve_render.h"
 #include "dlsim/report/json_report.h"
+#include "dlsim/serve/simulate.h"
 #include "test_env.h"
 
 namespace dlsim::serve {
@@ -92,6 +93,26 @@ TEST(Simulator, SameSeedSameBytes) {
   o.workload.seed = 99;
   auto c = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
   EXPECT_NE(report::DumpDeterministic(app::ServeJson(*a)), report::DumpDeterministic(app::ServeJson(*c)));
+}
+
+// The module entry point (serve/simulate.h) builds the same environment and cost model as the
+// explicit path above, so it gives the same bytes; an infeasible deployment is a result.
+TEST(Simulator, EntryPointMatchesTheExplicitPath) {
+  ServeOptions o = BaseOptions("llama2-7b", "h100-sxm5-80gb");
+  o.workload.requests = 500;
+  o.workload.rate = 8;
+  auto cost = MakeCostModel(o, *Env().env);
+  ASSERT_TRUE(cost.ok());
+  auto a = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
+  auto b = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(report::DumpDeterministic(app::ServeJson(*a)), report::DumpDeterministic(app::ServeJson(*b)));
+  ServeOptions big = BaseOptions("llama2-70b", "a100-sxm4-80gb");
+  big.workload.requests = 10;
+  auto c = Simulate(big, Env().catalogs, nullptr);
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->feasible);
+  EXPECT_FALSE(c->reason.empty());
 }
 
 TEST(Simulator, WeightsThatDoNotFitAreInfeasibleWithAReason) {

@@ -5,7 +5,7 @@
 //   auto env = serve::MakeServeEnvironment(catalogs.compute, catalogs.network);  // Result<unique_ptr<>>
 //   auto cost = serve::MakeCostModel(options, **env);                           // Result<unique_ptr<>>
 //   auto r = serve::Simulate(options, **cost, (*env)->schedulers, (*env)->routers, sink);
-//   // or, all in one:  auto r = serve::Simulate(options, catalogs, sink);
+//   // or, all in one (serve/simulate.h):  auto r = serve::Simulate(options, catalogs, sink);
 //
 // A ServeEnvironment is immutable after construction and may be shared by threads.
 #ifndef DLSIM_SERVE_SETUP_H_
@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/catalog/catalogs.h"
 #include "dlsim/cost/compute_calibration.h"
 #include "dlsim/net/calibration.h"
 #include "dlsim/serve/capacity.h"
@@ -50,11 +49,6 @@ Result<CollectiveOverhead> DefaultCollectiveOverhead();
 ProfiledCostInputs CostInputs(const ServeOptions& options, const ServeEnvironment& env);
 Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& options,
                                                           const ServeEnvironment& env);
-
-// The module's entry point: environment, cost model and simulation in one call. An infeasible
-// configuration is a result (feasible = false, reason); errors as Simulate() above.
-Result<ServeResult> Simulate(const ServeOptions& options, const catalog::Catalogs& catalogs,
-                             report::Sink* sink);
 
 }  // namespace dlsim::serve
 

@@ -1,0 +1,13 @@
+#include "dlsim/serve/simulate.h"
+
+#include "dlsim/serve/setup.h"
+
+namespace dlsim::serve {
+
+Result<ServeResult> Simulate(const ServeOptions& o, const catalog::Catalogs& catalogs, report::Sink* sink) {
+  DLSIM_ASSIGN_OR_RETURN(auto env, MakeServeEnvironment(catalogs.compute, catalogs.network));
+  DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(o, *env));
+  return Simulate(o, *cost, env->schedulers, env->routers, sink);
+}
+
+}  // namespace dlsim::serve
