@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "dlsim/report/format.h"
+#include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
 
 namespace dlsim::app {
@@ -36,7 +37,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["slo_attainment"] = m.slo_attainment;
   j["makespan_s"] = m.makespan_s;
   j["kv_cache"] = {{"blocks_per_replica", r.memory.kv_blocks},
-                   {"block_bytes", r.memory.block_bytes.ToBytes()},
+                   {"block_bytes", report::JsonBytes(r.memory.block_bytes)},
                    {"mean_utilization", m.kv_mean_utilization},
                    {"peak_utilization", m.kv_peak_utilization}};
   j["preemptions"] = m.preemptions;

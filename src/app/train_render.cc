@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "dlsim/report/format.h"
+#include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
 
 namespace dlsim::app {
@@ -39,25 +40,25 @@ nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) 
 nlohmann::ordered_json MemoryJson(const StepResult& r, Bytes capacity) {
   nlohmann::ordered_json mem;
   const StageMemory* peak = r.memory.empty() ? nullptr : &r.memory[r.peak_rank];
-  mem["peak_bytes_per_gpu"] = r.peak_memory.ToBytes();
+  mem["peak_bytes_per_gpu"] = report::JsonBytes(r.peak_memory);
   mem["peak_rank"] = r.peak_rank;
-  mem["capacity_bytes"] = capacity.ToBytes();
+  mem["capacity_bytes"] = report::JsonBytes(capacity);
   if (peak) {
-    mem["weights_bytes"] = peak->weights.ToBytes();
-    mem["gradients_bytes"] = peak->gradients.ToBytes();
-    mem["optimizer_bytes"] = peak->optimizer.ToBytes();
-    mem["activations_bytes"] = peak->activations.ToBytes();
-    mem["workspace_bytes"] = peak->workspace.ToBytes();
+    mem["weights_bytes"] = report::JsonBytes(peak->weights);
+    mem["gradients_bytes"] = report::JsonBytes(peak->gradients);
+    mem["optimizer_bytes"] = report::JsonBytes(peak->optimizer);
+    mem["activations_bytes"] = report::JsonBytes(peak->activations);
+    mem["workspace_bytes"] = report::JsonBytes(peak->workspace);
   }
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (const StageMemory& s : r.memory) {
     nlohmann::ordered_json e;
     e["layers"] = s.layers;
     e["in_flight"] = s.micro_batches_in_flight;
-    e["weights_bytes"] = s.weights.ToBytes();
-    e["gradients_bytes"] = s.gradients.ToBytes();
-    e["optimizer_bytes"] = s.optimizer.ToBytes();
-    e["activations_bytes"] = s.activations.ToBytes();
+    e["weights_bytes"] = report::JsonBytes(s.weights);
+    e["gradients_bytes"] = report::JsonBytes(s.gradients);
+    e["optimizer_bytes"] = report::JsonBytes(s.optimizer);
+    e["activations_bytes"] = report::JsonBytes(s.activations);
     e["total_bytes"] = s.Total().ToBytes();
     stages.push_back(e);
   }
@@ -127,9 +128,9 @@ void WriteHeader(const TrainOptions& o, const ParallelPlan& p, std::ostream& out
                      o.hardware.gpus, o.hardware.gpu);
   if (p.layers.empty()) return;
   out << fmt::format(
-      "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batches of {} | schedule {}{} | zero {} | "
+      "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batch{} of {} | schedule {}{} | zero {} | "
       "recompute {} | sequence parallel {}\n",
-      p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batch,
+      p.tp, p.pp, p.cp, p.dp, p.micro_batches, p.micro_batches == 1 ? "" : "es", p.micro_batch,
       std::string(PipelineScheduleName(o.parallel.pipeline_schedule)),
       p.chunks > 1 ? fmt::format(" x{}", p.chunks) : "", o.parallel.zero,
       std::string(RecomputeName(o.parallel.recompute)), p.sequence_parallel ? "on" : "off");

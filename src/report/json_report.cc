@@ -6,6 +6,7 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace dlsim::report {
 namespace {
@@ -58,6 +59,13 @@ Status JsonReport::Write(std::ostream& out) const {
   out.flush();
   if (!out) return Error::Internal("writing the JSON report failed");
   return Status::Ok();
+}
+
+int64_t JsonBytes(Bytes b) {
+  const double v = b.ToBytes();
+  if (!(v < 9.2e18)) return std::numeric_limits<int64_t>::max();
+  if (v <= -9.2e18) return std::numeric_limits<int64_t>::min();
+  return std::llround(v);
 }
 
 }  // namespace dlsim::report

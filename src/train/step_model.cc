@@ -220,10 +220,27 @@ void AddBreakdown(const StepTimeline& tl, StepResult& r) {
   const auto* top = &shares[0];
   for (const auto& s : shares)
     if (s.first > top->first) top = &s;
-  r.bottleneck = top->first > 0.05 * r.step_time_s
-                     ? std::string(top->second) + " (" + FormatNumber(100 * top->first / r.step_time_s, 3) +
-                           "% of the step)"
-                     : "compute-bound";
+  const auto pct = [&](double x) { return FormatNumber(100 * x / r.step_time_s, 3) + "%"; };
+  if (top->first > b.compute_s) {
+    r.bottleneck = std::string(top->second) + " (" + pct(top->first) + " of the step)";
+  } else {
+    r.bottleneck = "compute-bound (" + pct(b.compute_s) + " compute)";
+    if (top->first > 0.05 * r.step_time_s)
+      r.bottleneck += "; largest other cost: " + std::string(top->second) + " (" + pct(top->first) + ")";
+  }
+}
+
+// A simulated step is a positive, finite time: a saturated clock means an input far out of range,
+// a zero step means nothing was scheduled. Neither may pass as an answer.
+Status CheckSane(const SimulatedSteps& run) {
+  const Duration t = run.timeline.step_time;
+  if (t.IsSaturated())
+    return Error::InvalidArgument(
+        "the simulated step overflows the clock (longer than 146 years): an input is far out of its "
+        "range (a bandwidth or FLOP rate near zero?)");
+  if (t <= Duration::Zero())
+    return Error::Infeasible("the step does no work: no tokens were scheduled on any replica");
+  return Status::Ok();
 }
 
 // An infeasible error becomes a result; any other error stays an error.
@@ -257,6 +274,7 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   AddDataParallelWork(o, *plan, ctx, costs, *prog);
   Result<SimulatedSteps> run = RunSteps(o, *plan, costs, *schedule, *prog, sink);
   if (!run.ok()) return InfeasibleOr(run.error());
+  if (Status sane = CheckSane(*run); !sane.ok()) return InfeasibleOr(sane.error());
   StepResult r;
   r.plan = *plan;
   r.events = run->events;

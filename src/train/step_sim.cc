@@ -60,6 +60,9 @@ class StepRun {
       for (int r = 0; r < p_; ++r) {
         if (prog_.orders[x][r].empty()) {  // nothing to run: ready for the reductions at once
           U(x, r).compute_done = true;
+          // Its (zero) gradients join every bucket's collective, which waits for all replicas.
+          if (prog_.overlap_grad_reduce)
+            for (size_t b = 0; b < dp_[r].ready_count.size(); ++b) BucketReady(r, b);
           if (++dp_[r].computing == replicas_ && !prog_.overlap_grad_reduce)
             for (size_t b = 0; b < dp_[r].ready_count.size(); ++b) Reduce(r, b);
           continue;

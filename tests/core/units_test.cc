@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace dlsim {
 namespace {
 
@@ -31,6 +33,22 @@ TEST(UnitsTest, TimePointArithmetic) {
   TimePoint t = TimePoint::Start() + Millis(2);
   EXPECT_EQ((t - TimePoint::Start()).ToNanos(), 2'000'000);
   EXPECT_LT(TimePoint::Start(), t);
+}
+
+// Overflow saturates and is recognisable; it never wraps to a negative or small time.
+TEST(UnitsTest, DurationSaturatesInsteadOfWrapping) {
+  EXPECT_EQ(Seconds(1e20), Duration::Max());
+  EXPECT_EQ(Seconds(-1e20), Duration::Min());
+  EXPECT_EQ(Seconds(std::numeric_limits<double>::quiet_NaN()), Duration::Max());
+  EXPECT_EQ(Seconds(std::numeric_limits<double>::infinity()), Duration::Max());
+  EXPECT_EQ(Duration::Max() + Seconds(1), Duration::Max());
+  EXPECT_EQ(Duration::Min() - Seconds(1), Duration::Min());
+  EXPECT_EQ(Duration::Max() * int64_t{3}, Duration::Max());
+  EXPECT_EQ(Seconds(-2) * int64_t{int64_t{1} << 40}, Duration::Min());
+  EXPECT_TRUE((Duration::Max() - Seconds(3600)).IsSaturated());
+  EXPECT_FALSE(Seconds(3.0e9).IsSaturated());  // 95 years is a (silly) time, not an overflow
+  EXPECT_EQ((Bytes(1e9) / BytesPerSecond(1e-300)), Duration::Max());
+  EXPECT_EQ(Seconds(1.5) + Seconds(2.5), Seconds(4));
 }
 
 TEST(UnitsTest, RateTimesDuration) {

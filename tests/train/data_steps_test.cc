@@ -2,6 +2,8 @@
 // contents create stragglers that the uniform model cannot see.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/step_model.h"
@@ -59,6 +61,27 @@ TEST_F(DataStepsTest, UniformContentsEqualTheUniformModel) {
   EXPECT_NEAR(data.data->straggler_max_s, 0, 1e-12);
   EXPECT_NEAR(data.data->padding_fraction, 0, 1e-12);
   EXPECT_NEAR(data.peak_memory.ToBytes(), uniform.peak_memory.ToBytes(), 1);
+}
+
+// Regression (issue 18): with documents longer than the budget, a step has fewer documents than
+// DP replicas. The idle replicas still join the gradient reduction, so the step lasts as long as
+// the busiest replica; it used to last 0 ns (the reduction waited for buckets the idle replicas
+// never produced) with inf throughput and feasible: true.
+TEST_F(DataStepsTest, FewerDocumentsThanReplicasIsARealStep) {
+  o_.parallel.pp = 1;
+  o_.parallel.tp = 2;
+  o_.hardware.gpus = 8;  // dp 4
+  o_.data = Fixed(50000, "pack");
+  o_.training.global_batch = 16;
+  const StepResult r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  ASSERT_TRUE(r.data.has_value());
+  EXPECT_GT(r.step_time_s, 0);
+  EXPECT_GT(r.data->straggler_max_s, 0);              // idle replicas wait for the busy one
+  EXPECT_GE(r.step_time_s, r.data->straggler_max_s);  // the step spans the busiest replica's compute
+  EXPECT_GT(r.breakdown.compute_s, 0);
+  EXPECT_TRUE(std::isfinite(r.tokens_per_s) && r.tokens_per_s > 0);
+  EXPECT_TRUE(std::isfinite(r.mfu) && r.mfu > 0 && r.mfu < 1);
 }
 
 TEST_F(DataStepsTest, SkewedLengthsCreateStragglers) {

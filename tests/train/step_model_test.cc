@@ -159,6 +159,32 @@ TEST_F(StepModelTest, OutOfMemoryIsAResultWithTheShortfall) {
   EXPECT_GT(r.step_time_s, 0);  // still simulated, for the planner's report
 }
 
+// Issue 18: the bottleneck names the largest non-compute cost only when it exceeds compute;
+// otherwise the step is compute-bound and says so with the shares.
+TEST_F(StepModelTest, BottleneckSaysComputeBoundWhenComputeDominates) {
+  StepResult r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  ASSERT_GT(r.breakdown.compute_s, 0.5 * r.step_time_s);
+  EXPECT_EQ(r.bottleneck.rfind("compute-bound (", 0), 0u) << r.bottleneck;
+  ctx_.fabric.inter_bw_per_gpu = GBps(0.01);  // a crawling network: gradient reduction dominates
+  ctx_.fabric.intra_bw = GBps(0.01);
+  o_.parallel.overlap_grad_reduce = false;
+  r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_EQ(r.bottleneck.find("compute-bound"), std::string::npos) << r.bottleneck;
+  EXPECT_NE(r.bottleneck.find("of the step)"), std::string::npos) << r.bottleneck;
+}
+
+// Issue 18: an absurd input saturates the clock; the result is an error naming the cause, never
+// a 0 ns or negative step with feasible: true.
+TEST_F(StepModelTest, SaturatedClockIsAnErrorNotAResult) {
+  ctx_.fabric.intra_bw = BytesPerSecond(1e-300);  // dp 8 in one node: the gradient all-reduce
+  o_.parallel.overlap_grad_reduce = false;
+  Result<StepResult> r = SimulateTrainingStep(o_, ctx_, schedules_, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("overflows the clock"), std::string::npos) << r.error().message;
+}
+
 TEST_F(StepModelTest, TpMustDivideHeads) {
   o_.model.heads = 12;
   o_.model.kv_heads = 12;

@@ -23,36 +23,44 @@
 namespace dlsim {
 
 // A span of simulated time, in integer nanoseconds.
+//
+// Arithmetic saturates at Max() / Min() (about +-292 years) instead of wrapping, so an absurd input
+// (a bandwidth of 1e-300 B/s, a rate of 1e-9 req/s) gives a saturated time that IsSaturated()
+// recognises, never a negative or wrapped figure. Simulators check their results with
+// IsSaturated() and report an error naming the inputs (see train::Simulate, serve::Simulate).
 class Duration {
  public:
   constexpr Duration() = default;
   static constexpr Duration Nanos(int64_t ns) { return Duration(ns); }
-  // Rounds to the nearest nanosecond; saturates on overflow.
+  // Rounds to the nearest nanosecond; saturates on overflow; NaN becomes Max() (an undefined
+  // time is never silently zero or negative).
   static Duration FromSeconds(double s) {
-    double ns = std::llround(s * 1e9);
-    if (ns > 9.2e18) return Duration(std::numeric_limits<int64_t>::max());
-    if (ns < -9.2e18) return Duration(std::numeric_limits<int64_t>::min());
-    return Duration(static_cast<int64_t>(ns));
+    const double ns = s * 1e9;
+    if (!(ns < 9.2e18)) return Max();  // also NaN and +inf
+    if (ns <= -9.2e18) return Min();
+    return Duration(std::llround(ns));
   }
   static constexpr Duration Zero() { return Duration(0); }
   static constexpr Duration Max() { return Duration(std::numeric_limits<int64_t>::max()); }
+  static constexpr Duration Min() { return Duration(std::numeric_limits<int64_t>::min()); }
+  // Beyond half the representable range (2^62 ns, about 146 years): the result of an overflow
+  // (or of arithmetic on one), not a real time.
+  constexpr bool IsSaturated() const { return ns_ >= kHalfRange || ns_ <= -kHalfRange; }
 
   constexpr int64_t ToNanos() const { return ns_; }
   constexpr double ToSeconds() const { return static_cast<double>(ns_) * 1e-9; }
   constexpr double ToMillis() const { return static_cast<double>(ns_) * 1e-6; }
   constexpr double ToMicros() const { return static_cast<double>(ns_) * 1e-3; }
 
-  constexpr Duration operator+(Duration o) const { return Duration(ns_ + o.ns_); }
-  constexpr Duration operator-(Duration o) const { return Duration(ns_ - o.ns_); }
-  constexpr Duration& operator+=(Duration o) {
-    ns_ += o.ns_;
-    return *this;
+  constexpr Duration operator+(Duration o) const { return Duration(SaturatingAdd(ns_, o.ns_)); }
+  constexpr Duration operator-(Duration o) const { return Duration(SaturatingSub(ns_, o.ns_)); }
+  constexpr Duration& operator+=(Duration o) { return *this = *this + o; }
+  constexpr Duration& operator-=(Duration o) { return *this = *this - o; }
+  constexpr Duration operator*(int64_t k) const {
+    int64_t out = 0;
+    if (!__builtin_mul_overflow(ns_, k, &out)) return Duration(out);
+    return (ns_ < 0) == (k < 0) ? Max() : Min();
   }
-  constexpr Duration& operator-=(Duration o) {
-    ns_ -= o.ns_;
-    return *this;
-  }
-  constexpr Duration operator*(int64_t k) const { return Duration(ns_ * k); }
   Duration operator*(double k) const { return FromSeconds(ToSeconds() * k); }
   constexpr double operator/(Duration o) const {
     return static_cast<double>(ns_) / static_cast<double>(o.ns_);
@@ -61,6 +69,17 @@ class Duration {
 
  private:
   constexpr explicit Duration(int64_t ns) : ns_(ns) {}
+  static constexpr int64_t kHalfRange = int64_t{1} << 62;
+  static constexpr int64_t SaturatingAdd(int64_t a, int64_t b) {
+    int64_t out = 0;
+    if (!__builtin_add_overflow(a, b, &out)) return out;
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  static constexpr int64_t SaturatingSub(int64_t a, int64_t b) {
+    int64_t out = 0;
+    if (!__builtin_sub_overflow(a, b, &out)) return out;
+    return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
   int64_t ns_ = 0;
 };
 

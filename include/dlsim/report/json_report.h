@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "dlsim/core/result.h"
+#include "dlsim/core/units.h"
 
 namespace dlsim::report {
 
@@ -35,6 +36,10 @@ double RoundSignificant(double v, int digits);
 // `j` as text: doubles rounded with RoundSignificant(v, digits), 2-space indent, trailing
 // newline. Never throws.
 std::string DumpDeterministic(const nlohmann::ordered_json& j, int digits = kReportDigits);
+
+// A byte count as an exact JSON integer (rounded to the nearest byte; clamped to int64), so
+// 80 GiB reads 85899345920, not the 9-digit float 85899345900.0.
+int64_t JsonBytes(Bytes b);
 
 class JsonReport {
  public:
