@@ -60,9 +60,9 @@ void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--csv", args->csv_path, "Write every simulated candidate to this CSV file");
   cmd->add_option("--write-best", args->best_path, "Write the best layout as a scenario for 'dlsim train'");
   cmd->add_option("--threads", args->threads, "Worker threads per process (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096).description("0 (all cores) to 4096"));
   cmd->add_option("--top", args->top, "Rows of the top table (default: search.top_k, 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 100000).description("1 to 100000"));
   cmd->add_flag("--no-dominance", args->no_dominance,
                 "Simulate heavier recompute modes even when a lighter fits");
   cmd->add_flag("--quiet", *quiet, "No progress bar");

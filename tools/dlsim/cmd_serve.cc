@@ -1,5 +1,6 @@
 // dlsim serve FILE [--json] [--trace OUT.json] [--check] [--capacity [--target 0.9]]
 // Argument parsing only; the command is app::RunServeCommand (docs/serving.md).
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -18,7 +19,12 @@ void AddServeCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--capacity", args->capacity,
                 "Search the highest arrival rate per replica meeting the SLO target");
   cmd->add_option("--target", args->target, "SLO attainment target of --capacity (default 0.9)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const double x = std::strtod(v.c_str(), nullptr);
+            return x > 0 && x <= 1 ? std::string() : "expected a number in (0, 1], found '" + v + "'";
+          },
+          "in (0, 1]"));
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON of the iterations");
   cmd->callback([args, &global] { Exit(app::RunServeCommand(*args, global, std::cout, std::cerr)); });
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dlsim/core/strings.h"
 
 namespace dlsim::cli {
 
@@ -19,9 +20,37 @@ void Exit(int code) {
 
 }  // namespace dlsim::cli
 
+namespace {
+
+// The names of the commands, for "unknown command" messages.
+std::vector<std::string> CommandNames(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+// A command-line error: the message, a hint where one helps, and exit code 2 (app::kExitUsage).
+int UsageError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::string message = e.what();
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (argc < 2) {
+    message = "give a command; commands: " + dlsim::Join(CommandNames(app), ", ");
+  } else if (!first.empty() && first[0] != '-' && app.get_subcommands().empty()) {
+    message = dlsim::UnknownNameMessage("command", first, CommandNames(app));
+  }
+  const std::vector<CLI::App*> parsed = app.get_subcommands();
+  const std::string help = parsed.empty() ? "dlsim --help" : "dlsim " + parsed[0]->get_name() + " --help";
+  fmt::print(stderr, "dlsim: {}\nRun '{}' for the options.\n", message, help);
+  return dlsim::app::kExitUsage;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"dlsim: a data-aware simulator and planner for deep-learning training and serving"};
   app.require_subcommand(1);
+  app.fallthrough();  // options of dlsim itself (--catalog) may also follow the command name
   app.set_help_all_flag("--help-all", "Show help for every command");
   dlsim::cli::GlobalOptions global;
   app.add_option("--catalog", global.catalog_files,
@@ -36,6 +65,16 @@ int main(int argc, char** argv) {
   dlsim::cli::AddPlanCommand(app, global);
   dlsim::cli::AddValidateCommand(app, global);
   dlsim::cli::AddReproCommand(app, global);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {  // a command's own exit code (app::ExitCode)
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    return UsageError(app, e, argc, argv);
+  }
   return 0;
 }

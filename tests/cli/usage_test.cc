@@ -1,0 +1,69 @@
+// Command-line errors (issue 18): every one exits 2 (app::kExitUsage) with a message that says what
+// was wrong and where to look, never a CLI11 internal code (105, 106, 109, ...).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/run_dlsim.h"
+
+namespace dlsim {
+namespace {
+
+using testing::Outcome;
+using testing::RunDlsim;
+
+struct UsageCase {
+  const char* args;
+  const char* message;  // a part of the message
+};
+
+class UsageTest : public ::testing::TestWithParam<UsageCase> {};
+
+TEST_P(UsageTest, ExitsTwoWithAMessage) {
+  const Outcome r = RunDlsim(GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(GetParam().message), std::string::npos) << r.output;
+}
+
+const std::string kPlan = std::string(DLSIM_DATA_DIR) + "/scenarios/plan_nemo_llama2-7b_8gpu.yaml";
+const std::string kServe = std::string(DLSIM_DATA_DIR) + "/scenarios/serve_llama2_7b_a100_vllm.yaml";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, UsageTest,
+    ::testing::Values(UsageCase{"", "give a command; commands: version, catalog, list, train"},
+                      UsageCase{"bogus", "unknown command 'bogus'; known: version, catalog"},
+                      UsageCase{"trian --default", "unknown command 'trian' (did you mean 'train'?)"},
+                      UsageCase{"train --bogus", "The following argument was not expected: --bogus"},
+                      UsageCase{"train --bogus", "Run 'dlsim train --help' for the options."},
+                      UsageCase{"train", "give a scenario FILE or --default"},
+                      UsageCase{"serve", "FILE is required"},
+                      UsageCase{"--catalog /nonexistent.yaml train --default",
+                                "File does not exist: /nonexistent.yaml"}));
+
+// Values outside a flag's range name the range in words, not a 309-digit double.
+TEST(UsageRanges, FlagRangesAreReadable) {
+  Outcome threads = RunDlsim("plan " + kPlan + " --threads -1");
+  EXPECT_EQ(threads.exit_code, 2);
+  EXPECT_NE(threads.output.find("not in range 0 to 4096"), std::string::npos) << threads.output;
+  EXPECT_LT(threads.output.size(), 300u) << threads.output;
+  Outcome top = RunDlsim("plan " + kPlan + " --top 0");
+  EXPECT_EQ(top.exit_code, 2) << top.output;
+  for (const char* bad : {"nan", "0", "1.5", "-0.1", "abc"}) {
+    Outcome target = RunDlsim("serve " + kServe + " --capacity --target " + bad);
+    EXPECT_EQ(target.exit_code, 2) << bad << ": " << target.output;
+    EXPECT_NE(target.output.find("expected a number in (0, 1]"), std::string::npos) << target.output;
+  }
+}
+
+// --catalog is an option of dlsim itself; it is also accepted after the command name.
+TEST(UsageRanges, CatalogMayFollowTheCommand) {
+  const std::string gpu = std::string(DLSIM_DATA_DIR) + "/../docs/examples/my-gpu.yaml";
+  Outcome before = RunDlsim("--catalog " + gpu + " catalog show my-gpu-96gb");
+  Outcome after = RunDlsim("catalog show my-gpu-96gb --catalog " + gpu);
+  EXPECT_EQ(before.exit_code, 0) << before.output;
+  EXPECT_EQ(after.exit_code, 0) << after.output;
+  EXPECT_EQ(before.output, after.output);
+}
+
+}  // namespace
+}  // namespace dlsim
