@@ -23,14 +23,24 @@ int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const
   return kExitOk;
 }
 
+// A serving trace holds a span per iteration (about 3 KB per request); say so before a big one.
+constexpr int64_t kTraceWarnRequests = 100000;
+
+// Says on `err` where the trace went.
 Result<serve::ServeResult> SimulateWithTrace(const serve::ServeOptions& options,
                                              const serve::ServeEnvironment& env,
-                                             const serve::IterationCostModel& cost, const std::string& path) {
+                                             const serve::IterationCostModel& cost, const ServeArgs& args,
+                                             std::ostream& err) {
   const report::RunInfo run{options.name, "serve", {{"seed", static_cast<int64_t>(options.workload.seed)}}};
-  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(path, run));
+  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(args.trace_path, run, {args.file}));
+  if (trace && options.workload.requests > kTraceWarnRequests)
+    err << "dlsim serve: warning: tracing " << options.workload.requests
+        << " requests writes about 3 KB per request to " << args.trace_path << "\n";
   DLSIM_ASSIGN_OR_RETURN(serve::ServeResult r, serve::Simulate(options, cost, env.schedulers, env.routers,
                                                                trace ? trace->sink() : nullptr));
-  if (trace) DLSIM_RETURN_IF_ERROR(trace->Finish());
+  if (!trace) return r;
+  DLSIM_RETURN_IF_ERROR(trace->Finish());
+  err << trace->Summary() << "\n";
   return r;
 }
 
@@ -51,7 +61,7 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
   auto cost = serve::MakeCostModel(*options, **env);
   if (!cost.ok()) return ReportError("serve", cost.error(), err);
   if (args.capacity) return RunCapacity(args, *options, **env, **cost, out, err);
-  auto result = SimulateWithTrace(*options, **env, **cost, args.trace_path);
+  auto result = SimulateWithTrace(*options, **env, **cost, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
   if (args.json) {
     out << report::DumpDeterministic(ServeJson(*result));

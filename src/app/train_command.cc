@@ -21,12 +21,17 @@ Result<train::TrainOptions> LoadScenario(const TrainArgs& args, const catalog::C
 }
 
 // Simulates with the trace (if any) attached; the trace is finished before the result returns.
+// Says on `err` where the trace went.
 Result<train::StepResult> SimulateWithTrace(const train::TrainOptions& options,
-                                            const catalog::Catalogs& catalogs, const std::string& path) {
-  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(path, {options.model.name, "train"}));
+                                            const catalog::Catalogs& catalogs, const TrainArgs& args,
+                                            std::ostream& err) {
+  DLSIM_ASSIGN_OR_RETURN(
+      auto trace, report::TraceFile::Open(args.trace_path, {options.model.name, "train"}, {args.file}));
   DLSIM_ASSIGN_OR_RETURN(train::StepResult r,
                          train::Simulate(options, catalogs, trace ? trace->sink() : nullptr));
-  if (trace) DLSIM_RETURN_IF_ERROR(trace->Finish());
+  if (!trace) return r;
+  DLSIM_RETURN_IF_ERROR(trace->Finish());
+  err << trace->Summary() << "\n";
   return r;
 }
 
@@ -45,7 +50,7 @@ int RunTrainCommand(const TrainArgs& args, const CommonArgs& common, std::ostrea
     out << "ok: " << io::SummarizeTrainOptions(*options) << "\n";
     return kExitOk;
   }
-  Result<train::StepResult> r = SimulateWithTrace(*options, *catalogs, args.trace_path);
+  Result<train::StepResult> r = SimulateWithTrace(*options, *catalogs, args, err);
   if (!r.ok()) return ReportError("train", r.error(), err);
   const Bytes capacity = (*catalogs->hardware.FindGpu(options->hardware.gpu))->hbm_capacity;
   if (args.json) {

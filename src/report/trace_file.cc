@@ -1,9 +1,20 @@
 #include "dlsim/report/trace_file.h"
 
+#include <filesystem>
+
+#include "dlsim/report/format.h"
+
 namespace dlsim::report {
 
-Result<std::unique_ptr<TraceFile>> TraceFile::Open(const std::string& path, const RunInfo& run) {
+Result<std::unique_ptr<TraceFile>> TraceFile::Open(const std::string& path, const RunInfo& run,
+                                                   const std::vector<std::string>& inputs) {
   if (path.empty()) return std::unique_ptr<TraceFile>();
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!in.empty() && std::filesystem::equivalent(path, in, ec))
+      return Error::InvalidArgument("--trace " + path + " is the input file " + in +
+                                    "; writing the trace would overwrite it (give another path)");
+  }
   std::unique_ptr<TraceFile> t(new TraceFile(path));
   if (!t->file_) return Error::InvalidArgument("cannot write the trace file '" + path + "'");
   DLSIM_RETURN_IF_ERROR(t->sink_.Begin(run));
@@ -17,6 +28,14 @@ TraceFile::~TraceFile() {
 Status TraceFile::Finish() {
   finished_ = true;
   return sink_.Finish();
+}
+
+std::string TraceFile::Summary() const {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path_, ec);
+  return "trace: " + path_ + " (" + std::to_string(sink_.events_written()) + " events, " +
+         (ec ? std::string("size unknown") : FormatBytes(Bytes(static_cast<double>(bytes)))) +
+         "); open it in ui.perfetto.dev";
 }
 
 }  // namespace dlsim::report

@@ -175,6 +175,26 @@ TEST(TrainCliTest, InfeasibleIsAResultWithExitCodeThree) {
   EXPECT_EQ(RunDlsim("train --default").exit_code, 0);
 }
 
+// Issue 18: --trace says where it wrote, and refuses to overwrite the scenario it traces.
+TEST(TrainCliTest, TraceSaysWhereAndNeverOverwritesItsInput) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "dlsim_trace_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string scenario = (dir / "s.yaml").string();
+  std::filesystem::copy_file(std::string(DLSIM_DATA_DIR) + "/scenarios/default_train.yaml", scenario,
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto size = std::filesystem::file_size(scenario);
+  Outcome self = RunDlsim("train " + scenario + " --trace " + scenario);
+  EXPECT_EQ(self.exit_code, 1) << self.output;
+  EXPECT_NE(self.output.find("would overwrite it"), std::string::npos) << self.output;
+  EXPECT_EQ(std::filesystem::file_size(scenario), size);  // untouched
+  const std::string trace = (dir / "t.json").string();
+  Outcome ok = RunDlsim("train " + scenario + " --trace " + trace);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("trace: " + trace + " ("), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("ui.perfetto.dev"), std::string::npos) << ok.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TrainCliTest, DefaultScenarioChecks) {
   Outcome r = RunDlsim("train --default --check");
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dlsim/core/result.h"
 #include "dlsim/report/chrome_trace_sink.h"
@@ -21,8 +22,10 @@ namespace dlsim::report {
 class TraceFile {
  public:
   // Opens `path` and writes the opening of the document. Returns null when `path` is empty
-  // (no trace wanted). Error (kInvalidArgument): the file cannot be written.
-  static Result<std::unique_ptr<TraceFile>> Open(const std::string& path, const RunInfo& run);
+  // (no trace wanted). Error (kInvalidArgument): `path` is one of `inputs` (the trace would
+  // overwrite the scenario it traces), or the file cannot be written.
+  static Result<std::unique_ptr<TraceFile>> Open(const std::string& path, const RunInfo& run,
+                                                 const std::vector<std::string>& inputs = {});
 
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
@@ -31,10 +34,13 @@ class TraceFile {
   Sink* sink() { return &sink_; }
   // Writes the closing of the document. Error: any write failed.
   Status Finish();
+  // "trace: PATH (N events, 1.2 MB); open it in ui.perfetto.dev", after Finish().
+  std::string Summary() const;
 
  private:
-  explicit TraceFile(const std::string& path) : file_(path, std::ios::binary), sink_(file_) {}
+  explicit TraceFile(const std::string& path) : path_(path), file_(path, std::ios::binary), sink_(file_) {}
 
+  std::string path_;
   std::ofstream file_;
   ChromeTraceSink sink_;
   bool finished_ = false;
