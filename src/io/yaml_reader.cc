@@ -114,9 +114,11 @@ std::string ExpectedNumber(const Range& r, bool integral) {
   std::string noun = integral ? "integer" : "number";
   if (unbounded_above && positive) return "a positive " + noun;
   if (unbounded_above && non_negative) return "a non-negative " + noun;
-  if (std::isfinite(r.min) && !unbounded_above)
-    return (integral ? "an integer in " : "a number in ") + RangeText(r, integral);
-  return integral ? "an integer" : "a number";
+  const std::string range = RangeText(r, integral);
+  if (range.empty()) return integral ? "an integer" : "a number";
+  if (std::isfinite(r.min) && !unbounded_above && !r.min_exclusive)
+    return (integral ? "an integer in " : "a number in ") + range;
+  return (integral ? "an integer " : "a number ") + range;  // e.g. "a number >= 1"
 }
 
 std::string Mismatch(std::string_view expected, const YAML::Node& found, std::string_view allowed) {
@@ -150,15 +152,24 @@ std::optional<double> ParseReal(const YAML::Node& n) {
 template <typename T>
 std::variant<T, std::string> Convert(const YAML::Node& n, const Range& r);
 
+// `r` narrowed to what Int holds, so a value just over 2^31 names the real upper limit.
 template <typename Int>
-std::variant<Int, std::string> ConvertInteger(const YAML::Node& n, const Range& r) {
-  const std::string expected = ExpectedNumber(r, true);
+Range IntegerRange(Range r) {
+  r.max = std::min(r.max, static_cast<double>(std::numeric_limits<Int>::max()));
+  if (!r.min_exclusive) r.min = std::max(r.min, static_cast<double>(std::numeric_limits<Int>::min()));
+  return r;
+}
+
+template <typename Int>
+std::variant<Int, std::string> ConvertInteger(const YAML::Node& n, const Range& given) {
+  const Range r = IntegerRange<Int>(given);
   std::optional<long long> v = ParseInteger(n);
-  if (!v || *v < std::numeric_limits<Int>::min() || *v > std::numeric_limits<Int>::max() ||
-      !r.Contains(static_cast<double>(*v))) {
-    return Mismatch(expected, n, RangeText(r, true));
-  }
-  return static_cast<Int>(*v);
+  if (v && r.Contains(static_cast<double>(*v))) return static_cast<Int>(*v);
+  // The allowed range is worth printing when the key has one, or when the value is a number
+  // beyond what the integer holds (99999999999 for an int).
+  const bool numeric = v || ParseReal(n);
+  const bool bounded = std::isfinite(given.min) || std::isfinite(given.max);
+  return Mismatch(ExpectedNumber(given, true), n, bounded || numeric ? RangeText(r, true) : "");
 }
 
 template <>
@@ -179,8 +190,8 @@ template <>
 std::variant<bool, std::string> Convert<bool>(const YAML::Node& n, const Range&) {
   if (n.IsScalar() && !IsQuoted(n)) {
     const std::string& s = n.Scalar();
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
+    if (s == "true") return true;  // docs/scenario-format.md: booleans are exactly true or false
+    if (s == "false") return false;
   }
   return Mismatch("true or false", n, "true, false");
 }

@@ -53,18 +53,23 @@ TEST(YamlReaderTest, TypeErrorNamesFileLineColumnPathAndFound) {
     r.Section("sub").Get<int>("tp", 1, Range::Positive());
     r.Section("sub").Finish();
   });
-  EXPECT_EQ(e, "t.yaml:3:7: sub.tp: expected a positive integer, found 'four'; allowed: >= 1");
+  EXPECT_EQ(e, "t.yaml:3:7: sub.tp: expected a positive integer, found 'four'; allowed: 1..2147483647");
 }
 
 TEST(YamlReaderTest, RangeAndFloatErrors) {
   EXPECT_EQ(ErrorsAfter("n: -2\n", [](MapReader& r) { r.Get<int>("n", 1, Range::AtLeast(1)); }),
-            "t.yaml:1:4: n: expected a positive integer, found '-2'; allowed: >= 1");
+            "t.yaml:1:4: n: expected a positive integer, found '-2'; allowed: 1..2147483647");
   EXPECT_EQ(ErrorsAfter("n: 1.5\n", [](MapReader& r) { r.Get<int>("n", 1, Range::NonNegative()); }),
-            "t.yaml:1:4: n: expected a non-negative integer, found '1.5'; allowed: >= 0");
+            "t.yaml:1:4: n: expected a non-negative integer, found '1.5'; allowed: 0..2147483647");
   EXPECT_EQ(ErrorsAfter("z: 4\n", [](MapReader& r) { r.Get<int>("z", 0, Range::Between(0, 3)); }),
             "t.yaml:1:4: z: expected an integer in 0..3, found '4'; allowed: 0..3");
+  // Issue 18: a value just over the integer's limit names the limit, not just ">= 1".
+  EXPECT_EQ(ErrorsAfter("n: 2147483648\n", [](MapReader& r) { r.Get<int>("n", 1, Range::Positive()); }),
+            "t.yaml:1:4: n: expected a positive integer, found '2147483648'; allowed: 1..2147483647");
+  EXPECT_EQ(ErrorsAfter("x: 0.5\n", [](MapReader& r) { r.Get<double>("x", 1, Range::AtLeast(1)); }),
+            "t.yaml:1:4: x: expected a number >= 1, found '0.5'; allowed: >= 1");
   EXPECT_EQ(ErrorsAfter("n: 99999999999\n", [](MapReader& r) { r.Get<int>("n", 0); }),
-            "t.yaml:1:4: n: expected an integer, found '99999999999'");
+            "t.yaml:1:4: n: expected an integer, found '99999999999'; allowed: -2147483648..2147483647");
   EXPECT_EQ(ErrorsAfter("n: \"4\"\n", [](MapReader& r) { r.Get<int>("n", 0); }),
             "t.yaml:1:4: n: expected an integer, found '4' (a quoted string)");
   EXPECT_EQ(ErrorsAfter("g: .nan\n", [](MapReader& r) { r.Get<double>("g", 0, Range::Positive()); }),
@@ -74,13 +79,17 @@ TEST(YamlReaderTest, RangeAndFloatErrors) {
 TEST(YamlReaderTest, BoolStringAndListErrors) {
   EXPECT_EQ(ErrorsAfter("b: yes\n", [](MapReader& r) { r.Get<bool>("b", false); }),
             "t.yaml:1:4: b: expected true or false, found 'yes'; allowed: true, false");
+  // Issue 18: the docs say exactly true or false; YAML 1.1 spellings are rejected too.
+  for (const char* b : {"True", "TRUE", "False", "on", "y"})
+    EXPECT_EQ(ErrorsAfter(std::string("b: ") + b + "\n", [](MapReader& r) { r.Get<bool>("b", false); }),
+              std::string("t.yaml:1:4: b: expected true or false, found '") + b + "'; allowed: true, false");
   EXPECT_EQ(ErrorsAfter("s: [1]\n", [](MapReader& r) { r.Get<std::string>("s", ""); }),
             "t.yaml:1:4: s: expected a string, found a list");
   EXPECT_EQ(ErrorsAfter("l: 3\n", [](MapReader& r) { (void)r.FindList<int>("l"); }),
             "t.yaml:1:4: l: expected a list of integers such as [1, 2], found '3'");
   EXPECT_EQ(
       ErrorsAfter("l: [1, x, 2]\n", [](MapReader& r) { (void)r.FindList<int>("l", Range::Positive()); }),
-      "t.yaml:1:8: l[1]: expected a positive integer, found 'x'; allowed: >= 1");
+      "t.yaml:1:8: l[1]: expected a positive integer, found 'x'; allowed: 1..2147483647");
   EXPECT_EQ(ErrorsAfter("n:\n", [](MapReader& r) { r.Get<int>("n", 0); }).find("found nothing"),
             std::string("t.yaml:1:3: n: expected an integer, ").size());
 }
