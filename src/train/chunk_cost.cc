@@ -14,6 +14,223 @@ constexpr double kActBytes = 2.0;  // bf16/fp16 activations
 
 Duration MaxZero(Duration d) { return d > Duration::Zero() ? d : Duration::Zero(); }
 
+// What one PriceOps call prices against: the scenario, the GPU, the parallel widths and the load of one GPU.
+struct Pricing {
+  const TrainOptions& o;
+  const StepContext& ctx;
+  const data::Load& load;
+  int t, cp;          // tensor- and context-parallel sizes
+  bool sp, layer;     // sequence parallelism; pricing a transformer layer (not the embedding or the head)
+  double tokens;      // tokens through one GPU's GEMMs
+  hw::DType gemm_dt;  // GEMM precision
+  hw::DType act_dt;   // attention precision (bf16 under fp8 training)
+};
+
+// The pricing inputs of `load` on one GPU of `plan`.
+Pricing PricingOf(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                  const data::Load& load, bool layer) {
+  const hw::DType gemm_dt = o.training.precision;
+  const hw::DType act_dt = gemm_dt == hw::DType::kFp8 ? hw::DType::kBf16 : gemm_dt;
+  return {.o = o,
+          .ctx = ctx,
+          .load = load,
+          .t = plan.tp,
+          .cp = plan.cp,
+          .sp = plan.sequence_parallel,
+          .layer = layer,
+          .tokens = static_cast<double>(load.tokens),
+          .gemm_dt = gemm_dt,
+          .act_dt = act_dt};
+}
+
+// The cost of one operator on one GPU.
+struct OpCost {
+  Duration fwd, bwd;
+  Duration recompute;  // forward time re-run in the backward (selective recomputation)
+  double saved = 0;    // bytes kept for the backward
+  Flops flops;         // what the operator adds to the layer's forward FLOPs
+};
+
+// Running sums over the operators of one PriceOps call, which communication overlaps with.
+struct OverlapSums {
+  Duration gemm_fwd, attn_fwd, attn_bwd;
+  Flops attn_flops;  // core-attention forward FLOPs so far
+};
+
+// One GEMM with its weight split over the TP ranks: forward, and the backward's data and weight gradients.
+OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
+  const cost::ComputeModel& cm = *p.ctx.compute;
+  const int t = p.t;
+  const int64_t T = p.load.tokens;
+  int64_t n = op.n, k = op.k;
+  if (op.shard == Shard::kColumn) n = (n + t - 1) / t;
+  if (op.shard == Shard::kRow) k = (k + t - 1) / t;
+  OpCost c;
+  c.fwd = cm.Gemm({T, n, k, 1}, p.gemm_dt);
+  c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) + cm.Gemm({k, n, T, 1}, p.gemm_dt);
+  sums.gemm_fwd += c.fwd;
+  c.flops = Flops(2.0 * p.tokens * n * k);
+  c.saved = op.saved_bytes_per_token * p.tokens / (op.shard == Shard::kColumn && !p.sp ? 1 : t);
+  // FP8 training (Transformer Engine) keeps the fp8-cast GEMM input for the weight
+  // gradient: one byte per element instead of two.
+  if (p.gemm_dt == hw::DType::kFp8) c.saved *= 0.5;
+  return c;
+}
+
+// Adds one block of Megatron-2021 core attention to `c`: batched QK^T and AV GEMMs over the full score
+// matrix, fused scale-mask-softmax and dropout as memory-bound kernels.
+void AddUnfusedAttention(const data::AttentionBlock& blk, const Pricing& p, int64_t heads, int64_t d,
+                         OpCost& c, Flops& attn_flops) {
+  const cost::ComputeModel& cm = *p.ctx.compute;
+  const hw::DType act_dt = p.act_dt;
+  const int64_t bh = blk.count * heads, sq = blk.seq_q, sk = blk.seq_kv;
+  const double scores = static_cast<double>(bh) * sq * sk;
+  const double drop = p.o.model.dropout > 0 ? 1.0 : 0.0;
+  c.fwd += cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sq, d, sk, bh}, act_dt) +
+           cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
+           cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
+  c.bwd += cm.Gemm({sq, d, sk, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
+           cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
+           cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
+           cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
+  attn_flops += Flops(4.0 * scores * d);
+}
+
+// Core attention over every block of the load (FlashAttention or unfused), with its heads split over TP.
+OpCost PriceAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
+  const model::ModelSpec& m = p.o.model;
+  const int64_t heads = std::max<int64_t>(1, m.heads / p.t);
+  const int64_t kv = std::max<int64_t>(1, m.kv_heads / p.t);
+  const int64_t d = m.head_dim();
+  OpCost c;
+  double key_positions = 0;  // sum over queries of keys scored (s^2 tensors when unfused)
+  std::vector<cost::AttentionShape> flash_blocks;
+  for (const data::AttentionBlock& blk : p.load.attention) {
+    if (blk.count <= 0 || blk.seq_q <= 0) continue;
+    if (p.o.training.attention == model::AttentionImpl::kFlash) {
+      flash_blocks.push_back({blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal});
+      sums.attn_flops += flash_blocks.back().ForwardFlops();
+    } else {
+      AddUnfusedAttention(blk, p, heads, d, c, sums.attn_flops);
+    }
+    key_positions += static_cast<double>(blk.count) * blk.seq_q * blk.seq_kv;
+  }
+  // FlashAttention's variable-length kernel runs every document of the load in one launch.
+  if (!flash_blocks.empty()) {
+    c.fwd += p.ctx.compute->AttentionForwardVarlen(flash_blocks, p.act_dt);
+    c.bwd += p.ctx.compute->AttentionBackwardVarlen(flash_blocks, p.act_dt);
+  }
+  sums.attn_fwd += c.fwd;
+  sums.attn_bwd += c.bwd;
+  c.flops = sums.attn_flops;
+  c.saved = op.saved_bytes_per_token * p.tokens / p.t;
+  const Recompute recompute = p.o.parallel.recompute;
+  if (recompute == Recompute::kNone)
+    c.saved += op.saved_bytes_per_token_per_seq / m.heads * heads * key_positions;
+  if (recompute == Recompute::kSelective) c.recompute = c.fwd;
+  return c;
+}
+
+// The cost model's kind of a memory-bound operator's access pattern.
+cost::MemoryKind MemoryKindOf(model::Access access) {
+  return access == model::Access::kNormalization ? cost::MemoryKind::kNormalization
+         : access == model::Access::kGather      ? cost::MemoryKind::kGather
+                                                 : cost::MemoryKind::kElementwise;
+}
+
+// A memory-bound operator (norm, elementwise, gather); its tokens split over TP when sharded or
+// sequence-parallel.
+OpCost PriceMemoryOp(const Op& op, const Pricing& p) {
+  const cost::ComputeModel& cm = *p.ctx.compute;
+  const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && p.sp);
+  const double tok = split ? p.tokens / p.t : p.tokens;
+  const cost::MemoryKind kind = MemoryKindOf(op.access);
+  OpCost c;
+  c.fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
+  c.bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok), kind);
+  c.saved = op.saved_bytes_per_token * tok;
+  return c;
+}
+
+// The cost of one operator of any kind.
+OpCost PriceOp(const Op& op, const Pricing& p, OverlapSums& sums) {
+  switch (op.kind) {
+    case OpKind::kGemm:
+      return PriceGemm(op, p, sums);
+    case OpKind::kAttention:
+      return PriceAttention(op, p, sums);
+    case OpKind::kMemory:
+      return PriceMemoryOp(op, p);
+  }
+  return {};
+}
+
+// Exposed communication of one forward and one backward pass.
+struct PassComm {
+  Duration fwd, bwd;
+};
+
+// Tensor-parallel communication: 2 all-reduces per layer per pass, or 2 all-gathers + 2
+// reduce-scatters under sequence parallelism (Korthikanti et al. 2022, Figure 5), less what GEMM overlap
+// hides.
+PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd) {
+  if (p.t <= 1) return {};
+  const int t = p.t;
+  const StepContext& ctx = p.ctx;
+  const Bytes hidden_bytes(p.tokens * p.o.model.hidden * kActBytes);
+  const net::GroupLayout tpg{t, std::min(t, ctx.gpus_per_node)};
+  const int count = p.layer ? 2 : 1;
+  Duration pass;
+  if (p.sp) {
+    pass = (ctx.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx.fabric) +
+            ctx.comm->Time(net::Collective::kReduceScatter, hidden_bytes, tpg, ctx.fabric)) *
+           int64_t{count};
+  } else {
+    pass = ctx.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx.fabric) * int64_t{count};
+  }
+  // Transformer Engine's userbuffer overlap pipelines GEMM chunks with NVLink transfers; it
+  // only applies when the TP group sits inside one NVLink domain.
+  const bool overlap = p.o.parallel.tp_comm_overlap && t <= ctx.gpus_per_node;
+  const Duration hide = overlap ? gemm_fwd : Duration::Zero();
+  return {MaxZero(pass - hide), MaxZero(pass - hide * int64_t{2})};
+}
+
+// Context parallelism: ring attention passes K and V around the cp ranks (cp - 1 steps),
+// overlapped with the attention of the previous block; the backward also returns dK, dV.
+PassComm RingAttentionComm(const Pricing& p, const OverlapSums& sums) {
+  const int cp = p.cp;
+  if (!(cp > 1 && p.layer && p.load.cp_bytes > Bytes(0))) return {};
+  const int cp_per_node = std::max(1, std::min(cp, p.ctx.gpus_per_node / p.t));
+  const net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
+  const double steps = cp - 1;
+  const Duration step =
+      p.ctx.comm->Time(net::Collective::kSendRecv, p.load.cp_bytes / steps, ring, p.ctx.fabric);
+  return {MaxZero(step * steps - sums.attn_fwd * (steps / cp)),
+          MaxZero(step * (2 * steps) - sums.attn_bwd * (steps / cp))};
+}
+
+// Disaggregated core attention (DistCA): Q out, O back and the needed K/V go to attention
+// servers and back, overlapped with the linear layers of the other nano-batch (ping-pong).
+PassComm AttentionServerComm(const Pricing& p, Duration gemm_fwd) {
+  if (!(p.layer && p.load.attention_server_bytes > Bytes(0))) return {};
+  const net::GroupLayout pair{2, 1};
+  const Duration ship =
+      p.ctx.comm->Time(net::Collective::kSendRecv, p.load.attention_server_bytes, pair, p.ctx.fabric);
+  return {MaxZero(ship - gemm_fwd * 0.5), MaxZero(ship * int64_t{2} - gemm_fwd)};
+}
+
+// Raises a layer's pass times to the host's launch time: a layer cannot run faster than the framework issues
+// its kernels (forward: the host time, backward: twice as many kernels).
+void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
+  const Duration host = p.ctx.layer_host_time;
+  if (!(p.layer && host > Duration::Zero())) return;
+  auto floor = [](TaskCost& c, Duration f) {
+    if (c.Total() < f) c.compute += f - c.Total();
+  };
+  floor(fwd, host);
+  floor(bwd, host * int64_t{2});
+}
+
 }  // namespace
 
 data::Load UniformLoad(const ParallelPlan& plan, bool causal) {
@@ -101,150 +318,35 @@ Bytes ChunkCostModel::QBytesPerToken() const {
 
 ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, const data::Load& load,
                                                    bool layer) const {
-  const auto& m = o_.model;
-  const int t = plan_.tp, cp = plan_.cp;
-  const bool sp = plan_.sequence_parallel;
-  const double tokens = static_cast<double>(load.tokens);  // tokens through one GPU's GEMMs
-  const int64_t T = load.tokens;
-  const hw::DType gemm_dt = o_.training.precision;
-  const hw::DType act_dt = gemm_dt == hw::DType::kFp8 ? hw::DType::kBf16 : gemm_dt;
-  const cost::ComputeModel& cm = *ctx_.compute;
+  const Pricing p = PricingOf(o_, plan_, ctx_, load, layer);
   LayerCost lc;
-  Duration gemm_fwd, attn_fwd, attn_bwd;
-  Flops attn_flops;
+  OverlapSums sums;
   for (const Op& op : ops) {
-    Duration fwd, bwd;
-    double saved = 0;
-    switch (op.kind) {
-      case OpKind::kGemm: {
-        int64_t n = op.n, k = op.k;
-        if (op.shard == Shard::kColumn) n = (n + t - 1) / t;
-        if (op.shard == Shard::kRow) k = (k + t - 1) / t;
-        fwd = cm.Gemm({T, n, k, 1}, gemm_dt);
-        bwd = cm.Gemm({T, k, n, 1}, gemm_dt) + cm.Gemm({k, n, T, 1}, gemm_dt);
-        gemm_fwd += fwd;
-        lc.fwd_flops += Flops(2.0 * tokens * n * k);
-        saved = op.saved_bytes_per_token * tokens / (op.shard == Shard::kColumn && !sp ? 1 : t);
-        // FP8 training (Transformer Engine) keeps the fp8-cast GEMM input for the weight
-        // gradient: one byte per element instead of two.
-        if (gemm_dt == hw::DType::kFp8) saved *= 0.5;
-        break;
-      }
-      case OpKind::kAttention: {
-        const int64_t heads = std::max<int64_t>(1, m.heads / t);
-        const int64_t kv = std::max<int64_t>(1, m.kv_heads / t);
-        const int64_t d = m.head_dim();
-        double key_positions = 0;  // sum over queries of keys scored (s^2 tensors when unfused)
-        std::vector<cost::AttentionShape> flash_blocks;
-        for (const data::AttentionBlock& blk : load.attention) {
-          if (blk.count <= 0 || blk.seq_q <= 0) continue;
-          if (o_.training.attention == model::AttentionImpl::kFlash) {
-            flash_blocks.push_back({blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal});
-            attn_flops += flash_blocks.back().ForwardFlops();
-          } else {
-            // Megatron-2021 core attention: batched QK^T and AV GEMMs over the full score
-            // matrix, fused scale-mask-softmax and dropout as memory-bound kernels.
-            const int64_t bh = blk.count * heads, sq = blk.seq_q, sk = blk.seq_kv;
-            const double scores = static_cast<double>(bh) * sq * sk;
-            const double drop = m.dropout > 0 ? 1.0 : 0.0;
-            fwd += cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sq, d, sk, bh}, act_dt) +
-                   cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
-                   cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-            bwd += cm.Gemm({sq, d, sk, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
-                   cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
-                   cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
-                   cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-            attn_flops += Flops(4.0 * scores * d);
-          }
-          key_positions += static_cast<double>(blk.count) * blk.seq_q * blk.seq_kv;
-        }
-        // FlashAttention's variable-length kernel runs every document of the load in one launch.
-        if (!flash_blocks.empty()) {
-          fwd += cm.AttentionForwardVarlen(flash_blocks, act_dt);
-          bwd += cm.AttentionBackwardVarlen(flash_blocks, act_dt);
-        }
-        attn_fwd += fwd;
-        attn_bwd += bwd;
-        lc.fwd_flops += attn_flops;
-        saved = op.saved_bytes_per_token * tokens / t;
-        if (o_.parallel.recompute == Recompute::kNone)
-          saved += op.saved_bytes_per_token_per_seq / m.heads * heads * key_positions;
-        if (o_.parallel.recompute == Recompute::kSelective) lc.recompute += fwd;
-        break;
-      }
-      case OpKind::kMemory: {
-        const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && sp);
-        const double tok = split ? tokens / t : tokens;
-        const cost::MemoryKind kind = op.access == model::Access::kNormalization
-                                          ? cost::MemoryKind::kNormalization
-                                      : op.access == model::Access::kGather ? cost::MemoryKind::kGather
-                                                                            : cost::MemoryKind::kElementwise;
-        fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
-        bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok), kind);
-        saved = op.saved_bytes_per_token * tok;
-        break;
-      }
-    }
-    lc.fwd.compute += fwd;
-    lc.bwd.compute += bwd;
-    lc.saved += Bytes(saved);
+    const OpCost c = PriceOp(op, p, sums);
+    lc.fwd.compute += c.fwd;
+    lc.bwd.compute += c.bwd;
+    lc.saved += Bytes(c.saved);
+    lc.fwd_flops += c.flops;
+    lc.recompute += c.recompute;
   }
-  // Tensor-parallel communication: 2 all-reduces per layer per pass, or 2 all-gathers + 2
-  // reduce-scatters under sequence parallelism (Korthikanti et al. 2022, Figure 5).
-  const Bytes hidden_bytes(tokens * m.hidden * kActBytes);
-  if (t > 1) {
-    net::GroupLayout tpg{t, std::min(t, ctx_.gpus_per_node)};
-    Duration pass;
-    const int count = layer ? 2 : 1;
-    if (sp) {
-      pass = (ctx_.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx_.fabric) +
-              ctx_.comm->Time(net::Collective::kReduceScatter, hidden_bytes, tpg, ctx_.fabric)) *
-             int64_t{count};
-    } else {
-      pass = ctx_.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx_.fabric) * int64_t{count};
-    }
-    // Transformer Engine's userbuffer overlap pipelines GEMM chunks with NVLink transfers; it
-    // only applies when the TP group sits inside one NVLink domain.
-    const bool overlap = o_.parallel.tp_comm_overlap && t <= ctx_.gpus_per_node;
-    Duration hide = overlap ? gemm_fwd : Duration::Zero();
-    lc.fwd.tp_comm = MaxZero(pass - hide);
-    lc.bwd.tp_comm = MaxZero(pass - hide * int64_t{2});
-  }
-  // Context parallelism: ring attention passes K and V around the cp ranks (cp - 1 steps),
-  // overlapped with the attention of the previous block; the backward also returns dK, dV.
-  if (cp > 1 && layer && load.cp_bytes > Bytes(0)) {
-    const int cp_per_node = std::max(1, std::min(cp, ctx_.gpus_per_node / t));
-    net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
-    const double steps = cp - 1;
-    const Duration step =
-        ctx_.comm->Time(net::Collective::kSendRecv, load.cp_bytes / steps, ring, ctx_.fabric);
-    lc.fwd.cp_comm = MaxZero(step * steps - attn_fwd * (steps / cp));
-    lc.bwd.cp_comm = MaxZero(step * (2 * steps) - attn_bwd * (steps / cp));
-  }
-  // Disaggregated core attention (DistCA): Q out, O back and the needed K/V go to attention
-  // servers and back, overlapped with the linear layers of the other nano-batch (ping-pong).
-  if (layer && load.attention_server_bytes > Bytes(0)) {
-    net::GroupLayout pair{2, 1};
-    const Duration ship =
-        ctx_.comm->Time(net::Collective::kSendRecv, load.attention_server_bytes, pair, ctx_.fabric);
-    lc.fwd.cp_comm += MaxZero(ship - gemm_fwd * 0.5);
-    lc.bwd.cp_comm += MaxZero(ship * int64_t{2} - gemm_fwd);
-  }
-  // A layer cannot run faster than the framework issues its kernels: when the GPU work of a
-  // layer is shorter than the host time to launch it (forward: host, backward: twice as
-  // many kernels), the host sets the pace.
-  if (layer && ctx_.layer_host_time > Duration::Zero()) {
-    auto floor = [](TaskCost& c, Duration f) {
-      if (c.Total() < f) c.compute += f - c.Total();
-    };
-    floor(lc.fwd, ctx_.layer_host_time);
-    floor(lc.bwd, ctx_.layer_host_time * int64_t{2});
-  }
+  const PassComm tp = TensorParallelComm(p, sums.gemm_fwd);
+  lc.fwd.tp_comm = tp.fwd;
+  lc.bwd.tp_comm = tp.bwd;
+  const PassComm ring = RingAttentionComm(p, sums), server = AttentionServerComm(p, sums.gemm_fwd);
+  lc.fwd.cp_comm = ring.fwd + server.fwd;
+  lc.bwd.cp_comm = ring.bwd + server.bwd;
+  ApplyHostFloor(p, lc.fwd, lc.bwd);
+  FoldRecompute(lc, p.tokens, sums.attn_flops, layer);
+  return lc;
+}
+
+void ChunkCostModel::FoldRecompute(LayerCost& lc, double tokens, Flops attn_flops, bool layer) const {
   lc.bwd.compute += lc.recompute;
   // Full recomputation re-runs the whole forward (communication included) in the backward
   // and keeps only the layer input.
   if (o_.parallel.recompute == Recompute::kFull && layer) {
-    lc.saved_full_recompute = Bytes(tokens * m.hidden * kActBytes / (sp ? t : 1));
+    const bool sp = plan_.sequence_parallel;
+    lc.saved_full_recompute = Bytes(tokens * o_.model.hidden * kActBytes / (sp ? plan_.tp : 1));
     lc.recompute = lc.fwd.compute;
     lc.bwd.compute += lc.fwd.compute;
     lc.bwd.tp_comm += lc.fwd.tp_comm;
@@ -254,7 +356,6 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     lc.recompute_flops = attn_flops;
   }
   lc.bwd.recompute = lc.recompute;
-  return lc;
 }
 
 ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk) const {

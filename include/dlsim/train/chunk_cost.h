@@ -60,7 +60,12 @@ class ChunkCostModel {
     LayerCost layer, embed, head;
   };
   LoadCosts PriceLoad(const data::Load& load) const;
+  // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
+  // operators, then tensor- and context-parallel communication, the host floor and recomputation.
   LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer) const;
+  // Adds the recomputation mode's re-run forward (`attn_flops` under selective) to the backward of `lc`, and
+  // under full recomputation sizes the kept layer input of `tokens` tokens.
+  void FoldRecompute(LayerCost& lc, double tokens, Flops attn_flops, bool layer) const;
   ChunkCosts Assemble(const LoadCosts& lc, int rank, int chunk) const;
 
   const TrainOptions& o_;
