@@ -84,6 +84,118 @@ std::vector<size_t> ParetoFront(const std::vector<EvaluatedCandidate>& ev,
   return front;
 }
 
+// `count` workers, each with its own simulation context from `make_context`; the first error stops.
+Result<std::vector<Worker>> MakeWorkers(const ContextFactory& make_context, int count) {
+  std::vector<Worker> workers(count);
+  for (Worker& w : workers) {
+    DLSIM_ASSIGN_OR_RETURN(w.ctx, make_context());
+    w.schedules = std::make_unique<train::PipelineScheduleRegistry>("pipeline-schedule");
+    train::RegisterPipelineSchedules(*w.schedules);
+  }
+  return workers;
+}
+
+// The index in `cands` of the scenario's own layout, folded like every candidate; none when it is not there.
+std::optional<size_t> FindBaseline(const train::TrainOptions& base, const PlanOptions& options,
+                                   const MemoryLimits& limits, const std::vector<Candidate>& cands) {
+  PlanOptions own;
+  own.constraints = options.constraints;
+  own.constraints.gpus.clear();
+  own.constraints.gpus_min = own.constraints.gpus_max = 0;
+  Enumeration self = EnumerateCandidates(base, own, limits);
+  if (self.candidates.empty()) return std::nullopt;
+  Candidate c = self.candidates[0];
+  const auto& zeros = options.space.zero;
+  if (c.dp == 1 && !zeros.empty()) c.zero = *std::min_element(zeros.begin(), zeros.end());
+  auto it = std::find(cands.begin(), cands.end(), c);
+  if (it == cands.end()) return std::nullopt;
+  return static_cast<size_t>(it - cands.begin());
+}
+
+// Simulates recompute modes in phases: phase k simulates the k-th lightest recompute mode of every layout
+// none of whose lighter modes fit; the rest of a group is dominated once one mode fits and stays unevaluated.
+void EvaluateLightestFitting(const std::vector<Candidate>& cands, Backend& backend, const EvaluateFn& fn,
+                             const ProgressFn& progress, size_t* done,
+                             std::vector<std::optional<Evaluation>>* evals) {
+  const auto groups = RecomputeGroups(cands);
+  std::vector<size_t> next(groups.size(), 0);
+  std::vector<bool> satisfied(groups.size(), false);
+  for (;;) {
+    std::vector<size_t> batch;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (satisfied[g] || next[g] >= groups[g].size()) continue;
+      batch.push_back(groups[g][next[g]++]);
+    }
+    if (batch.empty()) break;
+    EvaluateBatch(batch, cands, backend, fn, progress, done, cands.size(), evals);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (satisfied[g] || next[g] == 0) continue;
+      const auto& e = (*evals)[groups[g][next[g] - 1]];
+      if (e && e->feasible) satisfied[g] = true;
+    }
+  }
+}
+
+// The evaluation of every candidate of `en`, or under `dominance` of the undominated ones and the baseline
+// (the dominated ones stay empty and are counted in `en`).
+std::vector<std::optional<Evaluation>> EvaluateCandidates(Enumeration& en, std::optional<size_t> base_id,
+                                                          bool dominance, Backend& backend,
+                                                          const EvaluateFn& fn, const ProgressFn& progress) {
+  const std::vector<Candidate>& cands = en.candidates;
+  std::vector<std::optional<Evaluation>> evals(cands.size());
+  size_t done = 0;
+  if (!dominance) {
+    std::vector<size_t> all(cands.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    EvaluateBatch(all, cands, backend, fn, progress, &done, cands.size(), &evals);
+    return evals;
+  }
+  EvaluateLightestFitting(cands, backend, fn, progress, &done, &evals);
+  if (base_id && !evals[*base_id])
+    EvaluateBatch({*base_id}, cands, backend, fn, progress, &done, done + 1, &evals);
+  uint64_t dominated = 0;
+  for (const auto& e : evals) dominated += e ? 0 : 1;
+  en.AddPruned(kPrunedDominated, dominated);
+  return evals;
+}
+
+// The result's counts and every evaluated candidate with its objective and score, the feasible ones listed
+// (unsorted) in `ranking`; `evals` is moved from.
+PlanResult ScoreEvaluations(const train::TrainOptions& base, const Constraints& cons, const Enumeration& en,
+                            std::vector<std::optional<Evaluation>>& evals, std::optional<size_t> base_id) {
+  const std::vector<Candidate>& cands = en.candidates;
+  PlanResult r;
+  r.objective = cons.objective;
+  r.space_size = en.space_size;
+  r.pruned = en.pruned;
+  r.pruned_total = en.PrunedTotal();
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (!evals[i]) continue;
+    EvaluatedCandidate ec{i, cands[i], std::move(*evals[i]), 0, 0};
+    std::tie(ec.objective, ec.score) = ScoreOf(base, cons, ec.candidate, ec.eval);
+    if (base_id && *base_id == i) r.baseline = r.evaluated.size();
+    if (ec.eval.feasible) r.ranking.push_back(r.evaluated.size());
+    r.evaluated.push_back(std::move(ec));
+  }
+  return r;
+}
+
+// Sorts `r.ranking` by score, then finds the baseline's rank and the Pareto fronts over GPUs and memory.
+void RankFeasible(PlanResult& r) {
+  std::sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
+    return std::make_pair(r.evaluated[a].score, a) < std::make_pair(r.evaluated[b].score, b);
+  });
+  if (r.baseline) {
+    auto it = std::find(r.ranking.begin(), r.ranking.end(), *r.baseline);
+    if (it != r.ranking.end()) r.baseline_rank = static_cast<size_t>(it - r.ranking.begin()) + 1;
+  }
+  r.pareto_gpus = ParetoFront(r.evaluated, r.ranking, [](const EvaluatedCandidate& e) {
+    return static_cast<double>(e.candidate.gpus);
+  });
+  r.pareto_memory = ParetoFront(r.evaluated, r.ranking,
+                                [](const EvaluatedCandidate& e) { return e.eval.peak_memory_bytes; });
+}
+
 }  // namespace
 
 Evaluation SimulateCandidate(const train::TrainOptions& base, const Candidate& c,
@@ -167,99 +279,22 @@ Result<PlanResult> RunPlanner(const train::TrainOptions& base, const PlanOptions
                               const ContextFactory& make_context, Backend& backend,
                               const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Worker> workers(std::max(1, backend.Workers()));
-  for (Worker& w : workers) {
-    DLSIM_ASSIGN_OR_RETURN(w.ctx, make_context());
-    w.schedules = std::make_unique<train::PipelineScheduleRegistry>("pipeline-schedule");
-    train::RegisterPipelineSchedules(*w.schedules);
-  }
+  DLSIM_ASSIGN_OR_RETURN(std::vector<Worker> workers,
+                         MakeWorkers(make_context, std::max(1, backend.Workers())));
   const train::StepContext& ctx0 = workers[0].ctx->ctx;
   const MemoryLimits limits{ctx0.gpu->hbm_capacity, ctx0.framework_overhead,
                             options.constraints.memory_headroom};
   Enumeration en = EnumerateCandidates(base, options, limits);
-  const std::vector<Candidate>& cands = en.candidates;
   const Bytes usable = limits.Usable();
   const EvaluateFn fn = [&](const Candidate& c, int w) {
     return SimulateCandidate(base, c, workers[w].ctx->ctx, *workers[w].schedules, usable);
   };
-
-  // The scenario's own layout, folded like every candidate.
-  std::optional<size_t> base_id;
-  {
-    PlanOptions own;
-    own.constraints = options.constraints;
-    own.constraints.gpus.clear();
-    own.constraints.gpus_min = own.constraints.gpus_max = 0;
-    Enumeration self = EnumerateCandidates(base, own, limits);
-    if (!self.candidates.empty()) {
-      Candidate c = self.candidates[0];
-      const auto& zeros = options.space.zero;
-      if (c.dp == 1 && !zeros.empty()) c.zero = *std::min_element(zeros.begin(), zeros.end());
-      auto it = std::find(cands.begin(), cands.end(), c);
-      if (it != cands.end()) base_id = static_cast<size_t>(it - cands.begin());
-    }
-  }
-
-  std::vector<std::optional<Evaluation>> evals(cands.size());
-  size_t done = 0;
-  if (!options.dominance) {
-    std::vector<size_t> all(cands.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    EvaluateBatch(all, cands, backend, fn, progress, &done, cands.size(), &evals);
-  } else {
-    // Phase k simulates the k-th lightest recompute mode of every layout none
-    // of whose lighter modes fit; the rest of a group is dominated once one
-    // mode fits.
-    const auto groups = RecomputeGroups(cands);
-    std::vector<size_t> next(groups.size(), 0);
-    std::vector<bool> satisfied(groups.size(), false);
-    for (;;) {
-      std::vector<size_t> batch;
-      for (size_t g = 0; g < groups.size(); ++g) {
-        if (satisfied[g] || next[g] >= groups[g].size()) continue;
-        batch.push_back(groups[g][next[g]++]);
-      }
-      if (batch.empty()) break;
-      EvaluateBatch(batch, cands, backend, fn, progress, &done, cands.size(), &evals);
-      for (size_t g = 0; g < groups.size(); ++g) {
-        if (satisfied[g] || next[g] == 0) continue;
-        const auto& e = evals[groups[g][next[g] - 1]];
-        if (e && e->feasible) satisfied[g] = true;
-      }
-    }
-    if (base_id && !evals[*base_id])
-      EvaluateBatch({*base_id}, cands, backend, fn, progress, &done, done + 1, &evals);
-    uint64_t dominated = 0;
-    for (const auto& e : evals) dominated += e ? 0 : 1;
-    en.AddPruned(kPrunedDominated, dominated);
-  }
-
-  PlanResult r;
-  r.objective = options.constraints.objective;
-  r.space_size = en.space_size;
-  r.pruned = en.pruned;
-  r.pruned_total = en.PrunedTotal();
+  const std::optional<size_t> base_id = FindBaseline(base, options, limits, en.candidates);
+  std::vector<std::optional<Evaluation>> evals =
+      EvaluateCandidates(en, base_id, options.dominance, backend, fn, progress);
+  PlanResult r = ScoreEvaluations(base, options.constraints, en, evals, base_id);
   r.backend = backend.Describe();
-  for (size_t i = 0; i < cands.size(); ++i) {
-    if (!evals[i]) continue;
-    EvaluatedCandidate ec{i, cands[i], std::move(*evals[i]), 0, 0};
-    std::tie(ec.objective, ec.score) = ScoreOf(base, options.constraints, ec.candidate, ec.eval);
-    if (base_id && *base_id == i) r.baseline = r.evaluated.size();
-    if (ec.eval.feasible) r.ranking.push_back(r.evaluated.size());
-    r.evaluated.push_back(std::move(ec));
-  }
-  std::sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
-    return std::make_pair(r.evaluated[a].score, a) < std::make_pair(r.evaluated[b].score, b);
-  });
-  if (r.baseline) {
-    auto it = std::find(r.ranking.begin(), r.ranking.end(), *r.baseline);
-    if (it != r.ranking.end()) r.baseline_rank = static_cast<size_t>(it - r.ranking.begin()) + 1;
-  }
-  r.pareto_gpus = ParetoFront(r.evaluated, r.ranking, [](const EvaluatedCandidate& e) {
-    return static_cast<double>(e.candidate.gpus);
-  });
-  r.pareto_memory = ParetoFront(r.evaluated, r.ranking,
-                                [](const EvaluatedCandidate& e) { return e.eval.peak_memory_bytes; });
+  RankFeasible(r);
   r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
