@@ -7,15 +7,11 @@
 #include "dlsim/data/length_source.h"
 
 namespace dlsim::train {
+namespace {
 
-Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelPlan& plan,
-                                          const ChunkCostModel& costs, const PipelineSchedule& schedule,
-                                          StepProgram base, report::Sink* sink) {
+// The shape data policies place documents into: the parallel layout, the scenario's data options, causality.
+data::DataShape ShapeOf(const TrainOptions& o, const ParallelPlan& plan) {
   const data::DataOptions& d = *o.data;
-  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<data::LengthSource> lengths, data::MakeLengthSource(d.lengths));
-  data::DataPolicyRegistry policies("data-policy");
-  data::RegisterDataPolicies(policies);
-  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<data::DataPolicy> policy, policies.Create(d.policy));
   data::DataShape shape;
   shape.dp = plan.dp;
   shape.cp = plan.cp;
@@ -30,6 +26,82 @@ Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelP
   // Balancers weigh a document as tokens + pairs / pairs_per_token: the attention FLOPs of a
   // pair (4 d per head) against the linear FLOPs of a token (~24 h^2 / h = 24 h for GPT).
   shape.pairs_per_token = 6.0 * o.model.hidden;
+  return shape;
+}
+
+// Adds one step's token, document and truncation counts to the totals.
+void AddStepCounts(const data::StepData& sd, DataStepsResult& out) {
+  out.real_tokens += sd.real_tokens;
+  out.computed_tokens += sd.computed_tokens;
+  out.documents += sd.documents;
+  out.truncated += sd.truncated;
+}
+
+using CostTable = std::vector<std::vector<std::vector<ChunkCosts>>>;  // [replica][micro-batch][virtual stage]
+
+// Prices every micro-batch of every replica on every virtual stage into `table`, raising `stage_activations`
+// to the largest activations seen per stage.
+void PriceMicroBatches(const data::StepData& sd, const ChunkCostModel& costs, CostTable& table,
+                       std::vector<Bytes>& stage_activations) {
+  table.resize(sd.dp.size());
+  for (size_t x = 0; x < sd.dp.size(); ++x) {
+    for (const data::MicroBatch& mb : sd.dp[x]) {
+      table[x].push_back(costs.Price(mb));
+      for (size_t s = 0; s < table[x].back().size(); ++s)
+        stage_activations[s] = std::max(stage_activations[s], table[x].back()[s].activations);
+    }
+  }
+}
+
+// Appends one pipeline order per replica of `sd` to `prog`; returns the most micro-batches any replica runs
+// (at least 1). Errors: the schedule cannot order a replica's micro-batch count.
+Result<int> OrderReplicas(const data::StepData& sd, const ParallelPlan& plan,
+                          const PipelineSchedule& schedule, StepProgram& prog) {
+  int most = 1;
+  for (const auto& mbs : sd.dp) {
+    const int m = static_cast<int>(mbs.size());
+    most = std::max(most, m);
+    if (m == 0) {  // a replica with nothing to do still joins the reductions
+      prog.orders.push_back(PipeOrder(plan.pp));
+      continue;
+    }
+    DLSIM_ASSIGN_OR_RETURN(PipeOrder order, schedule.Order({plan.pp, plan.chunks, m}));
+    prog.orders.push_back(std::move(order));
+  }
+  return most;
+}
+
+// Simulates one step of placed micro-batches: their costs on every virtual stage, then one order per replica.
+// Updates the largest stage activations and micro-batch count of `out`.
+Result<StepTimeline> SimulateStepData(const data::StepData& sd, const ParallelPlan& plan,
+                                      const ChunkCostModel& costs, const PipelineSchedule& schedule,
+                                      const StepProgram& base, report::Sink* sink, DataStepsResult& out) {
+  StepProgram prog = base;
+  prog.orders.clear();
+  CostTable table;
+  PriceMicroBatches(sd, costs, table, out.stage_activations);
+  DLSIM_ASSIGN_OR_RETURN(const int most, OrderReplicas(sd, plan, schedule, prog));
+  out.max_micro_batches = std::max(out.max_micro_batches, most);
+  prog.shape.micro_batches = most;
+  const int pp = plan.pp;
+  prog.task_cost = [&table, pp](int replica, int rank, const PipeTask& t) {
+    const ChunkCosts& c = table[replica][t.micro_batch][t.chunk * pp + rank];
+    return t.forward ? c.forward : c.backward;
+  };
+  return SimulateStep(prog, sink);
+}
+
+}  // namespace
+
+Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelPlan& plan,
+                                          const ChunkCostModel& costs, const PipelineSchedule& schedule,
+                                          StepProgram base, report::Sink* sink) {
+  const data::DataOptions& d = *o.data;
+  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<data::LengthSource> lengths, data::MakeLengthSource(d.lengths));
+  data::DataPolicyRegistry policies("data-policy");
+  data::RegisterDataPolicies(policies);
+  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<data::DataPolicy> policy, policies.Create(d.policy));
+  const data::DataShape shape = ShapeOf(o, plan);
   const int64_t budget = static_cast<int64_t>(o.training.global_batch) * o.training.seq_len;
   const Rng root = Rng(d.seed).Stream("data/lengths");
 
@@ -40,40 +112,10 @@ Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelP
     const std::vector<int64_t> docs = data::DrawDocuments(*lengths, rng, budget, 0);
     DLSIM_ASSIGN_OR_RETURN(data::StepData sd, policy->Schedule(docs, shape));
     data::ApplyTokenBytes(sd, costs.KvBytesPerToken(), costs.QBytesPerToken());
-    out.real_tokens += sd.real_tokens;
-    out.computed_tokens += sd.computed_tokens;
-    out.documents += sd.documents;
-    out.truncated += sd.truncated;
-
-    // Costs of every micro-batch on every virtual stage, then one order per replica.
-    StepProgram prog = base;
-    prog.orders.clear();
-    std::vector<std::vector<std::vector<ChunkCosts>>> table(sd.dp.size());  // [replica][mb][stage]
-    int most = 1;
-    for (size_t x = 0; x < sd.dp.size(); ++x) {
-      const auto& mbs = sd.dp[x];
-      for (const data::MicroBatch& mb : mbs) {
-        table[x].push_back(costs.Price(mb));
-        for (size_t s = 0; s < table[x].back().size(); ++s)
-          out.stage_activations[s] = std::max(out.stage_activations[s], table[x].back()[s].activations);
-      }
-      const int m = static_cast<int>(mbs.size());
-      most = std::max(most, m);
-      if (m == 0) {  // a replica with nothing to do still joins the reductions
-        prog.orders.push_back(PipeOrder(plan.pp));
-        continue;
-      }
-      DLSIM_ASSIGN_OR_RETURN(PipeOrder order, schedule.Order({plan.pp, plan.chunks, m}));
-      prog.orders.push_back(std::move(order));
-    }
-    out.max_micro_batches = std::max(out.max_micro_batches, most);
-    prog.shape.micro_batches = most;
-    const int pp = plan.pp;
-    prog.task_cost = [&table, pp](int replica, int rank, const PipeTask& t) {
-      const ChunkCosts& c = table[replica][t.micro_batch][t.chunk * pp + rank];
-      return t.forward ? c.forward : c.backward;
-    };
-    out.steps.push_back(SimulateStep(prog, step == 0 ? sink : nullptr));
+    AddStepCounts(sd, out);
+    DLSIM_ASSIGN_OR_RETURN(StepTimeline timeline, SimulateStepData(sd, plan, costs, schedule, base,
+                                                                   step == 0 ? sink : nullptr, out));
+    out.steps.push_back(std::move(timeline));
   }
   return out;
 }
