@@ -130,6 +130,72 @@ auto Key(const Candidate& c) {
                          c.sequence_parallel);
 }
 
+// One enumeration in progress: its inputs, the candidates and pruning counts so far, the keys already kept.
+struct Search {
+  const train::TrainOptions& base;
+  const PlanOptions& options;
+  const Lists& lists;
+  const MemoryLimits& limits;
+  Bytes usable;
+  Enumeration e;
+  std::set<decltype(Key(Candidate{}))> seen;
+};
+
+// Keeps `c` (canonical) as a candidate unless a layout rule, an equivalent kept candidate or the memory lower
+// bound prunes it.
+void Consider(Candidate c, Search& s) {
+  if (const char* why = LayoutFailure(s.base, c)) {
+    s.e.AddPruned(why, 1);
+    return;
+  }
+  c = Canonical(c, s.lists.min_zero);
+  if (!s.seen.insert(Key(c)).second) {
+    s.e.AddPruned(kPrunedEquivalent, 1);
+    return;
+  }
+  const train::TrainOptions o = ApplyCandidate(s.base, c);
+  const train::ParallelPlan plan = train::MakeParallelPlan(o).value();  // rules checked
+  if (StaticMemoryLowerBound(o, plan, s.limits.framework_overhead) > s.usable) {
+    s.e.AddPruned(kPrunedMemory, 1);
+    return;
+  }
+  s.e.candidates.push_back(c);
+}
+
+// Considers every schedule, virtual-stage, micro-batch, ZeRO, sequence-parallel and recompute choice of one
+// (gpus, tp, pp, cp, dp) layout.
+void ConsiderInnerChoices(int gpus, int tp, int pp, int cp, int dp, Search& s) {
+  const Lists& l = s.lists;
+  const Constraints& cons = s.options.constraints;
+  for (auto schedule : l.schedule)
+    for (int vs : l.virtual_stages)
+      for (int mb : l.micro_batch)
+        for (int zero : l.zero)
+          for (bool sp : l.sp)
+            for (auto rc : l.recompute)
+              Consider(
+                  {gpus, GlobalBatch(s.base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule, sp},
+                  s);
+}
+
+// Counts the combinations of one tp*pp*cp product and enumerates those of its GPU counts that are allowed.
+void EnumerateGpuChoices(int tp, int pp, int cp, Search& s) {
+  const Lists& l = s.lists;
+  const train::TrainOptions& base = s.base;
+  uint64_t rejected = 0;
+  const auto choices = GpuChoices(int64_t{tp} * pp * cp, base, s.options, &rejected);
+  s.e.space_size += (choices.size() + rejected) * l.Inner();
+  s.e.AddPruned(kPrunedGpuCount, rejected * l.Inner());
+  for (const auto& [gpus, dp] : choices) {
+    if (!GpuCountAllowed(gpus, s.options.constraints, base.hardware.gpus) ||
+        !WholeNodes(gpus, base.hardware.gpus_per_node)) {
+      s.e.AddPruned(kPrunedGpuCount, l.Inner());
+      continue;
+    }
+    ConsiderInnerChoices(gpus, tp, pp, cp, dp, s);
+  }
+}
+
 }  // namespace
 
 Candidate CandidateOf(const train::TrainOptions& o) {
@@ -251,56 +317,15 @@ void Enumeration::AddPruned(const std::string& reason, uint64_t n) {
 
 Enumeration EnumerateCandidates(const train::TrainOptions& base, const PlanOptions& options,
                                 const MemoryLimits& limits) {
-  Enumeration e;
+  const Lists l(options.space, base);
+  Search s{base, options, l, limits, limits.Usable(), {}, {}};
   for (const char* r : {kPrunedGpuCount, kPrunedHeads, kPrunedBatch, kPrunedSequence, kPrunedStages,
                         kPrunedEquivalent, kPrunedMemory, kPrunedDominated})
-    e.pruned.push_back({r, 0});
-  const Lists l(options.space, base);
-  const Constraints& cons = options.constraints;
-  const Bytes usable = limits.Usable();
-  std::set<decltype(Key(Candidate{}))> seen;
+    s.e.pruned.push_back({r, 0});
   for (int tp : l.tp)
     for (int pp : l.pp)
-      for (int cp : l.cp) {
-        uint64_t rejected = 0;
-        const auto choices = GpuChoices(int64_t{tp} * pp * cp, base, options, &rejected);
-        e.space_size += (choices.size() + rejected) * l.Inner();
-        e.AddPruned(kPrunedGpuCount, rejected * l.Inner());
-        for (const auto& [gpus, dp] : choices) {
-          if (!GpuCountAllowed(gpus, cons, base.hardware.gpus) ||
-              !WholeNodes(gpus, base.hardware.gpus_per_node)) {
-            e.AddPruned(kPrunedGpuCount, l.Inner());
-            continue;
-          }
-          for (auto schedule : l.schedule)
-            for (int vs : l.virtual_stages)
-              for (int mb : l.micro_batch)
-                for (int zero : l.zero)
-                  for (bool sp : l.sp)
-                    for (auto rc : l.recompute) {
-                      Candidate c{
-                          gpus, GlobalBatch(base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule,
-                          sp};
-                      if (const char* why = LayoutFailure(base, c)) {
-                        e.AddPruned(why, 1);
-                        continue;
-                      }
-                      c = Canonical(c, l.min_zero);
-                      if (!seen.insert(Key(c)).second) {
-                        e.AddPruned(kPrunedEquivalent, 1);
-                        continue;
-                      }
-                      const train::TrainOptions o = ApplyCandidate(base, c);
-                      const train::ParallelPlan plan = train::MakeParallelPlan(o).value();  // rules checked
-                      if (StaticMemoryLowerBound(o, plan, limits.framework_overhead) > usable) {
-                        e.AddPruned(kPrunedMemory, 1);
-                        continue;
-                      }
-                      e.candidates.push_back(c);
-                    }
-        }
-      }
-  return e;
+      for (int cp : l.cp) EnumerateGpuChoices(tp, pp, cp, s);
+  return std::move(s.e);
 }
 
 }  // namespace dlsim::plan
