@@ -7,6 +7,7 @@
 #include "catalog_entries.h"
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/embedded.h"
+#include "dlsim/io/limits.h"
 #include "dlsim/io/network_calibration_loader.h"
 #include "dlsim/io/training_calibration_loader.h"
 
@@ -36,8 +37,8 @@ void ReadDenseTflops(const MapReader& e, hw::GpuSpec& g, bool is_new) {
     const std::string key(hw::DTypeName(t));
     const double cur = g.Peak(t).ToTFLOPS();
     g.dense_peak[static_cast<int>(t)] =
-        TFLOPS(t == hw::DType::kFp32 ? Field<double>(d, key, cur, is_new && d.present(), Range::Positive())
-                                     : d.Get<double>(key, cur, Range::NonNegative()));
+        TFLOPS(t == hw::DType::kFp32 ? Field<double>(d, key, cur, is_new && d.present(), limits::kFp32Tflops)
+                                     : d.Get<double>(key, cur, limits::kTflops));
   }
   d.Finish();
 }
@@ -49,8 +50,8 @@ std::vector<hw::MigProfile> ReadMig(const MapReader& e) {
     p.name = m.Require<std::string>("name").value_or("");
     p.compute_slices = m.Require<int>("compute_slices", Range::Between(1, 7)).value_or(0);
     p.memory_slices = m.Require<int>("memory_slices", Range::Between(1, 8)).value_or(0);
-    p.sms = m.Require<int>("sms", Range::Positive()).value_or(0);
-    p.memory = GiB(m.Require<double>("memory_gib", Range::Positive()).value_or(0));
+    p.sms = m.Require<int>("sms", limits::kSmCount).value_or(0);
+    p.memory = GiB(m.Require<double>("memory_gib", limits::kMemoryGib).value_or(0));
     p.max_instances = m.Require<int>("max_instances", Range::Between(1, 7)).value_or(0);
     p.start_slices = m.FindList<int>("start_slices", Range::Between(0, 7)).value_or(std::vector<int>{});
     if (!m.Has("start_slices")) m.AddError("start_slices", "missing required key 'start_slices'");
@@ -65,16 +66,15 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   hw::GpuSpec g = StartEntry(e, found);
   g.architecture = e.Get<std::string>("architecture", g.architecture);
   ReadDenseTflops(e, g, is_new);
-  g.hbm_capacity = GiB(Field<double>(e, "memory_gib", g.hbm_capacity.ToGiB(), is_new, Range::Positive()));
-  g.hbm_bandwidth = GBps(
-      Field<double>(e, "memory_bandwidth_gb_per_s", g.hbm_bandwidth.ToGBps(), is_new, Range::Positive()));
-  g.sm_count = Field<int>(e, "sm_count", g.sm_count, is_new, Range::Positive());
-  g.l2_size = MiB(e.Get<double>("l2_mib", g.l2_size.ToMiB(), Range::NonNegative()));
-  g.nvlink_bandwidth =
-      GBps(e.Get<double>("nvlink_gb_per_s", g.nvlink_bandwidth.ToGBps(), Range::NonNegative()));
+  g.hbm_capacity = GiB(Field<double>(e, "memory_gib", g.hbm_capacity.ToGiB(), is_new, limits::kMemoryGib));
+  g.hbm_bandwidth = GBps(Field<double>(e, "memory_bandwidth_gb_per_s", g.hbm_bandwidth.ToGBps(), is_new,
+                                       limits::kBandwidthGBps));
+  g.sm_count = Field<int>(e, "sm_count", g.sm_count, is_new, limits::kSmCount);
+  g.l2_size = MiB(e.Get<double>("l2_mib", g.l2_size.ToMiB(), limits::kCacheMib));
+  g.nvlink_bandwidth = GBps(e.Get<double>("nvlink_gb_per_s", g.nvlink_bandwidth.ToGBps(), limits::kLinkGBps));
   g.pcie_gen = e.Get<int>("pcie_gen", g.pcie_gen, Range::Between(0, 6));
   g.pcie_lanes = e.Get<int>("pcie_lanes", g.pcie_lanes, Range::Between(0, 32));
-  g.power_watts = e.Get<double>("power_w", g.power_watts, Range::NonNegative());
+  g.power_watts = e.Get<double>("power_w", g.power_watts, limits::kPowerWatts);
   g.nvls = e.Get<bool>("nvls", g.nvls);
   if (e.Has("mig")) g.mig = ReadMig(e);
   e.Allow({"mig"});
@@ -86,24 +86,24 @@ hw::NodeSpec ReadNode(const MapReader& e, const hw::NodeSpec* found) {
   const bool is_new = found == nullptr;
   hw::NodeSpec n = StartEntry(e, found);
   n.gpu = Field<std::string>(e, "gpu", n.gpu, is_new);
-  n.gpus_per_node = Field<int>(e, "gpus_per_node", n.gpus_per_node, is_new, Range::Positive());
+  n.gpus_per_node = Field<int>(e, "gpus_per_node", n.gpus_per_node, is_new, limits::kGpusPerNode);
   n.fabric = e.GetEnum("fabric", n.fabric,
                        {{"nvswitch", hw::IntraNodeFabric::kNvSwitch},
                         {"nvlink-pairwise", hw::IntraNodeFabric::kNvLinkPairwise},
                         {"pcie", hw::IntraNodeFabric::kPcie}});
   n.intra_bandwidth =
-      GBps(Field<double>(e, "intra_gb_per_s", n.intra_bandwidth.ToGBps(), is_new, Range::NonNegative()));
-  n.nics_per_node = e.Get<int>("nics_per_node", n.nics_per_node, Range::NonNegative());
-  n.nic_bandwidth = Gbps(e.Get<double>("nic_gbps", n.nic_bandwidth.ToGbps(), Range::NonNegative()));
+      GBps(Field<double>(e, "intra_gb_per_s", n.intra_bandwidth.ToGBps(), is_new, limits::kLinkGBps));
+  n.nics_per_node = e.Get<int>("nics_per_node", n.nics_per_node, limits::kNicsPerNode);
+  n.nic_bandwidth = Gbps(e.Get<double>("nic_gbps", n.nic_bandwidth.ToGbps(), limits::kLinkGbps));
   n.network = e.Get<std::string>("network", n.network);
-  n.host_memory = GiB(e.Get<double>("host_memory_gib", n.host_memory.ToGiB(), Range::NonNegative()));
-  n.host_memory_bandwidth = GBps(e.Get<double>("host_memory_bandwidth_gb_per_s",
-                                               n.host_memory_bandwidth.ToGBps(), Range::NonNegative()));
-  n.cpu_cores = e.Get<int>("cpu_cores", n.cpu_cores, Range::NonNegative());
-  n.gpus_per_pcie_switch = e.Get<int>("gpus_per_pcie_switch", n.gpus_per_pcie_switch, Range::NonNegative());
-  n.local_disk = GB(1000 * e.Get<double>("local_disk_tb", n.local_disk.ToGB() / 1000, Range::NonNegative()));
+  n.host_memory = GiB(e.Get<double>("host_memory_gib", n.host_memory.ToGiB(), limits::kCacheMib));
+  n.host_memory_bandwidth = GBps(
+      e.Get<double>("host_memory_bandwidth_gb_per_s", n.host_memory_bandwidth.ToGBps(), limits::kLinkGBps));
+  n.cpu_cores = e.Get<int>("cpu_cores", n.cpu_cores, limits::kCount);
+  n.gpus_per_pcie_switch = e.Get<int>("gpus_per_pcie_switch", n.gpus_per_pcie_switch, limits::kCount);
+  n.local_disk = GB(1000 * e.Get<double>("local_disk_tb", n.local_disk.ToGB() / 1000, limits::kDiskTb));
   n.disk_bandwidth =
-      GBps(e.Get<double>("disk_bandwidth_gb_per_s", n.disk_bandwidth.ToGBps(), Range::NonNegative()));
+      GBps(e.Get<double>("disk_bandwidth_gb_per_s", n.disk_bandwidth.ToGBps(), limits::kLinkGBps));
   e.Finish();
   return n;
 }
@@ -115,12 +115,12 @@ hw::NetworkSpec ReadNetwork(const MapReader& e, const hw::NetworkSpec* found) {
     w.technology = std::vector<std::string>{"infiniband", "roce", "ethernet"}[*i];
   }
   w.link_bandwidth =
-      Gbps(Field<double>(e, "link_gbps", w.link_bandwidth.ToGbps(), is_new, Range::Positive()));
-  w.latency = Micros(Field<double>(e, "latency_us", w.latency.ToMicros(), is_new, Range::NonNegative()));
+      Gbps(Field<double>(e, "link_gbps", w.link_bandwidth.ToGbps(), is_new, limits::kLinkGbps));
+  w.latency = Micros(Field<double>(e, "latency_us", w.latency.ToMicros(), is_new, limits::kLatencyUs));
   w.topology = e.GetEnum(
       "topology", w.topology,
       {{"fat-tree", hw::NetworkTopology::kFatTree}, {"rail-optimized", hw::NetworkTopology::kRailOptimized}});
-  w.oversubscription = e.Get<double>("oversubscription", w.oversubscription, Range::AtLeast(1.0));
+  w.oversubscription = e.Get<double>("oversubscription", w.oversubscription, limits::kOversubscription);
   e.Finish();
   return w;
 }

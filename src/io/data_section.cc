@@ -4,6 +4,7 @@
 
 #include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
+#include "dlsim/io/limits.h"
 
 namespace dlsim::io {
 namespace {
@@ -39,23 +40,22 @@ data::LengthSpec ReadDistribution(const MapReader& l) {
   std::optional<size_t> i = l.FindChoice("distribution", names);
   if (!i) return s;
   s.distribution = names[*i];
-  const Range pos = Range::Positive();
   if (s.distribution == "fixed") {
-    s.value = l.Require<double>("value", Range::AtLeast(1)).value_or(1);
+    s.value = l.Require<double>("value", limits::kLength).value_or(1);
   } else if (s.distribution == "uniform") {
-    s.low = l.Require<double>("low", Range::AtLeast(1)).value_or(1);
-    s.high = l.Require<double>("high", Range::AtLeast(1)).value_or(s.low);
+    s.low = l.Require<double>("low", limits::kLength).value_or(1);
+    s.high = l.Require<double>("high", limits::kLength).value_or(s.low);
   } else if (s.distribution == "lognormal" || s.distribution == "pareto_mix") {
-    s.median = l.Require<double>("median", pos).value_or(1);
-    s.sigma = l.Require<double>("sigma", Range::NonNegative()).value_or(0);
+    s.median = l.Require<double>("median", limits::kLength).value_or(1);
+    s.sigma = l.Require<double>("sigma", limits::kSigma).value_or(0);
     if (s.distribution == "pareto_mix") {
       s.tail_fraction = l.Require<double>("tail_fraction", Range::Between(0, 1)).value_or(0);
-      s.tail_min = l.Require<double>("tail_min", Range::AtLeast(1)).value_or(1);
-      s.tail_alpha = l.Require<double>("tail_alpha", pos).value_or(1);
+      s.tail_min = l.Require<double>("tail_min", limits::kLength).value_or(1);
+      s.tail_alpha = l.Require<double>("tail_alpha", limits::kTailAlpha).value_or(1);
     }
   } else {  // empirical, inline
-    s.values = l.FindList<double>("values", Range::AtLeast(1)).value_or(std::vector<double>{});
-    s.weights = l.FindList<double>("weights", Range::NonNegative()).value_or(std::vector<double>{});
+    s.values = l.FindList<double>("values", limits::kLength).value_or(std::vector<double>{});
+    s.weights = l.FindList<double>("weights", limits::kLengthWeight).value_or(std::vector<double>{});
     if (s.weights.empty()) s.weights.assign(s.values.size(), 1.0);
   }
   return s;
@@ -88,7 +88,7 @@ data::DataOptions ReadDataSection(const MapReader& data, const std::string& base
   } else if (!data.Has("lengths") && data.present()) {
     data.AddError("lengths", "missing required key 'lengths'");
   }
-  o.lengths.max_len = data.Get<int64_t>("max_len", 0, Range::NonNegative());
+  o.lengths.max_len = data.Get<int64_t>("max_len", 0, limits::kTokens);
   if (!o.lengths.distribution.empty() && !data.document().has_errors()) {
     auto src = data::MakeLengthSource(o.lengths);
     if (!src.ok()) data.AddError("lengths", src.error().message);
@@ -96,10 +96,10 @@ data::DataOptions ReadDataSection(const MapReader& data, const std::string& base
   data::DataPolicyRegistry reg("data-policy");
   data::RegisterDataPolicies(reg);
   if (std::optional<size_t> i = data.FindChoice("policy", reg.Names())) o.policy = reg.Names()[*i];
-  o.seed = static_cast<uint64_t>(data.Get<int64_t>("seed", 1, Range::NonNegative()));
-  o.steps = data.Get<int>("steps", 1, Range::AtLeast(1));
-  o.chunk_size = data.Get<int64_t>("chunk_size", 0, Range::NonNegative());
-  o.token_budget = data.Get<int64_t>("token_budget", 0, Range::NonNegative());
+  o.seed = static_cast<uint64_t>(data.Get<int64_t>("seed", 1, limits::kSeed));
+  o.steps = data.Get<int>("steps", 1, limits::kDataSteps);
+  o.chunk_size = data.Get<int64_t>("chunk_size", 0, limits::kTokens);
+  o.token_budget = data.Get<int64_t>("token_budget", 0, limits::kTokens);
   data.Finish();
   return o;
 }

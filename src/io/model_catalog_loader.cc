@@ -4,6 +4,7 @@
 
 #include "catalog_entries.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/limits.h"
 
 namespace dlsim::io {
 
@@ -28,20 +29,19 @@ const std::vector<std::string>& ModelShapeKeys() {
 
 void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
   using internal::Field;
-  const Range pos = Range::Positive();
   const int old_heads = spec.heads;
   const int old_hidden = spec.hidden;
   spec.arch =
       m.GetEnum("arch", spec.arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
-  spec.layers = Field<int>(m, "layers", spec.layers, is_new, pos);
-  spec.hidden = Field<int>(m, "hidden", spec.hidden, is_new, pos);
-  spec.heads = Field<int>(m, "heads", spec.heads, is_new, pos);
+  spec.layers = Field<int>(m, "layers", spec.layers, is_new, limits::kLayers);
+  spec.hidden = Field<int>(m, "hidden", spec.hidden, is_new, limits::kHidden);
+  spec.heads = Field<int>(m, "heads", spec.heads, is_new, limits::kHeads);
   // Multi-head attention and a 4 x hidden MLP follow heads and hidden unless told otherwise.
   const bool mha = is_new || spec.kv_heads == old_heads;
   const bool ffn4 = is_new || spec.ffn_hidden == 4 * old_hidden;
-  spec.kv_heads = m.Get<int>("kv_heads", mha ? spec.heads : spec.kv_heads, pos);
-  spec.ffn_hidden = m.Get<int>("ffn_hidden", ffn4 ? 4 * spec.hidden : spec.ffn_hidden, pos);
-  spec.vocab = Field<int>(m, "vocab", spec.vocab, is_new, pos);
+  spec.kv_heads = m.Get<int>("kv_heads", mha ? spec.heads : spec.kv_heads, limits::kHeads);
+  spec.ffn_hidden = m.Get<int>("ffn_hidden", ffn4 ? 4 * spec.hidden : spec.ffn_hidden, limits::kFfnHidden);
+  spec.vocab = Field<int>(m, "vocab", spec.vocab, is_new, limits::kVocab);
   spec.gated_mlp = m.Get<bool>("gated_mlp", spec.gated_mlp);
   spec.tied_embeddings = m.Get<bool>("tied_embeddings", spec.tied_embeddings);
   spec.attention_bias = m.Get<bool>("attention_bias", spec.attention_bias);
@@ -52,8 +52,8 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
                                       {{"learned", model::PositionEmbedding::kLearned},
                                        {"rope", model::PositionEmbedding::kRope},
                                        {"none", model::PositionEmbedding::kNone}});
-  spec.dropout = m.Get<double>("dropout", spec.dropout, Range{0.0, 1.0, false});
-  spec.max_seq_len = m.Get<int>("max_seq_len", spec.max_seq_len, Range::NonNegative());
+  spec.dropout = m.Get<double>("dropout", spec.dropout, limits::kDropout);
+  spec.max_seq_len = m.Get<int>("max_seq_len", spec.max_seq_len, limits::kMaxSeqLen);
 }
 
 namespace internal {

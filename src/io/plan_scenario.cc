@@ -6,8 +6,10 @@
 #include <sstream>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/limits.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/train/layout_check.h"
 
 namespace dlsim::io {
 namespace {
@@ -44,27 +46,28 @@ std::vector<E> ReadEnumList(const MapReader& s, std::string_view key, const std:
 }
 
 void ReadConstraints(const MapReader& c, plan::Constraints* k) {
-  k->gpus = ReadList<int>(c, "gpus");
-  k->gpus_min = c.Get<int>("min_gpus", 0, Range::Positive());
-  k->gpus_max = c.Get<int>("max_gpus", 0, Range::Positive());
-  if (auto t = c.Find<int64_t>("tokens_per_step", Range::Positive())) k->tokens_per_step = *t;
+  k->gpus = ReadList<int>(c, "gpus", limits::kGpus);
+  k->gpus_min = c.Get<int>("min_gpus", 0, limits::kGpus);
+  k->gpus_max = c.Get<int>("max_gpus", 0, limits::kGpus);
+  if (auto t = c.Find<int64_t>("tokens_per_step", Range::Between(1, train::kMaxTokensPerStep)))
+    k->tokens_per_step = *t;
   k->memory_headroom = c.Get<double>("memory_headroom", 0.0, {0, 1, false});
   k->objective = c.GetEnum("objective", plan::Objective::kStepTime,
                            {{"step_time", plan::Objective::kStepTime},
                             {"tokens_per_gpu_second", plan::Objective::kTokensPerGpuSecond},
                             {"cost", plan::Objective::kCost}});
-  k->gpu_hour_cost = c.Get<double>("gpu_hour_cost", 1.0, Range::Positive());
+  k->gpu_hour_cost = c.Get<double>("gpu_hour_cost", 1.0, Range::Between(1e-6, 1e6));
   c.Finish();
 }
 
 void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
   plan::SearchSpace& sp = p->space;
-  sp.tp = ReadList<int>(s, "tp");
-  sp.pp = ReadList<int>(s, "pp");
-  sp.cp = ReadList<int>(s, "cp");
-  sp.dp = ReadList<int>(s, "dp");
-  sp.micro_batch = ReadList<int>(s, "micro_batch");
-  sp.virtual_stages = ReadList<int>(s, "virtual_stages");
+  sp.tp = ReadList<int>(s, "tp", limits::kDegree);
+  sp.pp = ReadList<int>(s, "pp", limits::kDegree);
+  sp.cp = ReadList<int>(s, "cp", limits::kDegree);
+  sp.dp = ReadList<int>(s, "dp", limits::kDegree);
+  sp.micro_batch = ReadList<int>(s, "micro_batch", limits::kMicroBatch);
+  sp.virtual_stages = ReadList<int>(s, "virtual_stages", limits::kVirtualStages);
   sp.zero = ReadList<int>(s, "zero", Range::Between(0, 3));
   sp.recompute = ReadEnumList(
       s, "recompute", std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull},
@@ -75,7 +78,7 @@ void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
                                         PipelineScheduleKind::kInterleaved},
       PipelineScheduleName);
   sp.sequence_parallel = ReadList<bool>(s, "sequence_parallel", Range::Any());
-  p->top_k = s.Get<int>("top_k", p->top_k, Range::Positive());
+  p->top_k = s.Get<int>("top_k", p->top_k, Range::Between(1, 100000));
   p->dominance = s.Get<bool>("dominance", p->dominance);
   ReadConstraints(s.Section("constraints"), &p->constraints);
   s.Finish();
@@ -96,6 +99,28 @@ void CheckConstraints(const MapReader& c, const train::TrainOptions& base, const
     c.AddError("memory_headroom", "must be below 1 (a fraction of the GPU's memory)");
 }
 
+// The number of combinations the lists span (an upper bound: GPU counts of a range count once per
+// GPU), refused above kMaxSearchSpace so a search cannot run for days or exhaust memory.
+void CheckSpaceSize(const MapReader& s, const plan::PlanOptions& p) {
+  const plan::SearchSpace& sp = p.space;
+  const plan::Constraints& c = p.constraints;
+  double n = 1;
+  for (size_t k :
+       {sp.tp.size(), sp.pp.size(), sp.cp.size(), sp.micro_batch.size(), sp.virtual_stages.size(),
+        sp.zero.size(), sp.recompute.size(), sp.pipeline_schedule.size(), sp.sequence_parallel.size()})
+    n *= std::max<size_t>(k, 1);
+  const double gpus = !sp.dp.empty()    ? static_cast<double>(sp.dp.size())
+                      : !c.gpus.empty() ? static_cast<double>(c.gpus.size())
+                      : c.gpus_min > 0  ? static_cast<double>(c.gpus_max - c.gpus_min + 1)
+                                        : 1.0;
+  n *= gpus;
+  if (n > kMaxSearchSpace)
+    s.document().AddError(s.location(), "search",
+                          "the lists span up to " + FormatNumber(n, 4) + " combinations; at most " +
+                              FormatNumber(kMaxSearchSpace, 4) +
+                              " (narrow the lists or the min_gpus..max_gpus range)");
+}
+
 }  // namespace
 
 Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
@@ -113,6 +138,7 @@ Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_n
   ReadSearch(search, &out.options);
   DLSIM_RETURN_IF_ERROR(doc.status());
   CheckConstraints(search.Section("constraints"), out.base, out.options.constraints);
+  CheckSpaceSize(search, out.options);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return out;
 }

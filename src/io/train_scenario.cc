@@ -5,6 +5,7 @@
 
 #include "dlsim/core/strings.h"
 #include "dlsim/io/data_section.h"
+#include "dlsim/io/limits.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/train/layout_check.h"
 #include "dlsim/train/node_defaults.h"
@@ -95,18 +96,18 @@ void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::Mod
   // catalog entry used the defaults (multi-head attention, 4 * hidden).
   const bool follow_kv = !from_catalog || spec->kv_heads == spec->heads;
   const bool follow_ffn = !from_catalog || spec->ffn_hidden == 4 * spec->hidden;
-  spec->layers = m.Get<int>("layers", spec->layers, Range::Positive());
-  spec->hidden = m.Get<int>("hidden", spec->hidden, Range::Positive());
-  spec->heads = m.Get<int>("heads", spec->heads, Range::Positive());
-  spec->vocab = m.Get<int>("vocab", spec->vocab, Range::Positive());
-  spec->kv_heads = m.Get<int>("kv_heads", follow_kv ? spec->heads : spec->kv_heads, Range::Positive());
+  spec->layers = m.Get<int>("layers", spec->layers, limits::kLayers);
+  spec->hidden = m.Get<int>("hidden", spec->hidden, limits::kHidden);
+  spec->heads = m.Get<int>("heads", spec->heads, limits::kHeads);
+  spec->vocab = m.Get<int>("vocab", spec->vocab, limits::kVocab);
+  spec->kv_heads = m.Get<int>("kv_heads", follow_kv ? spec->heads : spec->kv_heads, limits::kHeads);
   spec->ffn_hidden =
-      m.Get<int>("ffn_hidden", follow_ffn ? 4 * spec->hidden : spec->ffn_hidden, Range::Positive());
+      m.Get<int>("ffn_hidden", follow_ffn ? 4 * spec->hidden : spec->ffn_hidden, limits::kFfnHidden);
   spec->gated_mlp = m.Get<bool>("gated_mlp", spec->gated_mlp);
   spec->tied_embeddings = m.Get<bool>("tied_embeddings", spec->tied_embeddings);
   spec->attention_bias = m.Get<bool>("attention_bias", spec->attention_bias);
-  spec->dropout = m.Get<double>("dropout", spec->dropout, Range::Between(0, 1));
-  spec->max_seq_len = m.Get<int>("max_seq_len", spec->max_seq_len, Range::NonNegative());
+  spec->dropout = m.Get<double>("dropout", spec->dropout, limits::kDropout);
+  spec->max_seq_len = m.Get<int>("max_seq_len", spec->max_seq_len, limits::kMaxSeqLen);
   spec->linear_bias = m.Get<bool>("linear_bias", spec->linear_bias);
   spec->arch =
       m.GetEnum("arch", spec->arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
@@ -140,10 +141,10 @@ const hw::GpuSpec* ReadHardware(const MapReader& h, const hw::Catalog& cat, trai
   }
   const hw::GpuSpec* gpu = ReadGpu(h, cat, hw_opts->gpu);
   if (gpu) hw_opts->gpu = gpu->name;
-  hw_opts->gpus = h.Get<int>("gpus", hw_opts->gpus, Range::Positive());
-  hw_opts->gpus_per_node = h.Get<int>("gpus_per_node", hw_opts->gpus_per_node, Range::Positive());
-  hw_opts->nics_per_node = h.Get<int>("nics_per_node", hw_opts->nics_per_node, Range::NonNegative());
-  hw_opts->nic_gbps = h.Get<double>("nic_gbps", hw_opts->nic_gbps, Range::Positive());
+  hw_opts->gpus = h.Get<int>("gpus", hw_opts->gpus, limits::kGpus);
+  hw_opts->gpus_per_node = h.Get<int>("gpus_per_node", hw_opts->gpus_per_node, limits::kGpusPerNode);
+  hw_opts->nics_per_node = h.Get<int>("nics_per_node", hw_opts->nics_per_node, limits::kNicsPerNode);
+  hw_opts->nic_gbps = h.Get<double>("nic_gbps", hw_opts->nic_gbps, limits::kNicGbps);
   std::string network = h.Get<std::string>("network", hw_opts->network);
   auto net = cat.FindNetwork(network);
   if (net.ok()) {
@@ -156,9 +157,9 @@ const hw::GpuSpec* ReadHardware(const MapReader& h, const hw::Catalog& cat, trai
 }
 
 void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
-  tr->seq_len = t.Get<int>("seq_len", tr->seq_len, Range::Positive());
-  tr->global_batch = t.Get<int>("global_batch", tr->global_batch, Range::Positive());
-  tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, Range::Positive());
+  tr->seq_len = t.Get<int>("seq_len", tr->seq_len, limits::kSeqLen);
+  tr->global_batch = t.Get<int>("global_batch", tr->global_batch, limits::kGlobalBatch);
+  tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, limits::kMicroBatch);
   tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
   tr->attention =
       t.GetEnum("attention", tr->attention,
@@ -171,20 +172,20 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
 }
 
 void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
-  par->tp = p.Get<int>("tp", par->tp, Range::Positive());
-  par->pp = p.Get<int>("pp", par->pp, Range::Positive());
-  par->cp = p.Get<int>("cp", par->cp, Range::Positive());
-  par->dp = p.Get<int>("dp", 0, Range::Positive());
+  par->tp = p.Get<int>("tp", par->tp, limits::kDegree);
+  par->pp = p.Get<int>("pp", par->pp, limits::kDegree);
+  par->cp = p.Get<int>("cp", par->cp, limits::kDegree);
+  par->dp = p.Get<int>("dp", 0, limits::kDegree);
   par->sequence_parallel = p.Get<bool>("sequence_parallel", par->sequence_parallel);
   par->pipeline_schedule = p.GetEnum("pipeline_schedule", par->pipeline_schedule, ScheduleNames());
-  par->virtual_stages = p.Get<int>("virtual_stages", par->virtual_stages, Range::Positive());
+  par->virtual_stages = p.Get<int>("virtual_stages", par->virtual_stages, limits::kVirtualStages);
   par->zero = p.Get<int>("zero", par->zero, Range::Between(0, 3));
   par->recompute = p.GetEnum("recompute", par->recompute, RecomputeNames());
   par->overlap_grad_reduce = p.Get<bool>("overlap_grad_reduce", par->overlap_grad_reduce);
   par->overlap_param_gather = p.Get<bool>("overlap_param_gather", par->overlap_param_gather);
   par->tp_comm_overlap = p.Get<bool>("tp_comm_overlap", par->tp_comm_overlap);
   par->layers_per_stage =
-      p.FindList<int>("layers_per_stage", Range::NonNegative()).value_or(std::vector<int>{});
+      p.FindList<int>("layers_per_stage", limits::kStageLayers).value_or(std::vector<int>{});
   p.Finish();
 }
 
@@ -256,7 +257,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   ReadTraining(s.training, &o.training);
   ReadParallel(s.parallel, &o.parallel);
   if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);
-  o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, Range::NonNegative()));
+  o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, limits::kSeed));
   s.root.Allow(extra_root_keys);
   s.root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -98,16 +99,21 @@ std::string Num(double v) { return FormatNumber(v, 12); }
 
 // "" when unrestricted.
 std::string RangeText(Range r, bool integral) {
+  if (r.or_zero) {
+    r.or_zero = false;
+    return "0 or " + RangeText(r, integral);
+  }
   if (integral && r.min_exclusive && std::isfinite(r.min)) r = {std::floor(r.min) + 1, r.max, false};
   const bool lo = std::isfinite(r.min), hi = std::isfinite(r.max);
-  if (lo && hi && !r.min_exclusive) return Num(r.min) + ".." + Num(r.max);
+  if (lo && hi && !r.min_exclusive && !r.max_exclusive) return Num(r.min) + ".." + Num(r.max);
   std::string out;
   if (lo) out = (r.min_exclusive ? "> " : ">= ") + Num(r.min);
-  if (hi) out += (lo ? " and <= " : "<= ") + Num(r.max);
+  if (hi) out += std::string(lo ? " and " : "") + (r.max_exclusive ? "< " : "<= ") + Num(r.max);
   return out;
 }
 
 std::string ExpectedNumber(const Range& r, bool integral) {
+  if (r.or_zero) return integral ? "an integer" : "a number";
   const bool unbounded_above = !std::isfinite(r.max);
   const bool positive = r.min_exclusive ? r.min == 0 : (integral ? r.min == 1 : false);
   const bool non_negative = !r.min_exclusive && r.min == 0;
@@ -116,8 +122,7 @@ std::string ExpectedNumber(const Range& r, bool integral) {
   if (unbounded_above && non_negative) return "a non-negative " + noun;
   const std::string range = RangeText(r, integral);
   if (range.empty()) return integral ? "an integer" : "a number";
-  if (std::isfinite(r.min) && !unbounded_above && !r.min_exclusive)
-    return (integral ? "an integer in " : "a number in ") + range;
+  if (std::isfinite(r.min) && !unbounded_above) return noun == "integer" ? "an integer" : "a number";
   return (integral ? "an integer " : "a number ") + range;  // e.g. "a number >= 1"
 }
 
@@ -371,8 +376,38 @@ Error SyntaxError(const std::string& file_name, const YAML::Mark& mark, const st
 
 }  // namespace
 
+// The deepest [ / { nesting outside quotes and comments, with the position where it first
+// exceeds `limit` (yaml-cpp recurses per level, and says only "bad file" when it gives up).
+std::optional<size_t> TooDeep(std::string_view text, int limit) {
+  int depth = 0;
+  char quote = 0;
+  bool comment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') comment = false;
+    if (comment) continue;
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '#') comment = true;
+    if (c == '"' || c == '\'') quote = c;
+    if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    }
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return std::nullopt;
+}
+
 Result<Document> ParseYaml(std::string_view text, std::string file_name) {
   const std::string input(text);
+  if (std::optional<size_t> at = TooDeep(text, kMaxNesting)) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
+    return Error::Parse(FormatError(file_name, {static_cast<int>(line), 1}, "",
+                                    "lists or mappings nested deeper than " + std::to_string(kMaxNesting) +
+                                        " levels; no scenario key needs that"));
+  }
   YAML::Node root;
   try {
     DocumentScan scan = ScanDocuments(input);
@@ -403,11 +438,28 @@ Result<Document> ParseYaml(std::string_view text, std::string file_name) {
   return doc;
 }
 
+int64_t MaxInputFileBytes() {
+  const char* env = std::getenv("DLSIM_MAX_INPUT_MIB");
+  const double mib = env ? std::strtod(env, nullptr) : 0;
+  return mib > 0 && mib < 1e6 ? static_cast<int64_t>(mib * 1048576) : kDefaultMaxInputFileBytes;
+}
+
 Result<std::string> ReadTextFile(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    return Error::NotFound("cannot open '" + path + "': " + (ec ? ec.message() : "no such file"));
+  if (std::filesystem::is_directory(status))
     return Error::NotFound("cannot read '" + path + "': it is a directory, not a file");
-  }
+  if (!std::filesystem::is_regular_file(status))
+    return Error::InvalidArgument("cannot read '" + path +
+                                  "': not a regular file (a device, FIFO or socket); give a file");
+  const auto size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+  const int64_t limit = MaxInputFileBytes();
+  if (!ec && size > limit)
+    return Error::InvalidArgument("'" + path + "' is " + FormatNumber(size / 1048576.0, 4) +
+                                  " MiB; input files are limited to " + FormatNumber(limit / 1048576.0, 4) +
+                                  " MiB (set DLSIM_MAX_INPUT_MIB to raise the limit)");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::NotFound("cannot open '" + path + "': " + std::strerror(errno));
   std::ostringstream ss;
@@ -460,6 +512,12 @@ std::optional<std::vector<T>> MapReader::FindList(std::string_view key, Range ra
                        : std::is_same_v<T, double>    ? "numbers"
                                                       : "integers";
     s_->doc.AddError(where, PathOf(key), Mismatch("a list of " + what + " such as [1, 2]", e->value, ""));
+    return std::nullopt;
+  }
+  if (e->value.size() > kMaxListLength) {
+    s_->doc.AddError(where, PathOf(key),
+                     "a list of " + std::to_string(e->value.size()) + " entries; lists hold at most " +
+                         std::to_string(kMaxListLength) + " (no scenario key needs more)");
     return std::nullopt;
   }
   std::vector<T> out;

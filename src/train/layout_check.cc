@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "dlsim/core/strings.h"
+
 namespace dlsim::train {
 namespace {
 
@@ -19,6 +21,10 @@ void CheckWholeNodes(const TrainOptions& o, Issues& out) {
     Add(out, "hardware.gpus", LayoutRule::kGpus,
         "gpus " + S(gpus) + " is not a multiple of gpus_per_node " + S(per_node) +
             " (a job larger than one node uses whole nodes)");
+  if (gpus > per_node && o.hardware.nics_per_node == 0)
+    Add(out, "hardware.nics_per_node", LayoutRule::kGpus,
+        "a job on " + S((gpus + per_node - 1) / per_node) +
+            " nodes needs network interfaces; nics_per_node is 0");
 }
 
 // True when tp*pp*cp(*dp) matches the GPU count.
@@ -66,13 +72,25 @@ void CheckSequence(const TrainOptions& o, Issues& out) {
 
 void CheckBatch(const TrainOptions& o, int dp, Issues& out) {
   const int64_t per_step = int64_t{o.training.micro_batch} * dp;
-  if (dp > 0 && (o.training.global_batch <= 0 || o.training.global_batch % per_step != 0))
+  if (dp > 0 && (o.training.global_batch <= 0 || o.training.global_batch % per_step != 0)) {
     Add(out, "training.global_batch", LayoutRule::kBatch,
         "global_batch " + S(o.training.global_batch) + " is not divisible by micro_batch * dp = " +
             S(o.training.micro_batch) + " * " + S(dp) + " = " + S(per_step));
+    return;
+  }
+  if (dp > 0 && o.training.global_batch / per_step > kMaxMicroBatches)
+    Add(out, "training.global_batch", LayoutRule::kBatch,
+        "global_batch / (micro_batch * dp) = " + S(o.training.global_batch / per_step) +
+            " micro-batches per step; the schedule holds at most " + S(kMaxMicroBatches) +
+            " (raise micro_batch)");
+  const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+  if (tokens > kMaxTokensPerStep)
+    Add(out, "training.global_batch", LayoutRule::kBatch,
+        "seq_len * global_batch = " + FormatNumber(tokens, 4) + " tokens per step; at most " +
+            FormatNumber(kMaxTokensPerStep, 4) + " (2^40)");
 }
 
-void CheckLayersPerStage(const TrainOptions& o, int stages, Issues& out) {
+void CheckLayersPerStage(const TrainOptions& o, int64_t stages, Issues& out) {
   const std::vector<int>& lps = o.parallel.layers_per_stage;
   if (static_cast<int>(lps.size()) != stages) {
     Add(out, "parallel.layers_per_stage", LayoutRule::kStages,
@@ -95,8 +113,8 @@ void CheckStages(const TrainOptions& o, int dp, Issues& out) {
   if (interleaved && p.pp < 2)
     Add(out, "parallel.pipeline_schedule", LayoutRule::kStages,
         "interleaved needs pp >= 2, found pp " + S(p.pp));
-  const int chunks = interleaved ? p.virtual_stages : 1;
-  const int stages = p.pp * chunks;
+  const int64_t chunks = interleaved ? p.virtual_stages : 1;
+  const int64_t stages = int64_t{p.pp} * chunks;  // may exceed int for absurd inputs
   if (!p.layers_per_stage.empty()) {
     CheckLayersPerStage(o, stages, out);
   } else if (o.model.layers < stages) {

@@ -62,7 +62,7 @@ TEST(YamlReaderTest, RangeAndFloatErrors) {
   EXPECT_EQ(ErrorsAfter("n: 1.5\n", [](MapReader& r) { r.Get<int>("n", 1, Range::NonNegative()); }),
             "t.yaml:1:4: n: expected a non-negative integer, found '1.5'; allowed: 0..2147483647");
   EXPECT_EQ(ErrorsAfter("z: 4\n", [](MapReader& r) { r.Get<int>("z", 0, Range::Between(0, 3)); }),
-            "t.yaml:1:4: z: expected an integer in 0..3, found '4'; allowed: 0..3");
+            "t.yaml:1:4: z: expected an integer, found '4'; allowed: 0..3");
   // Issue 18: a value just over the integer's limit names the limit, not just ">= 1".
   EXPECT_EQ(ErrorsAfter("n: 2147483648\n", [](MapReader& r) { r.Get<int>("n", 1, Range::Positive()); }),
             "t.yaml:1:4: n: expected a positive integer, found '2147483648'; allowed: 1..2147483647");

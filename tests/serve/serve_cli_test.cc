@@ -66,8 +66,7 @@ const BadCase kBadCases[] = {
     {"unknown_offload_mode.yaml", {":2:17: offload.mode:", "found 'select_n' (did you mean 'select-n'?)"}},
     {"requests_and_duration.yaml", {":2:38: workload.duration_s: give requests or duration_s, not both"}},
     {"weight_fraction_out_of_range.yaml",
-     {":2:42: offload.weight_fraction: expected a number in 0..1, found "
-      "'1.5'"}},
+     {":2:42: offload.weight_fraction: expected a number, found '1.5'; allowed: 0..1"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto& info) {

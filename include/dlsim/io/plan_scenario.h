@@ -32,6 +32,9 @@
 
 namespace dlsim::io {
 
+// A search spanning more combinations than this is refused (the planner would run for days).
+inline constexpr double kMaxSearchSpace = 1e8;
+
 struct PlanScenario {
   train::TrainOptions base;
   plan::PlanOptions options;

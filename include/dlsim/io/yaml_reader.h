@@ -49,13 +49,21 @@ struct Range {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool min_exclusive = false;
+  bool max_exclusive = false;
+  bool or_zero = false;  // 0 is also accepted ("none"), e.g. a bandwidth of 0 or one in 0.001..1e6
 
   static Range Any() { return {}; }
   static Range Positive() { return {0, std::numeric_limits<double>::infinity(), true}; }  // > 0
   static Range NonNegative() { return {0, std::numeric_limits<double>::infinity(), false}; }
   static Range AtLeast(double lo) { return {lo, std::numeric_limits<double>::infinity(), false}; }
-  static Range Between(double lo, double hi) { return {lo, hi, false}; }  // inclusive
-  bool Contains(double v) const { return (min_exclusive ? v > min : v >= min) && v <= max; }
+  static Range Between(double lo, double hi) { return {lo, hi, false}; }              // inclusive
+  static Range Positive(double hi) { return {0, hi, true}; }                          // > 0 and <= hi
+  static Range HalfOpen(double lo, double hi) { return {lo, hi, false, true}; }       // >= lo and < hi
+  static Range ZeroOr(double lo, double hi) { return {lo, hi, false, false, true}; }  // 0, or lo..hi
+  bool Contains(double v) const {
+    return (or_zero && v == 0) ||
+           ((min_exclusive ? v > min : v >= min) && (max_exclusive ? v < max : v <= max));
+  }
 };
 
 namespace internal {
@@ -87,7 +95,17 @@ class Document {
 // Parses one YAML document. Errors (kParse): a syntax error ("FILE:L:C: yaml syntax error: ..."),
 // an empty file ("FILE: file is empty"), more than one document. Never throws.
 Result<Document> ParseYaml(std::string_view text, std::string file_name);
-// Reads a whole file. Error (kNotFound) naming the path when it cannot be opened.
+// Input files larger than this are refused (DLSIM_MAX_INPUT_MIB raises it): a scenario, catalog or
+// length file is kilobytes to a few megabytes; a bigger one is a mistake (or /dev/zero).
+inline constexpr int64_t kDefaultMaxInputFileBytes = int64_t{16} << 20;
+// Lists longer than this are an error (FindList).
+inline constexpr size_t kMaxListLength = 100000;
+// Flow lists and mappings nested deeper than this are a syntax error.
+inline constexpr int kMaxNesting = 64;
+// The limit in force: DLSIM_MAX_INPUT_MIB (mebibytes) when set and positive, else the default.
+int64_t MaxInputFileBytes();
+// The whole file. Errors: kNotFound (missing, unreadable, a directory), kInvalidArgument (not a
+// regular file, such as a device or FIFO; larger than MaxInputFileBytes()).
 Result<std::string> ReadTextFile(const std::string& path);
 // ReadTextFile + ParseYaml, with the path as file name.
 Result<Document> LoadYamlFile(const std::string& path);

@@ -34,6 +34,11 @@ struct LayoutIssue {
   std::string message;  // what is wrong, with the numbers, e.g. "tp 3 does not divide the 32 ..."
 };
 
+// Micro-batches per step and replica: every one is a task of the pipeline schedule (memory, time).
+inline constexpr int64_t kMaxMicroBatches = 100000;
+// Tokens per step (seq_len x global_batch): 2^40, a thousand times the largest published batches.
+inline constexpr double kMaxTokensPerStep = 1099511627776.0;
+
 // Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages); empty when the
 // layout can run. parallel.dp 0 means gpus / (tp*pp*cp). The model shape itself (hidden divisible
 // by heads, ...) is the model's rule (ModelSpec::Validate), not a layout rule.

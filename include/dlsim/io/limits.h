@@ -1,0 +1,68 @@
+// The checked range of every numeric scenario and catalog key of training, in one place, so the
+// scenario reader, the catalog reader and docs/scenario-format.md agree. Each bound is either a
+// physical limit or a generous multiple of the largest real value (noted), so a typo or an absurd
+// value is an error at the edge instead of an overflow, a hang or a nonsense result later.
+// Limits that protect memory or time say so; a real need beyond them is an issue to file.
+#ifndef DLSIM_IO_LIMITS_H_
+#define DLSIM_IO_LIMITS_H_
+
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io::limits {
+
+// Model shape (the largest published dense models: ~200 layers, hidden 25,600, 256k vocab).
+inline const Range kLayers = Range::Between(1, 10000);
+inline const Range kHidden = Range::Between(1, 1 << 20);
+inline const Range kHeads = Range::Between(1, 1 << 16);
+inline const Range kFfnHidden = Range::Between(1, 1 << 22);
+inline const Range kVocab = Range::Between(1, 1 << 24);
+inline const Range kMaxSeqLen = Range::Between(0, 1 << 24);
+inline const Range kDropout = Range::HalfOpen(0, 1);  // a probability of dropping; 1 drops everything
+
+// Hardware of a training job.
+inline const Range kGpus = Range::Between(1, 1 << 20);  // a million GPUs
+inline const Range kGpusPerNode = Range::Between(1, 1024);
+inline const Range kNicsPerNode = Range::Between(0, 64);
+inline const Range kNicGbps = Range::Between(0.001, 1e6);  // 1 Mb/s .. 1 Pb/s per NIC
+
+// Training: tokens per step are seq_len x global_batch (checked below as well).
+inline const Range kSeqLen = Range::Between(1, 1 << 24);       // 16M tokens
+inline const Range kGlobalBatch = Range::Between(1, 1 << 24);  // sequences per step
+inline const Range kMicroBatch = Range::Between(1, 1 << 16);
+// (Micro-batches and tokens per step are layout rules: train/layout_check.h.)
+
+// Parallel layout.
+inline const Range kDegree = Range::Between(1, 1 << 20);  // tp, pp, cp, dp
+inline const Range kVirtualStages = Range::Between(1, 1024);
+inline const Range kStageLayers = Range::Between(0, 10000);
+inline constexpr size_t kMaxListLength = 100000;  // layers_per_stage entries and other lists
+
+// Data-aware runs: every step is simulated (time), every length value is held (memory).
+inline const Range kDataSteps = Range::Between(1, 10000);
+inline const Range kLength = Range::Between(1, 1 << 30);  // tokens of one document
+inline const Range kSigma = Range::Between(0, 20);        // lognormal shape (e^20 ~ 5e8 spread)
+inline const Range kTailAlpha = Range::Between(0.01, 100);
+inline const Range kLengthWeight = Range::Between(0, 1e15);
+inline const Range kTokens = Range::Between(0, 1 << 30);  // max_len, chunk_size, token_budget
+
+// Catalog entries (physical bounds with a wide margin; 0 means "none" where allowed).
+inline const Range kTflops = Range::ZeroOr(0.001, 1e6);  // per dtype; 0: no tensor cores
+inline const Range kFp32Tflops = Range::Between(0.001, 1e6);
+inline const Range kMemoryGib = Range::Between(0.001, 1e6);
+inline const Range kBandwidthGBps = Range::Between(0.001, 1e7);  // HBM
+inline const Range kLinkGBps = Range::ZeroOr(0.001, 1e7);        // NVLink, intra-node, host, disk; 0: none
+inline const Range kLinkGbps = Range::ZeroOr(0.001, 1e7);        // NIC and network links, Gbit/s
+inline const Range kLatencyUs = Range::Between(0, 1e6);
+inline const Range kOversubscription = Range::Between(1, 1000);
+inline const Range kSmCount = Range::Between(1, 1 << 16);
+inline const Range kCacheMib = Range::Between(0, 1e6);
+inline const Range kPowerWatts = Range::Between(0, 1e5);
+inline const Range kCount = Range::Between(0, 1 << 16);  // CPU cores, GPUs per PCIe switch, NICs
+inline const Range kDiskTb = Range::Between(0, 1e6);
+
+// Seeds: any non-negative 63-bit integer.
+inline const Range kSeed = Range::NonNegative();
+
+}  // namespace dlsim::io::limits
+
+#endif  // DLSIM_IO_LIMITS_H_
