@@ -229,11 +229,11 @@ class ByteTransformerReproduction final : public Reproduction {
 }  // namespace
 
 void RegisterByteTransformer(ReproRegistry& reg) {
-  (void)reg.Register("bytetransformer",
-                     "ByteTransformer (IPDPS 2023): padding-free vs padded BERT-base forward, "
-                     "+55% vs "
-                     "FasterTransformer",
-                     [] { return std::make_unique<ByteTransformerReproduction>(); });
+  reg.RegisterBuiltin("bytetransformer",
+                      "ByteTransformer (IPDPS 2023): padding-free vs padded BERT-base forward, "
+                      "+55% vs "
+                      "FasterTransformer",
+                      [] { return std::make_unique<ByteTransformerReproduction>(); });
 }
 
 }  // namespace dlsim::repro

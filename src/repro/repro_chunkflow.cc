@@ -131,10 +131,10 @@ class ChunkFlowReproduction final : public Reproduction {
 }  // namespace
 
 void RegisterChunkFlow(ReproRegistry& reg) {
-  (void)reg.Register("chunkflow",
-                     "ChunkFlow (ICML 2025): chunked long-context fine-tuning "
-                     "vs Megatron-LM packing, up to 4.53x",
-                     [] { return std::make_unique<ChunkFlowReproduction>(); });
+  reg.RegisterBuiltin("chunkflow",
+                      "ChunkFlow (ICML 2025): chunked long-context fine-tuning "
+                      "vs Megatron-LM packing, up to 4.53x",
+                      [] { return std::make_unique<ChunkFlowReproduction>(); });
 }
 
 }  // namespace dlsim::repro

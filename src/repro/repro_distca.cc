@@ -172,10 +172,10 @@ class DistCAReproduction final : public Reproduction {
 }  // namespace
 
 void RegisterDistCA(ReproRegistry& reg) {
-  (void)reg.Register("distca",
-                     "DistCA (arXiv 2510.18121): core-attention disaggregation "
-                     "vs WLB-LLM, up to 1.35x",
-                     [] { return std::make_unique<DistCAReproduction>(); });
+  reg.RegisterBuiltin("distca",
+                      "DistCA (arXiv 2510.18121): core-attention disaggregation "
+                      "vs WLB-LLM, up to 1.35x",
+                      [] { return std::make_unique<DistCAReproduction>(); });
 }
 
 }  // namespace dlsim::repro

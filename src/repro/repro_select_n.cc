@@ -157,11 +157,11 @@ class SelectNReproduction final : public Reproduction {
 }  // namespace
 
 void RegisterSelectN(ReproRegistry& reg) {
-  (void)reg.Register("select-n",
-                     "Select-N (arXiv 2502.08182): SLO-aware offloading "
-                     "interval vs static offloading, 1.85x "
-                     "throughput",
-                     [] { return std::make_unique<SelectNReproduction>(); });
+  reg.RegisterBuiltin("select-n",
+                      "Select-N (arXiv 2502.08182): SLO-aware offloading "
+                      "interval vs static offloading, 1.85x "
+                      "throughput",
+                      [] { return std::make_unique<SelectNReproduction>(); });
 }
 
 }  // namespace dlsim::repro

@@ -136,10 +136,10 @@ class SkrullReproduction final : public Reproduction {
 }  // namespace
 
 void RegisterSkrull(ReproRegistry& reg) {
-  (void)reg.Register("skrull",
-                     "Skrull (NeurIPS 2025): dynamic data scheduling for long "
-                     "SFT vs DeepSpeed, 3.76x avg",
-                     [] { return std::make_unique<SkrullReproduction>(); });
+  reg.RegisterBuiltin("skrull",
+                      "Skrull (NeurIPS 2025): dynamic data scheduling for long "
+                      "SFT vs DeepSpeed, 3.76x avg",
+                      [] { return std::make_unique<SkrullReproduction>(); });
 }
 
 }  // namespace dlsim::repro

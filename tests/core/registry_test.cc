@@ -42,6 +42,20 @@ TEST(RegistryTest, DuplicateRegistrationIsError) {
   EXPECT_FALSE(reg.Register("square", "", [] { return std::make_unique<Square>(); }).ok());
 }
 
+TEST(RegistryTest, BuiltinRegistrationAddsTheEntry) {
+  Registry<Shape> reg("shape");
+  reg.RegisterBuiltin("square", "four sides", [] { return std::make_unique<Square>(); });
+  ASSERT_TRUE(reg.Contains("square"));
+  EXPECT_EQ((*reg.Create("square"))->Sides(), 4);
+}
+
+TEST(RegistryDeathTest, DuplicateBuiltinAbortsWithTheName) {
+  Registry<Shape> reg("shape");
+  reg.RegisterBuiltin("square", "", [] { return std::make_unique<Square>(); });
+  EXPECT_DEATH(reg.RegisterBuiltin("square", "", [] { return std::make_unique<Square>(); }),
+               "builtin registration failed: shape 'square' is registered twice");
+}
+
 TEST(RegistryTest, FactoryArguments) {
   struct Poly : Shape {
     explicit Poly(int n) : n_(n) {}

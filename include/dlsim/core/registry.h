@@ -9,11 +9,16 @@
 //                [] { return std::make_unique<OneFOneB>(); });
 //   auto s = reg.Create("1f1b");   // Result<std::unique_ptr<PipelineSchedule>>
 //
+// Builtins (names fixed in the code, not user input) use RegisterBuiltin(), whose duplicate is a
+// programming error that aborts; Register() is for names that come from outside.
+//
 // Unknown names are errors that list what exists and suggest the closest match.
 // Not thread-safe for registration; Create() is const and safe once populated.
 #ifndef DLSIM_CORE_REGISTRY_H_
 #define DLSIM_CORE_REGISTRY_H_
 
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +47,15 @@ class Registry {
     if (entries_.count(name)) return Error::InvalidArgument(kind_ + " '" + name + "' is registered twice");
     entries_.emplace(name, Entry{name, std::move(description), std::move(factory)});
     return Status::Ok();
+  }
+
+  // Register() for a builtin entry. A name registered twice is a bug in the code that
+  // registers builtins, not bad input: it prints the error to stderr and aborts.
+  void RegisterBuiltin(std::string name, std::string description, Factory factory) {
+    const Status s = Register(std::move(name), std::move(description), std::move(factory));
+    if (s.ok()) return;
+    std::fprintf(stderr, "dlsim: builtin registration failed: %s\n", s.error().message.c_str());
+    std::abort();
   }
 
   Result<std::unique_ptr<Interface>> Create(const std::string& name, Args... args) const {
