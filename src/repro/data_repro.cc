@@ -76,6 +76,4 @@ data::LengthSpec LmsysLikeLengths(int64_t max_len) {
   return l;
 }
 
-double Ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
-
 }  // namespace dlsim::repro::internal

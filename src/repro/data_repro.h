@@ -12,6 +12,7 @@
 #include "dlsim/core/result.h"
 #include "dlsim/data/data_options.h"
 #include "dlsim/train/options.h"
+#include "sweep.h"
 
 namespace dlsim::repro::internal {
 
@@ -60,8 +61,9 @@ Result<DataRun> RunJob(const catalog::Catalogs& cat, const JobSetup& s, const da
 // Pareto tail from 4K with alpha 1.1), truncated at max_len.
 data::LengthSpec LmsysLikeLengths(int64_t max_len);
 
-// num / den, or 0 when den is not positive.
-double Ratio(double num, double den);
+// The fastest feasible run of one side of a comparison and its configuration (sweep.h).
+template <typename Config>
+using FastestRun = Fastest<DataRun, Config>;
 
 }  // namespace dlsim::repro::internal
 

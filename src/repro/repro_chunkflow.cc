@@ -36,64 +36,70 @@ constexpr int64_t kTokensPerStep = int64_t{4} << 20;
 constexpr int kSteps = 4;
 constexpr uint64_t kSeed = 453;
 
-struct Best {
-  internal::DataRun run;
-  std::string config;  // e.g. "cp2 full" or "chunk 8192 cp1"
-};
+using Best = internal::FastestRun<std::string>;  // config: e.g. "cp2 full" or "chunk 8192 cp1"
 
-void Keep(Best& best, const internal::DataRun& r, std::string config) {
-  if (r.feasible && (best.config.empty() || r.mean_s < best.run.mean_s)) best = {r, std::move(config)};
+data::DataOptions PointData(int context, const char* policy) {
+  data::DataOptions d;
+  d.lengths = internal::LmsysLikeLengths(context);
+  d.seed = kSeed;
+  d.steps = kSteps;
+  d.policy = policy;
+  return d;
 }
 
-class ChunkFlowReproduction final : public Reproduction {
- public:
-  Result<ReproResult> Run(const ReproEnv& env) const override {
-    ReproResult out;
-    out.name = "chunkflow";
-    out.claim =
-        "ChunkFlow: up to 4.53x faster than Megatron-LM in "
-        "long-context fine-tuning (Qwen2.5, 32K and 256K "
-        "context, LMSys-Chat-1M length statistics)";
-    out.paper_ratio = 4.53;
-    for (const ModelCase& m : kModels) {
-      for (int context : kContexts) {
-        data::DataOptions d;
-        d.lengths = internal::LmsysLikeLengths(context);
-        d.seed = kSeed;
-        d.steps = kSteps;
-        internal::JobSetup s;
-        s.model = m.name;
-        s.gpus = kGpus;
-        s.tp = m.tp;
-        Best mega, masked, chunk;  // mega: pack_nomask (the headline baseline); masked: pack
-        for (int cp : kCps) {
-          if (kGpus / m.tp < cp) continue;
-          s.cp = cp;
-          s.seq_len = context;
-          s.global_batch = static_cast<int>(kTokensPerStep / context);
-          for (train::Recompute rc : {train::Recompute::kSelective, train::Recompute::kFull}) {
-            s.recompute = rc;
-            for (Best* b : {&mega, &masked}) {
-              d.policy = b == &mega ? "pack_nomask" : "pack";
-              DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, s, d));
-              Keep(*b, r, fmt::format("cp{} {}", cp, train::RecomputeName(rc)));
-            }
-          }
-          d.policy = "chunkflow";
-          s.recompute = train::Recompute::kSelective;
-          for (int c : kChunks) {
-            if (c > context) continue;
-            d.chunk_size = c;
-            s.seq_len = c;
-            s.global_batch = static_cast<int>(kTokensPerStep / c);
-            DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, s, d));
-            Keep(chunk, r, fmt::format("chunk {} cp{}", c, cp));
-          }
-          d.chunk_size = 0;
-        }
-        const double ratio = internal::Ratio(mega.run.mean_s, chunk.run.mean_s);
-        out.details.push_back(
-            {{"model", m.name},
+// Rows of `row_len` tokens, as many as make the step's tokens.
+internal::JobSetup PointJob(const ModelCase& m, int cp, int row_len) {
+  internal::JobSetup s;
+  s.model = m.name;
+  s.gpus = kGpus;
+  s.tp = m.tp;
+  s.cp = cp;
+  s.seq_len = row_len;
+  s.global_batch = static_cast<int>(kTokensPerStep / row_len);
+  return s;
+}
+
+// Megatron-LM packing (`policy`: pack_nomask or pack) at every CP degree, selective and full
+// recomputation.
+Result<Best> BestPacking(const ReproEnv& env, const ModelCase& m, int context, const char* policy) {
+  Best best;
+  const data::DataOptions d = PointData(context, policy);
+  for (int cp : kCps) {
+    if (kGpus / m.tp < cp) continue;
+    internal::JobSetup s = PointJob(m, cp, context);
+    for (train::Recompute rc : {train::Recompute::kSelective, train::Recompute::kFull}) {
+      s.recompute = rc;
+      DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, s, d));
+      best.Keep(r, fmt::format("cp{} {}", cp, train::RecomputeName(rc)));
+    }
+  }
+  return best;
+}
+
+// ChunkFlow (K = 1, selective recomputation) at every chunk size up to the context and every
+// CP degree.
+Result<Best> BestChunking(const ReproEnv& env, const ModelCase& m, int context) {
+  Best best;
+  data::DataOptions d = PointData(context, "chunkflow");
+  for (int cp : kCps) {
+    if (kGpus / m.tp < cp) continue;
+    for (int c : kChunks) {
+      if (c > context) continue;
+      d.chunk_size = c;
+      DLSIM_ASSIGN_OR_RETURN(internal::DataRun r, internal::RunJob(*env.catalogs, PointJob(m, cp, c), d));
+      best.Keep(r, fmt::format("chunk {} cp{}", c, cp));
+    }
+  }
+  return best;
+}
+
+// The three systems at their best configurations: one detail row.
+Status RunPoint(const ReproEnv& env, const ModelCase& m, int context, internal::Sweep& sweep) {
+  DLSIM_ASSIGN_OR_RETURN(Best mega, BestPacking(env, m, context, "pack_nomask"));  // the headline baseline
+  DLSIM_ASSIGN_OR_RETURN(Best masked, BestPacking(env, m, context, "pack"));
+  DLSIM_ASSIGN_OR_RETURN(Best chunk, BestChunking(env, m, context));
+  const double ratio = internal::Ratio(mega.run.mean_s, chunk.run.mean_s);
+  sweep.Add({{"model", m.name},
              {"context", context},
              {"megatron_s", mega.run.mean_s},
              {"megatron_config", mega.config},
@@ -105,26 +111,49 @@ class ChunkFlowReproduction final : public Reproduction {
              {"chunkflow_config", chunk.config},
              {"chunkflow_straggler_s", chunk.run.straggler_s},
              {"ratio", ratio},
-             {"ratio_vs_masked_pack", internal::Ratio(masked.run.mean_s, chunk.run.mean_s)}});
-        out.our_ratio = std::max(out.our_ratio, ratio);
-      }
+             {"ratio_vs_masked_pack", internal::Ratio(masked.run.mean_s, chunk.run.mean_s)}},
+            ratio);
+  return Status::Ok();
+}
+
+// The claim, the headline (the largest ratio) and the words around the sweep's rows.
+ReproResult Describe(internal::Sweep& sweep) {
+  ReproResult out;
+  out.name = "chunkflow";
+  out.claim =
+      "ChunkFlow: up to 4.53x faster than Megatron-LM in "
+      "long-context fine-tuning (Qwen2.5, 32K and 256K "
+      "context, LMSys-Chat-1M length statistics)";
+  out.paper_ratio = 4.53;
+  out.our_ratio = sweep.ratios().max;
+  out.workload = fmt::format(
+      "Qwen2.5-7B (tp 2) and Qwen2.5-32B (tp 8) on {} H100, pp "
+      "1, 32K and 256K context, {}M tokens per step of "
+      "the LMSys-Chat-like pareto_mix (median 600, 0.5% Pareto "
+      "tail from 4K, alpha 1.1), {} steps; ours = the "
+      "largest ratio over the four points",
+      kGpus, kTokensPerStep >> 20, kSteps);
+  out.baseline =
+      "Megatron-LM default packing (pack_nomask: rows of the context length, dense causal attention "
+      "over the whole row, no document mask; rows sharded over CP), "
+      "best of cp 1..8 x selective/full recomputation that fits in memory";
+  out.notes =
+      "ChunkFlow runs chunk sizes 4K..32K at cp 1..8 with K = 1 and "
+      "keeps the fastest. Column ratio_vs_masked_pack: the same against document-masked packing "
+      "(pack, Megatron-LM with reset_attention_mask). See docs/reproductions.md, ChunkFlow.";
+  out.details = sweep.TakeDetails();
+  return out;
+}
+
+class ChunkFlowReproduction final : public Reproduction {
+ public:
+  // Every (model, context) point, each system at its fastest configuration.
+  Result<ReproResult> Run(const ReproEnv& env) const override {
+    internal::Sweep sweep;
+    for (const ModelCase& m : kModels) {
+      for (int context : kContexts) DLSIM_RETURN_IF_ERROR(RunPoint(env, m, context, sweep));
     }
-    out.workload = fmt::format(
-        "Qwen2.5-7B (tp 2) and Qwen2.5-32B (tp 8) on {} H100, pp "
-        "1, 32K and 256K context, {}M tokens per step of "
-        "the LMSys-Chat-like pareto_mix (median 600, 0.5% Pareto "
-        "tail from 4K, alpha 1.1), {} steps; ours = the "
-        "largest ratio over the four points",
-        kGpus, kTokensPerStep >> 20, kSteps);
-    out.baseline =
-        "Megatron-LM default packing (pack_nomask: rows of the context length, dense causal attention "
-        "over the whole row, no document mask; rows sharded over CP), "
-        "best of cp 1..8 x selective/full recomputation that fits in memory";
-    out.notes =
-        "ChunkFlow runs chunk sizes 4K..32K at cp 1..8 with K = 1 and "
-        "keeps the fastest. Column ratio_vs_masked_pack: the same against document-masked packing "
-        "(pack, Megatron-LM with reset_attention_mask). See docs/reproductions.md, ChunkFlow.";
-    return out;
+    return Describe(sweep);
   }
 };
 

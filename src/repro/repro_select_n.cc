@@ -17,6 +17,7 @@
 
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/setup.h"
+#include "sweep.h"
 
 namespace dlsim::repro {
 namespace {
@@ -77,80 +78,113 @@ Result<serve::ServeOptions> BaseOptions(const ReproEnv& env, const Setting& s) {
   return o;
 }
 
-double Ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+// The capacity runs of one setting.
+struct SettingRuns {
+  Point none;  // no offloading
+  Point select_n;
+  Point best_static;  // the best static fraction
+  double best_fraction = 0;
+  Point all;  // DeepSpeed ZeRO-Inference: every weight in host memory
+};
+
+// The static placements of `o` (mode set here) over kStaticFractions; keeps the best and the
+// all-in-host one.
+Status RunStatic(serve::ServeOptions o, const serve::ServeEnvironment& senv, SettingRuns& out) {
+  o.offload.mode = serve::OffloadMode::kStatic;
+  for (double f : kStaticFractions) {
+    o.offload.weight_fraction = f;
+    DLSIM_ASSIGN_OR_RETURN(Point p, Capacity(o, senv));
+    if (f == 1.0) out.all = p;
+    if (out.best_fraction == 0 || p.tokens_per_s > out.best_static.tokens_per_s) {
+      out.best_static = p;
+      out.best_fraction = f;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<SettingRuns> RunSetting(const ReproEnv& env, const serve::ServeEnvironment& senv, const Setting& s) {
+  DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, BaseOptions(env, s));
+  SettingRuns out;
+  o.offload.mode = serve::OffloadMode::kNone;
+  DLSIM_ASSIGN_OR_RETURN(out.none, Capacity(o, senv));
+  o.offload.mode = serve::OffloadMode::kSelectN;
+  DLSIM_ASSIGN_OR_RETURN(out.select_n, Capacity(o, senv));
+  DLSIM_RETURN_IF_ERROR(RunStatic(o, senv, out));
+  return out;
+}
+
+double ThroughputRatio(const SettingRuns& r) {
+  return internal::Ratio(r.select_n.tokens_per_s, r.best_static.tokens_per_s);
+}
+double HostMemoryRatio(const SettingRuns& r) {
+  return internal::Ratio(r.best_static.host_gib, r.select_n.host_gib);
+}
+
+nlohmann::ordered_json Row(const Setting& s, const SettingRuns& r) {
+  return {{"model", s.model},
+          {"gpu", s.gpu},
+          {"pcie_gbps", s.pcie_gbps},
+          {"tpot_slo_s", s.tpot_s},
+          {"no_offload_tok_s", r.none.tokens_per_s},
+          {"select_n_tok_s", r.select_n.tokens_per_s},
+          {"select_n_interval", r.select_n.min_interval},
+          {"select_n_host_gib", r.select_n.host_gib},
+          {"best_static_fraction", r.best_fraction},
+          {"best_static_tok_s", r.best_static.tokens_per_s},
+          {"best_static_host_gib", r.best_static.host_gib},
+          {"deepspeed_all_tok_s", r.all.tokens_per_s},
+          {"deepspeed_all_host_gib", r.all.host_gib},
+          {"throughput_ratio", ThroughputRatio(r)},
+          {"host_memory_ratio", HostMemoryRatio(r)}};
+}
+
+// The claim, the headline (the throughput ratio of the headline setting `s`, whose runs are
+// `r`) and the words around the sweep's rows.
+ReproResult Describe(internal::Sweep& sweep, const Setting& s, const SettingRuns& r) {
+  ReproResult out;
+  out.name = "select-n";
+  out.claim =
+      "SLO-aware offloading interval: up to 1.85x throughput under "
+      "the latency SLO and up to 2.37x "
+      "host-memory savings vs DeepSpeed / FlexGen offloading";
+  out.paper_ratio = 1.85;
+  out.our_ratio = sweep.ratio(0);
+  out.workload = fmt::format(
+      "{} on one {} (weights leave little KV room), vLLM "
+      "batching, Poisson arrivals, lognormal prompts "
+      "600/0.8 and outputs 200/0.8, SLO TTFT 2 s / TPOT {} "
+      "s, PCIe {} GB/s; throughput = output tokens/s "
+      "at the highest rate with >= 90% SLO attainment",
+      s.model, s.gpu, s.tpot_s, s.pcie_gbps);
+  out.baseline = fmt::format(
+      "static FlexGen/DeepSpeed-style placement, best weight fraction of "
+      "{{0.02..1}} under the same SLO "
+      "(here {}; host-memory ratio {:.2f}x vs the paper's 2.37x)",
+      r.best_fraction, HostMemoryRatio(r));
+  out.notes =
+      "details: one row per setting (model, GPU, PCIe, TPOT SLO); "
+      "throughput_ratio = Select-N / best "
+      "static; host_memory_ratio = best static's host memory / "
+      "Select-N's. See docs/reproductions.md.";
+  out.details = sweep.TakeDetails();
+  return out;
+}
 
 class SelectNReproduction final : public Reproduction {
  public:
+  // Every setting: no offloading, Select-N and the static fractions; the first is the headline.
   Result<ReproResult> Run(const ReproEnv& env) const override {
     DLSIM_ASSIGN_OR_RETURN(auto senv,
                            serve::MakeServeEnvironment(env.catalogs->compute, env.catalogs->network));
-    ReproResult out;
-    out.name = "select-n";
-    out.claim =
-        "SLO-aware offloading interval: up to 1.85x throughput under "
-        "the latency SLO and up to 2.37x "
-        "host-memory savings vs DeepSpeed / FlexGen offloading";
-    out.paper_ratio = 1.85;
-    bool first = true;
+    internal::Sweep sweep;
+    SettingRuns headline;
     for (const Setting& s : kSettings) {
-      DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, BaseOptions(env, s));
-      o.offload.mode = serve::OffloadMode::kNone;
-      DLSIM_ASSIGN_OR_RETURN(Point none, Capacity(o, *senv));
-      o.offload.mode = serve::OffloadMode::kSelectN;
-      DLSIM_ASSIGN_OR_RETURN(Point sel, Capacity(o, *senv));
-      o.offload.mode = serve::OffloadMode::kStatic;
-      Point best_static;
-      double best_fraction = 0;
-      Point all;  // DeepSpeed ZeRO-Inference: every weight in host memory
-      for (double f : kStaticFractions) {
-        o.offload.weight_fraction = f;
-        DLSIM_ASSIGN_OR_RETURN(Point p, Capacity(o, *senv));
-        if (f == 1.0) all = p;
-        if (best_fraction == 0 || p.tokens_per_s > best_static.tokens_per_s) {
-          best_static = p;
-          best_fraction = f;
-        }
-      }
-      const double tput_ratio = Ratio(sel.tokens_per_s, best_static.tokens_per_s);
-      const double host_ratio = Ratio(best_static.host_gib, sel.host_gib);
-      out.details.push_back({{"model", s.model},
-                             {"gpu", s.gpu},
-                             {"pcie_gbps", s.pcie_gbps},
-                             {"tpot_slo_s", s.tpot_s},
-                             {"no_offload_tok_s", none.tokens_per_s},
-                             {"select_n_tok_s", sel.tokens_per_s},
-                             {"select_n_interval", sel.min_interval},
-                             {"select_n_host_gib", sel.host_gib},
-                             {"best_static_fraction", best_fraction},
-                             {"best_static_tok_s", best_static.tokens_per_s},
-                             {"best_static_host_gib", best_static.host_gib},
-                             {"deepspeed_all_tok_s", all.tokens_per_s},
-                             {"deepspeed_all_host_gib", all.host_gib},
-                             {"throughput_ratio", tput_ratio},
-                             {"host_memory_ratio", host_ratio}});
-      if (first) {
-        out.our_ratio = tput_ratio;
-        out.workload = fmt::format(
-            "{} on one {} (weights leave little KV room), vLLM "
-            "batching, Poisson arrivals, lognormal prompts "
-            "600/0.8 and outputs 200/0.8, SLO TTFT 2 s / TPOT {} "
-            "s, PCIe {} GB/s; throughput = output tokens/s "
-            "at the highest rate with >= 90% SLO attainment",
-            s.model, s.gpu, s.tpot_s, s.pcie_gbps);
-        out.baseline = fmt::format(
-            "static FlexGen/DeepSpeed-style placement, best weight fraction of "
-            "{{0.02..1}} under the same SLO "
-            "(here {}; host-memory ratio {:.2f}x vs the paper's 2.37x)",
-            best_fraction, host_ratio);
-        first = false;
-      }
+      DLSIM_ASSIGN_OR_RETURN(SettingRuns r, RunSetting(env, *senv, s));
+      sweep.Add(Row(s, r), ThroughputRatio(r));
+      if (sweep.rows() == 1) headline = r;
     }
-    out.notes =
-        "details: one row per setting (model, GPU, PCIe, TPOT SLO); "
-        "throughput_ratio = Select-N / best "
-        "static; host_memory_ratio = best static's host memory / "
-        "Select-N's. See docs/reproductions.md.";
-    return out;
+    return Describe(sweep, kSettings[0], headline);
   }
 };
 
