@@ -126,12 +126,12 @@ std::unique_ptr<ComputeModel> MakeConstantComputeModel(Duration per_call) {
 
 void RegisterComputeModels(ComputeModelRegistry& reg) {
   // Names are fixed and distinct: registration cannot fail.
-  (void)reg.Register(
+  reg.RegisterBuiltin(
       "roofline", "Roofline with size- and shape-dependent efficiency fitted on measured operator profiles",
       [](const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
         return MakeRooflineComputeModel(gpu, cal);
       });
-  (void)reg.Register(
+  reg.RegisterBuiltin(
       "constant", "Fixed time per kernel call (a fake for tests)",
       [](const hw::GpuSpec&, const ComputeCalibration&) { return MakeConstantComputeModel(); });
 }

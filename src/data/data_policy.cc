@@ -70,8 +70,8 @@ void RegisterDataPolicies(DataPolicyRegistry& reg) {
   for (const Builtin& b : kBuiltins) {
     ScheduleFn fn = b.fn;
     std::string_view name = b.name;
-    (void)reg.Register(std::string(b.name), std::string(b.description),
-                       [name, fn] { return std::make_unique<FunctionPolicy>(name, fn); });
+    reg.RegisterBuiltin(std::string(b.name), std::string(b.description),
+                        [name, fn] { return std::make_unique<FunctionPolicy>(name, fn); });
   }
 }
 

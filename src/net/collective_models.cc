@@ -74,13 +74,11 @@ class AnalyticModel final : public CollectiveModel {
 void RegisterCollectiveModels(CollectiveRegistry& reg) {
   auto add = [&reg](const std::string& name, std::string description, AllReduceAlgo algo, bool calibrated) {
     if (reg.Contains(name)) return;
-    Status st =
-        reg.Register(name, std::move(description), [name, algo, calibrated](const NetworkCalibration& c) {
-          std::optional<NetworkCalibration> cal;
-          if (calibrated) cal = c;
-          return std::make_unique<AnalyticModel>(name, std::move(cal), algo);
-        });
-    (void)st;  // cannot fail: the name was checked above
+    reg.RegisterBuiltin(name, std::move(description), [name, algo, calibrated](const NetworkCalibration& c) {
+      std::optional<NetworkCalibration> cal;
+      if (calibrated) cal = c;
+      return std::make_unique<AnalyticModel>(name, std::move(cal), algo);
+    });
   };
   add("nccl",
       "NCCL-like: fastest of ring, double binary tree, NVLS (Hopper+, one node) and hierarchical "

@@ -31,9 +31,9 @@ class LeastOutstandingTokens final : public Router {
 }  // namespace
 
 void RegisterRouters(RouterRegistry& reg) {
-  (void)reg.Register("round-robin", "replicas in turn", [] { return std::make_unique<RoundRobin>(); });
-  (void)reg.Register("least-outstanding-tokens", "the replica with the fewest tokens still to process",
-                     [] { return std::make_unique<LeastOutstandingTokens>(); });
+  reg.RegisterBuiltin("round-robin", "replicas in turn", [] { return std::make_unique<RoundRobin>(); });
+  reg.RegisterBuiltin("least-outstanding-tokens", "the replica with the fewest tokens still to process",
+                      [] { return std::make_unique<LeastOutstandingTokens>(); });
 }
 
 }  // namespace dlsim::serve

@@ -190,16 +190,16 @@ class SarathiScheduler final : public PolicyBase {
 }  // namespace
 
 void RegisterSchedulers(SchedulerRegistry& reg) {
-  (void)reg.Register("vllm",
-                     "vLLM: continuous batching, prefill first, paged KV, preemption by recompute or swap",
-                     [](const SchedulerOptions& o) { return std::make_unique<VllmScheduler>(o); });
-  (void)reg.Register("orca",
-                     "Orca: iteration-level batching, prefills join decodes, KV reserved for max_seq_len",
-                     [](const SchedulerOptions& o) { return std::make_unique<OrcaScheduler>(o); });
-  (void)reg.Register("sarathi",
-                     "Sarathi-Serve: chunked prefills under a token budget (chunk_size), decodes first",
-                     [](const SchedulerOptions& o) { return std::make_unique<SarathiScheduler>(o); });
-  (void)reg.Register(
+  reg.RegisterBuiltin("vllm",
+                      "vLLM: continuous batching, prefill first, paged KV, preemption by recompute or swap",
+                      [](const SchedulerOptions& o) { return std::make_unique<VllmScheduler>(o); });
+  reg.RegisterBuiltin("orca",
+                      "Orca: iteration-level batching, prefills join decodes, KV reserved for max_seq_len",
+                      [](const SchedulerOptions& o) { return std::make_unique<OrcaScheduler>(o); });
+  reg.RegisterBuiltin("sarathi",
+                      "Sarathi-Serve: chunked prefills under a token budget (chunk_size), decodes first",
+                      [](const SchedulerOptions& o) { return std::make_unique<SarathiScheduler>(o); });
+  reg.RegisterBuiltin(
       "distserve",
       "DistServe: disaggregated prefill and decode pools (vllm batching), KV transferred between them",
       [](const SchedulerOptions& o) { return std::make_unique<DistServeScheduler>(o); });

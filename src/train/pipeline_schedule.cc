@@ -90,12 +90,12 @@ class Interleaved : public PipelineSchedule {
 }  // namespace
 
 void RegisterPipelineSchedules(PipelineScheduleRegistry& reg) {
-  (void)reg.Register("gpipe", "GPipe: all forwards, then all backwards (Huang et al. 2019)",
-                     [] { return std::make_unique<GPipe>(); });
-  (void)reg.Register("1f1b", "1F1B / PipeDream-Flush: one forward, one backward (Narayanan et al. 2021)",
-                     [] { return std::make_unique<OneFOneB>(); });
-  (void)reg.Register("interleaved", "Interleaved 1F1B with virtual stages, Megatron-LM ordering",
-                     [] { return std::make_unique<Interleaved>(); });
+  reg.RegisterBuiltin("gpipe", "GPipe: all forwards, then all backwards (Huang et al. 2019)",
+                      [] { return std::make_unique<GPipe>(); });
+  reg.RegisterBuiltin("1f1b", "1F1B / PipeDream-Flush: one forward, one backward (Narayanan et al. 2021)",
+                      [] { return std::make_unique<OneFOneB>(); });
+  reg.RegisterBuiltin("interleaved", "Interleaved 1F1B with virtual stages, Megatron-LM ordering",
+                      [] { return std::make_unique<Interleaved>(); });
 }
 
 }  // namespace dlsim::train
