@@ -180,11 +180,11 @@ PlanResult ScoreEvaluations(const train::TrainOptions& base, const Constraints& 
   return r;
 }
 
-// Sorts `r.ranking` by score, then finds the baseline's rank and the Pareto fronts over GPUs and memory.
+// Sorts `r.ranking` (RanksBefore), then finds the baseline's rank and the Pareto fronts over GPUs
+// and memory.
 void RankFeasible(PlanResult& r) {
-  std::sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
-    return std::make_pair(r.evaluated[a].score, a) < std::make_pair(r.evaluated[b].score, b);
-  });
+  std::sort(r.ranking.begin(), r.ranking.end(),
+            [&](size_t a, size_t b) { return RanksBefore(r.evaluated[a], r.evaluated[b]); });
   if (r.baseline) {
     auto it = std::find(r.ranking.begin(), r.ranking.end(), *r.baseline);
     if (it != r.ranking.end()) r.baseline_rank = static_cast<size_t>(it - r.ranking.begin()) + 1;
@@ -309,6 +309,10 @@ std::string_view ObjectiveName(Objective o) {
       return "cost";
   }
   return "?";
+}
+
+bool RanksBefore(const EvaluatedCandidate& a, const EvaluatedCandidate& b) {
+  return std::make_tuple(a.score, a.candidate.gpus, a.id) < std::make_tuple(b.score, b.candidate.gpus, b.id);
 }
 
 }  // namespace dlsim::plan

@@ -146,12 +146,38 @@ TEST_F(PlannerTest, RanksBaselineAndBuildsFronts) {
   EXPECT_NE(WhyDifferent(*r.Best(), second, r.objective).find("->"), std::string::npos);
 }
 
-TEST_F(PlannerTest, TokensPerGpuSecondPrefersFewerGpusWhenScalingIsSublinear) {
+// Two layouts that tie on the objective: the planner returns the one with fewer GPUs (the same
+// speed for less hardware), whatever order they were enumerated in.
+TEST(PlannerRanking, TieGoesToFewerGpus) {
+  EvaluatedCandidate small, big;
+  small.id = 7;
+  small.candidate.gpus = 8;
+  big.id = 3;  // enumerated first
+  big.candidate.gpus = 16;
+  small.score = big.score = 1.25;
+  EXPECT_TRUE(RanksBefore(small, big));
+  EXPECT_FALSE(RanksBefore(big, small));
+  big.score = 1.24;  // strictly better wins regardless of GPUs
+  EXPECT_TRUE(RanksBefore(big, small));
+  EvaluatedCandidate twin = small;  // same score and GPUs: enumeration order decides
+  twin.id = 2;
+  EXPECT_TRUE(RanksBefore(twin, small));
+  EXPECT_FALSE(RanksBefore(small, small));  // irreflexive: a strict order for std::sort
+}
+
+// The tokens-per-GPU objective ranks by throughput per GPU: the best has the highest value and
+// every ranked candidate's objective is what its evaluation says.
+TEST_F(PlannerTest, TokensPerGpuSecondRanksByThroughputPerGpu) {
   io::PlanScenario s = Load("small_13b.yaml");
   s.options.constraints.objective = Objective::kTokensPerGpuSecond;
   const PlanResult r = Run(s, 2);
   ASSERT_NE(r.Best(), nullptr);
-  for (size_t k : r.ranking) EXPECT_LE(r.evaluated[k].eval.tokens_per_s_per_gpu, r.Best()->objective);
+  ASSERT_GE(r.ranking.size(), 2u);
+  for (size_t i = 0; i + 1 < r.ranking.size(); ++i) {
+    const EvaluatedCandidate &a = r.evaluated[r.ranking[i]], &b = r.evaluated[r.ranking[i + 1]];
+    EXPECT_GE(a.eval.tokens_per_s_per_gpu, b.eval.tokens_per_s_per_gpu * (1 - 1e-12));
+    EXPECT_DOUBLE_EQ(a.objective, a.eval.tokens_per_s_per_gpu);
+  }
 }
 
 TEST(EvaluationCodec, RoundTrips) {

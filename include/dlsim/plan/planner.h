@@ -37,6 +37,10 @@ struct EvaluatedCandidate {
   double score = 0;      // lower is better; +infinity when infeasible
 };
 
+// The ranking order: lower score first; on a tie the layout with fewer GPUs (the same speed for
+// less hardware), then the one enumerated first (id), so the order is total and deterministic.
+bool RanksBefore(const EvaluatedCandidate& a, const EvaluatedCandidate& b);
+
 struct PlanResult {
   Objective objective = Objective::kStepTime;
   uint64_t space_size = 0;
