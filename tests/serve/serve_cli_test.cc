@@ -98,27 +98,28 @@ TEST(ServeCli, ListShowsServingRegistries) {
     EXPECT_NE(r.output.find(n), std::string::npos);
 }
 
-// The reproduction runs end to end and reports the paper's ratio beside ours.
-// Our headline ratio is whatever the simulator says (docs/reproductions.md
-// explains the gap): this test checks the report's shape and that Select-N wins
-// in at least one of the swept settings.
-TEST(ServeCli, ReproSelectNReportsRatios) {
+// The reproduction runs end to end. What it must show (the SLO guarantee of the offline check is
+// asserted in tests/repro/mechanism_test.cc): Select-N always finds an interval that runs, with
+// host memory in use, including where the model does not fit without offloading (the T4 row) —
+// that row alone is not allowed to carry the test.
+TEST(ServeCli, ReproSelectNOffloadsAndAlwaysRuns) {
   Outcome r = RunDlsim("repro select-n --json", /*merge_stderr=*/false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
-  for (const char* k : {"name", "paper_ratio", "our_ratio", "workload", "baseline", "details"}) {
-    EXPECT_TRUE(j.contains(k)) << k;
-  }
   EXPECT_EQ(j["name"], "select-n");
-  EXPECT_DOUBLE_EQ(j["paper_ratio"].get<double>(), 1.85);
-  EXPECT_GT(j["our_ratio"].get<double>(), 0.0);
   ASSERT_GE(j["details"].size(), 4u);
-  double best = 0;
+  int without_offload_infeasible = 0;
   for (const auto& row : j["details"]) {
-    EXPECT_TRUE(row.contains("host_memory_ratio"));
-    best = std::max(best, row["throughput_ratio"].get<double>());
+    EXPECT_GT(row["select_n_tok_s"].get<double>(), 0) << row.dump();
+    EXPECT_GE(row["select_n_interval"].get<int>(), 1) << row.dump();
+    EXPECT_GT(row["select_n_host_gib"].get<double>(), 0) << row.dump();
+    // The throughput ratio is Select-N over the best static offloading that meets the SLO.
+    EXPECT_NEAR(row["throughput_ratio"].get<double>(),
+                row["select_n_tok_s"].get<double>() / row["best_static_tok_s"].get<double>(), 1e-6)
+        << row.dump();
+    without_offload_infeasible += row["no_offload_tok_s"].get<double>() == 0;
   }
-  EXPECT_GT(best, 1.0);
+  EXPECT_EQ(without_offload_infeasible, 1);  // only the T4 row needs offloading to run at all
 }
 
 }  // namespace
