@@ -26,10 +26,13 @@ Error ParseError(const std::string& file, const std::string& what) {
 
 // A positive integral length from a JSON number, or nullopt.
 std::optional<int64_t> JsonLength(const nlohmann::json& v) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxDocumentTokens))
+    return std::nullopt;
   if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
     double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9e18) return static_cast<int64_t>(d);
+    if (std::isfinite(d) && d == std::floor(d) && std::abs(d) <= kMaxDocumentTokens)
+      return static_cast<int64_t>(d);
   }
   return std::nullopt;
 }
@@ -56,9 +59,9 @@ Result<LengthSpec> ParseJson(std::string_view text, const std::string& file) {
   if (j.is_array()) {
     for (size_t i = 0; i < j.size(); ++i) {
       std::optional<int64_t> l = JsonLength(j[i]);
-      if (!l || *l < 1)
-        return ParseError(file, "entry " + std::to_string(i) +
-                                    ": expected a positive integer length, found " + j[i].dump());
+      if (!l || *l < 1 || *l > kMaxDocumentTokens)
+        return ParseError(file, "entry " + std::to_string(i) + ": expected an integer length in 1.." +
+                                    std::to_string(kMaxDocumentTokens) + ", found " + j[i].dump());
       hist[*l] += 1;
     }
   } else if (j.is_object()) {
@@ -70,8 +73,9 @@ Result<LengthSpec> ParseJson(std::string_view text, const std::string& file) {
       } catch (...) {
         used = 0;
       }
-      if (used != key.size() || l < 1)
-        return ParseError(file, "key '" + key + "': expected a positive integer length");
+      if (used != key.size() || l < 1 || l > kMaxDocumentTokens)
+        return ParseError(file, "key '" + key + "': expected an integer length in 1.." +
+                                    std::to_string(kMaxDocumentTokens));
       if (!count.is_number() || count.get<double>() < 0) {
         return ParseError(file, "key '" + key + "': expected a count >= 0, found " + count.dump());
       }
@@ -126,11 +130,17 @@ Result<LengthSpec> ParseCsv(std::string_view text, const std::string& file, cons
       continue;
     }
     std::string where = file + ":" + std::to_string(line_no) + ": column '" + want + "'";
+    if (line.find('"') != std::string::npos)
+      return Error::Parse(where +
+                          ": quoted fields are not supported (\"12,500\" would split at its comma); " +
+                          "write plain integers without thousands separators");
     if (col >= static_cast<int>(f.size())) return Error::Parse(where + ": missing field");
     char* stop = nullptr;
     double v = std::strtod(f[col].c_str(), &stop);
-    if (f[col].empty() || *stop != '\0' || !std::isfinite(v) || v != std::floor(v) || v < 1) {
-      return Error::Parse(where + ": expected a positive integer token count, found '" + f[col] + "'");
+    if (f[col].empty() || *stop != '\0' || !std::isfinite(v) || v != std::floor(v) || v < 1 ||
+        v > static_cast<double>(kMaxDocumentTokens)) {
+      return Error::Parse(where + ": expected an integer token count in 1.." +
+                          std::to_string(kMaxDocumentTokens) + ", found '" + f[col] + "'");
     }
     hist[static_cast<int64_t>(v)] += 1;
   }

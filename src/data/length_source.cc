@@ -10,12 +10,12 @@
 namespace dlsim::data {
 namespace {
 
-// Rounds a drawn length to an integer in [1, max_len] (max_len 0: no upper
-// bound).
+// Rounds a drawn length to an integer in [1, max_len] (max_len 0: kMaxDocumentTokens), so a heavy
+// tail can never overflow a token count.
 int64_t ToLength(double x, int64_t max_len) {
-  double hi = max_len > 0 ? static_cast<double>(max_len) : 9.0e18;
+  const int64_t cap = max_len > 0 ? std::min(max_len, kMaxDocumentTokens) : kMaxDocumentTokens;
   if (!(x >= 1.0)) return 1;  // also catches NaN
-  if (x >= hi) return max_len > 0 ? max_len : static_cast<int64_t>(hi);
+  if (x >= static_cast<double>(cap)) return cap;
   return std::max<int64_t>(1, std::llround(x));
 }
 

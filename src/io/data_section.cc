@@ -91,7 +91,11 @@ data::DataOptions ReadDataSection(const MapReader& data, const std::string& base
   o.lengths.max_len = data.Get<int64_t>("max_len", 0, limits::kTokens);
   if (!o.lengths.distribution.empty() && !data.document().has_errors()) {
     auto src = data::MakeLengthSource(o.lengths);
-    if (!src.ok()) data.AddError("lengths", src.error().message);
+    if (!src.ok()) {
+      std::string m = src.error().message;  // "data.lengths: ..." already names the key
+      if (m.rfind("data.lengths: ", 0) == 0) m.erase(0, 14);
+      data.AddError("lengths", m);
+    }
   }
   data::DataPolicyRegistry reg("data-policy");
   data::RegisterDataPolicies(reg);

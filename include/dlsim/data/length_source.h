@@ -17,6 +17,10 @@
 
 namespace dlsim::data {
 
+// The longest document a length source or length file may give: 2^30 tokens (a thousand times the
+// longest context windows), so lengths and their sums stay far from integer overflow.
+inline constexpr int64_t kMaxDocumentTokens = int64_t{1} << 30;
+
 class LengthSource {
  public:
   virtual ~LengthSource() = default;
