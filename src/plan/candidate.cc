@@ -14,17 +14,12 @@ namespace {
 using train::PipelineScheduleKind;
 using train::Recompute;
 
-// Bytes per parameter of the simulator's memory model
-// (src/train/step_model.cc); a test checks that the bound stays below the
-// simulated memory, so a change there cannot go unnoticed.
-
 template <typename T>
 std::vector<T> OrDefault(const std::vector<T>& values, T def) {
   return values.empty() ? std::vector<T>{def} : values;
 }
 
-// The resolved lists of one search (empty lists replaced by the scenario's
-// value).
+// The resolved lists of one search (empty lists replaced by the scenario's value).
 struct Lists {
   std::vector<int> tp, pp, cp, micro_batch, virtual_stages, zero;
   std::vector<Recompute> recompute;
@@ -58,8 +53,7 @@ bool GpuCountAllowed(int gpus, const Constraints& c, int base_gpus) {
   return gpus == base_gpus;
 }
 
-// (gpus, dp) pairs for one tp*pp*cp product; `rejected` counts listed GPU
-// counts it cannot form.
+// (gpus, dp) pairs for one tp*pp*cp product; `rejected` counts listed GPU counts it cannot form.
 std::vector<std::pair<int, int>> GpuChoices(int64_t mp, const train::TrainOptions& base, const PlanOptions& p,
                                             uint64_t* rejected) {
   const Constraints& c = p.constraints;
@@ -282,6 +276,9 @@ Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::Parallel
   const model::ModelSpec& m = o.model;
   const double layer = m.LayerParameters() / plan.tp;
   const double embedding = static_cast<double>(m.vocab) * m.hidden / plan.tp;
+  // Bytes per parameter of the simulator's memory model (train::StateBytes, src/train/step_model.cc); a test
+  // (MemoryLowerBoundNeverExceedsSimulatedPeak) checks that the bound stays below the simulated memory, so a
+  // change there cannot go unnoticed.
   const train::StateBytesPerParam state = train::StateBytes(o.training);
   const int zero = o.parallel.zero, dp = plan.dp;
   const double per_param = state.weights / (zero >= 3 ? dp : 1) + state.gradients / (zero >= 2 ? dp : 1) +
