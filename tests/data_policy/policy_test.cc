@@ -186,7 +186,7 @@ TEST(ChunkFlow, ChunksBoundTokensAndCarryTheirPrefix) {
   EXPECT_EQ(mbs[0].cp[0].attention[0].seq_kv, 8192);
   EXPECT_EQ(long_blocks, (std::vector<std::pair<int64_t, int64_t>>{{8192, 16384}, {3616, 20000}}));
   EXPECT_EQ(recomputed, 2);
-  // 8192 | 5000 + 3000 + 100 | 2000: five chunks in all.
+  // The long document's three chunks, then 8192 | 5000 + 3000 + 100 | 2000: six micro-batches in all.
   EXPECT_EQ(mbs.size(), 6u);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
   EXPECT_EQ(s.computed_tokens, Sum(docs));  // no padding

@@ -1,5 +1,5 @@
 // Options of one training-step simulation: plain structs with defaults, validated at the
-// edge (io/scenario_train.h) and then used to build the simulation. Units are in the names.
+// edge (io/train_scenario.h) and then used to build the simulation. Units are in the names.
 #ifndef DLSIM_TRAIN_OPTIONS_H_
 #define DLSIM_TRAIN_OPTIONS_H_
 

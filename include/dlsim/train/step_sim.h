@@ -12,7 +12,7 @@
 // next; gradient buckets become ready as the last micro-batch's backward passes their
 // layers; the optimizer waits for its rank's reductions; the step ends when every rank is done.
 //
-// Thread-compatible: one StepSimulator per thread.
+// Thread-compatible: each SimulateStep call keeps its own state; concurrent calls need their own sinks.
 #ifndef DLSIM_TRAIN_STEP_SIM_H_
 #define DLSIM_TRAIN_STEP_SIM_H_
 
@@ -89,8 +89,8 @@ struct StepTimeline {
 // replica), thread = stream.
 enum Stream { kComputeStream = 0, kP2pStream = 1, kDpStream = 2, kStreamsPerRank = 3 };
 
-// Runs the step. `sink` receives spans (process = pipeline rank, thread = stream); may be
-// null. Preconditions: program.order has shape.stages entries, consistent with the shape.
+// Runs the step. `sink` receives spans (process = replica * stages + rank, thread = stream); may be null.
+// Preconditions: program.orders is not empty; each order has shape.stages ranks, consistent with the shape.
 StepTimeline SimulateStep(const StepProgram& program, report::Sink* sink);
 
 }  // namespace dlsim::train
