@@ -79,6 +79,19 @@ class Simulation {
   ServeMetrics Metrics() const;
 
  private:
+  // The completed requests' latencies (seconds, in request order) and counts.
+  struct Completed {
+    std::vector<double> ttft, tpot, e2e, queueing;
+    int64_t requests = 0, tokens = 0, good = 0;  // completed, output tokens, meeting both SLOs
+    TimePoint last;                              // the last completion
+  };
+  // Collects the latencies and counts of the completed requests.
+  Completed CollectCompleted() const;
+  // Fills the request metrics of `m`: latency percentiles, makespan, throughput, goodput, SLO attainment.
+  void AddRequestMetrics(ServeMetrics& m) const;
+  // Fills the replica metrics of `m`: KV utilization, iterations, batch sizes, offloading.
+  void AddReplicaMetrics(ServeMetrics& m) const;
+
   void OnArrival() {
     const int32_t idx = next_arrival_++;
     Enqueue(idx, entry_pool_, *entry_router_);
@@ -111,39 +124,48 @@ class Simulation {
     const IterationTime t = cost_.Time(r.batch.shape);
     Duration d = t.Total(o_.model.layers);
     int interval = 0;
-    if (offloader_.active()) {
-      int sharers = 1;
-      const int bus = r.id / std::max(1, o_.offload.gpus_per_pcie_bus);
-      for (const auto& other : replicas_) {
-        if (other.get() != &r && other->transferring &&
-            other->id / std::max(1, o_.offload.gpus_per_pcie_bus) == bus) {
-          ++sharers;
-        }
-      }
-      const Duration stall = offloader_.Stall(
-          t.per_layer, sharers, plan_.block_bytes * static_cast<double>(r.kv.used()), &interval);
-      d += stall;
-      r.stall += stall;
-      r.transferring = interval > 0;
-      if (interval > 0) {
-        ++r.offload_iterations;
-        r.interval_sum += interval;
-      }
-    }
+    if (offloader_.active()) d += OffloadStall(r, t, &interval);
     if (r.batch.swap_bytes.value() > 0) d += r.batch.swap_bytes / plan_.pcie;
-    for (const BatchEntry& e : r.batch.entries) {
-      Request& req = reqs_[e.request];
-      if (!req.scheduled) {
-        req.scheduled = true;
-        req.first_scheduled = now;
-      }
-    }
+    MarkScheduled(r.batch, now);
     r.kv.Advance(now);
     r.busy = true;
     ++r.iterations;
     r.batch_requests += static_cast<int64_t>(r.batch.entries.size());
     if (sink_ != nullptr) EmitSpan(r, now, d, interval);
     queue_.Schedule(now + d, [this, &r] { FinishIteration(r); });
+  }
+
+  // The weight-offloading stall of `r`'s iteration of per-layer time `t`, its PCIe bus shared with the
+  // replicas on it that are transferring; records the stall and the offload interval (also in `*interval`).
+  Duration OffloadStall(Replica& r, const IterationTime& t, int* interval) {
+    int sharers = 1;
+    const int bus = r.id / std::max(1, o_.offload.gpus_per_pcie_bus);
+    for (const auto& other : replicas_) {
+      if (other.get() != &r && other->transferring &&
+          other->id / std::max(1, o_.offload.gpus_per_pcie_bus) == bus) {
+        ++sharers;
+      }
+    }
+    const Duration stall = offloader_.Stall(t.per_layer, sharers,
+                                            plan_.block_bytes * static_cast<double>(r.kv.used()), interval);
+    r.stall += stall;
+    r.transferring = *interval > 0;
+    if (*interval > 0) {
+      ++r.offload_iterations;
+      r.interval_sum += *interval;
+    }
+    return stall;
+  }
+
+  // Records `now` as the first scheduling time of the batch's requests not scheduled before.
+  void MarkScheduled(const Batch& batch, TimePoint now) {
+    for (const BatchEntry& e : batch.entries) {
+      Request& req = reqs_[e.request];
+      if (!req.scheduled) {
+        req.scheduled = true;
+        req.first_scheduled = now;
+      }
+    }
   }
 
   void EmitSpan(const Replica& r, TimePoint now, Duration d, int interval) {
@@ -240,38 +262,54 @@ ServeMetrics Simulation::Metrics() const {
   ServeMetrics m;
   m.requests_total = static_cast<int64_t>(reqs_.size());
   m.completions_recorded = completions_;
-  std::vector<double> ttft, tpot, e2e, queueing;
-  ttft.reserve(reqs_.size());
-  tpot.reserve(reqs_.size());
-  e2e.reserve(reqs_.size());
-  queueing.reserve(reqs_.size());
-  int64_t tokens = 0, good = 0;
-  TimePoint last;
+  AddRequestMetrics(m);
+  AddReplicaMetrics(m);
+  m.kv_overcommits = overcommits_;
+  m.preemptions = preemptions_;
+  m.host_memory_gib_per_gpu = plan_.offloaded.ToGiB();
+  return m;
+}
+
+Simulation::Completed Simulation::CollectCompleted() const {
+  Completed c;
+  c.ttft.reserve(reqs_.size());
+  c.tpot.reserve(reqs_.size());
+  c.e2e.reserve(reqs_.size());
+  c.queueing.reserve(reqs_.size());
   for (const Request& r : reqs_) {
     if (!r.done) continue;
-    ++m.requests_completed;
-    tokens += r.output;
-    last = std::max(last, r.finish);
+    ++c.requests;
+    c.tokens += r.output;
+    c.last = std::max(c.last, r.finish);
     const double t1 = (r.first_token - r.arrival).ToSeconds();
     const double tp = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
-    ttft.push_back(t1);
-    tpot.push_back(tp);
-    e2e.push_back((r.finish - r.arrival).ToSeconds());
-    queueing.push_back((r.first_scheduled - r.arrival).ToSeconds());
-    if (t1 <= o_.slo.ttft_s && tp <= o_.slo.tpot_s) ++good;
+    c.ttft.push_back(t1);
+    c.tpot.push_back(tp);
+    c.e2e.push_back((r.finish - r.arrival).ToSeconds());
+    c.queueing.push_back((r.first_scheduled - r.arrival).ToSeconds());
+    if (t1 <= o_.slo.ttft_s && tp <= o_.slo.tpot_s) ++c.good;
   }
-  m.ttft_s = Summarize(ttft);
-  m.tpot_s = Summarize(tpot);
-  m.e2e_s = Summarize(e2e);
-  m.queueing_s = Summarize(queueing);
-  if (!reqs_.empty()) m.makespan_s = (last - reqs_.front().arrival).ToSeconds();
+  return c;
+}
+
+void Simulation::AddRequestMetrics(ServeMetrics& m) const {
+  Completed c = CollectCompleted();  // Summarize sorts its input
+  m.requests_completed = c.requests;
+  m.ttft_s = Summarize(c.ttft);
+  m.tpot_s = Summarize(c.tpot);
+  m.e2e_s = Summarize(c.e2e);
+  m.queueing_s = Summarize(c.queueing);
+  if (!reqs_.empty()) m.makespan_s = (c.last - reqs_.front().arrival).ToSeconds();
   if (m.makespan_s > 0) {
-    m.throughput_tokens_per_s = static_cast<double>(tokens) / m.makespan_s;
+    m.throughput_tokens_per_s = static_cast<double>(c.tokens) / m.makespan_s;
     m.throughput_requests_per_s = static_cast<double>(m.requests_completed) / m.makespan_s;
-    m.goodput_requests_per_s = static_cast<double>(good) / m.makespan_s;
+    m.goodput_requests_per_s = static_cast<double>(c.good) / m.makespan_s;
   }
   m.slo_attainment =
-      m.requests_total > 0 ? static_cast<double>(good) / static_cast<double>(m.requests_total) : 0;
+      m.requests_total > 0 ? static_cast<double>(c.good) / static_cast<double>(m.requests_total) : 0;
+}
+
+void Simulation::AddReplicaMetrics(ServeMetrics& m) const {
   int64_t batch_requests = 0, off_iters = 0, interval_sum = 0;
   for (const auto& r : replicas_) {
     m.kv_mean_utilization += r->kv.MeanUtilization() / static_cast<double>(replicas_.size());
@@ -283,12 +321,8 @@ ServeMetrics Simulation::Metrics() const {
     off_iters += r->offload_iterations;
     interval_sum += r->interval_sum;
   }
-  m.kv_overcommits = overcommits_;
-  m.preemptions = preemptions_;
   m.mean_batch_requests = m.iterations > 0 ? static_cast<double>(batch_requests) / m.iterations : 0;
   m.mean_offload_interval = off_iters > 0 ? static_cast<double>(interval_sum) / off_iters : 0;
-  m.host_memory_gib_per_gpu = plan_.offloaded.ToGiB();
-  return m;
 }
 
 }  // namespace
