@@ -119,6 +119,62 @@ void CheckSpaceSize(const MapReader& s, const plan::PlanOptions& p) {
                           "the lists span up to " + FormatNumber(n, 4) + " combinations; at most " +
                               FormatNumber(kMaxSearchSpace, 4) +
                               " (narrow the lists or the min_gpus..max_gpus range)");
+// A YAML boolean.
+const char* YamlBool(bool v) { return v ? "true" : "false"; }
+
+// Writes the model section: the catalog name (unless custom) and every shape key.
+void WriteModelYaml(const model::ModelSpec& m, std::ostringstream& y) {
+  const auto b = YamlBool;
+  y << "model:\n";
+  if (m.name != "custom") y << "  name: " << m.name << "\n";
+  y << fmt::format(
+      "  arch: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  "
+      "ffn_hidden: {}\n  vocab: {}\n"
+      "  gated_mlp: {}\n  tied_embeddings: {}\n  attention_bias: {}\n  "
+      "linear_bias: {}\n  norm: {}\n"
+      "  position_embedding: {}\n  dropout: {}\n  max_seq_len: {}\n",
+      model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, b(m.gated_mlp),
+      b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
+      model::PositionEmbeddingName(m.position_embedding), m.dropout, m.max_seq_len);
+}
+
+// Writes the hardware section.
+void WriteHardwareYaml(const train::HardwareOptions& h, std::ostringstream& y) {
+  y << "hardware:\n";
+  if (!h.node.empty()) y << "  node: " << h.node << "\n";
+  y << fmt::format(
+      "  gpu: {}\n  gpus: {}\n  gpus_per_node: {}\n  "
+      "nics_per_node: {}\n  nic_gbps: {}\n  network: {}\n",
+      h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
+}
+
+// Writes the training section (grad_dtype only when set).
+void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
+  y << fmt::format(
+      "training:\n  seq_len: {}\n  global_batch: {}\n  "
+      "micro_batch: {}\n  precision: {}\n",
+      t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
+  y << "  attention: " << (t.attention == model::AttentionImpl::kUnfused ? "unfused" : "flash") << "\n";
+  if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
+}
+
+// Writes the parallel section (layers_per_stage only when set).
+void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
+  const auto b = YamlBool;
+  y << fmt::format(
+      "parallel:\n  tp: {}\n  pp: {}\n  cp: {}\n  dp: {}\n  "
+      "sequence_parallel: {}\n  pipeline_schedule: {}\n"
+      "  virtual_stages: {}\n  zero: {}\n  recompute: {}\n  "
+      "overlap_grad_reduce: {}\n  overlap_param_gather: {}\n"
+      "  tp_comm_overlap: {}\n",
+      p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), train::PipelineScheduleName(p.pipeline_schedule),
+      p.virtual_stages, p.zero, train::RecomputeName(p.recompute), b(p.overlap_grad_reduce),
+      b(p.overlap_param_gather), b(p.tp_comm_overlap));
+  if (!p.layers_per_stage.empty()) {
+    std::vector<std::string> v;
+    for (int n : p.layers_per_stage) v.push_back(std::to_string(n));
+    y << "  layers_per_stage: [" << Join(v, ", ") << "]\n";
+  }
 }
 
 }  // namespace
@@ -153,48 +209,10 @@ std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_vi
   std::ostringstream y;
   std::istringstream lines{std::string(comment)};
   for (std::string line; std::getline(lines, line);) y << "# " << line << "\n";
-  const model::ModelSpec& m = o.model;
-  const auto b = [](bool v) { return v ? "true" : "false"; };
-  y << "model:\n";
-  if (m.name != "custom") y << "  name: " << m.name << "\n";
-  y << fmt::format(
-      "  arch: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  "
-      "ffn_hidden: {}\n  vocab: {}\n"
-      "  gated_mlp: {}\n  tied_embeddings: {}\n  attention_bias: {}\n  "
-      "linear_bias: {}\n  norm: {}\n"
-      "  position_embedding: {}\n  dropout: {}\n  max_seq_len: {}\n",
-      model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, b(m.gated_mlp),
-      b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
-      model::PositionEmbeddingName(m.position_embedding), m.dropout, m.max_seq_len);
-  const train::HardwareOptions& h = o.hardware;
-  y << "hardware:\n";
-  if (!h.node.empty()) y << "  node: " << h.node << "\n";
-  y << fmt::format(
-      "  gpu: {}\n  gpus: {}\n  gpus_per_node: {}\n  "
-      "nics_per_node: {}\n  nic_gbps: {}\n  network: {}\n",
-      h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
-  const train::TrainingOptions& t = o.training;
-  y << fmt::format(
-      "training:\n  seq_len: {}\n  global_batch: {}\n  "
-      "micro_batch: {}\n  precision: {}\n",
-      t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
-  y << "  attention: " << (t.attention == model::AttentionImpl::kUnfused ? "unfused" : "flash") << "\n";
-  if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
-  const train::ParallelOptions& p = o.parallel;
-  y << fmt::format(
-      "parallel:\n  tp: {}\n  pp: {}\n  cp: {}\n  dp: {}\n  "
-      "sequence_parallel: {}\n  pipeline_schedule: {}\n"
-      "  virtual_stages: {}\n  zero: {}\n  recompute: {}\n  "
-      "overlap_grad_reduce: {}\n  overlap_param_gather: {}\n"
-      "  tp_comm_overlap: {}\n",
-      p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), PipelineScheduleName(p.pipeline_schedule),
-      p.virtual_stages, p.zero, RecomputeName(p.recompute), b(p.overlap_grad_reduce),
-      b(p.overlap_param_gather), b(p.tp_comm_overlap));
-  if (!p.layers_per_stage.empty()) {
-    std::vector<std::string> v;
-    for (int n : p.layers_per_stage) v.push_back(std::to_string(n));
-    y << "  layers_per_stage: [" << Join(v, ", ") << "]\n";
-  }
+  WriteModelYaml(o.model, y);
+  WriteHardwareYaml(o.hardware, y);
+  WriteTrainingYaml(o.training, y);
+  WriteParallelYaml(o.parallel, y);
   y << "seed: " << o.seed << "\n";
   return y.str();
 }

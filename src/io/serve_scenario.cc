@@ -177,29 +177,24 @@ serve::OffloadOptions ReadOffload(const MapReader& m) {
   return o;
 }
 
-}  // namespace
-
-Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::string file_name,
-                                               const hw::Catalog& hardware, const model::ModelCatalog& models,
-                                               const ServeNames& names, const std::string& base_dir) {
-  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, file_name));
-  MapReader root = doc.Root();
-  serve::ServeOptions o;
-  o.name = std::filesystem::path(file_name).stem().string();
-  // Model: a catalog entry, shape keys override.
+// Reads the model section of `root` into `spec`: a catalog entry, shape keys override.
+void ReadServeModel(const MapReader& root, const Document& doc, const model::ModelCatalog& models,
+                    model::ModelSpec& spec) {
   MapReader m = root.Section("model");
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
   if (std::optional<std::string> name = m.Find<std::string>("name")) {
     auto found = models.Find(*name);
     if (found.ok())
-      o.model = **found;
+      spec = **found;
     else
       m.AddError("name", found.error().message);
   }
-  ReadModelShape(m, o.model, !m.Has("name"));
+  ReadModelShape(m, spec, !m.Has("name"));
   m.Finish();
-  // Hardware.
-  MapReader h = root.Section("hardware");
+}
+
+// Reads the hardware section `h` into the GPU (a catalog entry) and the hardware options of `o`.
+void ReadServeHardware(const MapReader& h, const hw::Catalog& hardware, serve::ServeOptions& o) {
   const std::string gpu = h.Get<std::string>("gpu", "a100-sxm4-80gb");
   if (auto g = hardware.FindGpu(gpu); g.ok())
     o.gpu = **g;
@@ -210,16 +205,18 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   o.hardware.replicas = h.Get<int>("replicas", 1, Range::Positive());
   o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, Range::Between(0, 0.9));
   h.Finish();
-  o.workload = ReadWorkload(root.Section("workload"), base_dir);
-  o.scheduler = ReadScheduler(root.Section("scheduler"), names);
-  o.offload = ReadOffload(root.Section("offload"));
-  MapReader slo = root.Section("slo");
-  o.slo.ttft_s = slo.Get<double>("ttft_s", o.slo.ttft_s, Range::Positive());
-  o.slo.tpot_s = slo.Get<double>("tpot_s", o.slo.tpot_s, Range::Positive());
+}
+
+// Reads the slo section into `o` (absent keys keep their defaults).
+void ReadSlo(const MapReader& slo, serve::SloOptions& o) {
+  o.ttft_s = slo.Get<double>("ttft_s", o.ttft_s, Range::Positive());
+  o.tpot_s = slo.Get<double>("tpot_s", o.tpot_s, Range::Positive());
   slo.Finish();
-  root.Finish();
-  DLSIM_RETURN_IF_ERROR(doc.status());
-  // Semantic checks (types are right by now).
+}
+
+// Records at hardware section `h` the layout errors that types cannot catch: tp must divide the model's heads
+// and KV heads, pp its layers.
+void CheckServeLayout(const serve::ServeOptions& o, const MapReader& h, const Document& doc) {
   if (o.model.heads % o.hardware.tp != 0 || o.model.kv_heads % o.hardware.tp != 0) {
     doc.AddError(h.LocationOf("tp"), h.PathOf("tp"),
                  "tp " + std::to_string(o.hardware.tp) + " does not divide the model's " +
@@ -231,6 +228,28 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
                  "pp " + std::to_string(o.hardware.pp) + " does not divide the model's " +
                      std::to_string(o.model.layers) + " layers");
   }
+}
+
+}  // namespace
+
+Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::string file_name,
+                                               const hw::Catalog& hardware, const model::ModelCatalog& models,
+                                               const ServeNames& names, const std::string& base_dir) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, file_name));
+  MapReader root = doc.Root();
+  serve::ServeOptions o;
+  o.name = std::filesystem::path(file_name).stem().string();
+  ReadServeModel(root, doc, models, o.model);
+  MapReader h = root.Section("hardware");
+  ReadServeHardware(h, hardware, o);
+  o.workload = ReadWorkload(root.Section("workload"), base_dir);
+  o.scheduler = ReadScheduler(root.Section("scheduler"), names);
+  o.offload = ReadOffload(root.Section("offload"));
+  ReadSlo(root.Section("slo"), o.slo);
+  root.Finish();
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  // Semantic checks (types are right by now).
+  CheckServeLayout(o, h, doc);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;
 }
