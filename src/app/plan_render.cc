@@ -41,6 +41,97 @@ std::string Pareto(const PlanResult& r, const std::vector<size_t>& front) {
   return out;
 }
 
+// The pruning reasons that pruned something, with their counts.
+report::Table PrunedTable(const PlanResult& r) {
+  report::Table pruned("Pruned before simulation");
+  pruned.AddColumn("reason", "", report::Align::kLeft).AddColumn("candidates");
+  for (const auto& [reason, n] : r.pruned)
+    if (n > 0) pruned.AddRow({reason, std::to_string(n)});
+  return pruned;
+}
+
+// The top_k feasible candidates by rank, each with why it is not first (relative to `best`).
+report::Table TopTable(const PlanResult& r, const PlanOptions& options, const EvaluatedCandidate& best) {
+  report::Table top(fmt::format("Top {} by {} ({})", std::min<size_t>(options.top_k, r.ranking.size()),
+                                ObjectiveName(r.objective), ObjectiveUnit(r.objective)));
+  top.AddColumn("#")
+      .AddColumn("gpus")
+      .AddColumn("layout", "", report::Align::kLeft)
+      .AddColumn("step", "s")
+      .AddColumn("tokens/s/GPU")
+      .AddColumn("MFU")
+      .AddColumn("memory", "GiB")
+      .AddColumn("objective")
+      .AddColumn("why not first", "", report::Align::kLeft);
+  for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
+    const EvaluatedCandidate& c = r.evaluated[r.ranking[k]];
+    top.AddRow({std::to_string(k + 1), std::to_string(c.candidate.gpus), DescribeCandidate(c.candidate),
+                FormatNumber(c.eval.step_time_s, 5), FormatNumber(c.eval.tokens_per_s_per_gpu, 5),
+                fmt::format("{:.1f}%", 100 * c.eval.mfu), FormatNumber(c.eval.peak_memory_bytes / kGiB, 4),
+                FormatNumber(c.objective, 5), WhyDifferent(best, c, r.objective)});
+  }
+  return top;
+}
+
+// Writes where the scenario's own layout landed: its rank, why it is infeasible, or that it was not searched.
+void WriteBaselineLine(const train::TrainOptions& base, const PlanResult& r, const EvaluatedCandidate& best,
+                       std::ostream& out) {
+  out << "\nScenario's own layout (" << DescribeCandidate(CandidateOf(base), true) << "): ";
+  if (r.baseline_rank) {
+    const EvaluatedCandidate& b = r.evaluated[*r.baseline];
+    out << fmt::format("rank {} of {} feasible, {:.4g} s per step ({})\n", *r.baseline_rank, r.Feasible(),
+                       b.eval.step_time_s, WhyDifferent(best, b, r.objective));
+  } else if (r.baseline) {
+    out << "infeasible: " << r.evaluated[*r.baseline].eval.reason << "\n";
+  } else {
+    out << "not among the candidates (outside the search space or pruned)\n";
+  }
+}
+
+// The top_k feasible candidates by rank, each with why it is not first.
+nlohmann::ordered_json TopJson(const PlanResult& r, const PlanOptions& options) {
+  nlohmann::ordered_json top = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
+    nlohmann::ordered_json e = CandidateJson(r.evaluated[r.ranking[k]]);
+    e["why"] = WhyDifferent(*r.Best(), r.evaluated[r.ranking[k]], r.objective);
+    top.push_back(e);
+  }
+  return top;
+}
+
+// The pruned total and the count of every reason.
+nlohmann::ordered_json PrunedJson(const PlanResult& r) {
+  nlohmann::ordered_json pruned;
+  pruned["total"] = r.pruned_total;
+  nlohmann::ordered_json by = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : r.pruned) by[reason] = n;
+  pruned["by_reason"] = by;
+  return pruned;
+}
+
+// The scenario's own layout with its rank (null when infeasible); null when it was not evaluated.
+nlohmann::ordered_json BaselineJson(const PlanResult& r) {
+  nlohmann::ordered_json base;
+  if (r.baseline) {
+    base = CandidateJson(r.evaluated[*r.baseline]);
+    base["rank"] =
+        r.baseline_rank ? nlohmann::ordered_json(*r.baseline_rank) : nlohmann::ordered_json(nullptr);
+  }
+  return base;
+}
+
+// The Pareto fronts of step time against GPUs and against peak memory.
+nlohmann::ordered_json ParetoJson(const PlanResult& r) {
+  nlohmann::ordered_json pareto;
+  for (const auto& [name, front] :
+       {std::pair{"gpus", &r.pareto_gpus}, std::pair{"memory", &r.pareto_memory}}) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (size_t i : *front) list.push_back(CandidateJson(r.evaluated[i]));
+    pareto[name] = list;
+  }
+  return pareto;
+}
+
 }  // namespace
 
 nlohmann::ordered_json CandidateJson(const EvaluatedCandidate& c) {
@@ -74,39 +165,15 @@ nlohmann::ordered_json PlanJson(const PlanResult& r, const PlanOptions& options,
   nlohmann::ordered_json j;
   j["objective"] = ObjectiveName(r.objective);
   j["best"] = r.Best() ? CandidateJson(*r.Best()) : nlohmann::ordered_json(nullptr);
-  nlohmann::ordered_json top = nlohmann::ordered_json::array();
-  for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
-    nlohmann::ordered_json e = CandidateJson(r.evaluated[r.ranking[k]]);
-    e["why"] = WhyDifferent(*r.Best(), r.evaluated[r.ranking[k]], r.objective);
-    top.push_back(e);
-  }
-  j["top"] = top;
+  j["top"] = TopJson(r, options);
   j["evaluated"] = r.evaluated.size();
   j["feasible"] = r.Feasible();
-  nlohmann::ordered_json pruned;
-  pruned["total"] = r.pruned_total;
-  nlohmann::ordered_json by = nlohmann::ordered_json::object();
-  for (const auto& [reason, n] : r.pruned) by[reason] = n;
-  pruned["by_reason"] = by;
-  j["pruned"] = pruned;
+  j["pruned"] = PrunedJson(r);
   j["space_size"] = r.space_size;
   j["elapsed_s"] = r.elapsed_s;
   j["backend"] = r.backend;
-  nlohmann::ordered_json base;
-  if (r.baseline) {
-    base = CandidateJson(r.evaluated[*r.baseline]);
-    base["rank"] =
-        r.baseline_rank ? nlohmann::ordered_json(*r.baseline_rank) : nlohmann::ordered_json(nullptr);
-  }
-  j["baseline"] = base;
-  nlohmann::ordered_json pareto;
-  for (const auto& [name, front] :
-       {std::pair{"gpus", &r.pareto_gpus}, std::pair{"memory", &r.pareto_memory}}) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (size_t i : *front) list.push_back(CandidateJson(r.evaluated[i]));
-    pareto[name] = list;
-  }
-  j["pareto"] = pareto;
+  j["baseline"] = BaselineJson(r);
+  j["pareto"] = ParetoJson(r);
   if (all) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& c : r.evaluated) list.push_back(CandidateJson(c));
@@ -144,11 +211,7 @@ void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options
       "simulation, {} simulated ({} feasible) "
       "in {:.2f} s on {}\n",
       r.space_size, r.pruned_total, r.evaluated.size(), r.Feasible(), r.elapsed_s, r.backend);
-  report::Table pruned("Pruned before simulation");
-  pruned.AddColumn("reason", "", report::Align::kLeft).AddColumn("candidates");
-  for (const auto& [reason, n] : r.pruned)
-    if (n > 0) pruned.AddRow({reason, std::to_string(n)});
-  out << "\n" << pruned;
+  out << "\n" << PrunedTable(r);
   const EvaluatedCandidate* best = r.Best();
   if (best == nullptr) {
     out << "\nNo feasible configuration.";
@@ -156,37 +219,10 @@ void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options
     out << "\n";
     return;
   }
-  report::Table top(fmt::format("Top {} by {} ({})", std::min<size_t>(options.top_k, r.ranking.size()),
-                                ObjectiveName(r.objective), ObjectiveUnit(r.objective)));
-  top.AddColumn("#")
-      .AddColumn("gpus")
-      .AddColumn("layout", "", report::Align::kLeft)
-      .AddColumn("step", "s")
-      .AddColumn("tokens/s/GPU")
-      .AddColumn("MFU")
-      .AddColumn("memory", "GiB")
-      .AddColumn("objective")
-      .AddColumn("why not first", "", report::Align::kLeft);
-  for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
-    const EvaluatedCandidate& c = r.evaluated[r.ranking[k]];
-    top.AddRow({std::to_string(k + 1), std::to_string(c.candidate.gpus), DescribeCandidate(c.candidate),
-                FormatNumber(c.eval.step_time_s, 5), FormatNumber(c.eval.tokens_per_s_per_gpu, 5),
-                fmt::format("{:.1f}%", 100 * c.eval.mfu), FormatNumber(c.eval.peak_memory_bytes / kGiB, 4),
-                FormatNumber(c.objective, 5), WhyDifferent(*best, c, r.objective)});
-  }
-  out << "\n" << top;
+  out << "\n" << TopTable(r, options, *best);
   out << "\nPareto front, step time vs GPUs:\n" << Pareto(r, r.pareto_gpus);
   out << "Pareto front, step time vs peak memory per GPU:\n" << Pareto(r, r.pareto_memory);
-  out << "\nScenario's own layout (" << DescribeCandidate(CandidateOf(base), true) << "): ";
-  if (r.baseline_rank) {
-    const EvaluatedCandidate& b = r.evaluated[*r.baseline];
-    out << fmt::format("rank {} of {} feasible, {:.4g} s per step ({})\n", *r.baseline_rank, r.Feasible(),
-                       b.eval.step_time_s, WhyDifferent(*best, b, r.objective));
-  } else if (r.baseline) {
-    out << "infeasible: " << r.evaluated[*r.baseline].eval.reason << "\n";
-  } else {
-    out << "not among the candidates (outside the search space or pruned)\n";
-  }
+  WriteBaselineLine(base, r, *best, out);
 }
 
 }  // namespace dlsim::app
