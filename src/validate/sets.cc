@@ -215,53 +215,70 @@ Result<ValidationSet> Vtrain(Runner& run) {
   return set;
 }
 
+// Our catalog name of a model as the NeMo table names it (the table's name when they agree).
+std::string NemoCatalogName(const std::string& label) {
+  const std::pair<const char*, const char*> names[] = {
+      {"GPT3-5B", "nemo-gpt3-5b"},    {"GPT3-20B", "nemo-gpt3-20b"},    {"GPT3-175B", "gpt3-175b"},
+      {"LLAMA2-7B", "llama2-7b"},     {"LLAMA2-13B", "llama2-13b"},     {"LLAMA2-70B", "llama2-70b"},
+      {"Nemotron-8B", "nemotron-8b"}, {"Nemotron-22B", "nemotron-22b"}, {"Nemotron-340B", "nemotron-340b"},
+      {"LLAMA3-8B", "llama3-8b"},     {"LLAMA3-70B", "llama3-70b"}};
+  std::string catalog_name;
+  for (const auto& [published, ours] : names)
+    if (label == published) catalog_name = ours;
+  return catalog_name.empty() ? label : catalog_name;
+}
+
+// Sets the DGX H100 nodes and NeMo's FP8 recipe: flash attention, distributed optimizer, no recomputation,
+// bf16 gradient reduction.
+void NemoH100Recipe(TrainOptions& o) {
+  o.hardware.gpu = "h100-sxm5-80gb";
+  o.hardware.node = "dgx-h100";
+  o.hardware.gpus_per_node = 8;
+  o.hardware.nics_per_node = 8;
+  o.hardware.nic_gbps = 400;
+  o.hardware.network = "ib-ndr";
+  o.training.precision = hw::DType::kFp8;
+  o.training.attention = model::AttentionImpl::kFlash;
+  o.parallel.zero = 1;
+  o.parallel.recompute = Recompute::kNone;
+  // Megatron-core's distributed optimizer reduces gradients in bf16 unless
+  // grad_reduce_in_fp32 is set (NeMo's default is unset).
+  o.training.grad_dtype = hw::DType::kBf16;
+}
+
+// The scenario of row `i` of the NeMo table for model `m`: its GPUs, batch and layout, with sequence
+// parallelism and TP communication overlap whenever tp > 1.
+TrainOptions NemoRow(const CsvTable& t, size_t i, const model::ModelSpec& m) {
+  auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
+  TrainOptions o;
+  o.model = m;
+  NemoH100Recipe(o);
+  o.hardware.gpus = num("gpus");
+  o.training.seq_len = num("seq_len");
+  o.training.global_batch = num("global_batch");
+  o.training.micro_batch = num("micro_batch");
+  o.parallel.tp = num("tp");
+  o.parallel.pp = num("pp");
+  o.parallel.cp = num("cp");
+  const int v = num("vp");
+  o.parallel.virtual_stages = v;
+  o.parallel.pipeline_schedule = v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
+  o.parallel.sequence_parallel = o.parallel.tp > 1;
+  o.parallel.tp_comm_overlap = o.parallel.tp > 1;
+  return o;
+}
+
 // NeMo 24.07 pre-training on DGX H100 with FP8 (Transformer Engine): flash attention,
 // distributed optimizer, sequence parallelism with TP, TP communication overlap, no
 // recomputation (NeMo's performance recipes).
 Result<ValidationSet> Nemo(Runner& run) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::Nemo2407H100Csv(), "nemo_24_07_h100.csv"));
   ValidationSet set{"nemo-24.07-h100-fp8", "step time (s)", Source(t), 10.0, {}};
-  const std::pair<const char*, const char*> names[] = {
-      {"GPT3-5B", "nemo-gpt3-5b"},    {"GPT3-20B", "nemo-gpt3-20b"},    {"GPT3-175B", "gpt3-175b"},
-      {"LLAMA2-7B", "llama2-7b"},     {"LLAMA2-13B", "llama2-13b"},     {"LLAMA2-70B", "llama2-70b"},
-      {"Nemotron-8B", "nemotron-8b"}, {"Nemotron-22B", "nemotron-22b"}, {"Nemotron-340B", "nemotron-340b"},
-      {"LLAMA3-8B", "llama3-8b"},     {"LLAMA3-70B", "llama3-70b"}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
-    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
     const std::string label = *t.Text(i, "model");
-    std::string catalog_name;
-    for (const auto& [published, ours] : names)
-      if (label == published) catalog_name = ours;
-    TrainOptions o;
-    auto spec = run.catalogs.models.Find(catalog_name.empty() ? label : catalog_name);
+    auto spec = run.catalogs.models.Find(NemoCatalogName(label));
     if (!spec.ok()) return spec.error();
-    o.model = **spec;
-    o.hardware.gpu = "h100-sxm5-80gb";
-    o.hardware.node = "dgx-h100";
-    o.hardware.gpus = num("gpus");
-    o.hardware.gpus_per_node = 8;
-    o.hardware.nics_per_node = 8;
-    o.hardware.nic_gbps = 400;
-    o.hardware.network = "ib-ndr";
-    o.training.precision = hw::DType::kFp8;
-    o.training.attention = model::AttentionImpl::kFlash;
-    o.training.seq_len = num("seq_len");
-    o.training.global_batch = num("global_batch");
-    o.training.micro_batch = num("micro_batch");
-    o.parallel.tp = num("tp");
-    o.parallel.pp = num("pp");
-    o.parallel.cp = num("cp");
-    const int v = num("vp");
-    o.parallel.virtual_stages = v;
-    o.parallel.pipeline_schedule =
-        v > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
-    o.parallel.sequence_parallel = o.parallel.tp > 1;
-    o.parallel.tp_comm_overlap = o.parallel.tp > 1;
-    o.parallel.zero = 1;
-    o.parallel.recompute = Recompute::kNone;
-    // Megatron-core's distributed optimizer reduces gradients in bf16 unless
-    // grad_reduce_in_fp32 is set (NeMo's default is unset).
-    o.training.grad_dtype = hw::DType::kBf16;
+    const TrainOptions o = NemoRow(t, i, **spec);
     const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
     const double measured = tokens / (*t.Number(i, "tokens_per_s_per_gpu") * o.hardware.gpus);
     set.rows.push_back(Row(label + " " + std::to_string(o.hardware.gpus) + "gpu", measured, run.Run(o)));
