@@ -107,13 +107,14 @@ std::optional<double> SkrullPlace(SkrullBin& bin, int i, int64_t l, int64_t budg
   return w;
 }
 
-}  // namespace
+// Skrull's per-GPU token budget; by default the uniform model's tokens per GPU, seq_len x micro_batch / cp
+// (rounded up so that a full row's zigzag share always fits).
+int64_t SkrullBudget(const DataShape& s) {
+  return s.token_budget > 0 ? s.token_budget : (s.seq_len * s.micro_batch + s.cp - 1) / s.cp;
+}
 
-Result<StepData> ScheduleSkrull(const Docs& docs, const DataShape& s) {
-  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
-  // Default: the uniform model's tokens per GPU, seq_len x micro_batch / cp (rounded up so that a
-  // full row's zigzag share always fits).
-  const int64_t budget = s.token_budget > 0 ? s.token_budget : (s.seq_len * s.micro_batch + s.cp - 1) / s.cp;
+// Ok when every document's zigzag share fits the budget on every CP rank; else an infeasibility naming it.
+Status CheckSkrullFits(const Prepared& p, const DataShape& s, int64_t budget) {
   for (size_t i = 0; i < p.docs.size(); ++i) {
     for (int r = 0; r < s.cp; ++r) {
       if (ZigzagShare(p.docs[i], s.cp, r) > budget) {
@@ -124,33 +125,53 @@ Result<StepData> ScheduleSkrull(const Docs& docs, const DataShape& s) {
       }
     }
   }
+  return Status::Ok();
+}
+
+// The documents (in `order`) placed greedily into m micro-batches per DP rank; none when they do not fit.
+std::optional<std::vector<SkrullBin>> AssignSkrullBins(const Prepared& p, const DataShape& s,
+                                                       const std::vector<int>& order, int64_t budget, int m) {
+  int bins = m * s.dp;
+  std::vector<SkrullBin> state(
+      static_cast<size_t>(bins),
+      SkrullBin{std::vector<int64_t>(s.cp, 0), std::vector<double>(s.cp, 0), {}, {}});
+  bool ok = GreedyAssign(s.dp, m, order, [&](int b, int i) {
+    return SkrullPlace(state[static_cast<size_t>(b)], i, p.docs[static_cast<size_t>(i)], budget, s);
+  });
+  if (!ok) return std::nullopt;
+  return state;
+}
+
+// Lays out one bin as micro-batch `mb`: sharded documents over every CP rank, then local ones whole on their
+// rank, each group in document order.
+void PlaceSkrullBin(const Prepared& p, const DataShape& s, SkrullBin& bin, MicroBatch& mb) {
+  std::sort(bin.sharded.begin(), bin.sharded.end());
+  std::sort(bin.local.begin(), bin.local.end());
+  for (int i : bin.sharded) {
+    PlaceRow(Row{{WholeDocument(p.docs[static_cast<size_t>(i)])}, 0, p.docs[static_cast<size_t>(i)]},
+             s.causal, mb);
+  }
+  for (auto [i, r] : bin.local) {
+    int64_t l = p.docs[static_cast<size_t>(i)];
+    PlaceWhole(Row{{WholeDocument(l)}, 0, l}, s.causal, mb.cp[static_cast<size_t>(r)]);
+    ++mb.sequences;
+  }
+}
+
+}  // namespace
+
+Result<StepData> ScheduleSkrull(const Docs& docs, const DataShape& s) {
+  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
+  const int64_t budget = SkrullBudget(s);
+  DLSIM_RETURN_IF_ERROR(CheckSkrullFits(p, s, budget));
   std::vector<int> order = LongestFirst(p.docs);
   for (int m = InitialMicroBatches(p, s, budget * s.cp);; ++m) {
-    int bins = m * s.dp;
-    std::vector<SkrullBin> state(
-        static_cast<size_t>(bins),
-        SkrullBin{std::vector<int64_t>(s.cp, 0), std::vector<double>(s.cp, 0), {}, {}});
-    bool ok = GreedyAssign(s.dp, m, order, [&](int b, int i) {
-      return SkrullPlace(state[static_cast<size_t>(b)], i, p.docs[static_cast<size_t>(i)], budget, s);
-    });
-    if (!ok) continue;
+    std::optional<std::vector<SkrullBin>> state = AssignSkrullBins(p, s, order, budget, m);
+    if (!state) continue;
     StepData step = NewStep(p, s);
     AllocateBins(step, s, m);
-    for (int b = 0; b < bins; ++b) {
-      SkrullBin& bin = state[static_cast<size_t>(b)];
-      MicroBatch& mb = BinAt(step, s, b);
-      std::sort(bin.sharded.begin(), bin.sharded.end());
-      std::sort(bin.local.begin(), bin.local.end());
-      for (int i : bin.sharded) {
-        PlaceRow(Row{{WholeDocument(p.docs[static_cast<size_t>(i)])}, 0, p.docs[static_cast<size_t>(i)]},
-                 s.causal, mb);
-      }
-      for (auto [i, r] : bin.local) {
-        int64_t l = p.docs[static_cast<size_t>(i)];
-        PlaceWhole(Row{{WholeDocument(l)}, 0, l}, s.causal, mb.cp[static_cast<size_t>(r)]);
-        ++mb.sequences;
-      }
-    }
+    for (int b = 0; b < m * s.dp; ++b)
+      PlaceSkrullBin(p, s, (*state)[static_cast<size_t>(b)], BinAt(step, s, b));
     FinishStep(step);
     return step;
   }

@@ -42,60 +42,93 @@ int64_t RowsFor(const AttentionBlock& b, double amount) {
   return rows;
 }
 
-// Rebalances the attention of `gpus` (the loads of one micro-batch index over all DP x CP GPUs).
-void Rebalance(const std::vector<Load*>& gpus, double tolerance) {
+using Task = std::tuple<double, size_t, size_t>;  // (priority, gpu, item)
+using TaskQueue = std::priority_queue<Task, std::vector<Task>, std::greater<>>;
+
+// One rebalancing in progress over the loads of one micro-batch index.
+struct Balance {
+  const std::vector<Load*>& gpus;
+  std::vector<std::vector<AttentionBlock>> items;     // [gpu] its own blocks, one sequence each
+  std::vector<std::vector<AttentionBlock>> received;  // [gpu] blocks moved to it
+  std::vector<double> pairs;                          // [gpu] attention pairs it holds now
+  double mean = 0;                                    // pairs per GPU
+};
+
+// Splits every GPU's attention into blocks of one sequence each and sums its pairs and their mean.
+Balance StartBalance(const std::vector<Load*>& gpus) {
   const size_t n = gpus.size();
-  std::vector<std::vector<AttentionBlock>> items(n), received(n);
-  std::vector<double> pairs(n, 0);
+  Balance bal{gpus, std::vector<std::vector<AttentionBlock>>(n), std::vector<std::vector<AttentionBlock>>(n),
+              std::vector<double>(n, 0), 0};
   double total = 0;
   for (size_t g = 0; g < n; ++g) {
     for (const AttentionBlock& b : gpus[g]->attention) {
       for (int64_t c = 0; c < b.count; ++c)
-        items[g].push_back(AttentionBlock{b.seq_q, b.seq_kv, 1, b.causal});
+        bal.items[g].push_back(AttentionBlock{b.seq_q, b.seq_kv, 1, b.causal});
     }
-    pairs[g] = TotalAttentionPairs(*gpus[g]);
-    total += pairs[g];
+    bal.pairs[g] = TotalAttentionPairs(*gpus[g]);
+    total += bal.pairs[g];
   }
-  const double mean = total / static_cast<double>(n);
-  if (mean <= 0) return;
-  using Entry = std::tuple<double, size_t, size_t>;  // (priority, gpu, item)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> tasks;
-  std::vector<size_t> needy;
-  for (size_t g = 0; g < n; ++g) {
-    if (pairs[g] > mean) {
-      for (size_t i = 0; i < items[g].size(); ++i) tasks.push({Priority(items[g][i]), g, i});
-    } else if (pairs[g] < mean) {
+  bal.mean = total / static_cast<double>(n);
+  return bal;
+}
+
+// Queues the blocks of the GPUs above the mean, cheapest bytes per pair first, and lists the GPUs below it,
+// neediest first.
+void QueueTasks(const Balance& bal, TaskQueue& tasks, std::vector<size_t>& needy) {
+  for (size_t g = 0; g < bal.gpus.size(); ++g) {
+    if (bal.pairs[g] > bal.mean) {
+      for (size_t i = 0; i < bal.items[g].size(); ++i) tasks.push({Priority(bal.items[g][i]), g, i});
+    } else if (bal.pairs[g] < bal.mean) {
       needy.push_back(g);
     }
   }
-  std::stable_sort(needy.begin(), needy.end(), [&](size_t a, size_t b) { return pairs[a] < pairs[b]; });
+  std::stable_sort(needy.begin(), needy.end(),
+                   [&](size_t a, size_t b) { return bal.pairs[a] < bal.pairs[b]; });
+}
+
+// Moves the query rows of the cheapest queued task that GPU `r` needs and its donor can spare to `r`, with
+// the token traffic it causes; the rest of the task goes back in the queue.
+void TakeTask(Balance& bal, size_t r, TaskQueue& tasks) {
+  auto [prio, d, i] = tasks.top();
+  tasks.pop();
+  AttentionBlock& b = bal.items[d][i];
+  double surplus = bal.pairs[d] - bal.mean;
+  if (surplus <= 0 || b.seq_q == 0) return;
+  double amount = std::min(bal.mean - bal.pairs[r], surplus);
+  int64_t rows = Pairs(b) <= amount ? b.seq_q : RowsFor(b, amount);
+  AttentionBlock moved{rows, b.seq_kv, 1, b.causal};
+  b = AttentionBlock{b.seq_q - rows, b.causal ? b.seq_kv - rows : b.seq_kv, 1, b.causal};
+  bal.pairs[d] -= moved.Pairs();
+  bal.pairs[r] += moved.Pairs();
+  bal.received[r].push_back(moved);
+  bal.gpus[d]->server_q_tokens_out += moved.seq_q;
+  bal.gpus[d]->server_kv_tokens_out += moved.seq_kv;
+  bal.gpus[r]->server_q_tokens_in += moved.seq_q;
+  bal.gpus[r]->server_kv_tokens_in += moved.seq_kv;
+  if (b.seq_q > 0) tasks.push({Priority(b), d, i});
+}
+
+// Rebuilds every GPU's attention from the blocks it kept and the blocks it received.
+void FinishBalance(const Balance& bal) {
+  for (size_t g = 0; g < bal.gpus.size(); ++g) {
+    bal.gpus[g]->attention.clear();
+    for (const auto* list : {&bal.items[g], &bal.received[g]}) {
+      for (const AttentionBlock& b : *list) AddBlock(*bal.gpus[g], b.seq_q, b.seq_kv, b.causal);
+    }
+  }
+}
+
+// Rebalances the attention of `gpus` (the loads of one micro-batch index over all DP x CP GPUs).
+void Rebalance(const std::vector<Load*>& gpus, double tolerance) {
+  Balance bal = StartBalance(gpus);
+  if (bal.mean <= 0) return;
+  TaskQueue tasks;
+  std::vector<size_t> needy;
+  QueueTasks(bal, tasks, needy);
   for (size_t r : needy) {
-    while (mean - pairs[r] > tolerance * mean && !tasks.empty()) {
-      auto [prio, d, i] = tasks.top();
-      tasks.pop();
-      AttentionBlock& b = items[d][i];
-      double surplus = pairs[d] - mean;
-      if (surplus <= 0 || b.seq_q == 0) continue;
-      double amount = std::min(mean - pairs[r], surplus);
-      int64_t rows = Pairs(b) <= amount ? b.seq_q : RowsFor(b, amount);
-      AttentionBlock moved{rows, b.seq_kv, 1, b.causal};
-      b = AttentionBlock{b.seq_q - rows, b.causal ? b.seq_kv - rows : b.seq_kv, 1, b.causal};
-      pairs[d] -= moved.Pairs();
-      pairs[r] += moved.Pairs();
-      received[r].push_back(moved);
-      gpus[d]->server_q_tokens_out += moved.seq_q;
-      gpus[d]->server_kv_tokens_out += moved.seq_kv;
-      gpus[r]->server_q_tokens_in += moved.seq_q;
-      gpus[r]->server_kv_tokens_in += moved.seq_kv;
-      if (b.seq_q > 0) tasks.push({Priority(b), d, i});
-    }
+    while (bal.mean - bal.pairs[r] > tolerance * bal.mean && !tasks.empty()) TakeTask(bal, r, tasks);
   }
-  for (size_t g = 0; g < n; ++g) {
-    gpus[g]->attention.clear();
-    for (const auto* list : {&items[g], &received[g]}) {
-      for (const AttentionBlock& b : *list) AddBlock(*gpus[g], b.seq_q, b.seq_kv, b.causal);
-    }
-  }
+  FinishBalance(bal);
 }
 
 }  // namespace
