@@ -119,6 +119,8 @@ void CheckSpaceSize(const MapReader& s, const plan::PlanOptions& p) {
                           "the lists span up to " + FormatNumber(n, 4) + " combinations; at most " +
                               FormatNumber(kMaxSearchSpace, 4) +
                               " (narrow the lists or the min_gpus..max_gpus range)");
+}
+
 // A YAML boolean.
 const char* YamlBool(bool v) { return v ? "true" : "false"; }
 
