@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "dlsim/app/plan_render.h"
 #include "dlsim/io/catalog_loader.h"
@@ -16,9 +17,11 @@
 namespace dlsim::app {
 namespace {
 
+// The stream is closed before it is checked, so a full disk (/dev/full) is an error, not exit 0.
 Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
+  f.close();
   if (!f) return Error::InvalidArgument("cannot write " + path);
   return Status::Ok();
 }
@@ -26,9 +29,9 @@ Status WriteFile(const std::string& path, const std::string& text) {
 // The CSV and best-layout files the flags ask for.
 Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const plan::PlanResult& r) {
   if (!args.csv_path.empty()) {
-    std::ofstream f(args.csv_path);
-    WritePlanCsv(r, f);
-    if (!f) return Error::InvalidArgument("cannot write " + args.csv_path);
+    std::ostringstream csv;
+    WritePlanCsv(r, csv);
+    DLSIM_RETURN_IF_ERROR(WriteFile(args.csv_path, csv.str()));
   }
   if (args.best_path.empty()) return Status::Ok();
   const plan::EvaluatedCandidate* best = r.Best();

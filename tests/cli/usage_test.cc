@@ -2,6 +2,8 @@
 // was wrong and where to look, never a CLI11 internal code (105, 106, 109, ...).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "common/run_dlsim.h"
@@ -63,6 +65,43 @@ TEST(UsageRanges, CatalogMayFollowTheCommand) {
   EXPECT_EQ(before.exit_code, 0) << before.output;
   EXPECT_EQ(after.exit_code, 0) << after.output;
   EXPECT_EQ(before.output, after.output);
+}
+
+// Output that cannot be written is an error (exit 1), never a silent exit 0 (issue 18).
+TEST(UsageOutput, UnwritableOutputIsAnError) {
+  if (!std::ifstream("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  Outcome stdout_full = testing::RunCommand(std::string(DLSIM_BINARY) + " train --default 2>&1 >/dev/full");
+  EXPECT_EQ(stdout_full.exit_code, 1) << stdout_full.output;
+  EXPECT_NE(stdout_full.output.find("cannot write the output"), std::string::npos) << stdout_full.output;
+  Outcome csv = RunDlsim("plan " + kPlan + " --quiet --csv /dev/full");
+  EXPECT_EQ(csv.exit_code, 1) << csv.output;
+  EXPECT_NE(csv.output.find("cannot write /dev/full"), std::string::npos) << csv.output;
+  Outcome best = RunDlsim("plan " + kPlan + " --quiet --write-best /dev/full");
+  EXPECT_EQ(best.exit_code, 1) << best.output;
+}
+
+// Files that are not regular files, or too large, are refused before they are read (issue 18):
+// /dev/zero used to abort with bad_alloc, a FIFO to hang.
+TEST(UsageOutput, DevicesAndHugeFilesAreRefused) {
+  Outcome zero = RunDlsim("train /dev/zero");
+  EXPECT_EQ(zero.exit_code, 1) << zero.output;
+  EXPECT_NE(zero.output.find("not a regular file"), std::string::npos) << zero.output;
+  Outcome cat = RunDlsim("--catalog /dev/zero train --default --check");
+  EXPECT_NE(cat.exit_code, 0) << cat.output;
+  const std::string big = (std::filesystem::temp_directory_path() / "dlsim_big.yaml").string();
+  {
+    std::ofstream f(big);
+    f << "model: {name: llama3-8b}\n#";
+    f << std::string(17 << 20, 'x') << "\n";
+  }
+  Outcome huge = RunDlsim("train " + big + " --check");
+  EXPECT_EQ(huge.exit_code, 1) << huge.output.substr(0, 300);
+  EXPECT_NE(huge.output.find("input files are limited to 16 MiB (set DLSIM_MAX_INPUT_MIB"), std::string::npos)
+      << huge.output.substr(0, 300);
+  Outcome raised = testing::RunCommand("DLSIM_MAX_INPUT_MIB=64 " + std::string(DLSIM_BINARY) + " train " +
+                                       big + " --check 2>&1");
+  EXPECT_EQ(raised.exit_code, 0) << raised.output.substr(0, 300);
+  std::filesystem::remove(big);
 }
 
 }  // namespace

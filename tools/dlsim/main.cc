@@ -15,6 +15,10 @@ void Fail(const std::string& command, const std::string& message, int code) {
 
 void Exit(int code) {
   std::cout.flush();
+  if (code == 0 && !std::cout) {  // e.g. stdout is /dev/full: the result was not delivered
+    fmt::print(stderr, "dlsim: cannot write the output to stdout\n");
+    code = app::kExitError;
+  }
   if (code != 0) throw CLI::RuntimeError(code);
 }
 
