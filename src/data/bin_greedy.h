@@ -30,7 +30,9 @@ bool GreedyAssign(int dp, int per_rank, const std::vector<int>& order, TryPlace 
   for (int item : order) {
     bool placed = false;
     while (!placed && !ranks.empty()) {
-      auto [work, d] = ranks.top();
+      // Not a structured binding: lambdas capture those only from clang 16 (C++20 P1091).
+      const double work = ranks.top().first;
+      const int d = ranks.top().second;
       ranks.pop();
       std::iota(mbs.begin(), mbs.end(), 0);
       std::stable_sort(mbs.begin(), mbs.end(),
