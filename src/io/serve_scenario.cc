@@ -23,6 +23,17 @@ std::string Resolve(const std::string& base_dir, const std::string& path) {
   return (std::filesystem::path(base_dir) / path).string();
 }
 
+// Every row's value in `column`, as a number; the first bad cell is the error.
+Result<std::vector<double>> NumberColumn(const CsvTable& table, std::string_view column) {
+  std::vector<double> out;
+  out.reserve(table.rows.size());
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    DLSIM_ASSIGN_OR_RETURN(double v, table.Number(r, column));
+    out.push_back(v);
+  }
+  return out;
+}
+
 // A numeric column of a CSV data file; errors are recorded at `key` of `m`.
 std::vector<double> ReadColumn(const MapReader& m, std::string_view key, const std::string& path,
                                const std::string& column) {
@@ -31,22 +42,12 @@ std::vector<double> ReadColumn(const MapReader& m, std::string_view key, const s
     m.AddError(key, text.error().message);
     return {};
   }
-  auto table = ParseCsv(*text, path);
-  if (!table.ok()) {
-    m.AddError(key, table.error().message);
+  auto values = ParseTokenColumn(*text, path, column);
+  if (!values.ok()) {
+    m.AddError(key, values.error().message);
     return {};
   }
-  std::vector<double> out;
-  out.reserve(table->rows.size());
-  for (size_t r = 0; r < table->rows.size(); ++r) {
-    auto v = table->Number(r, column);
-    if (!v.ok()) {
-      m.AddError(key, v.error().message);
-      return {};
-    }
-    out.push_back(*v);
-  }
-  return out;
+  return std::move(values).value();
 }
 
 LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthDistribution d,
@@ -93,12 +94,17 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     return;
   }
   const std::string path = Resolve(base_dir, *file);
-  std::vector<double> at = ReadColumn(w, "trace_file", path, "arrived_at");
-  std::vector<double> p = at.empty() ? at : ReadColumn(w, "trace_file", path, "num_prefill_tokens");
-  std::vector<double> d = p.empty() ? p : ReadColumn(w, "trace_file", path, "num_decode_tokens");
-  for (size_t i = 0; i < d.size(); ++i) {
-    o.trace.push_back({at[i], static_cast<int64_t>(p[i]), static_cast<int64_t>(d[i])});
+  auto text = ReadTextFile(path);
+  if (!text.ok()) {
+    w.AddError("trace_file", text.error().message);
+    return;
   }
+  auto trace = ParseRequestTrace(*text, path);
+  if (!trace.ok()) {
+    w.AddError("trace_file", trace.error().message);
+    return;
+  }
+  o.trace = std::move(trace).value();
   if (o.trace.empty() && !w.document().has_errors()) w.AddError("trace_file", "the trace has no rows");
 }
 
@@ -231,6 +237,27 @@ void CheckServeLayout(const serve::ServeOptions& o, const MapReader& h, const Do
 }
 
 }  // namespace
+
+Result<std::vector<double>> ParseTokenColumn(std::string_view text, const std::string& file_name,
+                                             const std::string& column) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text, file_name));
+  return NumberColumn(table, column);
+}
+
+Result<std::vector<serve::TraceEntry>> ParseRequestTrace(std::string_view text,
+                                                         const std::string& file_name) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text, file_name));
+  DLSIM_ASSIGN_OR_RETURN(std::vector<double> at, NumberColumn(table, "arrived_at"));
+  if (at.empty()) return std::vector<serve::TraceEntry>{};
+  DLSIM_ASSIGN_OR_RETURN(std::vector<double> p, NumberColumn(table, "num_prefill_tokens"));
+  DLSIM_ASSIGN_OR_RETURN(std::vector<double> d, NumberColumn(table, "num_decode_tokens"));
+  std::vector<serve::TraceEntry> out;
+  out.reserve(at.size());
+  for (size_t i = 0; i < at.size(); ++i) {
+    out.push_back({at[i], static_cast<int64_t>(p[i]), static_cast<int64_t>(d[i])});
+  }
+  return out;
+}
 
 Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::string file_name,
                                                const hw::Catalog& hardware, const model::ModelCatalog& models,
