@@ -1,10 +1,13 @@
 # The two set-up commands (see README):
 #   make run   installs dependencies, builds, runs the embedded default scenario
 #   make test  installs dependencies, builds, runs the whole test suite through CTest
+#   make fuzz  builds the libFuzzer targets with clang in build-fuzz and runs each for FUZZ_SECONDS
+#              (docs/robustness.md)
 BUILD ?= build
 JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
 
-.PHONY: run test build deps sanitize bench clean
+.PHONY: run test build deps sanitize bench fuzz clean
 
 deps:
 	@scripts/install-deps
@@ -24,8 +27,15 @@ sanitize: deps
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ctest --output-on-failure -j $(JOBS) -E '[Mm]pi'
 
+fuzz:
+	@scripts/install-deps --fuzz
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLSIM_FUZZ=ON \
+	  -DDLSIM_BUILD_TESTS=OFF -DDLSIM_BUILD_BENCH=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target dlsim_fuzzers
+	@scripts/run-fuzz --build build-fuzz --seconds $(FUZZ_SECONDS)
+
 bench: build
 	@for b in $(BUILD)/bench/bench_*; do $$b; done
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz
