@@ -1,6 +1,7 @@
 #include "dlsim/io/serve_scenario.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <utility>
@@ -32,6 +33,15 @@ Result<std::vector<double>> NumberColumn(const CsvTable& table, std::string_view
     out.push_back(v);
   }
   return out;
+}
+
+// Row `row`'s token count in `column` (value `v`) as an integer. Error for a value that no int64_t
+// holds (NaN, infinite, |v| >= 2^63): converting it would be undefined behaviour.
+Result<int64_t> TokenCount(const CsvTable& table, size_t row, std::string_view column, double v) {
+  if (std::isfinite(v) && std::abs(v) < 9.2e18) return static_cast<int64_t>(v);
+  return Error::Parse(table.file_name + ":" + std::to_string(table.row_lines[row]) + ": column '" +
+                      std::string(column) + "': expected a token count, found '" +
+                      table.Text(row, column).value() + "'");
 }
 
 // A numeric column of a CSV data file; errors are recorded at `key` of `m`.
@@ -254,7 +264,9 @@ Result<std::vector<serve::TraceEntry>> ParseRequestTrace(std::string_view text,
   std::vector<serve::TraceEntry> out;
   out.reserve(at.size());
   for (size_t i = 0; i < at.size(); ++i) {
-    out.push_back({at[i], static_cast<int64_t>(p[i]), static_cast<int64_t>(d[i])});
+    DLSIM_ASSIGN_OR_RETURN(int64_t prompt, TokenCount(table, i, "num_prefill_tokens", p[i]));
+    DLSIM_ASSIGN_OR_RETURN(int64_t output, TokenCount(table, i, "num_decode_tokens", d[i]));
+    out.push_back({at[i], prompt, output});
   }
   return out;
 }

@@ -54,8 +54,8 @@ Result<std::vector<double>> ParseTokenColumn(std::string_view text, const std::s
                                              const std::string& column);
 // The requests of a trace file: CSV with the columns arrived_at (seconds from the start),
 // num_prefill_tokens and num_decode_tokens (others are ignored), in file order; token counts are
-// truncated to integers. Errors as ParseTokenColumn, for the columns in that order. A header
-// without rows gives an empty list.
+// truncated to integers. Errors as ParseTokenColumn, for the columns in that order, and kParse for
+// a token count no int64_t holds (nan, inf, 1e30). A header without rows gives an empty list.
 Result<std::vector<serve::TraceEntry>> ParseRequestTrace(std::string_view text, const std::string& file_name);
 
 // One line: "llama2-7b on 1 x a100-sxm4-80gb (tp 1, pp 1); vllm; poisson 4 req/s; 20000 requests".
