@@ -188,6 +188,33 @@ TEST(LengthFile, BadFilesAreErrors) {
   }
 }
 
+// Fuzz regression (fuzz_length_file, docs/robustness.md), and the 2^30-token cap (issue 18): a CSV
+// token count beyond int64_t was
+// converted with static_cast<int64_t>, undefined behaviour (UBSan: "2.776e+27 is outside the range
+// of representable values of type 'long'"). The fuzzer's input, then the minimised one.
+TEST(LengthFile, FuzzRegressionCsvCountBeyondInt64IsAnError) {
+  auto r = ParseLengthFile(
+      ReadFile(std::string(DLSIM_TEST_DATA_DIR) + "/fuzz_regressions/length_file_count_overflow.csv"),
+      "overflow.csv", "num_decode_tokens");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kParse);
+  EXPECT_NE(r.error().message.find("expected an integer token count in 1..1073741824"), std::string::npos)
+      << r.error().message;
+  auto m = ParseLengthFile("num_decode_tokens\n6e96\n", "m.csv", "num_decode_tokens");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message,
+            "m.csv:2: column 'num_decode_tokens': expected an integer token count in 1..1073741824, found "
+            "'6e96'");
+  auto big = ParseLengthFile("num_prefill_tokens\n1073741824\n", "b.csv", "");
+  ASSERT_TRUE(big.ok()) << big.error().message;  // the cap itself (2^30 tokens) still reads
+  EXPECT_EQ(big->values, (std::vector<double>{1073741824.0}));
+  auto over = ParseLengthFile("num_prefill_tokens\n1073741825\n", "o.csv", "");
+  EXPECT_FALSE(over.ok());
+  auto quoted = ParseLengthFile("num_prefill_tokens\n\"12,500\"\n", "q.csv", "");
+  ASSERT_FALSE(quoted.ok());
+  EXPECT_NE(quoted.error().message.find("quoted fields are not supported"), std::string::npos);
+}
+
 TEST(LengthFile, DistcaFilesParse) {
   // Counts and means of the source files (hao-ai-lab/DistCA dist_wlbllm.json,
   // dist_prolong.json).
