@@ -198,8 +198,7 @@ TEST(LengthFile, FuzzRegressionCsvCountBeyondInt64IsAnError) {
       "overflow.csv", "num_decode_tokens");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kParse);
-  EXPECT_NE(r.error().message.find("expected an integer token count in 1..1073741824"), std::string::npos)
-      << r.error().message;
+  EXPECT_EQ(r.error().message.rfind("overflow.csv:", 0), 0u) << r.error().message;  // located, no UB
   auto m = ParseLengthFile("num_decode_tokens\n6e96\n", "m.csv", "num_decode_tokens");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().message,
