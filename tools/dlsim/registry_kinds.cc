@@ -1,5 +1,7 @@
 #include "registry_kinds.h"
 
+#include "dlsim/cluster/placement.h"
+#include "dlsim/cluster/policy.h"
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/data/data_policy.h"
 #include "dlsim/net/collective.h"
@@ -36,6 +38,9 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["data-policy"] = Kind<data::DataPolicyRegistry>("data-policy", data::RegisterDataPolicies);
   kinds["serving-scheduler"] = Kind<serve::SchedulerRegistry>("serving-scheduler", serve::RegisterSchedulers);
   kinds["router"] = Kind<serve::RouterRegistry>("router", serve::RegisterRouters);
+  kinds["cluster-policy"] = Kind<cluster::PolicyRegistry>("cluster-policy", cluster::RegisterBuiltinPolicies);
+  kinds["cluster-placement"] =
+      Kind<cluster::PlacementRegistry>("cluster-placement", cluster::RegisterBuiltinPlacements);
   return kinds;
 }
 

@@ -1,0 +1,25 @@
+// Renderings of a cluster run: the terminal report, the side-by-side comparison, JSON, and the
+// CSV files of per-job records and of the utilisation series.
+#ifndef DLSIM_APP_CLUSTER_RENDER_H_
+#define DLSIM_APP_CLUSTER_RENDER_H_
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dlsim/cluster/options.h"
+#include "dlsim/cluster/result.h"
+
+namespace dlsim::app {
+
+std::string FormatClusterReport(const cluster::ClusterOptions& options, const cluster::ClusterResult& r);
+// One row per policy: JCT and queuing percentiles, makespan, utilisation, fairness, preemptions.
+std::string FormatClusterComparison(const std::vector<cluster::ClusterResult>& results);
+nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records);
+void WriteJobsCsv(const cluster::ClusterResult& r, std::ostream& out);
+void WriteSeriesCsv(const cluster::ClusterResult& r, std::ostream& out);
+
+}  // namespace dlsim::app
+
+#endif  // DLSIM_APP_CLUSTER_RENDER_H_

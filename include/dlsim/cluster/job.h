@@ -1,0 +1,45 @@
+// A job of a cluster trace: when it arrives, what it asks for, and how much work it carries.
+//
+// Work comes in one of two forms:
+//   - a duration: `work` is seconds on the requested allocation and `speed` is empty; the job
+//     runs at rate 1 (one second of work per second) on any placement of its GPUs (trace jobs);
+//   - steps: `work` is a number of steps (iterations) and `speed` names an entry of the speed
+//     book (speed.h) that gives steps per second on each placement shape (throughput tables,
+//     training scenarios).
+// Values only; thread-safe as values.
+#ifndef DLSIM_CLUSTER_JOB_H_
+#define DLSIM_CLUSTER_JOB_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlsim/core/units.h"
+
+namespace dlsim::cluster {
+
+// Jobs per trace dlsim accepts (memory is O(jobs); a month of the busiest public trace is ~1e5).
+inline constexpr int64_t kMaxJobs = 20'000'000;
+inline constexpr int kMaxJobGpus = 1 << 20;
+
+struct JobSpec {
+  int64_t id = 0;              // unique within a trace; the trace's id or its row number
+  std::string name;            // trace name or job type, for reports
+  TimePoint arrival;           // submission time, from the start of the trace
+  int gpus = 1;                // GPUs requested (0: a CPU-only job, which needs no GPU slot)
+  int gpu_milli = 1000;        // share of one GPU when gpus == 1 (1..1000; openb GPU sharing)
+  std::vector<int> gpu_types;  // allowed GPU type ids (ClusterSpec); empty: any type
+  double work = 0;             // seconds (speed empty) or steps (speed set); > 0
+  std::string speed;           // speed-book entry; empty: duration job
+  double priority = 1;         // weight (Gavel's priority_weight); informative for most policies
+  int64_t cpu_milli = 0;       // per job; checked on single-node placements (openb pods)
+  int64_t memory_mib = 0;
+  std::string group;  // virtual cluster / tenant, for reports
+};
+
+// Total GPU demand in milli-GPUs (what the job holds while it runs).
+inline int64_t DemandMilli(const JobSpec& j) { return j.gpus == 1 ? j.gpu_milli : int64_t{j.gpus} * 1000; }
+
+}  // namespace dlsim::cluster
+
+#endif  // DLSIM_CLUSTER_JOB_H_

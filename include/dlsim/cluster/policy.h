@@ -1,0 +1,70 @@
+// Scheduling policies: which jobs should hold GPUs now. Behind the registry `cluster-policy`
+// (`dlsim list cluster-policy`).
+//
+// A policy ranks jobs by a priority key (lower first; ties by arrival, then id). The engine
+// (simulator.h) turns the ranking into decisions:
+//   - a non-preemptive policy starts waiting jobs in rank order while they fit; with backfill a
+//     job that does not fit is skipped, without it the queue stops at the first such job;
+//   - a preemptive policy picks, in rank order, the jobs that fit in the cluster's capacity,
+//     preempts running jobs outside that set and starts the waiting ones inside it.
+// The engine re-ranks on every arrival and completion, every Round() (when jobs are waiting),
+// and at the earliest NextKeyChange() of the running jobs (Tiresias' queue demotions), so a
+// policy whose keys change in steps needs no rounds.
+//
+// Builtins: fifo, sjf (oracle duration), srtf (oracle remaining time, preemptive), las
+// (least attained GPU-service, preemptive, in rounds), tiresias (discretised 2D-LAS: queues by
+// attained GPU-seconds, FIFO within a queue, optional starvation promotion).
+#ifndef DLSIM_CLUSTER_POLICY_H_
+#define DLSIM_CLUSTER_POLICY_H_
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "dlsim/cluster/progress.h"
+#include "dlsim/core/registry.h"
+
+namespace dlsim::cluster {
+
+struct Priority {
+  double primary = 0;
+  double secondary = 0;
+  auto operator<=>(const Priority&) const = default;
+};
+
+// Parameters a scenario may set (`policy:` section); each policy reads those it uses.
+struct PolicyParams {
+  Duration round = Seconds(60);                   // las: re-rank period
+  std::vector<double> queue_thresholds = {3200};  // tiresias: GPU-seconds between queues
+  double starvation = 0;                          // tiresias: promote after waiting > k x last run; 0 off
+  bool backfill = true;                           // non-preemptive policies
+};
+
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  virtual bool Preemptive() const = 0;
+  // True when a job's key never changes while it waits or runs (fifo, sjf): the engine keeps the
+  // queue sorted instead of re-ranking it.
+  virtual bool StaticKeys() const { return false; }
+  // True when a waiting job's key does not change while it waits (las, srtf, tiresias without
+  // starvation): the engine keeps the waiting jobs sorted and merges them with the running ones.
+  virtual bool WaitingKeysStatic() const { return true; }
+  virtual bool Backfill() const { return true; }
+  // Period of re-ranking while jobs wait; Zero(): none.
+  virtual Duration Round() const { return Duration::Zero(); }
+  virtual Priority Key(const JobSpec& job, const JobProgress& p, TimePoint now) const = 0;
+  // The next time a running job's key changes in a way that may reorder jobs; nullopt: never.
+  virtual std::optional<TimePoint> NextKeyChange(const JobSpec& job, const JobProgress& p,
+                                                 TimePoint now) const {
+    return std::nullopt;
+  }
+};
+
+using PolicyRegistry = Registry<SchedulingPolicy, const PolicyParams&>;
+void RegisterBuiltinPolicies(PolicyRegistry& reg);
+const PolicyRegistry& BuiltinPolicies();
+
+}  // namespace dlsim::cluster
+
+#endif  // DLSIM_CLUSTER_POLICY_H_

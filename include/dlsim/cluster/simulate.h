@@ -1,0 +1,28 @@
+// The cluster module's entry point (the module template, docs/design/architecture.md): resolved
+// options + catalogs -> one simulated cluster run over a job trace.
+//
+//   Result<cluster::ClusterResult> r = cluster::Simulate(options, catalogs, /*sink=*/nullptr);
+//   r->summary.jct_s.mean;
+//
+// Errors: an unknown policy or placement (with a suggestion), an empty cluster or trace, a job
+// whose speed entry is missing. A job that can never fit the cluster is not an error: it is
+// reported (summary.never_fit, its record's reason) and never blocks the queue. `sink` (may be
+// null) gets a track per node and a slice per job run (callers keep it for small clusters).
+// Deterministic: same options, same result. Thread-safe for distinct arguments.
+#ifndef DLSIM_CLUSTER_SIMULATE_H_
+#define DLSIM_CLUSTER_SIMULATE_H_
+
+#include "dlsim/catalog/catalogs.h"
+#include "dlsim/cluster/options.h"
+#include "dlsim/cluster/result.h"
+#include "dlsim/core/result.h"
+#include "dlsim/report/sink.h"
+
+namespace dlsim::cluster {
+
+Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Catalogs& catalogs,
+                               report::Sink* sink);
+
+}  // namespace dlsim::cluster
+
+#endif  // DLSIM_CLUSTER_SIMULATE_H_

@@ -1,0 +1,119 @@
+// `dlsim cluster`: scenario -> cluster::Simulate (one policy, or each of --compare) -> report.
+#include "dlsim/app/cluster_command.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "dlsim/app/cluster_render.h"
+#include "dlsim/cluster/simulate.h"
+#include "dlsim/core/strings.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/cluster_scenario.h"
+#include "dlsim/report/json_report.h"
+#include "dlsim/report/trace_file.h"
+
+namespace dlsim::app {
+namespace {
+
+// A Perfetto trace holds a track per node: beyond this many nodes it is unreadable and large.
+constexpr size_t kMaxTraceNodes = 4096;
+
+Result<cluster::ClusterResult> SimulateWithTrace(const cluster::ClusterOptions& o,
+                                                 const catalog::Catalogs& cat, const ClusterArgs& args,
+                                                 std::ostream& err) {
+  if (!args.trace_path.empty() && o.cluster.nodes().size() > kMaxTraceNodes)
+    return Error::InvalidArgument(
+        fmt::format("--trace: {} nodes; a trace is for clusters of at most {} nodes",
+                    o.cluster.nodes().size(), kMaxTraceNodes));
+  const report::RunInfo run{args.file, "cluster", {{"seed", static_cast<int64_t>(o.seed)}}};
+  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(args.trace_path, run, {args.file}));
+  DLSIM_ASSIGN_OR_RETURN(cluster::ClusterResult r,
+                         cluster::Simulate(o, cat, trace ? trace->sink() : nullptr));
+  if (!trace) return r;
+  DLSIM_RETURN_IF_ERROR(trace->Finish());
+  err << trace->Summary() << "\n";
+  return r;
+}
+
+// Writes `write(stream)` to `path`; an unwritable path is an error naming it.
+template <typename F>
+Status WriteFile(const std::string& path, F write) {
+  if (path.empty()) return Status::Ok();
+  std::ofstream f(path, std::ios::binary);
+  if (f) write(f);
+  f.flush();
+  if (!f) return Error::InvalidArgument("cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t comma = std::min(s.find(',', pos), s.size());
+    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog::Catalogs& cat,
+               std::ostream& out, std::ostream& err) {
+  std::vector<cluster::ClusterResult> results;
+  for (const std::string& policy : SplitList(args.compare)) {
+    if (!cluster::BuiltinPolicies().Contains(policy))
+      return ReportError(
+          "cluster",
+          Error::InvalidArgument("--compare: " + UnknownNameMessage("cluster policy", policy,
+                                                                    cluster::BuiltinPolicies().Names())),
+          err);
+    o.policy = policy;
+    auto r = cluster::Simulate(o, cat, nullptr);
+    if (!r.ok()) return ReportError("cluster", r.error(), err);
+    results.push_back(std::move(*r));
+  }
+  if (args.json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& r : results) j.push_back(ClusterJson(r, false));
+    out << report::DumpDeterministic(j);
+  } else {
+    out << "cluster: " << io::SummarizeClusterOptions(o) << "\n" << FormatClusterComparison(results);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::ostream& out,
+                      std::ostream& err) {
+  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  if (!catalogs.ok()) return ReportError("cluster", catalogs.error(), err);
+  auto options = io::LoadClusterScenarioFile(args.file, *catalogs);
+  if (!options.ok()) return ReportError("cluster", options.error(), err);
+  if (!args.policy.empty()) options->policy = args.policy;
+  if (!args.placement.empty()) options->placement = args.placement;
+  if (args.check) {
+    out << "ok: " << io::SummarizeClusterOptions(*options) << "\n";
+    return kExitOk;
+  }
+  if (!args.compare.empty()) return RunCompare(args, std::move(*options), *catalogs, out, err);
+  auto result = SimulateWithTrace(*options, *catalogs, args, err);
+  if (!result.ok()) return ReportError("cluster", result.error(), err);
+  Status w = WriteFile(args.jobs_csv, [&](std::ostream& f) { WriteJobsCsv(*result, f); });
+  if (w.ok()) w = WriteFile(args.series_csv, [&](std::ostream& f) { WriteSeriesCsv(*result, f); });
+  if (!w.ok()) return ReportError("cluster", w.error(), err);
+  if (args.json)
+    out << report::DumpDeterministic(ClusterJson(*result, args.records));
+  else
+    out << FormatClusterReport(*options, *result);
+  // No job could run: the figures above are not results. Say so and exit as infeasible.
+  if (result->summary.completed == 0) {
+    err << "dlsim cluster: none of the " << result->summary.jobs
+        << " jobs could run on this cluster (see 'never ran')\n";
+    return kExitInfeasible;
+  }
+  return kExitOk;
+}
+
+}  // namespace dlsim::app

@@ -1,0 +1,108 @@
+// The event-driven cluster engine behind cluster::Simulate (private to the module).
+//
+// Events: a job's arrival (one pending at a time: arrivals are chained in arrival order), its
+// completion, and a wake-up for re-ranking (a policy round while jobs wait, or the earliest key
+// change of a running job). Every arrival, completion and wake-up requests one scheduling pass
+// at the current instant; passes requested at the same instant coalesce into one, which runs
+// after every event of that instant that was already scheduled.
+//
+// Cost (docs/cluster.md): an event is O(log E) in the queue; a pass of a static-key policy is
+// O(W_scanned + P x N) (W_scanned waiting jobs tried, P placements of O(N) nodes each); a pass of
+// a preemptive policy is O(A log A + P x N) for A active jobs.
+#ifndef DLSIM_SRC_CLUSTER_ENGINE_H_
+#define DLSIM_SRC_CLUSTER_ENGINE_H_
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "dlsim/cluster/options.h"
+#include "dlsim/cluster/placement.h"
+#include "dlsim/cluster/policy.h"
+#include "dlsim/cluster/result.h"
+#include "dlsim/core/event_queue.h"
+#include "dlsim/report/sink.h"
+
+namespace dlsim::cluster {
+
+class Engine {
+ public:
+  Engine(const ClusterOptions& options, const SchedulingPolicy& policy, const PlacementPolicy& placement,
+         report::Sink* sink);
+  Result<ClusterResult> Run();
+
+ private:
+  using QueueKey = std::tuple<Priority, int64_t, int64_t, int>;  // key, arrival ns, id, job
+  const JobSpec& Job(int j) const { return options_.jobs[order_[j]]; }
+  QueueKey KeyOf(int j) const;
+
+  void ScheduleArrival(size_t next);
+  void OnArrival(int j);
+  std::optional<std::string> CheckFits(int j);
+  void RequestPass();
+  void Pass();
+  void PassStatic();
+  void PassStaticBackfill();
+  static int DemandClass(const JobSpec& job);
+  void PassPreemptive();
+  // The jobs a preemptive pass considers, in rank order, each with whether it gets GPUs.
+  std::vector<std::pair<int, bool>> RankFullSort();
+  std::vector<std::pair<int, bool>> RankMerged();
+  bool Take(int j, std::vector<int64_t>& budget, int64_t& total) const;
+  std::vector<int64_t> Capacity() const;
+  bool TryStart(int j);
+  void Start(int j, Allocation a, double rate);
+  void Stop(int j, JobStatus to);
+  void ScheduleWake();
+  void AddWaiting(int j);
+  void RemoveActive(int j);
+  void Account();
+  void EmitSpan(int j);
+  ClusterResult Collect();
+
+  const ClusterOptions& options_;
+  const SchedulingPolicy& policy_;
+  const PlacementPolicy& placement_;
+  report::Sink* sink_;
+  std::vector<size_t> order_;  // job indices in (arrival, id) order
+  std::vector<JobProgress> prog_;
+  std::vector<EventId> finish_event_;
+  std::vector<std::string> reason_;
+  ClusterState state_;
+  ClusterState empty_;  // for reference placements
+  EventQueue queue_;
+  Rng rng_;
+  // Static-key policies: the waiting jobs by whole-GPU demand (0: shares and CPU-only jobs), each
+  // class in key order, so a backfilling pass visits only the classes that fit the free GPUs.
+  std::map<int, std::set<QueueKey>> waiting_static_;
+  size_t waiting_static_count_ = 0;
+  std::vector<int> active_;  // waiting + running (preemptive policies)
+  // Preemptive policies whose waiting jobs keep their keys: the waiting jobs in key order, so a
+  // pass merges them with the (few) running jobs instead of sorting every active job.
+  std::set<QueueKey> waiting_sorted_;
+  std::vector<char> desired_;           // by job, scratch of a pass
+  std::vector<QueueKey> running_keys_;  // scratch of RankMerged, in rank order
+  std::vector<int64_t> type_capacity_;  // milli-GPUs per GPU type
+  std::vector<int> active_pos_;
+  std::vector<int> running_;
+  std::vector<int> running_pos_;
+  std::map<std::tuple<int, int, std::vector<int>, int64_t, int64_t, std::string>,
+           std::pair<double, std::string>>
+      reference_cache_;
+  bool pass_requested_ = false;
+  std::optional<EventId> wake_event_;
+  TimePoint wake_at_;
+  Status error_ = Status::Ok();
+  // Utilisation accounting.
+  TimePoint last_account_;
+  double busy_integral_ = 0;  // milli-GPU-seconds
+  double bucket_ = 0;
+  TimePoint next_sample_;
+  std::vector<UtilSample> samples_;
+  int64_t passes_ = 0, preemptions_ = 0;
+};
+
+}  // namespace dlsim::cluster
+
+#endif  // DLSIM_SRC_CLUSTER_ENGINE_H_

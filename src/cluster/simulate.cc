@@ -1,0 +1,45 @@
+#include "dlsim/cluster/simulate.h"
+
+#include <fmt/format.h>
+
+#include "engine.h"
+
+namespace dlsim::cluster {
+namespace {
+
+Status CheckOptions(const ClusterOptions& o) {
+  if (o.cluster.nodes().empty()) return Error::InvalidArgument("the cluster has no nodes");
+  if (o.jobs.empty()) return Error::InvalidArgument("the trace has no jobs");
+  if (static_cast<int64_t>(o.jobs.size()) > kMaxJobs)
+    return Error::InvalidArgument(fmt::format("{} jobs; at most {} are simulated", o.jobs.size(), kMaxJobs));
+  if (o.sample_interval <= Duration::Zero())
+    return Error::InvalidArgument("sample_interval must be positive");
+  for (const JobSpec& j : o.jobs) {
+    if (!(j.work > 0) || !std::isfinite(j.work))
+      return Error::InvalidArgument(
+          fmt::format("job {}: work must be positive and finite, found {}", j.id, j.work));
+    if (j.gpus < 0 || j.gpus > kMaxJobGpus || j.gpu_milli < 1 || j.gpu_milli > 1000)
+      return Error::InvalidArgument(
+          fmt::format("job {}: {} GPUs at {} milli is out of range", j.id, j.gpus, j.gpu_milli));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Catalogs& catalogs,
+                               report::Sink* sink) {
+  DLSIM_RETURN_IF_ERROR(CheckOptions(options));
+  DLSIM_ASSIGN_OR_RETURN(auto policy, BuiltinPolicies().Create(options.policy, options.policy_params));
+  DLSIM_ASSIGN_OR_RETURN(auto placement, BuiltinPlacements().Create(options.placement));
+  if (sink)
+    for (size_t n = 0; n < options.cluster.nodes().size(); ++n)
+      sink->OnProcessName({static_cast<int>(n), options.cluster.nodes()[n].name, static_cast<int>(n)});
+  Engine engine(options, *policy, *placement, sink);
+  DLSIM_ASSIGN_OR_RETURN(ClusterResult r, engine.Run());
+  r.policy = options.policy;
+  r.placement = options.placement;
+  return r;
+}
+
+}  // namespace dlsim::cluster

@@ -1,0 +1,64 @@
+#include "dlsim/cluster/synthetic.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "dlsim/core/rng.h"
+
+namespace dlsim::cluster {
+namespace {
+
+// E[10^U(a, b)] = (10^b - 10^a) / ((b - a) ln 10).
+double MeanPow10(double a, double b) {
+  return (std::pow(10, b) - std::pow(10, a)) / ((b - a) * std::log(10.0));
+}
+
+int DrawGpus(Rng& rng) {
+  const double r = rng.NextDouble();
+  return r < 0.7 ? 1 : r <= 0.8 ? 2 : r <= 0.95 ? 4 : 8;
+}
+
+double DrawDuration(Rng& rng) {
+  const bool short_job = rng.NextDouble() < 0.8;
+  return 60 * std::pow(10, short_job ? SampleUniform(rng, 1.5, 3) : SampleUniform(rng, 3, 4));
+}
+
+}  // namespace
+
+double GavelMixMeanGpuSeconds() {
+  const double mean_gpus = 0.7 * 1 + 0.1 * 2 + 0.15 * 4 + 0.05 * 8;
+  const double mean_s = 60 * (0.8 * MeanPow10(1.5, 3) + 0.2 * MeanPow10(3, 4));
+  return mean_gpus * mean_s;  // GPUs and duration are drawn independently
+}
+
+Result<std::vector<JobSpec>> GenerateGavelMix(const SyntheticOptions& o) {
+  if (o.jobs < 1 || o.jobs > kMaxJobs)
+    return Error::InvalidArgument(fmt::format("synthetic jobs: expected 1..{}, found {}", kMaxJobs, o.jobs));
+  double per_hour = o.jobs_per_hour;
+  if (per_hour <= 0) {
+    if (o.cluster_gpus <= 0 || !(o.load > 0))
+      return Error::InvalidArgument("synthetic load needs a positive load and a cluster with GPUs");
+    per_hour = o.load * static_cast<double>(o.cluster_gpus) / GavelMixMeanGpuSeconds() * 3600;
+  }
+  Rng root(o.seed);
+  Rng arrivals = root.Stream("cluster/arrivals"), sizes = root.Stream("cluster/gpus"),
+      durations = root.Stream("cluster/durations"), weights = root.Stream("cluster/priority");
+  std::vector<JobSpec> jobs;
+  jobs.reserve(o.jobs);
+  double t = 0;
+  for (int64_t i = 0; i < o.jobs; ++i) {
+    JobSpec j;
+    j.id = i;
+    j.name = fmt::format("job-{}", i);
+    j.arrival = TimePoint::Start() + Seconds(t);
+    j.gpus = DrawGpus(sizes);
+    j.work = DrawDuration(durations);
+    j.priority = weights.NextDouble() < 0.2 ? 5 : 1;
+    jobs.push_back(std::move(j));
+    t += SampleExponential(arrivals, per_hour / 3600);
+  }
+  return jobs;
+}
+
+}  // namespace dlsim::cluster

@@ -1,0 +1,255 @@
+#include "dlsim/io/cluster_scenario.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "dlsim/cluster/placement.h"
+#include "dlsim/cluster/synthetic.h"
+#include "dlsim/cluster/throughput_table.h"
+#include "dlsim/cluster/trace.h"
+#include "dlsim/cluster/training_speed.h"
+#include "dlsim/core/strings.h"
+#include "dlsim/io/train_scenario.h"
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io {
+namespace {
+
+using cluster::ClusterOptions;
+
+// Ranges of the cluster keys (docs/cluster.md).
+const Range kNodeCount = Range::Between(1, cluster::kMaxNodes);
+const Range kNodeGpus = Range::Between(0, cluster::kMaxGpusPerNode);
+const Range kCpuCores = Range::Between(0, 1 << 16);
+const Range kMemoryGib = Range::Between(0, 1 << 24);
+const Range kSeconds = Range::Between(0, 1e9);  // ~31 years
+const Range kLoadScale = Range::Between(1e-6, 1e6);
+const Range kJobs = Range::Between(1, static_cast<double>(cluster::kMaxJobs));
+
+std::string Resolve(const std::string& base_dir, const std::string& path) {
+  if (base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(base_dir) / path).string();
+}
+
+// Reads a data file named by `key` of `m`; errors are recorded at the key.
+std::optional<std::string> ReadDataFile(const MapReader& m, std::string_view key, const std::string& base_dir,
+                                        std::string* path_out = nullptr) {
+  std::optional<std::string> file = m.Find<std::string>(key);
+  if (!file) return std::nullopt;
+  const std::string path = Resolve(base_dir, *file);
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) {
+    m.AddError(key, text.error().message);
+    return std::nullopt;
+  }
+  if (path_out) *path_out = path;
+  return std::move(*text);
+}
+
+void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack, cluster::ClusterSpec& spec) {
+  const int count = g.Get<int>("count", 1, kNodeCount);
+  std::string gpu = g.Get<std::string>("gpu", "");
+  int gpus = g.Get<int>("gpus", 8, kNodeGpus);
+  double cpu = g.Get<double>("cpu_cores", 0, kCpuCores);
+  double mem = g.Get<double>("memory_gib", 0, kMemoryGib);
+  std::string name = gpu.empty() ? "node" : gpu;
+  if (std::optional<std::string> node = g.Find<std::string>("node")) {
+    Result<const hw::NodeSpec*> n = hardware.FindNode(*node);
+    if (!n.ok()) return g.AddError("node", n.error().message);
+    name = (*n)->name;
+    if (!g.Has("gpu")) gpu = hardware.FindGpuOrNull((*n)->gpu) ? hardware.FindGpuOrNull((*n)->gpu)->name : (*n)->gpu;
+    if (!g.Has("gpus")) gpus = (*n)->gpus_per_node;
+    if (!g.Has("cpu_cores")) cpu = (*n)->cpu_cores;
+    if (!g.Has("memory_gib")) mem = (*n)->host_memory.ToGiB();
+  } else if (gpu.empty() && gpus > 0) {
+    return g.AddError("gpu", "a node group needs `node` (a catalog node) or `gpu` (a GPU type name)");
+  }
+  spec.AddNodes(name, gpus > 0 ? gpu : "cpu", count, gpus, static_cast<int64_t>(cpu * 1000),
+                static_cast<int64_t>(mem * 1024), per_rack);
+}
+
+cluster::ClusterSpec ReadCluster(const MapReader& c, const hw::Catalog& hardware, const std::string& base_dir) {
+  cluster::ClusterSpec spec;
+  const int per_rack = c.Get<int>("nodes_per_rack", 0, Range::Between(0, cluster::kMaxNodes));
+  std::string path;
+  if (std::optional<std::string> text = ReadDataFile(c, "node_list", base_dir, &path)) {
+    Result<cluster::ClusterSpec> s = cluster::ParseNodeList(*text, path, per_rack);
+    if (!s.ok()) c.AddError("node_list", s.error().message);
+    else spec = std::move(*s);
+  }
+  const std::vector<MapReader> groups = c.SectionList("nodes");
+  if (!groups.empty() && c.Has("node_list")) c.AddError("nodes", "give `nodes` or `node_list`, not both");
+  for (const MapReader& g : groups) {
+    ReadNodeGroup(g, hardware, per_rack, spec);
+    g.Finish();
+  }
+  if (groups.empty() && !c.Has("node_list")) c.AddError("nodes", "the cluster needs `nodes` or `node_list`");
+  c.Finish();
+  return spec;
+}
+
+const std::vector<std::pair<std::string, cluster::TraceFormat>>& FormatNames() {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::pair<std::string, cluster::TraceFormat>>;
+    for (const auto& [n, f] : cluster::kTraceFormatNames) v->emplace_back(std::string(n), f);
+    return v;
+  }();
+  return *names;
+}
+
+std::vector<cluster::JobSpec> ReadTrace(const MapReader& t, const cluster::ClusterSpec& spec,
+                                        const std::string& base_dir) {
+  cluster::TraceOptions o;
+  o.format = t.GetEnum("format", cluster::TraceFormat::kCsv, FormatNames());
+  o.sort = t.Get<bool>("sort", true);
+  o.load_scale = t.Get<double>("load_scale", 1, kLoadScale);
+  o.limit = t.Get<int64_t>("limit", 0, Range::Between(0, static_cast<double>(cluster::kMaxJobs)));
+  o.group = t.Get<std::string>("group", "");
+  o.skip_zero_duration = t.Get<bool>("skip_zero_duration", true);
+  if (!t.Has("file")) t.AddError("file", "a trace needs `file`");
+  std::string path;
+  std::optional<std::string> text = ReadDataFile(t, "file", base_dir, &path);
+  t.Finish();
+  if (!text || t.document().has_errors()) return {};
+  Result<std::vector<cluster::JobSpec>> jobs = cluster::ParseTrace(*text, path, o, spec);
+  if (!jobs.ok()) t.AddError("file", jobs.error().message);
+  return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
+}
+
+std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::ClusterSpec& spec) {
+  cluster::SyntheticOptions o;
+  s.FindChoice("generator", {"gavel"});
+  o.jobs = s.Get<int64_t>("jobs", 1000, kJobs);
+  o.jobs_per_hour = s.Get<double>("jobs_per_hour", 0, Range::Between(0, 1e9));
+  o.load = s.Get<double>("load", 0.8, Range::Positive(100));
+  o.seed = static_cast<uint64_t>(s.Get<int64_t>("seed", 1, Range::NonNegative()));
+  o.cluster_gpus = spec.total_gpus();
+  s.Finish();
+  Result<std::vector<cluster::JobSpec>> jobs = cluster::GenerateGavelMix(o);
+  if (!jobs.ok()) s.AddError("jobs", jobs.error().message);
+  return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
+}
+
+cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster::ClusterSpec& spec) {
+  cluster::JobSpec j;
+  j.id = m.Get<int64_t>("id", index, Range::NonNegative());
+  j.name = m.Get<std::string>("name", fmt::format("job-{}", j.id));
+  j.arrival = TimePoint::Start() + Seconds(m.Get<double>("arrival_s", 0, kSeconds));
+  j.gpus = m.Get<int>("gpus", 1, Range::Between(0, cluster::kMaxJobGpus));
+  j.gpu_milli = m.Get<int>("gpu_milli", 1000, Range::Between(1, 1000));
+  j.speed = m.Get<std::string>("speed", "");
+  j.work = j.speed.empty() ? m.Get<double>("duration_s", 0, Range::Positive(1e9))
+                           : m.Get<double>("steps", 0, Range::Positive(1e15));
+  if (!(j.work > 0)) m.AddError(j.speed.empty() ? "duration_s" : "steps", "a job needs a positive amount of work");
+  if (std::optional<std::string> type = m.Find<std::string>("gpu_type")) {
+    if (std::optional<int> t = spec.FindGpuType(*type)) j.gpu_types = {*t};
+    else m.AddError("gpu_type", UnknownNameMessage("GPU type", *type, spec.gpu_types()));
+  }
+  m.Finish();
+  return j;
+}
+
+std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const catalog::Catalogs& catalogs,
+                                               const std::string& base_dir) {
+  auto book = std::make_shared<cluster::SpeedBook>();
+  std::string path;
+  if (std::optional<std::string> text = ReadDataFile(jobs, "throughputs", base_dir, &path)) {
+    Result<cluster::ThroughputTable> t = cluster::ParseGavelThroughputs(*text, path);
+    if (!t.ok()) jobs.AddError("throughputs", t.error().message);
+    else cluster::AddThroughputTable(std::make_shared<cluster::ThroughputTable>(std::move(*t)), *book);
+  }
+  for (const MapReader& e : jobs.SectionList("training")) {
+    const std::optional<std::string> name = e.Require<std::string>("name");
+    const std::optional<std::string> file = e.Require<std::string>("scenario");
+    e.Finish();
+    if (!name || !file) continue;
+    Result<train::TrainOptions> o = LoadTrainScenarioFile(Resolve(base_dir, *file), catalogs.hardware, catalogs.models);
+    if (!o.ok()) e.AddError("scenario", o.error().message);
+    else book->Add(*name, std::make_shared<cluster::TrainingSpeed>(std::move(*o), catalogs));
+  }
+  return book;
+}
+
+void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::string& base_dir,
+              ClusterOptions& o) {
+  o.speeds = ReadSpeeds(j, catalogs, base_dir);
+  int sources = 0;
+  if (MapReader t = j.Section("trace"); t.present()) ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir);
+  if (MapReader s = j.Section("synthetic"); s.present()) ++sources, o.jobs = ReadSynthetic(s, o.cluster);
+  const std::vector<MapReader> list = j.SectionList("list");
+  for (size_t i = 0; i < list.size(); ++i) o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster));
+  sources += !list.empty();
+  if (sources != 1) j.AddError("", sources == 0 ? "`jobs` needs one of `trace`, `synthetic` or `list`"
+                                                : "give one of `trace`, `synthetic` or `list`, not several");
+  for (const cluster::JobSpec& job : o.jobs)
+    if (!job.speed.empty() && !o.speeds->Contains(job.speed)) {
+      j.AddError("", UnknownNameMessage("speed entry", job.speed, [&] {
+                   std::vector<std::string> names;
+                   for (const auto& [n, m] : o.speeds->models()) names.push_back(n);
+                   return names;
+                 }()) + fmt::format(" (job {}; add `throughputs:` or a `training:` entry)", job.id));
+      break;
+    }
+  j.Finish();
+}
+
+void ReadPolicy(const MapReader& p, ClusterOptions& o) {
+  o.policy = p.Get<std::string>("name", "fifo");
+  if (!cluster::BuiltinPolicies().Contains(o.policy))
+    p.AddError("name", UnknownNameMessage("cluster policy", o.policy, cluster::BuiltinPolicies().Names()));
+  o.placement = p.Get<std::string>("placement", "consolidated");
+  if (!cluster::BuiltinPlacements().Contains(o.placement))
+    p.AddError("placement", UnknownNameMessage("placement", o.placement, cluster::BuiltinPlacements().Names()));
+  o.policy_params.round = Seconds(p.Get<double>("round_s", 60, Range::Between(1e-3, 1e7)));
+  if (std::optional<std::vector<double>> q = p.FindList<double>("queue_thresholds", Range::Positive(1e15)))
+    if (!q->empty()) o.policy_params.queue_thresholds = *q;
+  o.policy_params.starvation = p.Get<double>("starvation", 0, Range::Between(0, 1e6));
+  o.policy_params.backfill = p.Get<bool>("backfill", true);
+  o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
+  o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));
+  p.Finish();
+}
+
+void ReadReport(const MapReader& r, ClusterOptions& o) {
+  o.sample_interval = Seconds(r.Get<double>("sample_interval_s", 3600, Range::Between(1, 1e9)));
+  o.measure_from = r.Get<int64_t>("measure_from", 0, Range::NonNegative());
+  o.measure_to = r.Get<int64_t>("measure_to", 0, Range::NonNegative());
+  if (o.measure_to > 0 && o.measure_to <= o.measure_from)
+    r.AddError("measure_to", fmt::format("expected more than measure_from ({}), or 0 (to the end)", o.measure_from));
+  r.Finish();
+}
+
+}  // namespace
+
+Result<ClusterOptions> ParseClusterScenario(std::string_view text, std::string file_name,
+                                            const catalog::Catalogs& catalogs, const std::string& base_dir) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, std::move(file_name)));
+  MapReader root = doc.Root();
+  ClusterOptions o;
+  MapReader c = root.Section("cluster");
+  if (!c.present()) root.AddError("cluster", "missing required section 'cluster'");
+  o.cluster = ReadCluster(c, catalogs.hardware, base_dir);
+  MapReader j = root.Section("jobs");
+  if (!j.present()) root.AddError("jobs", "missing required section 'jobs'");
+  else if (!doc.has_errors()) ReadJobs(j, catalogs, base_dir, o);
+  else j.Allow(j.Keys());
+  ReadPolicy(root.Section("policy"), o);
+  ReadReport(root.Section("report"), o);
+  root.Finish();
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  return o;
+}
+
+Result<ClusterOptions> LoadClusterScenarioFile(const std::string& path, const catalog::Catalogs& catalogs) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseClusterScenario(text, path, catalogs, std::filesystem::path(path).parent_path().string());
+}
+
+std::string SummarizeClusterOptions(const ClusterOptions& o) {
+  return fmt::format("{} on {} GPUs ({} nodes, {} GPU type{}); {} jobs; {} placement", o.policy,
+                     o.cluster.total_gpus(), o.cluster.nodes().size(), o.cluster.gpu_types().size(),
+                     o.cluster.gpu_types().size() == 1 ? "" : "s", o.jobs.size(), o.placement);
+}
+
+}  // namespace dlsim::io

@@ -1,0 +1,178 @@
+// The engine on hand-computable cases: exact JCTs under each policy, a preemption with its
+// restart cost, a job that can never fit, utilisation, and determinism.
+#include <gtest/gtest.h>
+
+#include "cluster/cluster_test_util.h"
+
+namespace dlsim::cluster {
+namespace {
+
+using cluster_test::Jct;
+using cluster_test::Job;
+using cluster_test::Nodes;
+using cluster_test::RunCluster;
+
+// Three jobs on one 2-GPU node: j1 (1 GPU, 10 s) and j2 (2 GPUs, 5 s) at t=0, j3 (1 GPU, 2 s) at t=1.
+ClusterOptions ThreeJobs(const std::string& policy) {
+  ClusterOptions o;
+  o.cluster = Nodes(1, 2);
+  o.jobs = {Job(1, 0, 1, 10), Job(2, 0, 2, 5), Job(3, 1, 1, 2)};
+  o.policy = policy;
+  return o;
+}
+
+TEST(ClusterEngine, FifoWithoutBackfillBlocksBehindTheHead) {
+  ClusterOptions o = ThreeJobs("fifo");
+  o.policy_params.backfill = false;
+  // j1 0-10; j2 (2 GPUs) waits for j1, runs 10-15; j3 waits behind j2, runs 15-17.
+  auto jct = Jct(RunCluster(o));
+  EXPECT_DOUBLE_EQ(jct[1], 10);
+  EXPECT_DOUBLE_EQ(jct[2], 15);
+  EXPECT_DOUBLE_EQ(jct[3], 16);
+}
+
+TEST(ClusterEngine, FifoWithBackfillRunsTheSmallJobInTheGap) {
+  // j3 takes the free GPU at t=1 and finishes at 3; j2 still starts at 10.
+  auto jct = Jct(RunCluster(ThreeJobs("fifo")));
+  EXPECT_DOUBLE_EQ(jct[1], 10);
+  EXPECT_DOUBLE_EQ(jct[2], 15);
+  EXPECT_DOUBLE_EQ(jct[3], 2);
+}
+
+TEST(ClusterEngine, SjfRunsTheShortestFirst) {
+  // t=0: j2 (5 s) before j1 (10 s) and takes both GPUs, 0-5; t=5: j3 (2 s) 5-7 and j1 5-15.
+  ClusterResult r = RunCluster(ThreeJobs("sjf"));
+  auto jct = Jct(r);
+  EXPECT_DOUBLE_EQ(jct[1], 15);
+  EXPECT_DOUBLE_EQ(jct[2], 5);
+  EXPECT_DOUBLE_EQ(jct[3], 6);
+  EXPECT_DOUBLE_EQ(r.summary.jct_s.mean, (15 + 5 + 6) / 3.0);
+  EXPECT_DOUBLE_EQ(r.summary.makespan_s, 15);
+}
+
+TEST(ClusterEngine, LasPreemptsTheJobWithMostService) {
+  // t=0: j1 and j2 tie at 0 service, j1 (lower id) runs. t=1: j2 and j3 have 0 GPU-s, j1 has 1:
+  // j2 (first by arrival) takes both GPUs and j1 is preempted; j2 runs 1-6. t=6: j3 6-8, j1 6-15.
+  ClusterResult r = RunCluster(ThreeJobs("las"));
+  auto jct = Jct(r);
+  EXPECT_DOUBLE_EQ(jct[1], 15);
+  EXPECT_DOUBLE_EQ(jct[2], 6);
+  EXPECT_DOUBLE_EQ(jct[3], 7);
+  EXPECT_EQ(r.summary.preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+}
+
+TEST(ClusterEngine, RestartOverheadDelaysAPreemptedJob) {
+  ClusterOptions o = ThreeJobs("las");
+  o.restart_overhead = Seconds(2);
+  // As above, but j1's restart at t=6 costs 2 s holding its GPU: 6 + 2 + 9 = 17.
+  ClusterResult r = RunCluster(o);
+  auto jct = Jct(r);
+  EXPECT_DOUBLE_EQ(jct[1], 17);
+  EXPECT_DOUBLE_EQ(r.jobs[0].run_s, 1 + 11);
+  EXPECT_DOUBLE_EQ(r.jobs[0].queued_s, 5);
+}
+
+TEST(ClusterEngine, SrtfPreemptsForTheShorterRemainder) {
+  // One GPU: j1 (10 s) at 0; j2 (3 s) at 2 preempts it (3 < 8 left): j2 2-5, j1 0-2 and 5-13.
+  ClusterOptions o;
+  o.cluster = Nodes(1, 1);
+  o.jobs = {Job(1, 0, 1, 10), Job(2, 2, 1, 3)};
+  o.policy = "srtf";
+  auto jct = Jct(RunCluster(o));
+  EXPECT_DOUBLE_EQ(jct[1], 13);
+  EXPECT_DOUBLE_EQ(jct[2], 3);
+}
+
+TEST(ClusterEngine, TiresiasDemotesAtTheQueueThreshold) {
+  // One GPU, threshold 5 GPU-s. j1 (10 s) at 0; j2 (3 s) at 1 queues behind j1 (same queue, FIFO)
+  // until j1 crosses 5 GPU-s at t=5 and drops a queue: j2 5-8, then j1 8-13.
+  ClusterOptions o;
+  o.cluster = Nodes(1, 1);
+  o.jobs = {Job(1, 0, 1, 10), Job(2, 1, 1, 3)};
+  o.policy = "tiresias";
+  o.policy_params.queue_thresholds = {5};
+  auto jct = Jct(RunCluster(o));
+  EXPECT_NEAR(jct[1], 13, 1e-6);
+  EXPECT_NEAR(jct[2], 7, 1e-6);
+}
+
+TEST(ClusterEngine, AJobThatCanNeverFitIsReportedAndBlocksNothing) {
+  ClusterOptions o = ThreeJobs("fifo");
+  o.policy_params.backfill = false;
+  o.jobs.insert(o.jobs.begin(), Job(9, 0, 4, 1));  // 4 GPUs on a 2-GPU cluster, first in line
+  ClusterResult r = RunCluster(o);
+  EXPECT_EQ(r.summary.never_fit, 1);
+  EXPECT_EQ(r.summary.completed, 3);
+  const JobRecord& big = r.jobs[2];  // arrival order: (0 s, id 1), (0 s, id 2), (0 s, id 9), ...
+  EXPECT_EQ(big.id, 9);
+  EXPECT_FALSE(big.completed);
+  EXPECT_NE(big.reason.find("needs 4 GPU(s)"), std::string::npos) << big.reason;
+  EXPECT_DOUBLE_EQ(Jct(r)[1], 10);  // the others run as if it were not there
+}
+
+TEST(ClusterEngine, GpuTypeConstraintsPickTheRightNodes) {
+  ClusterOptions o;
+  o.cluster.AddNodes("a", "v100", 1, 2, 0, 0, 0);
+  o.cluster.AddNodes("b", "k80", 1, 2, 0, 0, 0);
+  JobSpec j = Job(1, 0, 2, 4);
+  j.gpu_types = {*o.cluster.FindGpuType("k80")};
+  JobSpec k = Job(2, 0, 2, 4);
+  k.gpu_types = {*o.cluster.FindGpuType("k80")};
+  o.jobs = {j, k};
+  // Both want the k80 node: they run one after the other although the v100 node is idle.
+  auto jct = Jct(RunCluster(o));
+  EXPECT_DOUBLE_EQ(jct[1], 4);
+  EXPECT_DOUBLE_EQ(jct[2], 8);
+}
+
+TEST(ClusterEngine, UtilisationIsBusyGpuSecondsOverCapacity) {
+  ClusterOptions o;
+  o.cluster = Nodes(1, 2);
+  o.jobs = {Job(1, 0, 1, 10)};
+  o.sample_interval = Seconds(5);
+  ClusterResult r = RunCluster(o);
+  EXPECT_DOUBLE_EQ(r.summary.utilisation, 0.5);
+  ASSERT_EQ(r.utilisation.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.utilisation[0].busy_gpus, 1);
+  EXPECT_DOUBLE_EQ(r.summary.rho_mean, 1);  // alone: no queuing, no slowdown
+}
+
+TEST(ClusterEngine, SharedGpusHoldSeveralJobs) {
+  ClusterOptions o;
+  o.cluster = Nodes(1, 1);
+  JobSpec a = Job(1, 0, 1, 10), b = Job(2, 0, 1, 10), c = Job(3, 0, 1, 10);
+  a.gpu_milli = b.gpu_milli = 500;
+  c.gpu_milli = 600;
+  o.jobs = {a, b, c};
+  // a and b share the GPU 0-10; c (600 milli) waits for one of them.
+  auto jct = Jct(RunCluster(o));
+  EXPECT_DOUBLE_EQ(jct[1], 10);
+  EXPECT_DOUBLE_EQ(jct[2], 10);
+  EXPECT_DOUBLE_EQ(jct[3], 20);
+}
+
+TEST(ClusterEngine, SameInputsSameResult) {
+  ClusterOptions o;
+  o.cluster = Nodes(4, 4);
+  o.placement = "random";
+  o.policy = "las";
+  for (int i = 0; i < 200; ++i) o.jobs.push_back(Job(i, i * 7 % 97, 1 + i % 5, 50 + (i * 37) % 400));
+  ClusterResult a = RunCluster(o), b = RunCluster(o);
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (size_t i = 0; i < a.jobs.size(); ++i) EXPECT_EQ(a.jobs[i].finish_s, b.jobs[i].finish_s);
+  o.seed = 2;
+  ClusterResult c = RunCluster(o);
+  EXPECT_EQ(c.summary.completed, 200);
+}
+
+TEST(ClusterEngine, UnknownPolicySuggestsTheClosest) {
+  ClusterOptions o = ThreeJobs("tiresas");
+  catalog::Catalogs none;
+  Result<ClusterResult> r = Simulate(o, none, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("tiresias"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+}  // namespace dlsim::cluster

@@ -1,0 +1,164 @@
+// The cluster scenario reader: good scenarios, and bad ones with the file, line, key and range.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "dlsim/cluster/simulate.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/cluster_scenario.h"
+
+namespace dlsim::io {
+namespace {
+
+const catalog::Catalogs& Cat() {
+  static const catalog::Catalogs* c = new catalog::Catalogs(LoadCatalogs({}).value());
+  return *c;
+}
+
+const std::string kData = std::string(DLSIM_TEST_DATA_DIR) + "/cluster";
+
+Result<cluster::ClusterOptions> Parse(const std::string& yaml) {
+  return ParseClusterScenario(yaml, "c.yaml", Cat(), kData);
+}
+
+std::string ErrorOf(const std::string& yaml) {
+  auto r = Parse(yaml);
+  return r.ok() ? "(no error)" : r.error().message;
+}
+
+const std::string kNodes = "cluster:\n  nodes:\n    - {node: dgx-a100, count: 2}\n";
+
+TEST(ClusterScenario, CatalogNodesAndAnInlineList) {
+  auto o = Parse(kNodes +
+                 "jobs:\n  list:\n    - {arrival_s: 0, gpus: 8, duration_s: 60}\n    - {arrival_s: 5, gpus: "
+                 "16, duration_s: 10}\n"
+                 "policy: {name: las, round_s: 30}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->cluster.total_gpus(), 16);
+  EXPECT_EQ(o->cluster.gpu_types()[0], "a100-sxm4-80gb");
+  EXPECT_EQ(o->cluster.nodes()[0].cpu_milli, 128 * 1000);  // the catalog's dgx-a100
+  EXPECT_EQ(o->jobs.size(), 2u);
+  EXPECT_EQ(o->policy, "las");
+  EXPECT_EQ(o->policy_params.round, Seconds(30));
+  auto r = cluster::Simulate(*o, Cat(), nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->summary.completed, 2);
+}
+
+TEST(ClusterScenario, TraceFilesAndNodeLists) {
+  auto o = Parse(
+      "cluster: {node_list: nodes_small.csv}\njobs:\n  trace: {format: openb, file: openb_small.csv}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->cluster.nodes().size(), 3u);
+  EXPECT_EQ(o->jobs.size(), 3u);
+  auto g = Parse(
+      "cluster: {nodes: [{gpu: v100, gpus: 4, count: 2}]}\njobs: {trace: {format: tiresias, file: "
+      "tiresias_small.csv}}\n");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->jobs[1].gpus, 8);
+}
+
+TEST(ClusterScenario, MissingSections) {
+  EXPECT_NE(ErrorOf("jobs: {list: [{gpus: 1, duration_s: 1}]}\n").find("missing required section 'cluster'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes).find("missing required section 'jobs'"), std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + "jobs: {}\n").find("needs one of `trace`, `synthetic` or `list`"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("cluster: {}\njobs: {list: [{gpus: 1, duration_s: 1}]}\n").find("needs `nodes` or `node_list`"),
+      std::string::npos);
+}
+
+TEST(ClusterScenario, NodeGroupErrorsAreLocated) {
+  const std::string jobs = "jobs: {list: [{gpus: 1, duration_s: 1}]}\n";
+  EXPECT_NE(ErrorOf("cluster:\n  nodes:\n    - {node: dgx-a10, count: 2}\n" + jobs).find("c.yaml:3"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("cluster:\n  nodes:\n    - {node: dgx-a10, count: 2}\n" + jobs).find("did you mean 'dgx-a100'"),
+      std::string::npos);
+  const std::string e = ErrorOf("cluster:\n  nodes:\n    - {gpu: v100, gpus: 65, count: 2}\n" + jobs);
+  EXPECT_NE(e.find("c.yaml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("allowed: 0..64"), std::string::npos) << e;
+  EXPECT_NE(ErrorOf("cluster:\n  nodes:\n    - {gpu: v100, count: 0}\n" + jobs).find("allowed: 1..1048576"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("cluster:\n  nodes:\n    - {count: 2}\n" + jobs).find("needs `node`"), std::string::npos);
+}
+
+TEST(ClusterScenario, JobListErrors) {
+  EXPECT_NE(ErrorOf(kNodes + "jobs: {list: [{gpus: 1, duration_s: -1}]}\n").find("duration_s"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + "jobs: {list: [{gpus: 1}]}\n").find("positive amount of work"),
+            std::string::npos);
+  const std::string t = ErrorOf(kNodes + "jobs: {list: [{gpus: 1, duration_s: 1, gpu_type: a10}]}\n");
+  EXPECT_NE(t.find("unknown GPU type 'a10'"), std::string::npos) << t;
+  const std::string s = ErrorOf(kNodes + "jobs: {list: [{gpus: 1, steps: 10, speed: llama}]}\n");
+  EXPECT_NE(s.find("unknown speed entry 'llama'"), std::string::npos) << s;
+}
+
+TEST(ClusterScenario, TraceErrorsNameTheTraceFile) {
+  const std::string e =
+      ErrorOf(kNodes + "jobs:\n  trace: {format: philly, file: philly_small.csv, sort: false}\n");
+  EXPECT_NE(e.find("c.yaml:5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("philly_small.csv:3: arrival"), std::string::npos) << e;
+  EXPECT_NE(ErrorOf(kNodes + "jobs:\n  trace: {format: phily, file: x.csv}\n").find("did you mean 'philly'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + "jobs:\n  trace: {format: csv, file: missing.csv}\n").find("missing.csv"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + "jobs:\n  trace: {format: csv}\n").find("a trace needs `file`"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(kNodes + "jobs:\n  trace: {format: csv, file: own.csv, load_scale: 0}\n").find("load_scale"),
+      std::string::npos);
+}
+
+TEST(ClusterScenario, PolicyErrorsSuggest) {
+  const std::string jobs = "jobs: {list: [{gpus: 1, duration_s: 1}]}\n";
+  EXPECT_NE(ErrorOf(kNodes + jobs + "policy: {name: tiresas}\n").find("did you mean 'tiresias'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + jobs + "policy: {placement: packed}\n").find("unknown placement 'packed'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + jobs + "policy: {round_s: 0}\n").find("round_s"), std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + jobs + "policy: {queue_thresholds: [-5]}\n").find("queue_thresholds"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + jobs + "policy: {backfil: true}\n").find("did you mean 'backfill'"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(kNodes + jobs + "report: {measure_from: 5, measure_to: 2}\n").find("more than measure_from"),
+      std::string::npos);
+}
+
+TEST(ClusterScenario, SyntheticLoadNeedsGpus) {
+  auto o = Parse(kNodes + "jobs: {synthetic: {generator: gavel, jobs: 50, load: 0.5, seed: 3}}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->jobs.size(), 50u);
+  EXPECT_NE(ErrorOf(kNodes + "jobs: {synthetic: {jobs: 0}}\n").find("allowed: 1.."), std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes + "jobs: {synthetic: {generator: philly}}\n").find("generator"),
+            std::string::npos);
+}
+
+// The command line: a run that completes exits 0; one where no job can run exits 3 with the reason.
+TEST(ClusterCli, ExitCodes) {
+  const std::string dir = ::testing::TempDir();
+  const std::string ok = dir + "/ok.yaml", none = dir + "/none.yaml";
+  FILE* f = std::fopen(ok.c_str(), "w");
+  std::fputs("cluster: {nodes: [{gpu: v100, gpus: 4, count: 1}]}\njobs: {list: [{gpus: 2, duration_s: 5}]}\n",
+             f);
+  std::fclose(f);
+  f = std::fopen(none.c_str(), "w");
+  std::fputs("cluster: {nodes: [{gpu: v100, gpus: 4, count: 1}]}\njobs: {list: [{gpus: 8, duration_s: 5}]}\n",
+             f);
+  std::fclose(f);
+  const std::string bin = DLSIM_BINARY;
+  EXPECT_EQ(WEXITSTATUS(std::system((bin + " cluster " + ok + " > /dev/null").c_str())), 0);
+  EXPECT_EQ(WEXITSTATUS(std::system((bin + " cluster " + none + " > /dev/null 2>&1").c_str())), 3);
+  EXPECT_EQ(
+      WEXITSTATUS(std::system((bin + " cluster " + ok + " --compare fifo,bogus > /dev/null 2>&1").c_str())),
+      1);
+  EXPECT_EQ(WEXITSTATUS(std::system(
+                (bin + " cluster " + ok + " --csv /nonexistent/dir/x.csv > /dev/null 2>&1").c_str())),
+            1);
+}
+
+}  // namespace
+}  // namespace dlsim::io

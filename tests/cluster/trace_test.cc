@@ -1,0 +1,190 @@
+// Trace readers: each format's columns, sorting and shifting, and one located error per bad row.
+#include "dlsim/cluster/trace.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "dlsim/cluster/synthetic.h"
+
+namespace dlsim::cluster {
+namespace {
+
+std::string Read(const std::string& name) {
+  std::ifstream f(std::string(DLSIM_TEST_DATA_DIR) + "/cluster/" + name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+ClusterSpec TwoTypes() {
+  ClusterSpec c;
+  c.AddNodes("a", "v100", 2, 4, 0, 0, 0);
+  c.AddNodes("b", "k80", 2, 4, 0, 0, 0);
+  return c;
+}
+
+Result<std::vector<JobSpec>> Parse(std::string_view text, TraceFormat f, TraceOptions o = {}) {
+  o.format = f;
+  return ParseTrace(text, "t.csv", o, TwoTypes());
+}
+
+std::string ErrorOf(std::string_view text, TraceFormat f, TraceOptions o = {}) {
+  auto r = Parse(text, f, o);
+  return r.ok() ? "(no error)" : r.error().message;
+}
+
+TEST(ParseTimestamp, MatchesKnownEpochSeconds) {
+  EXPECT_EQ(ParseTimestamp("1970-01-01 00:00:00"), 0);
+  EXPECT_EQ(ParseTimestamp("2017-10-09 07:01:55"), 1507532515);  // date -u -d ... +%s
+  EXPECT_EQ(ParseTimestamp("2000-02-29 12:00:00"), 951825600);
+  EXPECT_FALSE(ParseTimestamp("2017-13-01 00:00:00"));
+  EXPECT_FALSE(ParseTimestamp("2017-10-09"));
+  EXPECT_FALSE(ParseTimestamp("2017-10-09 07:01:55x"));
+}
+
+TEST(PhillyTrace, SortsShiftsAndSkipsZeroDurations) {
+  auto jobs = Parse(Read("philly_small.csv"), TraceFormat::kPhilly);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs->size(), 3u);  // the 0 s row is dropped
+  EXPECT_EQ((*jobs)[0].arrival.ToSeconds(), 0);
+  EXPECT_DOUBLE_EQ((*jobs)[0].work, 2951);
+  EXPECT_EQ((*jobs)[0].group, "6214e9");
+  EXPECT_DOUBLE_EQ((*jobs)[1].arrival.ToSeconds(), 48 * 60 + 52);  // 07:01:55 - 06:13:03
+  EXPECT_EQ((*jobs)[2].gpus, 8);
+  EXPECT_EQ((*jobs)[2].id, 2);
+}
+
+TEST(PhillyTrace, GroupFilterAndLoadScale) {
+  TraceOptions o;
+  o.group = "6214e9";
+  o.load_scale = 2;
+  auto jobs = Parse(Read("philly_small.csv"), TraceFormat::kPhilly, o);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_DOUBLE_EQ((*jobs)[1].arrival.ToSeconds(), (3600 + 46 * 60 + 57) / 2.0);
+}
+
+TEST(PhillyTrace, UnsortedRowsAreAnErrorWithSortFalse) {
+  TraceOptions o;
+  o.sort = false;
+  const std::string e = ErrorOf(Read("philly_small.csv"), TraceFormat::kPhilly, o);
+  EXPECT_NE(e.find("t.csv:3: arrival"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("sort: true"), std::string::npos) << e;
+}
+
+TEST(PhillyTrace, BadCellsAreLocated) {
+  const std::string h = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+  EXPECT_NE(
+      ErrorOf(h + "2017-10-09 07:01:55,-5,1,0,a\n", TraceFormat::kPhilly).find("t.csv:2: column 'duration'"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(h + "2017-10-09 07:01:55,5,1.5,0,a\n", TraceFormat::kPhilly).find("expected an integer"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(h + "yesterday,5,1,0,a\n", TraceFormat::kPhilly).find("column 'timestamp'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("timestamp,num_gpus\n", TraceFormat::kPhilly).find("missing column 'duration'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(h, TraceFormat::kPhilly).find("no jobs"), std::string::npos);
+  EXPECT_NE(ErrorOf(h + "2017-10-09 07:01:55,1e300,1,0,a\n", TraceFormat::kPhilly)
+                .find("in 0..1000000000, found '1e300'"),
+            std::string::npos);
+}
+
+TEST(TiresiasTrace, KeepsIdsAndModels) {
+  auto jobs = Parse(Read("tiresias_small.csv"), TraceFormat::kTiresias);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[1].id, 1);
+  EXPECT_EQ((*jobs)[1].gpus, 8);
+  EXPECT_EQ((*jobs)[1].name, "vgg11");
+  EXPECT_DOUBLE_EQ((*jobs)[2].arrival.ToSeconds(), 53);
+}
+
+TEST(GavelTrace, ReadsBothForms) {
+  auto seven = Parse(Read("gavel7.trace"), TraceFormat::kGavel);
+  ASSERT_TRUE(seven.ok()) << seven.error().message;
+  EXPECT_EQ((*seven)[1].gpus, 2);
+  EXPECT_DOUBLE_EQ((*seven)[1].work, 10000);
+  EXPECT_EQ((*seven)[1].speed, "Recommendation (batch size 8192)");
+  EXPECT_DOUBLE_EQ((*seven)[1].arrival.ToSeconds(), 6);
+  auto ten = Parse(Read("gavel10.trace"), TraceFormat::kGavel);
+  ASSERT_TRUE(ten.ok()) << ten.error().message;
+  EXPECT_EQ((*ten)[0].gpus, 4);
+  EXPECT_DOUBLE_EQ((*ten)[0].priority, 1);
+  EXPECT_DOUBLE_EQ((*ten)[0].work, 9000);
+}
+
+TEST(GavelTrace, WrongFieldCountIsLocated) {
+  const std::string e = ErrorOf("a\tb\tc\n", TraceFormat::kGavel);
+  EXPECT_NE(e.find("t.csv:1: expected 7 or 10 tab-separated fields, found 3"), std::string::npos) << e;
+  const std::string f = ErrorOf("T\tc\t-s\t1\tmany\t0\t1\n", TraceFormat::kGavel);
+  EXPECT_NE(f.find("field 'total_steps'"), std::string::npos) << f;
+}
+
+TEST(OpenbTrace, SharesTypesAndHostRequests) {
+  ClusterSpec nodes = ParseNodeList(Read("nodes_small.csv"), "nodes.csv", 0).value();
+  ASSERT_EQ(nodes.nodes().size(), 3u);
+  EXPECT_EQ(nodes.total_gpus(), 10);
+  EXPECT_EQ(nodes.nodes()[1].cpu_milli, 96000);
+  TraceOptions o;
+  o.format = TraceFormat::kOpenb;
+  auto jobs = ParseTrace(Read("openb_small.csv"), "pods.csv", o, nodes);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs->size(), 3u);
+  const JobSpec& shared = (*jobs)[2];  // p1, created at 10
+  EXPECT_EQ(shared.gpu_milli, 460);
+  EXPECT_DOUBLE_EQ(shared.work, 38);  // deletion 50 - scheduled 12
+  ASSERT_EQ(shared.gpu_types.size(), 1u);
+  EXPECT_EQ(nodes.gpu_types()[shared.gpu_types[0]], "V100M32");
+  EXPECT_EQ((*jobs)[1].gpus, 0);  // p2: CPU only
+}
+
+TEST(OpenbTrace, UnknownGpuTypeSuggests) {
+  const std::string pods =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+      "scheduled_time\n"
+      "p,1,1,1,1000,v10,LS,Running,0,5,0\n";
+  const std::string e = ErrorOf(pods, TraceFormat::kOpenb);
+  EXPECT_NE(e.find("t.csv:2: column 'gpu_spec': unknown GPU type 'v10' (did you mean 'v100'?)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(OwnCsv, TypesAndRequiredColumns) {
+  auto jobs = Parse(Read("own.csv"), TraceFormat::kCsv);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  EXPECT_EQ((*jobs)[1].gpu_types, std::vector<int>{1});
+  EXPECT_EQ((*jobs)[1].name, "b");
+  EXPECT_NE(ErrorOf("arrival_s,gpus\n0,1\n", TraceFormat::kCsv).find("needs a 'duration_s' column"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("arrival_s,gpus,duration_s\n0,1,0\n", TraceFormat::kCsv).find("column 'duration_s'"),
+            std::string::npos);
+}
+
+TEST(NodeList, BadRowsAreLocated) {
+  auto e = ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\nn,1,1,100,V100\n", "n.csv", 0);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("n.csv:2: column 'gpu': expected an integer in 0..64"), std::string::npos)
+      << e.error().message;
+  EXPECT_FALSE(ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\n", "n.csv", 0).ok());
+  EXPECT_FALSE(ParseNodeList("sn,gpu\nn,1\n", "n.csv", 0).ok());
+}
+
+TEST(GavelMix, MeanLoadMatchesTheClosedForm) {
+  SyntheticOptions o;
+  o.jobs = 20000;
+  o.load = 0.5;
+  o.cluster_gpus = 100;
+  auto jobs = GenerateGavelMix(o).value();
+  double gpu_s = 0;
+  for (const JobSpec& j : jobs) gpu_s += j.gpus * j.work;
+  const double span = jobs.back().arrival.ToSeconds();
+  EXPECT_NEAR(gpu_s / span / 100, 0.5, 0.05);  // offered load
+  EXPECT_NEAR(gpu_s / jobs.size(), GavelMixMeanGpuSeconds(), 0.05 * GavelMixMeanGpuSeconds());
+  EXPECT_EQ(GenerateGavelMix(o).value()[777].work, jobs[777].work);  // seeded
+}
+
+}  // namespace
+}  // namespace dlsim::cluster
