@@ -61,6 +61,8 @@ std::vector<std::string> SplitList(const std::string& s) {
 int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog::Catalogs& cat,
                std::ostream& out, std::ostream& err) {
   std::vector<cluster::ClusterResult> results;
+  o.policy = args.compare;  // the header names the policies compared
+  const std::string header = "cluster: " + io::SummarizeClusterOptions(o) + "\n";
   for (const std::string& policy : SplitList(args.compare)) {
     if (!cluster::BuiltinPolicies().Contains(policy))
       return ReportError(
@@ -78,7 +80,7 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
     for (const auto& r : results) j.push_back(ClusterJson(r, false));
     out << report::DumpDeterministic(j);
   } else {
-    out << "cluster: " << io::SummarizeClusterOptions(o) << "\n" << FormatClusterComparison(results);
+    out << header << FormatClusterComparison(results);
   }
   return kExitOk;
 }

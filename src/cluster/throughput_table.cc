@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
@@ -39,10 +40,11 @@ Result<ThroughputTable> ParseGavelThroughputs(std::string_view text, const std::
       if (!k)
         return Error::Parse(fmt::format("{}: '{}': key '{}' is not ('NAME', GPUS)", file_name, gpu_key, key));
       const nlohmann::json* v = value.is_object() && value.contains("null") ? &value["null"] : &value;
-      if (!v->is_number() || !(v->get<double>() > 0))
+      if (!v->is_number() || !(v->get<double>() >= 0) || !std::isfinite(v->get<double>()))
         return Error::Parse(
-            fmt::format("{}: '{}' / '{}': expected a positive 'null' throughput", file_name, gpu_key, key));
-      t.steps_per_s[{k->first, gpu, k->second, !spread}] = v->get<double>();
+            fmt::format("{}: '{}' / '{}': expected a 'null' throughput >= 0", file_name, gpu_key, key));
+      // 0: the configuration cannot run (Gavel's table has a few, e.g. out of memory on a K80).
+      if (v->get<double>() > 0) t.steps_per_s[{k->first, gpu, k->second, !spread}] = v->get<double>();
       t.job_types.push_back(k->first);
     }
   }

@@ -1,8 +1,8 @@
 #include "dlsim/io/cluster_scenario.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "dlsim/cluster/placement.h"
 #include "dlsim/cluster/synthetic.h"
@@ -47,7 +47,8 @@ std::optional<std::string> ReadDataFile(const MapReader& m, std::string_view key
   return std::move(*text);
 }
 
-void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack, cluster::ClusterSpec& spec) {
+void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack,
+                   cluster::ClusterSpec& spec) {
   const int count = g.Get<int>("count", 1, kNodeCount);
   std::string gpu = g.Get<std::string>("gpu", "");
   int gpus = g.Get<int>("gpus", 8, kNodeGpus);
@@ -58,7 +59,8 @@ void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack
     Result<const hw::NodeSpec*> n = hardware.FindNode(*node);
     if (!n.ok()) return g.AddError("node", n.error().message);
     name = (*n)->name;
-    if (!g.Has("gpu")) gpu = hardware.FindGpuOrNull((*n)->gpu) ? hardware.FindGpuOrNull((*n)->gpu)->name : (*n)->gpu;
+    if (!g.Has("gpu"))
+      gpu = hardware.FindGpuOrNull((*n)->gpu) ? hardware.FindGpuOrNull((*n)->gpu)->name : (*n)->gpu;
     if (!g.Has("gpus")) gpus = (*n)->gpus_per_node;
     if (!g.Has("cpu_cores")) cpu = (*n)->cpu_cores;
     if (!g.Has("memory_gib")) mem = (*n)->host_memory.ToGiB();
@@ -69,14 +71,17 @@ void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack
                 static_cast<int64_t>(mem * 1024), per_rack);
 }
 
-cluster::ClusterSpec ReadCluster(const MapReader& c, const hw::Catalog& hardware, const std::string& base_dir) {
+cluster::ClusterSpec ReadCluster(const MapReader& c, const hw::Catalog& hardware,
+                                 const std::string& base_dir) {
   cluster::ClusterSpec spec;
   const int per_rack = c.Get<int>("nodes_per_rack", 0, Range::Between(0, cluster::kMaxNodes));
   std::string path;
   if (std::optional<std::string> text = ReadDataFile(c, "node_list", base_dir, &path)) {
     Result<cluster::ClusterSpec> s = cluster::ParseNodeList(*text, path, per_rack);
-    if (!s.ok()) c.AddError("node_list", s.error().message);
-    else spec = std::move(*s);
+    if (!s.ok())
+      c.AddError("node_list", s.error().message);
+    else
+      spec = std::move(*s);
   }
   const std::vector<MapReader> groups = c.SectionList("nodes");
   if (!groups.empty() && c.Has("node_list")) c.AddError("nodes", "give `nodes` or `node_list`, not both");
@@ -141,10 +146,13 @@ cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster:
   j.speed = m.Get<std::string>("speed", "");
   j.work = j.speed.empty() ? m.Get<double>("duration_s", 0, Range::Positive(1e9))
                            : m.Get<double>("steps", 0, Range::Positive(1e15));
-  if (!(j.work > 0)) m.AddError(j.speed.empty() ? "duration_s" : "steps", "a job needs a positive amount of work");
+  if (!(j.work > 0))
+    m.AddError(j.speed.empty() ? "duration_s" : "steps", "a job needs a positive amount of work");
   if (std::optional<std::string> type = m.Find<std::string>("gpu_type")) {
-    if (std::optional<int> t = spec.FindGpuType(*type)) j.gpu_types = {*t};
-    else m.AddError("gpu_type", UnknownNameMessage("GPU type", *type, spec.gpu_types()));
+    if (std::optional<int> t = spec.FindGpuType(*type))
+      j.gpu_types = {*t};
+    else
+      m.AddError("gpu_type", UnknownNameMessage("GPU type", *type, spec.gpu_types()));
   }
   m.Finish();
   return j;
@@ -156,17 +164,22 @@ std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const cata
   std::string path;
   if (std::optional<std::string> text = ReadDataFile(jobs, "throughputs", base_dir, &path)) {
     Result<cluster::ThroughputTable> t = cluster::ParseGavelThroughputs(*text, path);
-    if (!t.ok()) jobs.AddError("throughputs", t.error().message);
-    else cluster::AddThroughputTable(std::make_shared<cluster::ThroughputTable>(std::move(*t)), *book);
+    if (!t.ok())
+      jobs.AddError("throughputs", t.error().message);
+    else
+      cluster::AddThroughputTable(std::make_shared<cluster::ThroughputTable>(std::move(*t)), *book);
   }
   for (const MapReader& e : jobs.SectionList("training")) {
     const std::optional<std::string> name = e.Require<std::string>("name");
     const std::optional<std::string> file = e.Require<std::string>("scenario");
     e.Finish();
     if (!name || !file) continue;
-    Result<train::TrainOptions> o = LoadTrainScenarioFile(Resolve(base_dir, *file), catalogs.hardware, catalogs.models);
-    if (!o.ok()) e.AddError("scenario", o.error().message);
-    else book->Add(*name, std::make_shared<cluster::TrainingSpeed>(std::move(*o), catalogs));
+    Result<train::TrainOptions> o =
+        LoadTrainScenarioFile(Resolve(base_dir, *file), catalogs.hardware, catalogs.models);
+    if (!o.ok())
+      e.AddError("scenario", o.error().message);
+    else
+      book->Add(*name, std::make_shared<cluster::TrainingSpeed>(std::move(*o), catalogs));
   }
   return book;
 }
@@ -178,17 +191,21 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
   if (MapReader t = j.Section("trace"); t.present()) ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir);
   if (MapReader s = j.Section("synthetic"); s.present()) ++sources, o.jobs = ReadSynthetic(s, o.cluster);
   const std::vector<MapReader> list = j.SectionList("list");
-  for (size_t i = 0; i < list.size(); ++i) o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster));
+  for (size_t i = 0; i < list.size(); ++i)
+    o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster));
   sources += !list.empty();
-  if (sources != 1) j.AddError("", sources == 0 ? "`jobs` needs one of `trace`, `synthetic` or `list`"
-                                                : "give one of `trace`, `synthetic` or `list`, not several");
+  if (sources != 1)
+    j.AddError("", sources == 0 ? "`jobs` needs one of `trace`, `synthetic` or `list`"
+                                : "give one of `trace`, `synthetic` or `list`, not several");
   for (const cluster::JobSpec& job : o.jobs)
     if (!job.speed.empty() && !o.speeds->Contains(job.speed)) {
-      j.AddError("", UnknownNameMessage("speed entry", job.speed, [&] {
-                   std::vector<std::string> names;
-                   for (const auto& [n, m] : o.speeds->models()) names.push_back(n);
-                   return names;
-                 }()) + fmt::format(" (job {}; add `throughputs:` or a `training:` entry)", job.id));
+      j.AddError("", UnknownNameMessage("speed entry", job.speed,
+                                        [&] {
+                                          std::vector<std::string> names;
+                                          for (const auto& [n, m] : o.speeds->models()) names.push_back(n);
+                                          return names;
+                                        }()) +
+                         fmt::format(" (job {}; add `throughputs:` or a `training:` entry)", job.id));
       break;
     }
   j.Finish();
@@ -200,7 +217,8 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
     p.AddError("name", UnknownNameMessage("cluster policy", o.policy, cluster::BuiltinPolicies().Names()));
   o.placement = p.Get<std::string>("placement", "consolidated");
   if (!cluster::BuiltinPlacements().Contains(o.placement))
-    p.AddError("placement", UnknownNameMessage("placement", o.placement, cluster::BuiltinPlacements().Names()));
+    p.AddError("placement",
+               UnknownNameMessage("placement", o.placement, cluster::BuiltinPlacements().Names()));
   o.policy_params.round = Seconds(p.Get<double>("round_s", 60, Range::Between(1e-3, 1e7)));
   if (std::optional<std::vector<double>> q = p.FindList<double>("queue_thresholds", Range::Positive(1e15)))
     if (!q->empty()) o.policy_params.queue_thresholds = *q;
@@ -216,7 +234,8 @@ void ReadReport(const MapReader& r, ClusterOptions& o) {
   o.measure_from = r.Get<int64_t>("measure_from", 0, Range::NonNegative());
   o.measure_to = r.Get<int64_t>("measure_to", 0, Range::NonNegative());
   if (o.measure_to > 0 && o.measure_to <= o.measure_from)
-    r.AddError("measure_to", fmt::format("expected more than measure_from ({}), or 0 (to the end)", o.measure_from));
+    r.AddError("measure_to",
+               fmt::format("expected more than measure_from ({}), or 0 (to the end)", o.measure_from));
   r.Finish();
 }
 
@@ -231,9 +250,12 @@ Result<ClusterOptions> ParseClusterScenario(std::string_view text, std::string f
   if (!c.present()) root.AddError("cluster", "missing required section 'cluster'");
   o.cluster = ReadCluster(c, catalogs.hardware, base_dir);
   MapReader j = root.Section("jobs");
-  if (!j.present()) root.AddError("jobs", "missing required section 'jobs'");
-  else if (!doc.has_errors()) ReadJobs(j, catalogs, base_dir, o);
-  else j.Allow(j.Keys());
+  if (!j.present())
+    root.AddError("jobs", "missing required section 'jobs'");
+  else if (!doc.has_errors())
+    ReadJobs(j, catalogs, base_dir, o);
+  else
+    j.Allow(j.Keys());
   ReadPolicy(root.Section("policy"), o);
   ReadReport(root.Section("report"), o);
   root.Finish();

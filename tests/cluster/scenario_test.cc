@@ -137,6 +137,26 @@ TEST(ClusterScenario, SyntheticLoadNeedsGpus) {
             std::string::npos);
 }
 
+// A training-scenario job: spread one GPU per node it is slower, and the speeds say why.
+TEST(ClusterScenario, TrainingJobIsSlowerWhenSpread) {
+  auto o =
+      LoadClusterScenarioFile(std::string(DLSIM_DATA_DIR) + "/scenarios/cluster_training_jobs.yaml", Cat());
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  auto packed = cluster::Simulate(*o, Cat(), nullptr);
+  o->placement = "spread";
+  auto spread = cluster::Simulate(*o, Cat(), nullptr);
+  ASSERT_TRUE(packed.ok() && spread.ok());
+  ASSERT_EQ(packed->summary.completed, 2);
+  EXPECT_EQ(packed->jobs[0].nodes_spanned, 2);
+  EXPECT_EQ(spread->jobs[0].nodes_spanned, 16);
+  EXPECT_GT(spread->jobs[0].run_s, 1.5 * packed->jobs[0].run_s);
+  ASSERT_EQ(spread->speeds.size(), 1u);
+  const auto& shapes = spread->speeds[0].second;  // [1 x 16] and the reference [8, 8]
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_LT(shapes[0].steps_per_s, shapes[1].steps_per_s);
+  EXPECT_NE(shapes[0].note.find("data-parallel"), std::string::npos) << shapes[0].note;
+}
+
 // The command line: a run that completes exits 0; one where no job can run exits 3 with the reason.
 TEST(ClusterCli, ExitCodes) {
   const std::string dir = ::testing::TempDir();

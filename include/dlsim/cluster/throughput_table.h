@@ -2,7 +2,7 @@
 // measured consolidated (one node) and unconsolidated (spread), as in Gavel's
 // simulation_throughputs.json ({"v100": {"('ResNet-50 (batch size 64)', 4)": {"null": 3.1, ...}},
 // "v100_unconsolidated": {...}}). Only the isolated ("null") throughput is used; co-location
-// entries are ignored. A job spread over nodes uses the unconsolidated entry when the table has
+// entries are ignored; a throughput of 0 means the configuration cannot run. A job spread over nodes uses the unconsolidated entry when the table has
 // one, else the consolidated one.
 #ifndef DLSIM_CLUSTER_THROUGHPUT_TABLE_H_
 #define DLSIM_CLUSTER_THROUGHPUT_TABLE_H_
@@ -22,7 +22,7 @@ struct ThroughputTable {
   std::vector<std::string> job_types;  // sorted, unique
 };
 
-// Parses Gavel's JSON. Errors: not JSON, a key that is not "('NAME', N)", a non-positive value.
+// Parses Gavel's JSON. Errors: not JSON, a key that is not "('NAME', N)", a negative value.
 Result<ThroughputTable> ParseGavelThroughputs(std::string_view text, const std::string& file_name);
 
 // One job type's speeds.

@@ -35,7 +35,8 @@ namespace dlsim::io {
 Result<cluster::ClusterOptions> ParseClusterScenario(std::string_view text, std::string file_name,
                                                      const catalog::Catalogs& catalogs,
                                                      const std::string& base_dir = "");
-Result<cluster::ClusterOptions> LoadClusterScenarioFile(const std::string& path, const catalog::Catalogs& catalogs);
+Result<cluster::ClusterOptions> LoadClusterScenarioFile(const std::string& path,
+                                                        const catalog::Catalogs& catalogs);
 
 // "fifo on 512 GPUs (64 nodes, 1 GPU type); 82,247 jobs; consolidated placement".
 std::string SummarizeClusterOptions(const cluster::ClusterOptions& o);
