@@ -2,8 +2,8 @@
 // measured consolidated (one node) and unconsolidated (spread), as in Gavel's
 // simulation_throughputs.json ({"v100": {"('ResNet-50 (batch size 64)', 4)": {"null": 3.1, ...}},
 // "v100_unconsolidated": {...}}). Only the isolated ("null") throughput is used; co-location
-// entries are ignored; a throughput of 0 means the configuration cannot run. A job spread over nodes uses the unconsolidated entry when the table has
-// one, else the consolidated one.
+// entries are ignored; a throughput of 0 means the configuration cannot run. A job spread over nodes uses the
+// unconsolidated entry when the table has one, else the consolidated one.
 #ifndef DLSIM_CLUSTER_THROUGHPUT_TABLE_H_
 #define DLSIM_CLUSTER_THROUGHPUT_TABLE_H_
 
