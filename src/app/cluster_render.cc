@@ -38,7 +38,8 @@ std::string FormatClusterReport(const cluster::ClusterOptions& o, const cluster:
                      report::FormatPercent(s.utilisation), report::FormatCount(r.total_gpus));
   out += fmt::format("  fairness     finish-time fairness rho (JCT / time alone): mean {:.2f}, max {:.2f}\n",
                      s.rho_mean, s.rho_max);
-  out += fmt::format("  preemptions  {}\n", report::FormatCount(s.preemptions));
+  out += fmt::format("  preemptions  {}{}\n", report::FormatCount(s.preemptions),
+                     s.resizes > 0 ? fmt::format(" ({} resizes)", report::FormatCount(s.resizes)) : "");
   out += fmt::format("  engine       {} events, {} scheduling passes\n", report::FormatCount(s.events),
                      report::FormatCount(s.passes));
   for (const cluster::JobRecord& j : r.jobs)
@@ -90,6 +91,7 @@ nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records
                   {"rho_mean", s.rho_mean},
                   {"rho_max", s.rho_max},
                   {"preemptions", s.preemptions},
+                  {"resizes", s.resizes},
                   {"events", s.events},
                   {"passes", s.passes}};
   j["utilisation"] = nlohmann::ordered_json::array();

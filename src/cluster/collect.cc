@@ -14,6 +14,7 @@ JobRecord RecordOf(const JobSpec& job, const JobProgress& p, const std::string& 
   r.arrival_s = job.arrival.ToSeconds();
   r.completed = p.status == JobStatus::kDone;
   r.preemptions = p.preemptions;
+  r.resizes = p.resizes;
   r.nodes_spanned = p.nodes_spanned;
   r.alone_s = job.work / p.reference_rate;
   r.reason = reason;
@@ -70,6 +71,7 @@ ClusterResult Engine::Collect() {
                       ? busy_gpu_s / (static_cast<double>(out.total_gpus) * s.makespan_s)
                       : 0;
   s.preemptions = preemptions_;
+  s.resizes = resizes_;
   s.passes = passes_;
   s.events = static_cast<int64_t>(queue_.executed());
   out.utilisation = std::move(samples_);

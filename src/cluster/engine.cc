@@ -32,6 +32,10 @@ Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
   running_pos_.assign(n, -1);
   next_sample_ = TimePoint::Start() + options.sample_interval;
   desired_.assign(n, 0);
+  merge_waiting_ = policy.Preemptive() && policy.WaitingKeysStatic() && !policy.Allocates();
+  max_gpus_per_node_.assign(options.cluster.gpu_types().size(), 0);
+  for (const ClusterNode& node : options.cluster.nodes())
+    max_gpus_per_node_[node.gpu_type] = std::max(max_gpus_per_node_[node.gpu_type], node.gpus);
   for (size_t t = 0; t < options.cluster.gpu_types().size(); ++t)
     type_capacity_.push_back(options.cluster.gpus_of_type(static_cast<int>(t)) * 1000);
 }
@@ -123,7 +127,7 @@ void Engine::AddWaiting(int j) {
     active_pos_[j] = static_cast<int>(active_.size());
     active_.push_back(j);
   }
-  if (policy_.WaitingKeysStatic()) waiting_sorted_.insert(KeyOf(j));
+  if (merge_waiting_) waiting_sorted_.insert(KeyOf(j));
 }
 
 void Engine::RemoveActive(int j) {
@@ -141,15 +145,23 @@ void Engine::RequestPass() {
   queue_.Schedule(queue_.Now(), [this] {
     pass_requested_ = false;
     Pass();
+    round_due_ = false;
   });
 }
 
 void Engine::Pass() {
-  ++passes_;
-  if (policy_.Preemptive())
-    PassPreemptive();
-  else
-    PassStatic();
+  if (policy_.Allocates()) {
+    if (round_due_) {
+      ++passes_;
+      PassAllocate();
+    }
+  } else {
+    ++passes_;
+    if (policy_.Preemptive())
+      PassPreemptive();
+    else
+      PassStatic();
+  }
   ScheduleWake();
 }
 
@@ -265,9 +277,8 @@ std::vector<std::pair<int, bool>> Engine::RankMerged() {
 
 void Engine::PassPreemptive() {
   if (active_.size() == running_.size()) return;  // nobody waits: nothing to change
-  const std::vector<std::pair<int, bool>> ranked =
-      policy_.WaitingKeysStatic() ? RankMerged() : RankFullSort();
-  if (policy_.WaitingKeysStatic()) {  // running_ in rank order, the start of the next insertion sort
+  const std::vector<std::pair<int, bool>> ranked = merge_waiting_ ? RankMerged() : RankFullSort();
+  if (merge_waiting_) {  // running_ in rank order, the start of the next insertion sort
     for (size_t i = 0; i < running_keys_.size(); ++i) running_[i] = std::get<3>(running_keys_[i]);
     for (size_t i = 0; i < running_.size(); ++i) running_pos_[running_[i]] = static_cast<int>(i);
   }
@@ -283,12 +294,14 @@ void Engine::PassPreemptive() {
     desired_[j] = 0;
     if (!want || !error_.ok() || prog_[j].status != JobStatus::kWaiting) continue;
     const QueueKey key = KeyOf(j);
-    if (TryStart(j) && policy_.WaitingKeysStatic()) waiting_sorted_.erase(key);
+    if (TryStart(j) && merge_waiting_) waiting_sorted_.erase(key);
   }
 }
 
-bool Engine::TryStart(int j) {
-  const JobSpec& job = Job(j);
+bool Engine::TryStart(int j) { return TryStartAs(j, Job(j)); }
+
+// Places and starts job j with the demand of `job` (its own spec, or a resized copy).
+bool Engine::TryStartAs(int j, const JobSpec& job) {
   std::optional<Allocation> a = placement_.Place(state_, job, rng_);
   if (!a) return false;
   Result<double> rate = options_.speeds ? options_.speeds->Rate(job, state_.ShapeOf(*a), options_.cluster)
@@ -311,9 +324,11 @@ void Engine::Start(int j, Allocation a, double rate) {
   p.status = JobStatus::kRunning;
   p.rate = rate;
   p.since = now;
-  p.progress_from = now + (p.preemptions > 0 ? options_.restart_overhead : Duration::Zero());
+  p.progress_from = now + (p.started ? options_.restart_overhead : Duration::Zero());
   if (!p.started) p.first_start = now, p.started = true;
   p.nodes_spanned = a.NodesSpanned();
+  p.held_milli = 0;
+  for (const GpuGrant& g : a.grants) p.held_milli += g.milli;
   p.allocation = std::move(a);
   running_pos_[j] = static_cast<int>(running_.size());
   running_.push_back(j);
@@ -354,7 +369,7 @@ void Engine::Stop(int j, JobStatus to) {
 // The next re-ranking: a round while jobs wait, or the earliest key change of a running job.
 void Engine::ScheduleWake() {
   const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
-  if (waiting == 0) return;
+  if (waiting == 0 && !(policy_.Allocates() && !active_.empty())) return;
   const TimePoint now = queue_.Now();
   std::optional<TimePoint> at;
   if (policy_.Round() > Duration::Zero()) at = now + policy_.Round();
@@ -367,6 +382,7 @@ void Engine::ScheduleWake() {
   wake_at_ = *at;
   wake_event_ = queue_.Schedule(*at, [this] {
     wake_event_.reset();
+    round_due_ = true;
     RequestPass();
   });
 }

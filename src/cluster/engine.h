@@ -52,6 +52,11 @@ class Engine {
   bool Take(int j, std::vector<int64_t>& budget, int64_t& total) const;
   std::vector<int64_t> Capacity() const;
   bool TryStart(int j);
+  bool TryStartAs(int j, const JobSpec& as);
+  void PassAllocate();
+  void ApplyTargets(std::vector<AllocationTarget> targets);
+  double RateIf(int j, int gpu_type, int gpus) const;
+  class View;
   void Start(int j, Allocation a, double rate);
   void Stop(int j, JobStatus to);
   void ScheduleWake();
@@ -91,6 +96,9 @@ class Engine {
            std::pair<double, std::string>>
       reference_cache_;
   bool pass_requested_ = false;
+  bool round_due_ = false;      // the pass was requested by a wake-up (allocation policies run only then)
+  bool merge_waiting_ = false;  // preemptive ranking policy with static waiting keys: waiting_sorted_ is kept
+  std::vector<int> max_gpus_per_node_;  // per GPU type
   std::optional<EventId> wake_event_;
   TimePoint wake_at_;
   Status error_ = Status::Ok();
@@ -100,7 +108,7 @@ class Engine {
   double bucket_ = 0;
   TimePoint next_sample_;
   std::vector<UtilSample> samples_;
-  int64_t passes_ = 0, preemptions_ = 0;
+  int64_t passes_ = 0, preemptions_ = 0, resizes_ = 0;
 };
 
 }  // namespace dlsim::cluster

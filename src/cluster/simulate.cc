@@ -30,7 +30,15 @@ Status CheckOptions(const ClusterOptions& o) {
 Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Catalogs& catalogs,
                                report::Sink* sink) {
   DLSIM_RETURN_IF_ERROR(CheckOptions(options));
-  DLSIM_ASSIGN_OR_RETURN(auto policy, BuiltinPolicies().Create(options.policy, options.policy_params));
+  std::shared_ptr<const SchedulingPolicy> policy = options.custom_policy;
+  if (!policy) {
+    DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<SchedulingPolicy> p,
+                           BuiltinPolicies().Create(options.policy, options.policy_params));
+    policy = std::move(p);
+  }
+  if (policy->Allocates() && policy->Round() <= Duration::Zero())
+    return Error::InvalidArgument("policy '" + options.policy +
+                                  "' allocates per round but has no round length");
   DLSIM_ASSIGN_OR_RETURN(auto placement, BuiltinPlacements().Create(options.placement));
   if (sink)
     for (size_t n = 0; n < options.cluster.nodes().size(); ++n)

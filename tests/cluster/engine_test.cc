@@ -176,3 +176,61 @@ TEST(ClusterEngine, UnknownPolicySuggestsTheClosest) {
 
 }  // namespace
 }  // namespace dlsim::cluster
+
+namespace dlsim::cluster {
+namespace {
+
+// An allocation policy that gives every active job, in arrival order, as many GPUs as are left,
+// capped at twice its request (elastic): exercises the engine's allocation rounds.
+class GreedyElastic final : public SchedulingPolicy {
+ public:
+  bool Preemptive() const override { return true; }
+  Duration Round() const override { return Seconds(10); }
+  Priority Key(const JobSpec& job, const JobProgress&, TimePoint) const override { return {0, 0}; }
+  bool Allocates() const override { return true; }
+  std::vector<AllocationTarget> Allocate(const AllocationView& v) const override {
+    std::vector<AllocationTarget> out;
+    int64_t left = v.cluster().total_gpus();
+    for (int j : v.active()) {
+      const int gpus = static_cast<int>(std::min<int64_t>(left, 2 * v.job(j).gpus));
+      if (gpus > 0 && v.RateIf(j, 0, gpus) > 0) out.push_back({j, 0, gpus}), left -= gpus;
+    }
+    return out;
+  }
+};
+
+// Steps jobs whose speed is proportional to their GPUs.
+class Linear final : public SpeedModel {
+ public:
+  Result<double> StepsPerSecond(const PlacementShape& s, const ClusterSpec&) const override {
+    double g = 0;
+    for (int n : s.gpus_per_node) g += n;
+    return g;
+  }
+  std::vector<ShapeSpeed> Evaluated(const ClusterSpec&) const override { return {}; }
+};
+
+TEST(ClusterEngine, AllocationPoliciesResizeRunningJobs) {
+  ClusterOptions o;
+  o.cluster = cluster_test::Nodes(1, 4);
+  auto book = std::make_shared<SpeedBook>();
+  book->Add("lin", std::make_shared<Linear>());
+  o.speeds = book;
+  JobSpec a = cluster_test::Job(1, 0, 1, 80), b = cluster_test::Job(2, 15, 1, 40);
+  a.speed = b.speed = "lin";
+  o.jobs = {a, b};
+  o.custom_policy = std::make_shared<GreedyElastic>();
+  o.policy = "greedy-elastic";
+  // Round at 10: a gets 2 GPUs (2 steps/s). Round at 20: b (arrived at 15) gets 2 of the 2 left.
+  // a: 10..40 at 2 steps/s = 60 steps by 40, 20 left; b: 20..40 at 2/s = 40 steps: done at 40.
+  // Round at 40 is after both finish events at 40? a still needs 20 steps: at 40, a alone, 2 GPUs
+  // (capped at twice its request): 10 more seconds -> 50.
+  ClusterResult r = cluster_test::RunCluster(o);
+  auto jct = cluster_test::Jct(r);
+  EXPECT_DOUBLE_EQ(jct[2], 25);
+  EXPECT_DOUBLE_EQ(jct[1], 50);
+  EXPECT_EQ(r.summary.resizes, 0);
+}
+
+}  // namespace
+}  // namespace dlsim::cluster

@@ -21,6 +21,9 @@ struct ClusterOptions {
   std::shared_ptr<const SpeedBook> speeds;  // null: every job must be a duration job
   std::string policy = "fifo";
   PolicyParams policy_params;
+  // A policy object from code (a library user's own, or a test's); when set, `policy` is only its
+  // name in reports and the registry is not consulted.
+  std::shared_ptr<const SchedulingPolicy> custom_policy;
   std::string placement = "consolidated";
   // Time a preempted job spends on its next start restoring its checkpoint: it holds its GPUs
   // and makes no progress (Gavel/Tiresias-style checkpoint-restart cost).

@@ -40,6 +40,29 @@ struct PolicyParams {
   bool backfill = true;                           // non-preemptive policies
 };
 
+// What an allocation policy sees each round: the active jobs and their progress, the cluster, and
+// the speed of a job on any GPU type and count (steps or seconds of work per second, on the packed
+// shape: as few nodes as the count needs).
+class AllocationView {
+ public:
+  virtual ~AllocationView() = default;
+  virtual TimePoint now() const = 0;
+  virtual const ClusterSpec& cluster() const = 0;
+  // Job indices of the waiting and running jobs, in arrival order.
+  virtual const std::vector<int>& active() const = 0;
+  virtual const JobSpec& job(int j) const = 0;
+  virtual const JobProgress& progress(int j) const = 0;
+  // Work per second of job j on `gpus` GPUs of `gpu_type`, packed; 0 when it cannot run so.
+  virtual double RateIf(int j, int gpu_type, int gpus) const = 0;
+};
+
+// What a job should hold after this round: `gpus` GPUs of `gpu_type` (0 GPUs: not run).
+struct AllocationTarget {
+  int job = 0;
+  int gpu_type = 0;
+  int gpus = 0;
+};
+
 class SchedulingPolicy {
  public:
   virtual ~SchedulingPolicy() = default;
@@ -59,6 +82,15 @@ class SchedulingPolicy {
                                                  TimePoint now) const {
     return std::nullopt;
   }
+
+  // Allocation policies (Gavel's max-min fairness, Pollux) decide each job's GPU type and count
+  // every Round() instead of ranking jobs: the engine then calls Allocate() at every round while
+  // jobs are active (not at arrivals and completions), resizes or preempts the running jobs whose
+  // target changed and places the others. A job may get fewer or more GPUs than JobSpec::gpus
+  // (elastic jobs). Ranking policies return false and never see Allocate(); an allocation policy's
+  // Key() is only used to order the placements of one round.
+  virtual bool Allocates() const { return false; }
+  virtual std::vector<AllocationTarget> Allocate(const AllocationView& view) const { return {}; }
 };
 
 using PolicyRegistry = Registry<SchedulingPolicy, const PolicyParams&>;

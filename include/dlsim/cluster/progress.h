@@ -25,7 +25,9 @@ struct JobProgress {
   TimePoint finish;
   bool started = false;
   int preemptions = 0;
-  int nodes_spanned = 0;  // of the current (or last) allocation
+  int nodes_spanned = 0;   // of the current (or last) allocation
+  int64_t held_milli = 0;  // milli-GPUs of the current (or last) allocation
+  int resizes = 0;         // allocation changes of a running job (allocation policies)
   Allocation allocation;
 };
 
@@ -33,7 +35,7 @@ struct JobProgress {
 inline double AttainedAt(const JobSpec& job, const JobProgress& p, TimePoint now) {
   if (p.status != JobStatus::kRunning) return p.attained_gpu_s;
   const double held = (now - p.since).ToSeconds();
-  return p.attained_gpu_s + held * static_cast<double>(DemandMilli(job)) / 1000.0;
+  return p.attained_gpu_s + held * static_cast<double>(p.held_milli) / 1000.0;
 }
 
 // Work left at `now` (the running interval's progress subtracted).

@@ -23,6 +23,7 @@ struct JobRecord {
   double run_s = 0;                                 // time holding GPUs (restart overheads included)
   double alone_s = 0;  // work / reference rate: the time on a dedicated best placement
   int preemptions = 0;
+  int resizes = 0;
   int nodes_spanned = 0;  // of the last allocation
   bool completed = false;
   std::string reason;  // why a job never ran ("needs 128 GPUs of a100; the cluster has 64")
@@ -41,6 +42,7 @@ struct ClusterSummary {
   double utilisation = 0;            // busy GPU-seconds / (GPUs x makespan)
   double rho_mean = 0, rho_max = 0;  // Themis finish-time fairness: jct / alone
   int64_t preemptions = 0;
+  int64_t resizes = 0;             // allocation changes of running jobs (allocation policies)
   int64_t passes = 0, events = 0;  // scheduler work, for docs/cluster.md's complexity figures
 };
 
