@@ -2,7 +2,7 @@
 //   - the whole 82,247-job Philly trace on 512 GPUs (data/scenarios/cluster_philly_las.yaml) under
 //     FIFO, LAS and Tiresias;
 //   - Gavel's synthetic mix, 1,000,000 jobs on a 10,000-GPU cluster (1,250 nodes x 8) at load 0.8,
-//     under LAS (5-minute rounds) and FIFO.
+//     under LAS (5-minute rounds) and FIFO; `_rounds`: deciding only at 300 s rounds (Blox's mode).
 //   build/bench/bench_cluster --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 // Trace reading is outside the timed loop; one iteration is one whole simulation.
 #include <benchmark/benchmark.h>
@@ -20,7 +20,13 @@ const catalog::Catalogs& Cat() {
   return *c;
 }
 
-void RunPolicy(benchmark::State& state, ClusterOptions o, const std::string& policy) {
+// `policy` is a registry name, or NAME-rounds for NAME deciding only at 300 s rounds.
+void RunPolicy(benchmark::State& state, ClusterOptions o, std::string policy) {
+  if (policy.ends_with("-rounds")) {
+    policy.resize(policy.size() - 7);
+    o.policy_params.rounds_only = true;
+    o.policy_params.round = Seconds(300);
+  }
   o.policy = policy;
   o.keep_records = false;
   int64_t jobs = 0;
@@ -41,6 +47,7 @@ void BM_Philly(benchmark::State& state, const std::string& policy) {
 BENCHMARK_CAPTURE(BM_Philly, fifo, std::string("fifo"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Philly, las, std::string("las"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Philly, tiresias, std::string("tiresias"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Philly, las_rounds, std::string("las-rounds"))->Unit(benchmark::kMillisecond);
 
 void BM_Synthetic(benchmark::State& state, const std::string& policy) {
   ClusterOptions o;
@@ -54,6 +61,10 @@ void BM_Synthetic(benchmark::State& state, const std::string& policy) {
   RunPolicy(state, std::move(o), policy);
 }
 BENCHMARK_CAPTURE(BM_Synthetic, fifo, std::string("fifo"))
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_Synthetic, las_rounds, std::string("las-rounds"))
     ->Arg(1000000)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);

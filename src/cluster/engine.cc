@@ -32,6 +32,10 @@ Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
   running_pos_.assign(n, -1);
   next_sample_ = TimePoint::Start() + options.sample_interval;
   desired_.assign(n, 0);
+  in_rank_.assign(n, 0);
+  round_ = policy.Round() > Duration::Zero() || !options.policy_params.rounds_only
+               ? policy.Round()
+               : options.policy_params.round;
   merge_waiting_ = policy.Preemptive() && policy.WaitingKeysStatic() && !policy.Allocates();
   max_gpus_per_node_.assign(options.cluster.gpu_types().size(), 0);
   for (const ClusterNode& node : options.cluster.nodes())
@@ -155,7 +159,7 @@ void Engine::Pass() {
       ++passes_;
       PassAllocate();
     }
-  } else {
+  } else if (round_due_ || !options_.policy_params.rounds_only) {
     ++passes_;
     if (policy_.Preemptive())
       PassPreemptive();
@@ -254,13 +258,26 @@ std::vector<std::pair<int, bool>> Engine::RankFullSort() {
 // The running jobs sorted by their keys now, merged with the sorted waiting set; stops once the
 // capacity is used up (the jobs not visited do not get GPUs).
 std::vector<std::pair<int, bool>> Engine::RankMerged() {
-  // Insertion sort from the previous pass's order: between passes the running jobs' order
-  // changes little, so this is close to O(R) instead of O(R log R).
+  // The running jobs in the order of the previous pass (still running ones), re-keyed and
+  // insertion-sorted (their order drifts little between passes), then merged with the jobs that
+  // started since (sorted on their own): O(R + drift + new log new) instead of O(R log R).
   std::vector<QueueKey>& running = running_keys_;
   running.clear();
-  for (int j : running_) running.push_back(KeyOf(j));
+  for (int j : rank_order_) {
+    if (prog_[j].status == JobStatus::kRunning)
+      running.push_back(KeyOf(j));
+    else
+      in_rank_[j] = 0;
+  }
   for (size_t i = 1; i < running.size(); ++i)
     for (size_t k = i; k > 0 && running[k] < running[k - 1]; --k) std::swap(running[k], running[k - 1]);
+  const size_t old = running.size();
+  for (int j : running_)
+    if (!in_rank_[j]) running.push_back(KeyOf(j)), in_rank_[j] = 1;
+  std::sort(running.begin() + old, running.end());
+  std::inplace_merge(running.begin(), running.begin() + old, running.end());
+  rank_order_.clear();
+  for (const QueueKey& k : running) rank_order_.push_back(std::get<3>(k));
   std::vector<int64_t> budget = type_capacity_;
   int64_t total = std::accumulate(budget.begin(), budget.end(), int64_t{0});
   std::vector<std::pair<int, bool>> out;
@@ -278,10 +295,6 @@ std::vector<std::pair<int, bool>> Engine::RankMerged() {
 void Engine::PassPreemptive() {
   if (active_.size() == running_.size()) return;  // nobody waits: nothing to change
   const std::vector<std::pair<int, bool>> ranked = merge_waiting_ ? RankMerged() : RankFullSort();
-  if (merge_waiting_) {  // running_ in rank order, the start of the next insertion sort
-    for (size_t i = 0; i < running_keys_.size(); ++i) running_[i] = std::get<3>(running_keys_[i]);
-    for (size_t i = 0; i < running_.size(); ++i) running_pos_[running_[i]] = static_cast<int>(i);
-  }
   for (const auto& [j, want] : ranked) desired_[j] = want;
   for (size_t i = running_.size(); i-- > 0;) {
     const int j = running_[i];
@@ -372,10 +385,17 @@ void Engine::ScheduleWake() {
   if (waiting == 0 && !(policy_.Allocates() && !active_.empty())) return;
   const TimePoint now = queue_.Now();
   std::optional<TimePoint> at;
-  if (policy_.Round() > Duration::Zero()) at = now + policy_.Round();
-  for (int j : running_)
-    if (std::optional<TimePoint> t = policy_.NextKeyChange(Job(j), prog_[j], now); t && (!at || *t < *at))
-      at = t;
+  if (round_ > Duration::Zero()) {
+    // Round-based decisions (allocation policies, rounds_only) keep a fixed grid of rounds, as a
+    // round-based scheduler does; event-driven re-ranking (las) counts a round from now.
+    const bool grid = policy_.Allocates() || options_.policy_params.rounds_only;
+    const int64_t r = round_.ToNanos();
+    at = grid ? TimePoint::FromNanos((now.ToNanos() / r + 1) * r) : now + round_;
+  }
+  if (policy_.KeysChangeInSteps() && !options_.policy_params.rounds_only)
+    for (int j : running_)
+      if (std::optional<TimePoint> t = policy_.NextKeyChange(Job(j), prog_[j], now); t && (!at || *t < *at))
+        at = t;
   if (!at) return;
   if (wake_event_ && wake_at_ > now && wake_at_ <= *at) return;  // an earlier wake-up is pending
   if (wake_event_) queue_.Cancel(*wake_event_);

@@ -88,6 +88,8 @@ class Engine {
   std::set<QueueKey> waiting_sorted_;
   std::vector<char> desired_;           // by job, scratch of a pass
   std::vector<QueueKey> running_keys_;  // scratch of RankMerged, in rank order
+  std::vector<int> rank_order_;         // running jobs in the last RankMerged's order
+  std::vector<char> in_rank_;           // by job: in rank_order_
   std::vector<int64_t> type_capacity_;  // milli-GPUs per GPU type
   std::vector<int> active_pos_;
   std::vector<int> running_;
@@ -96,6 +98,7 @@ class Engine {
            std::pair<double, std::string>>
       reference_cache_;
   bool pass_requested_ = false;
+  Duration round_;  // the policy's round, or policy_params.round for any policy in rounds_only mode
   bool round_due_ = false;      // the pass was requested by a wake-up (allocation policies run only then)
   bool merge_waiting_ = false;  // preemptive ranking policy with static waiting keys: waiting_sorted_ is kept
   std::vector<int> max_gpus_per_node_;  // per GPU type

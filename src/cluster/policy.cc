@@ -70,6 +70,7 @@ class Tiresias final : public SchedulingPolicy {
   }
   bool Preemptive() const override { return true; }
   bool WaitingKeysStatic() const override { return starvation_ == 0; }
+  bool KeysChangeInSteps() const override { return true; }
   Priority Key(const JobSpec& job, const JobProgress& p, TimePoint now) const override {
     const double attained = AttainedAt(job, p, now);
     double queue = static_cast<double>(std::upper_bound(thresholds_.begin(), thresholds_.end(), attained) -

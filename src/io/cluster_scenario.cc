@@ -224,6 +224,7 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
     if (!q->empty()) o.policy_params.queue_thresholds = *q;
   o.policy_params.starvation = p.Get<double>("starvation", 0, Range::Between(0, 1e6));
   o.policy_params.backfill = p.Get<bool>("backfill", true);
+  o.policy_params.rounds_only = p.Get<bool>("rounds_only", false);
   o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
   o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));
   p.Finish();

@@ -234,3 +234,22 @@ TEST(ClusterEngine, AllocationPoliciesResizeRunningJobs) {
 
 }  // namespace
 }  // namespace dlsim::cluster
+
+namespace dlsim::cluster {
+namespace {
+
+TEST(ClusterEngine, RoundsOnlyDecidesAtRounds) {
+  // FIFO deciding every 10 s: j1 (arrives 0) starts at 10, finishes at 20; j2 (arrives 12) starts
+  // at the round at 20 (the completion at 20 itself decides nothing... the round at 20 does).
+  ClusterOptions o;
+  o.cluster = cluster_test::Nodes(1, 1);
+  o.jobs = {cluster_test::Job(1, 0, 1, 10), cluster_test::Job(2, 12, 1, 5)};
+  o.policy_params.rounds_only = true;
+  o.policy_params.round = Seconds(10);
+  auto jct = cluster_test::Jct(cluster_test::RunCluster(o));
+  EXPECT_DOUBLE_EQ(jct[1], 20);
+  EXPECT_DOUBLE_EQ(jct[2], 20 + 5 - 12);
+}
+
+}  // namespace
+}  // namespace dlsim::cluster

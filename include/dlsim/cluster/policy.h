@@ -38,6 +38,9 @@ struct PolicyParams {
   std::vector<double> queue_thresholds = {3200};  // tiresias: GPU-seconds between queues
   double starvation = 0;                          // tiresias: promote after waiting > k x last run; 0 off
   bool backfill = true;                           // non-preemptive policies
+  // Decide only at rounds (every `round`), as round-based simulators do (Blox, Gavel): arrivals
+  // and completions wait for the next round. Off: also at every arrival and completion.
+  bool rounds_only = false;
 };
 
 // What an allocation policy sees each round: the active jobs and their progress, the cluster, and
@@ -77,6 +80,8 @@ class SchedulingPolicy {
   // Period of re-ranking while jobs wait; Zero(): none.
   virtual Duration Round() const { return Duration::Zero(); }
   virtual Priority Key(const JobSpec& job, const JobProgress& p, TimePoint now) const = 0;
+  // True when keys change in steps that NextKeyChange() predicts (tiresias' demotions).
+  virtual bool KeysChangeInSteps() const { return false; }
   // The next time a running job's key changes in a way that may reorder jobs; nullopt: never.
   virtual std::optional<TimePoint> NextKeyChange(const JobSpec& job, const JobProgress& p,
                                                  TimePoint now) const {
