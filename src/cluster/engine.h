@@ -98,8 +98,8 @@ class Engine {
            std::pair<double, std::string>>
       reference_cache_;
   bool pass_requested_ = false;
-  Duration round_;  // the policy's round, or policy_params.round for any policy in rounds_only mode
-  bool round_due_ = false;      // the pass was requested by a wake-up (allocation policies run only then)
+  Duration round_;          // the policy's round, or policy_params.round for any policy in rounds_only mode
+  bool round_due_ = false;  // the pass was requested by a wake-up (allocation policies run only then)
   bool merge_waiting_ = false;  // preemptive ranking policy with static waiting keys: waiting_sorted_ is kept
   std::vector<int> max_gpus_per_node_;  // per GPU type
   std::optional<EventId> wake_event_;
