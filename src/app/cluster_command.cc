@@ -85,6 +85,19 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
   return kExitOk;
 }
 
+int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const catalog::Catalogs& cat,
+             std::ostream& out, std::ostream& err) {
+  auto spec = io::LoadClusterSweep(args.file, o);
+  if (!spec.ok()) return ReportError("cluster", spec.error(), err);
+  auto rows = cluster::Sweep(o, cat, *spec, args.threads);
+  if (!rows.ok()) return ReportError("cluster", rows.error(), err);
+  if (args.json)
+    out << report::DumpDeterministic(ClusterSweepJson(*rows));
+  else
+    out << "cluster: " << io::SummarizeClusterOptions(o) << "\n" << FormatClusterSweep(*rows);
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::ostream& out,
@@ -99,6 +112,7 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
     out << "ok: " << io::SummarizeClusterOptions(*options) << "\n";
     return kExitOk;
   }
+  if (args.sweep) return RunSweep(args, *options, *catalogs, out, err);
   if (!args.compare.empty()) return RunCompare(args, std::move(*options), *catalogs, out, err);
   auto result = SimulateWithTrace(*options, *catalogs, args, err);
   if (!result.ok()) return ReportError("cluster", result.error(), err);

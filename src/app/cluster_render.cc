@@ -73,6 +73,35 @@ std::string FormatClusterComparison(const std::vector<cluster::ClusterResult>& r
   return t.Render();
 }
 
+std::string FormatClusterSweep(const std::vector<cluster::SweepRow>& rows) {
+  report::Table t("Sweep: policies x load scales x seeds");
+  t.AddColumn("policy").AddColumn("load x").AddColumn("seed").AddColumn("JCT mean").AddColumn("JCT p99");
+  t.AddColumn("queue mean").AddColumn("makespan").AddColumn("util").AddColumn("preempt");
+  for (const cluster::SweepRow& r : rows) {
+    const cluster::ClusterSummary& s = r.summary;
+    t.AddRow({r.policy, fmt::format("{:g}", r.load_scale), std::to_string(r.seed), Span(s.jct_s.mean),
+              Span(s.jct_s.p99), Span(s.queued_s.mean), Span(s.makespan_s),
+              report::FormatPercent(s.utilisation), report::FormatCount(s.preemptions)});
+  }
+  return t.Render();
+}
+
+nlohmann::ordered_json ClusterSweepJson(const std::vector<cluster::SweepRow>& rows) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const cluster::SweepRow& r : rows)
+    j.push_back({{"policy", r.policy},
+                 {"load_scale", r.load_scale},
+                 {"seed", r.seed},
+                 {"jct_mean_s", r.summary.jct_s.mean},
+                 {"jct_p99_s", r.summary.jct_s.p99},
+                 {"queued_mean_s", r.summary.queued_s.mean},
+                 {"makespan_s", r.summary.makespan_s},
+                 {"utilisation", r.summary.utilisation},
+                 {"preemptions", r.summary.preemptions},
+                 {"completed", r.summary.completed}});
+  return j;
+}
+
 nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records) {
   const cluster::ClusterSummary& s = r.summary;
   auto pct = [](const Percentiles& p) {

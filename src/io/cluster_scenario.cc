@@ -211,6 +211,29 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
   j.Finish();
 }
 
+cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const ClusterOptions& o) {
+  cluster::SweepSpec s;
+  s.policies = w.FindList<std::string>("policies").value_or(std::vector<std::string>{});
+  if (s.policies.empty()) s.policies = {o.policy};
+  if (auto l = w.FindList<double>("load_scales", kLoadScale); l && !l->empty()) s.load_scales = *l;
+  if (auto seeds = w.FindList<int64_t>("seeds", Range::NonNegative()); seeds && !seeds->empty())
+    s.seeds.assign(seeds->begin(), seeds->end());
+  w.Finish();
+  MapReader syn = jobs.Section("synthetic");
+  if (!syn.present()) return s;
+  cluster::SyntheticOptions g;
+  g.jobs = syn.Get<int64_t>("jobs", 1000, kJobs);
+  g.jobs_per_hour = syn.Get<double>("jobs_per_hour", 0, Range::Between(0, 1e9));
+  g.load = syn.Get<double>("load", 0.8, Range::Positive(100));
+  g.cluster_gpus = o.cluster.total_gpus();
+  s.regenerate = [g](uint64_t seed) {
+    cluster::SyntheticOptions x = g;
+    x.seed = seed;
+    return cluster::GenerateGavelMix(x);
+  };
+  return s;
+}
+
 void ReadPolicy(const MapReader& p, ClusterOptions& o) {
   o.policy = p.Get<std::string>("name", "fifo");
   if (!cluster::BuiltinPolicies().Contains(o.policy))
@@ -259,6 +282,7 @@ Result<ClusterOptions> ParseClusterScenario(std::string_view text, std::string f
     j.Allow(j.Keys());
   ReadPolicy(root.Section("policy"), o);
   ReadReport(root.Section("report"), o);
+  if (MapReader w = root.Section("sweep"); w.present() && j.present()) ReadSweep(w, j, o);
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;
@@ -267,6 +291,15 @@ Result<ClusterOptions> ParseClusterScenario(std::string_view text, std::string f
 Result<ClusterOptions> LoadClusterScenarioFile(const std::string& path, const catalog::Catalogs& catalogs) {
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseClusterScenario(text, path, catalogs, std::filesystem::path(path).parent_path().string());
+}
+
+Result<cluster::SweepSpec> LoadClusterSweep(const std::string& path, const ClusterOptions& options) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, path));
+  MapReader root = doc.Root();
+  cluster::SweepSpec s = ReadSweep(root.Section("sweep"), root.Section("jobs"), options);
+  DLSIM_RETURN_IF_ERROR(doc.status());
+  return s;
 }
 
 std::string SummarizeClusterOptions(const ClusterOptions& o) {

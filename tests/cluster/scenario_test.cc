@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "dlsim/cluster/simulate.h"
+#include "dlsim/cluster/sweep.h"
+#include "dlsim/cluster/synthetic.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cluster_scenario.h"
 
@@ -178,6 +180,40 @@ TEST(ClusterCli, ExitCodes) {
   EXPECT_EQ(WEXITSTATUS(std::system(
                 (bin + " cluster " + ok + " --csv /nonexistent/dir/x.csv > /dev/null 2>&1").c_str())),
             1);
+}
+
+}  // namespace
+}  // namespace dlsim::io
+
+namespace dlsim::io {
+namespace {
+
+TEST(ClusterSweep, SameRowsWhateverTheThreadCount) {
+  auto o = Parse(
+      "cluster: {nodes: [{gpu: v100, gpus: 4, count: 4}]}\n"
+      "jobs: {synthetic: {generator: gavel, jobs: 300, load: 1.0, seed: 1}}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  cluster::SweepSpec s{.policies = {"fifo", "las"}, .load_scales = {0.5, 1}, .seeds = {1, 2}};
+  s.regenerate = [](uint64_t seed) {
+    return cluster::GenerateGavelMix({.jobs = 300, .load = 1.0, .cluster_gpus = 16, .seed = seed});
+  };
+  auto one = cluster::Sweep(*o, Cat(), s, 1);
+  auto three = cluster::Sweep(*o, Cat(), s, 3);
+  ASSERT_TRUE(one.ok() && three.ok());
+  ASSERT_EQ(one->size(), 8u);
+  for (size_t i = 0; i < one->size(); ++i) {
+    EXPECT_EQ((*one)[i].policy, (*three)[i].policy);
+    EXPECT_EQ((*one)[i].summary.jct_s.mean, (*three)[i].summary.jct_s.mean);
+  }
+  EXPECT_EQ((*one)[0].policy, "fifo");
+  EXPECT_EQ((*one)[1].seed, 2u);
+  EXPECT_NE((*one)[0].summary.jct_s.mean, (*one)[1].summary.jct_s.mean);  // seeds draw other jobs
+  // Twice the load never shortens the mean queueing of the same jobs under FIFO here.
+  EXPECT_GE((*one)[2].summary.queued_s.mean, (*one)[0].summary.queued_s.mean);
+  s.policies = {"fifo", "lass"};
+  auto bad = cluster::Sweep(*o, Cat(), s, 1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("did you mean 'las'"), std::string::npos) << bad.error().message;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // dlsim cluster FILE [--compare fifo,las] [--policy P] [--placement P] [--json [--records]]
 //                    [--csv JOBS.csv] [--series UTIL.csv] [--trace OUT.json] [--check]
+//                    [--sweep [--threads N]]
 // Argument parsing only; the command is app::RunClusterCommand (docs/cluster.md).
 #include <iostream>
 #include <memory>
@@ -25,6 +26,9 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--series", args->series_csv, "Write the utilisation time series as CSV to this file");
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON (a track per node)");
   cmd->add_flag("--check", args->check, "Validate the scenario and print a summary");
+  cmd->add_flag("--sweep", args->sweep, "Run the scenario's sweep: section (policies x load scales x seeds)");
+  cmd->add_option("--threads", args->threads, "Threads of --sweep (0: all cores)")
+      ->check(CLI::Range(0, 4096));
   cmd->callback([args, &global] { Exit(app::RunClusterCommand(*args, global, std::cout, std::cerr)); });
 }
 

@@ -10,12 +10,16 @@
 
 #include "dlsim/cluster/options.h"
 #include "dlsim/cluster/result.h"
+#include "dlsim/cluster/sweep.h"
 
 namespace dlsim::app {
 
 std::string FormatClusterReport(const cluster::ClusterOptions& options, const cluster::ClusterResult& r);
 // One row per policy: JCT and queuing percentiles, makespan, utilisation, fairness, preemptions.
 std::string FormatClusterComparison(const std::vector<cluster::ClusterResult>& results);
+// One row per sweep point, in sweep order.
+std::string FormatClusterSweep(const std::vector<cluster::SweepRow>& rows);
+nlohmann::ordered_json ClusterSweepJson(const std::vector<cluster::SweepRow>& rows);
 nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records);
 void WriteJobsCsv(const cluster::ClusterResult& r, std::ostream& out);
 void WriteSeriesCsv(const cluster::ClusterResult& r, std::ostream& out);

@@ -28,6 +28,7 @@
 
 #include "dlsim/catalog/catalogs.h"
 #include "dlsim/cluster/options.h"
+#include "dlsim/cluster/sweep.h"
 #include "dlsim/core/result.h"
 
 namespace dlsim::io {
@@ -37,6 +38,12 @@ Result<cluster::ClusterOptions> ParseClusterScenario(std::string_view text, std:
                                                      const std::string& base_dir = "");
 Result<cluster::ClusterOptions> LoadClusterScenarioFile(const std::string& path,
                                                         const catalog::Catalogs& catalogs);
+
+// The scenario's `sweep:` section ({policies: [fifo, las], load_scales: [0.5, 1, 2], seeds: [1, 2]};
+// policies default to the scenario's policy, load scales and seeds to [1]). For a synthetic trace,
+// `regenerate` draws the jobs again for each seed. Errors as ParseClusterScenario; a scenario
+// without `sweep:` gives the one-point sweep of its own policy.
+Result<cluster::SweepSpec> LoadClusterSweep(const std::string& path, const cluster::ClusterOptions& options);
 
 // "fifo on 512 GPUs (64 nodes, 1 GPU type); 82,247 jobs; consolidated placement".
 std::string SummarizeClusterOptions(const cluster::ClusterOptions& o);
