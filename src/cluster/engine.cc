@@ -346,6 +346,13 @@ void Engine::Start(int j, Allocation a, double rate) {
   running_pos_[j] = static_cast<int>(running_.size());
   running_.push_back(j);
   const TimePoint done = p.progress_from + Seconds(p.remaining / rate);
+  if (done.SinceStart().IsSaturated()) {  // ~146 years: a time the integer clock cannot hold
+    error_ = Error::InvalidArgument(fmt::format(
+        "job {} ('{}') would finish more than 146 years of simulated time after the start; the trace's work "
+        "and load are beyond what the cluster can run",
+        Job(j).id, Job(j).name));
+    return;
+  }
   finish_event_[j] = queue_.Schedule(done, [this, j] {
     Stop(j, JobStatus::kDone);
     RequestPass();
@@ -412,7 +419,7 @@ void Engine::Account() {
   const TimePoint now = queue_.Now();
   const double busy = static_cast<double>(state_.busy_milli());
   const double interval_s = options_.sample_interval.ToSeconds();
-  while (next_sample_ <= now) {
+  while (next_sample_ <= now && samples_.size() < kMaxUtilSamples) {
     bucket_ += busy * (next_sample_ - last_account_).ToSeconds();
     const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
     samples_.push_back({next_sample_.ToSeconds(), bucket_ / interval_s / 1000.0,

@@ -26,6 +26,9 @@
 
 namespace dlsim::cluster {
 
+// The utilisation series stops after this many samples (a month at the default hour is 720).
+inline constexpr size_t kMaxUtilSamples = 1000000;
+
 class Engine {
  public:
   Engine(const ClusterOptions& options, const SchedulingPolicy& policy, const PlacementPolicy& placement,

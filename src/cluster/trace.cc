@@ -311,6 +311,13 @@ Result<std::vector<JobSpec>> Finish(std::vector<Row> rows, const std::string& fi
     return Error::InvalidArgument(
         fmt::format("{}: {} jobs; at most {} are simulated", file, rows.size(), kMaxJobs));
   const double t0 = rows.front().arrival_s;
+  const Row& last = rows.back();
+  if ((last.arrival_s - t0) / o.load_scale > kMaxSeconds)
+    return Error::InvalidArgument(
+        fmt::format("{}:{}: this job arrives {} s after the first one (line {}); a trace may span at most {} "
+                    "s (31 years)",
+                    file, last.line, FormatNumber((last.arrival_s - t0) / o.load_scale, 6), rows.front().line,
+                    FormatNumber(kMaxSeconds, 10)));
   std::vector<JobSpec> jobs;
   jobs.reserve(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {

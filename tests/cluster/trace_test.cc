@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "dlsim/catalog/catalogs.h"
+#include "dlsim/cluster/simulate.h"
 #include "dlsim/cluster/synthetic.h"
 
 namespace dlsim::cluster {
@@ -184,6 +186,38 @@ TEST(GavelMix, MeanLoadMatchesTheClosedForm) {
   EXPECT_NEAR(gpu_s / span / 100, 0.5, 0.05);  // offered load
   EXPECT_NEAR(gpu_s / jobs.size(), GavelMixMeanGpuSeconds(), 0.05 * GavelMixMeanGpuSeconds());
   EXPECT_EQ(GenerateGavelMix(o).value()[777].work, jobs[777].work);  // seeded
+}
+
+}  // namespace
+}  // namespace dlsim::cluster
+
+namespace dlsim::cluster {
+namespace {
+
+// Fuzzing found: a year-4034 timestamp put one job 2,000 years after the others; the utilisation
+// series then stepped through 2,000 years hour by hour. A trace may span 31 years.
+TEST(PhillyTrace, FuzzRegressionASpanBeyondThirtyYearsIsAnError) {
+  const std::string t =
+      "timestamp,duration,num_gpus,gpu_time,cluster\n4034-10-09 07:01:55,66.0,1,66.0,a\n"
+      "2017-10-09 06:13:03,2951.0,1,2951.0,b\n";
+  const std::string e = ErrorOf(t, TraceFormat::kPhilly);
+  EXPECT_NE(e.find("t.csv:2: this job arrives"), std::string::npos) << e;
+  EXPECT_NE(e.find("at most 1000000000 s (31 years)"), std::string::npos) << e;
+}
+
+TEST(ClusterEngineLimits, WorkBeyondTheClockIsAnErrorNotAHang) {
+  ClusterOptions o;
+  o.cluster.AddNodes("n", "gpu", 1, 1, 0, 0, 0);
+  for (int i = 0; i < 6; ++i) {
+    JobSpec j;
+    j.id = i;
+    j.work = 1e9;  // 31 years each, one after the other: 190 years in all
+    o.jobs.push_back(j);
+  }
+  catalog::Catalogs none;
+  auto r = Simulate(o, none, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("146 years"), std::string::npos) << r.error().message;
 }
 
 }  // namespace
