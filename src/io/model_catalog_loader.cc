@@ -1,4 +1,5 @@
 // The model catalog's YAML: `models:` entries and the shape keys a scenario may override.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,18 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
                                        {"none", model::PositionEmbedding::kNone}});
   spec.dropout = m.Get<double>("dropout", spec.dropout, limits::kDropout);
   spec.max_seq_len = m.Get<int>("max_seq_len", spec.max_seq_len, limits::kMaxSeqLen);
+}
+
+void CheckModelShape(const MapReader& m, const model::ModelSpec& spec) {
+  for (const model::ShapeIssue& issue : spec.ShapeIssues()) {
+    auto given =
+        std::find_if(issue.keys.begin(), issue.keys.end(), [&](std::string_view k) { return m.Has(k); });
+    if (given != issue.keys.end()) {
+      m.AddError(*given, issue.message);
+    } else {
+      m.document().AddError(m.location(), m.path(), "model '" + spec.name + "': " + issue.message);
+    }
+  }
 }
 
 namespace internal {

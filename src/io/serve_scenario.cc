@@ -205,6 +205,7 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
     else
       m.AddError("name", found.error().message);
   }
+  if (!m.Has("name")) spec.name = "custom";
   ReadModelShape(m, spec, !m.Has("name"));
   m.Finish();
 }
@@ -287,7 +288,9 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   ReadSlo(root.Section("slo"), o.slo);
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
-  // Semantic checks (types are right by now).
+  // Semantic checks (types are right by now): the model's shape (as train checks it), then tp and pp.
+  CheckModelShape(root.Section("model"), o.model);
+  DLSIM_RETURN_IF_ERROR(doc.status());
   CheckServeLayout(o, h, doc);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/data_section.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/yaml_reader.h"
@@ -46,14 +47,6 @@ std::string UnknownName(std::string_view kind, const std::string& name, const st
   std::string msg = "unknown " + std::string(kind) + " '" + name + "'";
   if (auto m = ClosestMatch(name, names_and_aliases)) msg += " (did you mean '" + *m + "'?)";
   return msg + "; allowed: " + Join(names, ", ");
-}
-
-// The first of `keys` the file gives (so an error points at a line the user wrote), else the first.
-std::string_view PresentKey(const MapReader& r, std::initializer_list<std::string_view> keys) {
-  for (std::string_view k : keys) {
-    if (r.Has(k)) return k;
-  }
-  return *keys.begin();
 }
 
 // The sections of one scenario, read once.
@@ -191,23 +184,6 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
 
 // ----- semantic checks (run once keys and types are right) -----
 
-void CheckModel(const MapReader& m, const model::ModelSpec& s) {
-  const bool had_errors = m.document().has_errors();
-  if (s.hidden % s.heads != 0) {
-    m.AddError(PresentKey(m, {"heads", "hidden"}),
-               "hidden " + std::to_string(s.hidden) + " is not divisible by heads " +
-                   std::to_string(s.heads) + " (head_dim = hidden / heads)");
-  }
-  if (s.kv_heads > s.heads || s.heads % s.kv_heads != 0) {
-    m.AddError(PresentKey(m, {"kv_heads", "heads"}),
-               "heads " + std::to_string(s.heads) + " is not a multiple of kv_heads " +
-                   std::to_string(s.kv_heads) + " (each key/value head serves a whole group of query heads)");
-  }
-  if (m.document().has_errors() != had_errors) return;
-  // The remaining shape rules (dropout < 1, learned positions need max_seq_len, ...).
-  if (Status st = s.Validate(); !st.ok()) m.document().AddError(m.location(), m.path(), st.error().message);
-}
-
 void CheckPrecision(const MapReader& t, const train::TrainingOptions& o, const hw::GpuSpec* gpu) {
   if (gpu == nullptr || gpu->Peak(o.precision).value() > 0) return;
   std::vector<std::string> supported;
@@ -262,7 +238,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   s.root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
 
-  CheckModel(s.model, o.model);
+  CheckModelShape(s.model, o.model);  // the shape rules of ModelSpec, each at its key
   CheckPrecision(s.training, o.training, gpu);
   CheckParallelLayout(s, &o);
   DLSIM_RETURN_IF_ERROR(doc.status());

@@ -1,6 +1,8 @@
 #include "dlsim/model/model_spec.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dlsim::model {
 
@@ -54,28 +56,50 @@ double ModelSpec::ParameterCount() const {
   return layers * LayerParameters() + EmbeddingParameters() + HeadParameters();
 }
 
-Status ModelSpec::Validate() const {
-  auto bad = [&](const std::string& what) { return Error::InvalidArgument("model '" + name + "': " + what); };
-  auto positive = [&](const char* field, int v) -> Status {
-    if (v > 0) return Status::Ok();
-    return bad(std::string(field) + " must be a positive integer, found " + std::to_string(v));
-  };
-  DLSIM_RETURN_IF_ERROR(positive("layers", layers));
-  DLSIM_RETURN_IF_ERROR(positive("hidden", hidden));
-  DLSIM_RETURN_IF_ERROR(positive("heads", heads));
-  DLSIM_RETURN_IF_ERROR(positive("kv_heads", kv_heads));
-  DLSIM_RETURN_IF_ERROR(positive("ffn_hidden", ffn_hidden));
-  DLSIM_RETURN_IF_ERROR(positive("vocab", vocab));
-  if (hidden % heads != 0)
-    return bad("heads (" + std::to_string(heads) + ") must divide hidden (" + std::to_string(hidden) + ")");
-  if (kv_heads > heads || heads % kv_heads != 0)
-    return bad("kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(heads) +
-               ")");
-  if (dropout < 0 || dropout >= 1) return bad("dropout must be in [0, 1), found " + std::to_string(dropout));
-  if (max_seq_len < 0) return bad("max_seq_len must not be negative");
+namespace {
+
+std::vector<ShapeIssue> PositivityIssues(const ModelSpec& m) {
+  std::vector<ShapeIssue> out;
+  const std::pair<std::string_view, int> fields[] = {{"layers", m.layers},         {"hidden", m.hidden},
+                                                     {"heads", m.heads},           {"kv_heads", m.kv_heads},
+                                                     {"ffn_hidden", m.ffn_hidden}, {"vocab", m.vocab}};
+  for (const auto& [field, v] : fields) {
+    if (v <= 0)
+      out.push_back(
+          {{field}, std::string(field) + " must be a positive integer, found " + std::to_string(v)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
+  std::vector<ShapeIssue> out = PositivityIssues(*this);
+  if (!out.empty()) return out;
+  if (hidden % heads != 0) {
+    out.push_back({{"heads", "hidden"},
+                   "hidden " + std::to_string(hidden) + " is not divisible by heads " +
+                       std::to_string(heads) + " (head_dim = hidden / heads)"});
+  }
+  if (kv_heads > heads || heads % kv_heads != 0) {
+    out.push_back({{"kv_heads", "heads"},
+                   "heads " + std::to_string(heads) + " is not a multiple of kv_heads " +
+                       std::to_string(kv_heads) +
+                       " (each key/value head serves a whole group of query heads)"});
+  }
+  if (dropout < 0 || dropout >= 1)
+    out.push_back({{"dropout"}, "dropout must be in [0, 1), found " + std::to_string(dropout)});
+  if (max_seq_len < 0) out.push_back({{"max_seq_len"}, "max_seq_len must not be negative"});
   if (position_embedding == PositionEmbedding::kLearned && max_seq_len <= 0)
-    return bad("learned position embeddings need a positive max_seq_len");
-  return Status::Ok();
+    out.push_back(
+        {{"max_seq_len", "position_embedding"}, "learned position embeddings need a positive max_seq_len"});
+  return out;
+}
+
+Status ModelSpec::Validate() const {
+  std::vector<ShapeIssue> issues = ShapeIssues();
+  if (issues.empty()) return Status::Ok();
+  return Error::InvalidArgument("model '" + name + "': " + issues.front().message);
 }
 
 Status ModelCatalog::Add(ModelSpec spec) {

@@ -258,7 +258,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"user.yaml:2", "gpus[0]", "sms must be 1..108"}},
         BadCase{"ModelShapeInconsistent",
                 "models:\n  - name: llama2-7b\n    heads: 30\n",
-                {"user.yaml:2", "models[0]", "heads (30) must divide hidden (4096)"}},
+                {"user.yaml:2", "models[0]", "hidden 4096 is not divisible by heads 30"}},
         BadCase{"NotAList", "gpus: {name: h100}\n", {"user.yaml:1", "gpus", "a list of mappings"}},
         BadCase{"MissingName", "models:\n  - layers: 2\n", {"models[0]", "name"}},
         BadCase{"SyntaxError", "gpus:\n  - name: [h100\n", {"user.yaml"}}),

@@ -67,9 +67,10 @@ TEST(ModelSpecTest, ValidateNamesTheField) {
   };
   const Case cases[] = {
       {[](ModelSpec& s) { s.layers = 0; }, "layers must be a positive integer"},
-      {[](ModelSpec& s) { s.heads = 30; }, "heads (30) must divide hidden (4096)"},
-      {[](ModelSpec& s) { s.kv_heads = 5; }, "kv_heads (5) must divide heads (32)"},
-      {[](ModelSpec& s) { s.kv_heads = 64; }, "kv_heads (64) must divide heads (32)"},
+      {[](ModelSpec& s) { s.heads = 30; },
+       "hidden 4096 is not divisible by heads 30 (head_dim = hidden / heads)"},
+      {[](ModelSpec& s) { s.kv_heads = 5; }, "heads 32 is not a multiple of kv_heads 5"},
+      {[](ModelSpec& s) { s.kv_heads = 64; }, "heads 32 is not a multiple of kv_heads 64"},
       {[](ModelSpec& s) { s.dropout = 1.5; }, "dropout must be in [0, 1)"},
       {[](ModelSpec& s) { s.position_embedding = PositionEmbedding::kLearned; }, "positive max_seq_len"},
   };
@@ -81,6 +82,30 @@ TEST(ModelSpecTest, ValidateNamesTheField) {
     EXPECT_NE(st.error().message.find(c.expect), std::string::npos) << st.error().message;
     EXPECT_NE(st.error().message.find("model 'llama2-7b'"), std::string::npos);
   }
+}
+
+// Every broken rule, each with the keys a reader points at; a non-positive field alone (the other
+// rules would divide by it).
+TEST(ModelSpecTest, ShapeIssuesListEveryBrokenRuleWithItsKeys) {
+  ModelSpec m = Llama2_7b();
+  EXPECT_TRUE(m.ShapeIssues().empty());
+  m.hidden = 64;
+  m.heads = 3;
+  m.kv_heads = 5;
+  m.dropout = 1.0;
+  const std::vector<ShapeIssue> issues = m.ShapeIssues();
+  ASSERT_EQ(issues.size(), 3u);
+  EXPECT_EQ(issues[0].keys, (std::vector<std::string_view>{"heads", "hidden"}));
+  EXPECT_EQ(issues[0].message, "hidden 64 is not divisible by heads 3 (head_dim = hidden / heads)");
+  EXPECT_EQ(issues[1].keys, (std::vector<std::string_view>{"kv_heads", "heads"}));
+  EXPECT_EQ(
+      issues[1].message,
+      "heads 3 is not a multiple of kv_heads 5 (each key/value head serves a whole group of query heads)");
+  EXPECT_EQ(issues[2].keys, (std::vector<std::string_view>{"dropout"}));
+  EXPECT_EQ(m.Validate().error().message, "model 'llama2-7b': " + issues[0].message);
+  m.heads = 0;
+  ASSERT_EQ(m.ShapeIssues().size(), 1u);
+  EXPECT_EQ(m.ShapeIssues()[0].message, "heads must be a positive integer, found 0");
 }
 
 TEST(ModelCatalogTest, FindByAliasAndSuggest) {

@@ -67,6 +67,13 @@ const BadCase kBadCases[] = {
     {"requests_and_duration.yaml", {":2:38: workload.duration_s: give requests or duration_s, not both"}},
     {"weight_fraction_out_of_range.yaml",
      {":2:42: offload.weight_fraction: expected a number, found '1.5'; allowed: 0..1"}},
+    // Model shapes: the rules of model::ModelSpec, with train's messages, each at its key.
+    {"model_hidden_not_divisible.yaml",
+     {":1:33: model.heads: hidden 64 is not divisible by heads 3 (head_dim = hidden / heads)"}},
+    {"model_kv_heads_above_heads.yaml", {":1:36: model.kv_heads: heads 32 is not a multiple of kv_heads 64"}},
+    {"model_kv_heads_not_dividing.yaml", {":4:13: model.kv_heads: heads 32 is not a multiple of kv_heads 5"}},
+    {"model_learned_no_max_seq_len.yaml",
+     {":6:23: model.position_embedding: learned position embeddings need a positive max_seq_len"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto& info) {

@@ -47,6 +47,11 @@ Status MergeCatalogFile(const std::string& path, Catalogs& catalogs);
 // ffn_hidden follow heads and hidden (MHA, 4 x hidden) unless `spec` had other values or they
 // are given. Errors are recorded in m's document; does not call m.Finish().
 void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new);
+// Records each of spec.ShapeIssues() (model/model_spec.h: heads divide hidden, kv_heads divide
+// heads, ...) at the first of its keys that `m` gives, e.g. "model.kv_heads: heads 32 is not a
+// multiple of kv_heads 5 (...)"; an issue none of whose keys is given is recorded at the section as
+// "model 'NAME': MESSAGE". The one shape check of train and serve scenarios.
+void CheckModelShape(const MapReader& m, const model::ModelSpec& spec);
 // The keys ReadModelShape reads.
 const std::vector<std::string>& ModelShapeKeys();
 

@@ -25,6 +25,14 @@ std::string_view ArchName(Arch a);                            // "decoder" | "en
 std::string_view NormName(Norm n);                            // "layernorm" | "rmsnorm"
 std::string_view PositionEmbeddingName(PositionEmbedding p);  // "learned" | "rope" | "none"
 
+// One broken shape rule of a ModelSpec. `keys`: the fields (= scenario and catalog keys) the rule is
+// about, most specific first, so a reader can point at the first one its file gives; `message` names
+// the values, e.g. "hidden 64 is not divisible by heads 3 (head_dim = hidden / heads)".
+struct ShapeIssue {
+  std::vector<std::string_view> keys;
+  std::string message;
+};
+
 struct ModelSpec {
   std::string name;
   std::vector<std::string> aliases;
@@ -55,8 +63,13 @@ struct ModelSpec {
   double EmbeddingParameters() const;
   double HeadParameters() const;
   double ParameterCount() const;
-  // Checks positivity and shape consistency (heads divide hidden, kv_heads divide heads).
-  // Error (kInvalidArgument) names the model and the offending field.
+  // The shape rules, the one place they live (train and serve scenarios and the catalog use them):
+  // every field positive; then heads divide hidden, kv_heads divide heads (so kv_heads <= heads),
+  // 0 <= dropout < 1, max_seq_len >= 0 and positive for learned positions. Every broken rule, in
+  // that order; empty when the shape is valid. When a field is not positive only those are returned
+  // (the other rules would divide by it).
+  std::vector<ShapeIssue> ShapeIssues() const;
+  // Ok, or the first of ShapeIssues() as kInvalidArgument "model 'NAME': MESSAGE".
   Status Validate() const;
 };
 
