@@ -1,14 +1,16 @@
 #include "dlsim/core/csv.h"
 
 #include <charconv>
-#include <cstdlib>
+#include <cmath>
+#include <optional>
 
 #include "dlsim/core/strings.h"
 
 namespace dlsim {
 namespace {
 
-std::vector<std::string> Split(std::string_view line) {
+// The cells of `line`, trimmed of spaces; `columns` gets each cell's 1-based character column.
+std::vector<std::string> Split(std::string_view line, std::vector<int>* columns = nullptr) {
   std::vector<std::string> out;
   size_t start = 0;
   while (true) {
@@ -16,12 +18,24 @@ std::vector<std::string> Split(std::string_view line) {
     std::string cell(
         line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\r')) cell.pop_back();
-    while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
+    size_t lead = 0;
+    while (lead < cell.size() && cell[lead] == ' ') ++lead;
+    cell.erase(0, lead);
+    if (columns != nullptr) columns->push_back(static_cast<int>(start + lead) + 1);
     out.push_back(std::move(cell));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   return out;
+}
+
+// A finite decimal number filling all of `s` ("+1.5", "2e3"); nullopt otherwise (hex, inf, nan, "1,5").
+std::optional<double> ParseDecimal(std::string_view s) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace
@@ -40,14 +54,22 @@ Result<std::string> CsvTable::Text(size_t row, std::string_view column) const {
   return rows[row][c];
 }
 
+std::string CsvTable::Where(size_t row, size_t column_index) const {
+  std::string out = file_name + ":" + std::to_string(row_lines[row]);
+  const size_t i = row * header.size() + column_index;
+  if (i < cell_columns.size()) out += ":" + std::to_string(cell_columns[i]);
+  return out;
+}
+
 Result<double> CsvTable::Number(size_t row, std::string_view column) const {
   DLSIM_ASSIGN_OR_RETURN(std::string cell, Text(row, column));
-  char* end = nullptr;
-  double v = std::strtod(cell.c_str(), &end);
-  if (cell.empty() || end != cell.c_str() + cell.size())
-    return Error::Parse(file_name + ":" + std::to_string(row_lines[row]) + ": column '" +
-                        std::string(column) + "': expected a number, found '" + cell + "'");
-  return v;
+  std::optional<double> v = ParseDecimal(cell);
+  if (!v) {
+    return Error::Parse(Where(row, *Column(column)) + ": column '" + std::string(column) +
+                        "': expected a number, found '" + cell + "'" +
+                        (cell.find('"') != std::string::npos ? " (cells are not quoted)" : ""));
+  }
+  return *v;
 }
 
 Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
@@ -71,11 +93,15 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
       t.header = Split(line);
       continue;
     }
-    auto cells = Split(line);
-    if (cells.size() != t.header.size())
-      return Error::Parse(t.file_name + ":" + std::to_string(line_no) + ": expected " +
-                          std::to_string(t.header.size()) + " columns, found " +
-                          std::to_string(cells.size()));
+    auto cells = Split(line, &t.cell_columns);
+    if (cells.size() != t.header.size()) {
+      std::string msg = t.file_name + ":" + std::to_string(line_no) + ": expected " +
+                        std::to_string(t.header.size()) + " columns (" + Join(t.header, ", ") + "), found " +
+                        std::to_string(cells.size());
+      if (cells.size() > t.header.size())
+        msg += " (a comma always separates columns: write 12500, not 12,500)";
+      return Error::Parse(msg);
+    }
     t.rows.push_back(std::move(cells));
     t.row_lines.push_back(line_no);
   }

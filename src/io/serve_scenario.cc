@@ -9,6 +9,7 @@
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/limits.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {
@@ -24,30 +25,29 @@ std::string Resolve(const std::string& base_dir, const std::string& path) {
   return (std::filesystem::path(base_dir) / path).string();
 }
 
-// Every row's value in `column`, as a number; the first bad cell is the error.
-Result<std::vector<double>> NumberColumn(const CsvTable& table, std::string_view column) {
+// Every row's value in `column`, read as a scenario value is (io::ParseNumber: decimal, finite, in
+// `range`, an integer when `integral`); the first bad cell is the error, "FILE:LINE:COL: column 'c': ...".
+Result<std::vector<double>> NumberColumn(const CsvTable& table, std::string_view column, const Range& range,
+                                         bool integral) {
+  DLSIM_ASSIGN_OR_RETURN(size_t c, table.Column(column));
   std::vector<double> out;
   out.reserve(table.rows.size());
   for (size_t r = 0; r < table.rows.size(); ++r) {
-    DLSIM_ASSIGN_OR_RETURN(double v, table.Number(r, column));
-    out.push_back(v);
+    const std::string& cell = table.rows[r][c];
+    auto v = ParseNumber(cell, range, integral);
+    if (!v.ok()) {
+      return Error::Parse(table.Where(r, c) + ": column '" + std::string(column) + "': " + v.error().message +
+                          (cell.find('"') != std::string::npos ? "; cells are not quoted" : ""));
+    }
+    out.push_back(*v);
   }
   return out;
 }
 
-// Row `row`'s token count in `column` (value `v`) as an integer. Error for a value that no int64_t
-// holds (NaN, infinite, |v| >= 2^63): converting it would be undefined behaviour.
-Result<int64_t> TokenCount(const CsvTable& table, size_t row, std::string_view column, double v) {
-  if (std::isfinite(v) && std::abs(v) < 9.2e18) return static_cast<int64_t>(v);
-  return Error::Parse(table.file_name + ":" + std::to_string(table.row_lines[row]) + ": column '" +
-                      std::string(column) + "': expected a token count, found '" +
-                      table.Text(row, column).value() + "'");
-}
-
-// A numeric column of a CSV data file; errors are recorded at `key` of `m`.
+// A token column of a CSV data file; errors are recorded at `key` of `m`.
 std::vector<double> ReadColumn(const MapReader& m, std::string_view key, const std::string& path,
                                const std::string& column) {
-  auto text = ReadTextFile(path);
+  auto text = ReadTextFile(path);  // a regular file of at most MaxInputFileBytes()
   if (!text.ok()) {
     m.AddError(key, text.error().message);
     return {};
@@ -57,20 +57,41 @@ std::vector<double> ReadColumn(const MapReader& m, std::string_view key, const s
     m.AddError(key, values.error().message);
     return {};
   }
+  if (values->empty()) m.AddError(key, path + ": the file has no rows");
   return std::move(values).value();
+}
+
+void ReadEmpiricalLengths(const MapReader& m, const std::string& base_dir, const std::string& default_column,
+                          LengthDistribution& d) {
+  const std::string file = m.Get<std::string>("file", "");
+  const std::string column = m.Get<std::string>("column", default_column);
+  d.kind = LengthDistribution::Kind::kEmpirical;
+  d.values = ReadColumn(m, "file", Resolve(base_dir, file), column);
+}
+
+// The cross-checks of one length distribution (each key's own range is checked as it is read).
+void CheckLengths(const MapReader& m, const LengthDistribution& d) {
+  using Kind = LengthDistribution::Kind;
+  if (d.max < d.min) m.AddError("max", "must be >= min " + std::to_string(d.min));
+  if (d.kind == Kind::kFixed && !m.Has("value")) m.AddError("distribution", "fixed needs 'value'");
+  if (d.kind == Kind::kUniform && d.high < d.low) m.AddError("high", "must be >= low");
+  auto outside = [&](double v) { return v < static_cast<double>(d.min) || v > static_cast<double>(d.max); };
+  const std::string clamp = " [" + std::to_string(d.min) + ", " + std::to_string(d.max) + "]";
+  if (d.kind == Kind::kFixed && m.Has("value") && outside(d.value))
+    m.AddError("value", "is outside min..max" + clamp + ", which would clamp every sample: raise max");
+  if (d.kind == Kind::kUniform && (outside(d.low) || outside(d.high)))
+    m.AddError(outside(d.low) ? "low" : "high", "is outside min..max" + clamp + ": raise max");
 }
 
 LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthDistribution d,
                                const std::string& base_dir, const std::string& default_column) {
   MapReader m = w.Section(key);
   if (!m.present()) return d;
-  d.min = m.Get<int64_t>("min", d.min, Range::Positive());
-  d.max = m.Get<int64_t>("max", d.max, Range::Positive());
-  if (std::optional<std::string> file = m.Find<std::string>("file")) {
-    const std::string column = m.Get<std::string>("column", default_column);
-    d.kind = LengthDistribution::Kind::kEmpirical;
-    d.values = ReadColumn(m, "file", Resolve(base_dir, *file), column);
-    if (d.values.empty() && !m.document().has_errors()) m.AddError("file", "the file has no rows");
+  const bool had_errors = m.document().has_errors();
+  d.min = m.Get<int64_t>("min", d.min, limits::kRequestTokens);
+  d.max = m.Get<int64_t>("max", d.max, limits::kRequestTokens);
+  if (m.Has("file")) {
+    ReadEmpiricalLengths(m, base_dir, default_column, d);
     m.Finish();
     return d;
   }
@@ -78,15 +99,12 @@ LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthD
                      {{"lognormal", LengthDistribution::Kind::kLognormal},
                       {"fixed", LengthDistribution::Kind::kFixed},
                       {"uniform", LengthDistribution::Kind::kUniform}});
-  d.median = m.Get<double>("median", d.median, Range::Positive());
-  d.sigma = m.Get<double>("sigma", d.sigma, Range::NonNegative());
-  d.value = m.Get<double>("value", d.value, Range::Positive());
-  d.low = m.Get<double>("low", d.low, Range::Positive());
-  d.high = m.Get<double>("high", d.high, Range::Positive());
-  if (d.kind == LengthDistribution::Kind::kFixed && !m.Has("value"))
-    m.AddError("distribution", "fixed needs 'value'");
-  if (d.kind == LengthDistribution::Kind::kUniform && d.high < d.low) m.AddError("high", "must be >= low");
-  if (d.max < d.min) m.AddError("max", "must be >= min");
+  d.median = m.Get<double>("median", d.median, limits::kRequestTokens);
+  d.sigma = m.Get<double>("sigma", d.sigma, limits::kServeSigma);
+  d.value = m.Get<double>("value", d.value, limits::kRequestTokens);
+  d.low = m.Get<double>("low", d.low, limits::kRequestTokens);
+  d.high = m.Get<double>("high", d.high, limits::kRequestTokens);
+  if (m.document().has_errors() == had_errors) CheckLengths(m, d);  // only on values the file gave
   m.Finish();
   return d;
 }
@@ -118,16 +136,34 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
   if (o.trace.empty() && !w.document().has_errors()) w.AddError("trace_file", "the trace has no rows");
 }
 
+// requests / rate and rate x duration_s: the arrivals must fit the clock and the request limit.
+void CheckArrivalVolume(const MapReader& w, const serve::WorkloadOptions& o) {
+  if (o.arrival == ArrivalKind::kTrace || w.document().has_errors()) return;
+  if (o.requests > 0 && static_cast<double>(o.requests) / o.rate > serve::kMaxArrivalSeconds) {
+    w.AddError(w.Has("rate") ? "rate" : "requests",
+               FormatNumber(static_cast<double>(o.requests), 6) + " requests at " + FormatNumber(o.rate, 6) +
+                   " req/s arrive over about " + FormatNumber(static_cast<double>(o.requests) / o.rate, 3) +
+                   " s; at most " + FormatNumber(serve::kMaxArrivalSeconds, 3) +
+                   " s of arrivals (about 3.2 years): raise rate or give fewer requests");
+  }
+  const double expected = o.rate * o.duration_s;
+  if (o.duration_s > 0 && expected > static_cast<double>(serve::kMaxRequests)) {
+    w.AddError("duration_s", "rate x duration_s = " + FormatNumber(expected, 6) +
+                                 " expected requests; at most " + std::to_string(serve::kMaxRequests) +
+                                 " (a memory limit): shorten duration_s or split the run");
+  }
+}
+
 serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_dir) {
   serve::WorkloadOptions o;
   o.arrival = w.GetEnum(
       "arrival", o.arrival,
       {{"poisson", ArrivalKind::kPoisson}, {"gamma", ArrivalKind::kGamma}, {"trace", ArrivalKind::kTrace}});
-  o.rate = w.Get<double>("rate", o.rate, Range::Positive());
-  o.cv = w.Get<double>("cv", o.cv, Range::Positive());
-  o.requests = w.Get<int64_t>("requests", 0, Range::Positive());
-  o.duration_s = w.Get<double>("duration_s", 0, Range::Positive());
-  o.seed = static_cast<uint64_t>(w.Get<int64_t>("seed", 0, Range::NonNegative()));
+  o.rate = w.Get<double>("rate", o.rate, limits::kRequestRate);
+  o.cv = w.Get<double>("cv", o.cv, limits::kArrivalCv);
+  o.requests = w.Get<int64_t>("requests", 0, limits::kRequests);
+  o.duration_s = w.Get<double>("duration_s", 0, limits::kDurationSeconds);
+  o.seed = static_cast<uint64_t>(w.Get<int64_t>("seed", 0, limits::kSeed));
   if (w.Has("cv") && o.arrival != ArrivalKind::kGamma) w.AddError("cv", "only used with arrival: gamma");
   if (w.Has("requests") && w.Has("duration_s"))
     w.AddError("duration_s", "give requests or duration_s, not both");
@@ -135,6 +171,7 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   o.prompt = ReadLengths(w, "prompt_tokens", o.prompt, base_dir, "num_prefill_tokens");
   o.output = ReadLengths(w, "output_tokens", o.output, base_dir, "num_decode_tokens");
   ReadTrace(w, base_dir, o);
+  CheckArrivalVolume(w, o);
   w.Finish();
   return o;
 }
@@ -156,21 +193,22 @@ serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& name
   serve::SchedulerOptions o;
   ReadName(s, "name", names.schedulers, o.name);
   ReadName(s, "router", names.routers, o.router);
-  o.block_size = s.Get<int>("block_size", o.block_size, Range::Between(1, 4096));
-  o.watermark = s.Get<double>("watermark", o.watermark, Range::Between(0, 0.5));
-  o.max_batch_size = s.Get<int>("max_batch_size", o.max_batch_size, Range::Positive());
-  o.max_batched_tokens = s.Get<int64_t>("max_batched_tokens", o.max_batched_tokens, Range::Positive());
-  o.chunk_size = s.Get<int64_t>("chunk_size", o.chunk_size, Range::Positive());
+  o.block_size = s.Get<int>("block_size", o.block_size, limits::kBlockSize);
+  o.watermark = s.Get<double>("watermark", o.watermark, limits::kWatermark);
+  o.max_batch_size = s.Get<int>("max_batch_size", o.max_batch_size, limits::kMaxBatchSize);
+  o.max_batched_tokens = s.Get<int64_t>("max_batched_tokens", o.max_batched_tokens, limits::kRequestTokens);
+  o.chunk_size = s.Get<int64_t>("chunk_size", o.chunk_size, limits::kRequestTokens);
   o.preemption = s.GetEnum("preemption", o.preemption,
                            {{"recompute", Preemption::kRecompute}, {"swap", Preemption::kSwap}});
-  o.prefill_replicas = s.Get<int>("prefill_replicas", o.prefill_replicas, Range::Positive());
-  o.decode_replicas = s.Get<int>("decode_replicas", o.decode_replicas, Range::Positive());
-  o.kv_transfer_gbps = s.Get<double>("kv_transfer_gbps", o.kv_transfer_gbps, Range::Positive());
-  o.max_seq_len = s.Get<int64_t>("max_seq_len", o.max_seq_len, Range::Positive());
+  o.prefill_replicas = s.Get<int>("prefill_replicas", o.prefill_replicas, limits::kServeReplicas);
+  o.decode_replicas = s.Get<int>("decode_replicas", o.decode_replicas, limits::kServeReplicas);
+  o.kv_transfer_gbps = s.Get<double>("kv_transfer_gbps", o.kv_transfer_gbps, limits::kKvLinkGbps);
+  o.max_seq_len = s.Get<int64_t>("max_seq_len", o.max_seq_len, limits::kRequestTokens);
   for (const char* k : {"prefill_replicas", "decode_replicas", "kv_transfer_gbps"}) {
     if (s.Has(k) && o.name != "distserve") s.AddError(k, "only used with name: distserve");
   }
   if (s.Has("chunk_size") && o.name != "sarathi") s.AddError("chunk_size", "only used with name: sarathi");
+  if (s.Has("max_seq_len") && o.name != "orca") s.AddError("max_seq_len", "only used with name: orca");
   s.Finish();
   return o;
 }
@@ -181,10 +219,10 @@ serve::OffloadOptions ReadOffload(const MapReader& m) {
       "mode", o.mode,
       {{"none", OffloadMode::kNone}, {"static", OffloadMode::kStatic}, {"select-n", OffloadMode::kSelectN}});
   o.weight_fraction = m.Get<double>("weight_fraction", o.weight_fraction, Range::Between(0, 1));
-  o.min_interval = m.Get<int>("min_interval", o.min_interval, Range::AtLeast(2));
-  o.pcie_gbps = m.Get<double>("pcie_gbps", o.pcie_gbps, Range::Positive());
-  o.gpus_per_pcie_bus = m.Get<int>("gpus_per_pcie_bus", o.gpus_per_pcie_bus, Range::Positive());
-  o.host_memory_gib = m.Get<double>("host_memory_gib", o.host_memory_gib, Range::Positive());
+  o.min_interval = m.Get<int>("min_interval", o.min_interval, limits::kOffloadInterval);
+  o.pcie_gbps = m.Get<double>("pcie_gbps", o.pcie_gbps, limits::kPcieGbps);
+  o.gpus_per_pcie_bus = m.Get<int>("gpus_per_pcie_bus", o.gpus_per_pcie_bus, limits::kGpusPerPcieBus);
+  o.host_memory_gib = m.Get<double>("host_memory_gib", o.host_memory_gib, limits::kHostMemoryGib);
   if (m.Has("weight_fraction") && o.mode != OffloadMode::kStatic)
     m.AddError("weight_fraction", "only used with mode: static");
   if (m.Has("min_interval") && o.mode != OffloadMode::kSelectN)
@@ -217,17 +255,17 @@ void ReadServeHardware(const MapReader& h, const hw::Catalog& hardware, serve::S
     o.gpu = **g;
   else
     h.AddError("gpu", g.error().message);
-  o.hardware.tp = h.Get<int>("tp", 1, Range::Positive());
-  o.hardware.pp = h.Get<int>("pp", 1, Range::Positive());
-  o.hardware.replicas = h.Get<int>("replicas", 1, Range::Positive());
-  o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, Range::Between(0, 0.9));
+  o.hardware.tp = h.Get<int>("tp", 1, limits::kServeDegree);
+  o.hardware.pp = h.Get<int>("pp", 1, limits::kServeDegree);
+  o.hardware.replicas = h.Get<int>("replicas", 1, limits::kServeReplicas);
+  o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, limits::kMemoryMargin);
   h.Finish();
 }
 
 // Reads the slo section into `o` (absent keys keep their defaults).
 void ReadSlo(const MapReader& slo, serve::SloOptions& o) {
-  o.ttft_s = slo.Get<double>("ttft_s", o.ttft_s, Range::Positive());
-  o.tpot_s = slo.Get<double>("tpot_s", o.tpot_s, Range::Positive());
+  o.ttft_s = slo.Get<double>("ttft_s", o.ttft_s, limits::kSloSeconds);
+  o.tpot_s = slo.Get<double>("tpot_s", o.tpot_s, limits::kSloSeconds);
   slo.Finish();
 }
 
@@ -247,28 +285,50 @@ void CheckServeLayout(const serve::ServeOptions& o, const MapReader& h, const Do
   }
 }
 
+// DistServe's pools are the deployment's replicas: hardware.replicas, when given, is their sum.
+void CheckPools(const MapReader& h, const MapReader& s, serve::ServeOptions& o) {
+  if (o.scheduler.name != "distserve") return;
+  const int pools = o.scheduler.prefill_replicas + o.scheduler.decode_replicas;
+  if (pools > serve::kMaxReplicas) {
+    s.AddError("decode_replicas", "prefill_replicas + decode_replicas = " + std::to_string(pools) +
+                                      "; at most " + std::to_string(serve::kMaxReplicas) + " replicas");
+  } else if (h.Has("replicas") && o.hardware.replicas != pools) {
+    h.AddError("replicas", "distserve runs prefill_replicas " + std::to_string(o.scheduler.prefill_replicas) +
+                               " + decode_replicas " + std::to_string(o.scheduler.decode_replicas) + " = " +
+                               std::to_string(pools) + " replicas, not " +
+                               std::to_string(o.hardware.replicas) +
+                               ": give pools that add up to hardware.replicas (or leave replicas out)");
+  }
+  o.hardware.replicas = pools;
+}
+
 }  // namespace
 
 Result<std::vector<double>> ParseTokenColumn(std::string_view text, const std::string& file_name,
                                              const std::string& column) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text, file_name));
-  return NumberColumn(table, column);
+  return NumberColumn(table, column, limits::kRequestTokens, /*integral=*/true);
 }
 
 Result<std::vector<serve::TraceEntry>> ParseRequestTrace(std::string_view text,
                                                          const std::string& file_name) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text, file_name));
-  DLSIM_ASSIGN_OR_RETURN(std::vector<double> at, NumberColumn(table, "arrived_at"));
+  if (table.rows.size() > static_cast<size_t>(serve::kMaxRequests)) {
+    return Error::InvalidArgument(file_name + ": the trace has " + std::to_string(table.rows.size()) +
+                                  " rows; at most " + std::to_string(serve::kMaxRequests) +
+                                  " requests (a memory limit): split the trace");
+  }
+  DLSIM_ASSIGN_OR_RETURN(std::vector<double> at,
+                         NumberColumn(table, "arrived_at", limits::kArrivalSeconds, false));
   if (at.empty()) return std::vector<serve::TraceEntry>{};
-  DLSIM_ASSIGN_OR_RETURN(std::vector<double> p, NumberColumn(table, "num_prefill_tokens"));
-  DLSIM_ASSIGN_OR_RETURN(std::vector<double> d, NumberColumn(table, "num_decode_tokens"));
+  DLSIM_ASSIGN_OR_RETURN(std::vector<double> p,
+                         NumberColumn(table, "num_prefill_tokens", limits::kRequestTokens, true));
+  DLSIM_ASSIGN_OR_RETURN(std::vector<double> d,
+                         NumberColumn(table, "num_decode_tokens", limits::kRequestTokens, true));
   std::vector<serve::TraceEntry> out;
   out.reserve(at.size());
-  for (size_t i = 0; i < at.size(); ++i) {
-    DLSIM_ASSIGN_OR_RETURN(int64_t prompt, TokenCount(table, i, "num_prefill_tokens", p[i]));
-    DLSIM_ASSIGN_OR_RETURN(int64_t output, TokenCount(table, i, "num_decode_tokens", d[i]));
-    out.push_back({at[i], prompt, output});
-  }
+  for (size_t i = 0; i < at.size(); ++i)
+    out.push_back({at[i], static_cast<int64_t>(p[i]), static_cast<int64_t>(d[i])});  // checked integers
   return out;
 }
 
@@ -284,6 +344,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   ReadServeHardware(h, hardware, o);
   o.workload = ReadWorkload(root.Section("workload"), base_dir);
   o.scheduler = ReadScheduler(root.Section("scheduler"), names);
+  CheckPools(h, root.Section("scheduler"), o);
   o.offload = ReadOffload(root.Section("offload"));
   ReadSlo(root.Section("slo"), o.slo);
   root.Finish();

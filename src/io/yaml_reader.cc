@@ -126,9 +126,11 @@ std::string ExpectedNumber(const Range& r, bool integral) {
   return (integral ? "an integer " : "a number ") + range;  // e.g. "a number >= 1"
 }
 
-std::string Mismatch(std::string_view expected, const YAML::Node& found, std::string_view allowed) {
+std::string Mismatch(std::string_view expected, const YAML::Node& found, std::string_view allowed,
+                     std::string_view note = {}) {
   std::string msg = "expected " + std::string(expected) + ", found " + Describe(found);
   if (!allowed.empty()) msg += "; allowed: " + std::string(allowed);
+  if (!allowed.empty() && !note.empty()) msg += " (" + std::string(note) + ")";
   return msg;
 }
 
@@ -174,7 +176,7 @@ std::variant<Int, std::string> ConvertInteger(const YAML::Node& n, const Range& 
   // beyond what the integer holds (99999999999 for an int).
   const bool numeric = v || ParseReal(n);
   const bool bounded = std::isfinite(given.min) || std::isfinite(given.max);
-  return Mismatch(ExpectedNumber(given, true), n, bounded || numeric ? RangeText(r, true) : "");
+  return Mismatch(ExpectedNumber(given, true), n, bounded || numeric ? RangeText(r, true) : "", given.note);
 }
 
 template <>
@@ -188,7 +190,7 @@ std::variant<int64_t, std::string> Convert<int64_t>(const YAML::Node& n, const R
 template <>
 std::variant<double, std::string> Convert<double>(const YAML::Node& n, const Range& r) {
   std::optional<double> v = ParseReal(n);
-  if (!v || !r.Contains(*v)) return Mismatch(ExpectedNumber(r, false), n, RangeText(r, false));
+  if (!v || !r.Contains(*v)) return Mismatch(ExpectedNumber(r, false), n, RangeText(r, false), r.note);
   return *v;
 }
 template <>
@@ -466,6 +468,18 @@ Result<std::string> ReadTextFile(const std::string& path) {
   ss << in.rdbuf();
   if (in.bad()) return Error::NotFound("cannot read '" + path + "'");
   return ss.str();
+}
+
+Result<double> ParseNumber(std::string_view text, const Range& range, bool integral) {
+  const YAML::Node n{std::string(text)};  // a plain scalar, read as the YAML readers read one
+  if (integral) {
+    auto v = ConvertInteger<int64_t>(n, range);
+    if (v.index() == 0) return static_cast<double>(std::get<0>(v));
+    return Error::InvalidArgument(std::get<1>(std::move(v)));
+  }
+  auto v = Convert<double>(n, range);
+  if (v.index() == 0) return std::get<0>(v);
+  return Error::InvalidArgument(std::get<1>(std::move(v)));
 }
 
 Result<Document> LoadYamlFile(const std::string& path) {

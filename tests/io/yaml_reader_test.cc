@@ -212,5 +212,45 @@ TEST(YamlReaderTest, ErrorAtPointsAtTheKey) {
   EXPECT_EQ(sub.ErrorAt("missing", "x").message, "t.yaml:2:1: sub.missing: x");
 }
 
+// Data-file cells (CSV) are read exactly as plain YAML scalars: decimal, finite, in range.
+TEST(YamlReaderTest, ParseNumberReadsCellsAsGetReadsScalars) {
+  const Range tokens = Range::Between(1, 16777216);
+  EXPECT_DOUBLE_EQ(ParseNumber("600", tokens, true).value(), 600);
+  EXPECT_DOUBLE_EQ(ParseNumber("+2.5e3", Range::Positive(), false).value(), 2500);
+  EXPECT_DOUBLE_EQ(ParseNumber("0.25", Range::Between(0, 1), false).value(), 0.25);
+  struct Case {
+    const char* text;
+    bool integral;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"-5", true, "expected an integer, found '-5'; allowed: 1..16777216"},
+      {"nan", true, "expected an integer, found 'nan'; allowed: 1..16777216"},
+      {"1e300", true, "expected an integer, found '1e300'; allowed: 1..16777216"},
+      {"12.5", true, "expected an integer, found '12.5'; allowed: 1..16777216"},
+      {"0x10", true, "expected an integer, found '0x10'; allowed: 1..16777216"},
+      {"inf", false, "expected a number, found 'inf'; allowed: 1..16777216"},
+      {"12,500", false, "expected a number, found '12,500'; allowed: 1..16777216"},
+      {"", false, "expected a number, found ''; allowed: 1..16777216"},
+  };
+  for (const Case& c : cases) {
+    auto v = ParseNumber(c.text, tokens, c.integral);
+    ASSERT_FALSE(v.ok()) << c.text;
+    EXPECT_EQ(v.error().message, c.message);
+  }
+}
+
+// A range's note says why the limit is there, after the allowed range.
+TEST(YamlReaderTest, RangeNoteFollowsTheAllowedRange) {
+  const Range r = Range::Between(1, 100).WithNote("a memory limit: split the run");
+  EXPECT_EQ(
+      ErrorsAfter("n: 1000\n", [&](const MapReader& m) { m.Get<int64_t>("n", 1, r); }),
+      "t.yaml:1:4: n: expected an integer, found '1000'; allowed: 1..100 (a memory limit: split the run)");
+  EXPECT_EQ(ErrorsAfter("x: 1e9\n", [&](const MapReader& m) { m.Get<double>("x", 1, r); }),
+            "t.yaml:1:4: x: expected a number, found '1e9'; allowed: 1..100 (a memory limit: split the run)");
+  EXPECT_EQ(ParseNumber("0", r, true).error().message,
+            "expected an integer, found '0'; allowed: 1..100 (a memory limit: split the run)");
+}
+
 }  // namespace
 }  // namespace dlsim::io

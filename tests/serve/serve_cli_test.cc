@@ -47,10 +47,11 @@ const BadCase kBadCases[] = {
       "'requests'?)"}},
     {"unknown_top_key.yaml",
      {":2:1: sloo: unknown key 'sloo' (did you mean 'slo'?)", "allowed: model, hardware"}},
-    {"wrong_type_rate.yaml", {":3:9: workload.rate: expected a positive number, found 'fast'"}},
-    {"wrong_type_tp.yaml", {":2:16: hardware.tp: expected a positive integer, found a list"}},
-    {"negative_rate.yaml", {":3:9: workload.rate: expected a positive number, found '-2'"}},
-    {"negative_slo.yaml", {":2:28: slo.tpot_s: expected a positive number, found '-0.1'"}},
+    {"wrong_type_rate.yaml",
+     {":3:9: workload.rate: expected a number, found 'fast'; allowed: 1e-06..1000000"}},
+    {"wrong_type_tp.yaml", {":2:16: hardware.tp: expected an integer, found a list; allowed: 1..1024"}},
+    {"negative_rate.yaml", {":3:9: workload.rate: expected a number, found '-2'; allowed: 1e-06..1000000"}},
+    {"negative_slo.yaml", {":2:28: slo.tpot_s: expected a number, found '-0.1'; allowed: 1e-06..1000000"}},
     {"unknown_scheduler.yaml",
      {":2:19: scheduler.name: unknown name 'vlm' (did you mean 'vllm'?)", "sarathi"}},
     {"unknown_router.yaml",
@@ -74,6 +75,86 @@ const BadCase kBadCases[] = {
     {"model_kv_heads_not_dividing.yaml", {":4:13: model.kv_heads: heads 32 is not a multiple of kv_heads 5"}},
     {"model_learned_no_max_seq_len.yaml",
      {":6:23: model.position_embedding: learned position embeddings need a positive max_seq_len"}},
+    // Every numeric key has a finite range (io/limits.h); limits that protect memory or the clock
+    // say why and how to go past them.
+    {"requests_too_many.yaml",
+     {":2:33: workload.requests: expected an integer, found '10000000000'; allowed: 1..10000000 (a memory "
+      "limit, about 130 B per request: split the run"}},
+    {"duration_too_long.yaml",
+     {":2:35: workload.duration_s: expected a number, found '1e308'; allowed: > 0 and <= 100000000 (about "
+      "3.2 "
+      "years of arrivals"}},
+    {"duration_times_rate_too_many.yaml",
+     {":4:15: workload.duration_s: rate x duration_s = 1e+08 expected requests; at most 10000000 (a memory "
+      "limit): shorten duration_s or split the run"}},
+    {"requests_span_beyond_clock.yaml",
+     {":3:18: workload.rate: 20000 requests at 1e-06 req/s arrive over about 2e+10 s; at most 1e+08 s of "
+      "arrivals"}},
+    {"rate_too_low.yaml", {":2:18: workload.rate: expected a number, found '1e-9'; allowed: 1e-06..1000000"}},
+    {"replicas_too_many.yaml",
+     {":2:43: hardware.replicas: expected an integer, found '1000000000'; allowed: 1..10000 (a memory and "
+      "time "
+      "limit: replicas are independent under round-robin, so simulate a share of the fleet"}},
+    {"tp_too_large.yaml", {":2:16: hardware.tp: expected an integer, found '2048'; allowed: 1..1024"}},
+    {"gamma_cv_tiny.yaml", {":2:32: workload.cv: expected a number, found '1e-200'; allowed: 0.01..100"}},
+    {"prompt_value_huge.yaml",
+     {":3:47: workload.prompt_tokens.value: expected a number, found '1e300'; allowed: 1..16777216 (token "
+      "counters are 32-bit; file an issue for longer requests)"}},
+    {"prompt_max_over_limit.yaml",
+     {":3:61: workload.prompt_tokens.max: expected an integer, found '4000000000'; allowed: 1..16777216"}},
+    {"prompt_value_above_max.yaml",
+     {":4:47: workload.prompt_tokens.value: is outside min..max [1, 1048576], which would clamp every "
+      "sample: "
+      "raise max"}},
+    {"uniform_high_huge.yaml",
+     {":3:56: workload.prompt_tokens.high: expected a number, found '1e300'; allowed: 1..16777216"}},
+    {"lognormal_sigma_huge.yaml",
+     {":3:64: workload.output_tokens.sigma: expected a number, found '1e308'; allowed: 0..10"}},
+    {"max_batch_size_huge.yaml",
+     {":2:29: scheduler.max_batch_size: expected an integer, found '2147483647'; allowed: 1..65536 (a batch "
+      "is "
+      "built and priced per iteration"}},
+    {"kv_transfer_tiny.yaml",
+     {":3:48: scheduler.kv_transfer_gbps: expected a number, found '1e-12'; allowed: 0.01..10000"}},
+    {"distserve_pools_mismatch.yaml",
+     {":2:22: hardware.replicas: distserve runs prefill_replicas 5 + decode_replicas 5 = 10 replicas, not "
+      "1"}},
+    {"pcie_tiny.yaml", {":2:56: offload.pcie_gbps: expected a number, found '1e-300'; allowed: 0.1..1000"}},
+    {"host_memory_tiny.yaml",
+     {":2:42: offload.host_memory_gib: expected a number, found '1e-300'; allowed: 1..65536"}},
+    {"min_interval_huge.yaml",
+     {":2:41: offload.min_interval: expected an integer, found '2147483647'; allowed: 2..10000"}},
+    {"slo_tiny.yaml", {":2:15: slo.ttft_s: expected a number, found '1e-300'; allowed: 1e-06..1000000"}},
+    {"orca_max_seq_len_huge.yaml",
+     {":2:38: scheduler.max_seq_len: expected an integer, found '9000000000000000000'; allowed: "
+      "1..16777216"}},
+    {"max_seq_len_without_orca.yaml", {":2:38: scheduler.max_seq_len: only used with name: orca"}},
+    // Values read from data files are checked the same way, located in the file (FILE:LINE:COL).
+    {"prompt_file_negative.yaml",
+     {":3:25: workload.prompt_tokens.file: ",
+      "prompts_negative.csv:3:1: column 'num_prefill_tokens': expected "
+      "an integer, found '-5'; allowed: 1..16777216"}},
+    {"prompt_file_nan.yaml",
+     {"prompts_nan.csv:2:1: column 'num_prefill_tokens': expected an integer, found 'nan'"}},
+    {"prompt_file_huge.yaml",
+     {"prompts_huge.csv:4:1: column 'num_prefill_tokens': expected an integer, found '1e300'; allowed: "
+      "1..16777216"}},
+    {"prompt_file_fraction.yaml",
+     {"prompts_fraction.csv:2:1: column 'num_prefill_tokens': expected an integer, found '12.5'"}},
+    {"prompt_file_thousands.yaml",
+     {"prompts_thousands.csv:2: expected 2 columns (num_prefill_tokens, num_decode_tokens), found 3 (a comma "
+      "always separates columns: write 12500, not 12,500)"}},
+    {"trace_file_hex.yaml",
+     {":2:40: workload.trace_file: ",
+      "trace_hex.csv:3:1: column 'arrived_at': expected a number, found '0x10'; "
+      "allowed: 0..100000000"}},
+    {"trace_file_inf.yaml", {"trace_inf.csv:2:1: column 'arrived_at': expected a number, found 'inf'"}},
+    {"trace_file_decode_zero.yaml",
+     {"trace_decode_zero.csv:3:9: column 'num_decode_tokens': expected an integer, found '0'; allowed: "
+      "1..16777216"}},
+    {"trace_file_prompt_huge.yaml",
+     {"trace_prompt_3e9.csv:2:5: column 'num_prefill_tokens': expected an integer, found '3000000000'"}},
+    {"trace_file_device.yaml", {":2:40: workload.trace_file: cannot read '/dev/zero': not a regular file"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto& info) {

@@ -1,12 +1,13 @@
-// The checked range of every numeric scenario and catalog key of training, in one place, so the
-// scenario reader, the catalog reader and docs/scenario-format.md agree. Each bound is either a
-// physical limit or a generous multiple of the largest real value (noted), so a typo or an absurd
+// The checked range of every numeric scenario and catalog key of training and serving, in one place,
+// so the scenario readers, the catalog reader, docs/scenario-format.md and docs/serving.md agree. Each bound
+// is either a physical limit or a generous multiple of the largest real value (noted), so a typo or an absurd
 // value is an error at the edge instead of an overflow, a hang or a nonsense result later.
 // Limits that protect memory or time say so; a real need beyond them is an issue to file.
 #ifndef DLSIM_IO_LIMITS_H_
 #define DLSIM_IO_LIMITS_H_
 
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/serve/options.h"
 
 namespace dlsim::io::limits {
 
@@ -59,6 +60,39 @@ inline const Range kCacheMib = Range::Between(0, 1e6);
 inline const Range kPowerWatts = Range::Between(0, 1e5);
 inline const Range kCount = Range::Between(0, 1 << 16);  // CPU cores, GPUs per PCIe switch, NICs
 inline const Range kDiskTb = Range::Between(0, 1e6);
+
+// Serving (dlsim serve, docs/serving.md "Ranges and limits"). The limits that protect memory or the
+// simulated clock come from serve/options.h, which the simulator checks again.
+inline const Range kServeDegree = Range::Between(1, 1024);  // tp, pp of one replica
+inline const Range kServeReplicas =
+    Range::Between(1, serve::kMaxReplicas)
+        .WithNote(
+            "a memory and time limit: replicas are independent under round-robin, so simulate a share of "
+            "the fleet at that share of the rate");
+inline const Range kMemoryMargin = Range::Between(0, 0.9);
+inline const Range kRequestRate = Range::Between(1e-6, 1e6);  // requests/s over all replicas
+inline const Range kArrivalCv = Range::Between(0.01, 100);    // gamma inter-arrival coefficient of variation
+inline const Range kRequests =
+    Range::Between(1, static_cast<double>(serve::kMaxRequests))
+        .WithNote("a memory limit, about 130 B per request: split the run into several scenarios (seeds)");
+inline constexpr std::string_view kClockNote =
+    "about 3.2 years of arrivals; the simulated clock holds 146 years";
+inline const Range kArrivalSeconds = Range::Between(0, serve::kMaxArrivalSeconds).WithNote(kClockNote);
+inline const Range kDurationSeconds = Range::Positive(serve::kMaxArrivalSeconds).WithNote(kClockNote);
+inline const Range kRequestTokens =
+    Range::Between(1, static_cast<double>(serve::kMaxTokens))
+        .WithNote("token counters are 32-bit; file an issue for longer requests");
+inline const Range kServeSigma = Range::Between(0, 10);  // lognormal lengths (e^10 ~ 2e4 spread)
+inline const Range kBlockSize = Range::Between(1, 4096);
+inline const Range kWatermark = Range::Between(0, 0.5);
+inline const Range kMaxBatchSize = Range::Between(1, 65536).WithNote(
+    "a batch is built and priced per iteration: more requests than any serving engine batches");
+inline const Range kKvLinkGbps = Range::Between(0.01, 1e4);  // distserve KV transfer, GB/s
+inline const Range kOffloadInterval = Range::Between(2, 10000);
+inline const Range kPcieGbps = Range::Between(0.1, 1000);  // host-to-device GB/s
+inline const Range kGpusPerPcieBus = Range::Between(1, 64);
+inline const Range kHostMemoryGib = Range::Between(1, 65536);
+inline const Range kSloSeconds = Range::Between(1e-6, 1e6);
 
 // Seeds: any non-negative 63-bit integer.
 inline const Range kSeed = Range::NonNegative();

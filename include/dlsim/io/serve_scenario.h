@@ -47,15 +47,17 @@ Result<serve::ServeOptions> LoadServeScenarioFile(const std::string& path, const
 // The text readers behind `{file: F, column: C}` and `trace_file:` (the scenario reader opens the
 // files and calls these; `file_name` is used in messages only).
 //
-// One numeric column of a CSV token file, a value per data row. Error: kParse for malformed CSV or
-// a cell that is not a number ("FILE:LINE: column 'C': expected a number, found 'x'"), kNotFound
-// for a missing column (listing the columns). A header without rows gives an empty list.
+// One token column of a CSV file, a value per data row. Every cell is read as a scenario value is
+// (io::ParseNumber): an integer in 1..2^24 (io/limits.h kRequestTokens). Error: kParse for malformed
+// CSV or a bad cell, naming file, line and column ("FILE:LINE:COL: column 'C': expected an integer,
+// found '-5'; allowed: 1..16777216 (...)"), kNotFound for a missing column (listing the columns). A
+// header without rows gives an empty list.
 Result<std::vector<double>> ParseTokenColumn(std::string_view text, const std::string& file_name,
                                              const std::string& column);
-// The requests of a trace file: CSV with the columns arrived_at (seconds from the start),
-// num_prefill_tokens and num_decode_tokens (others are ignored), in file order; token counts are
-// truncated to integers. Errors as ParseTokenColumn, for the columns in that order, and kParse for
-// a token count no int64_t holds (nan, inf, 1e30). A header without rows gives an empty list.
+// The requests of a trace file: CSV with the columns arrived_at (seconds from the start, 0..1e8),
+// num_prefill_tokens and num_decode_tokens (integers in 1..2^24; other columns are ignored), in
+// file order. Errors as ParseTokenColumn, for the columns in that order; kInvalidArgument for more
+// than serve::kMaxRequests rows. A header without rows gives an empty list.
 Result<std::vector<serve::TraceEntry>> ParseRequestTrace(std::string_view text, const std::string& file_name);
 
 // One line: "llama2-7b on 1 x a100-sxm4-80gb (tp 1, pp 1); vllm; poisson 4 req/s; 20000 requests".

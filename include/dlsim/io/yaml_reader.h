@@ -44,13 +44,16 @@ struct Location {
   int column = 0;
 };
 
-// Allowed numeric range for Get<int>/Get<int64_t>/Get<double> (ignored for bool/string).
+// Allowed numeric range for Get<int>/Get<int64_t>/Get<double> (ignored for bool/string). `note`, when
+// not empty, follows the allowed range in a mismatch message: why the limit is there and how to go
+// past it ("allowed: 1..10000000 (a memory limit: split the run)"); it must outlive the Range (a literal).
 struct Range {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool min_exclusive = false;
   bool max_exclusive = false;
   bool or_zero = false;  // 0 is also accepted ("none"), e.g. a bandwidth of 0 or one in 0.001..1e6
+  std::string_view note{};
 
   static Range Any() { return {}; }
   static Range Positive() { return {0, std::numeric_limits<double>::infinity(), true}; }  // > 0
@@ -60,6 +63,11 @@ struct Range {
   static Range Positive(double hi) { return {0, hi, true}; }                          // > 0 and <= hi
   static Range HalfOpen(double lo, double hi) { return {lo, hi, false, true}; }       // >= lo and < hi
   static Range ZeroOr(double lo, double hi) { return {lo, hi, false, false, true}; }  // 0, or lo..hi
+  Range WithNote(std::string_view why) const {
+    Range r = *this;
+    r.note = why;
+    return r;
+  }
   bool Contains(double v) const {
     return (or_zero && v == 0) ||
            ((min_exclusive ? v > min : v >= min) && (max_exclusive ? v < max : v <= max));
@@ -169,6 +177,11 @@ class MapReader {
   explicit MapReader(std::shared_ptr<internal::MapState> s) : s_(std::move(s)) {}
   std::shared_ptr<internal::MapState> s_;
 };
+
+// Reads `text` (a cell of a CSV data file, ...) as Get<int64_t> (`integral`) or Get<double> reads a
+// plain YAML scalar: decimal (no hex, inf or nan), finite, inside `range`. Error (kInvalidArgument):
+// Get's message without a location, e.g. "expected an integer, found '1e300'; allowed: 1..16777216".
+Result<double> ParseNumber(std::string_view text, const Range& range, bool integral);
 
 // Formats "FILE:L:C: PATH: message" (the shape of every error of this module).
 std::string FormatError(const std::string& file, Location where, std::string_view key_path,

@@ -23,6 +23,14 @@
 
 namespace dlsim::serve {
 
+// Limits of one serving simulation (docs/serving.md, "Ranges and limits"). They keep memory and the
+// simulated clock in bounds; io::ParseServeScenario checks a scenario against them (with these
+// numbers in its messages) and GenerateRequests / Simulate check hand-built options again.
+inline constexpr int64_t kMaxRequests = 10'000'000;      // per run; each holds about 130 B of state
+inline constexpr int kMaxReplicas = 10'000;              // every arrival's routing scans the replicas
+inline constexpr int64_t kMaxTokens = int64_t{1} << 24;  // a prompt, an output, a token budget (16,777,216)
+inline constexpr double kMaxArrivalSeconds = 1e8;        // the last arrival (about 3.2 years)
+
 enum class ArrivalKind { kPoisson, kGamma, kTrace };
 
 // A distribution of token counts. Samples are rounded and clamped to [min, max].

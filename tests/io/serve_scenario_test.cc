@@ -1,0 +1,100 @@
+// Unit tests of the serving-scenario parser over the embedded catalogs: derived values, the shape
+// rules shared with training, and data-file values checked like scenario values.
+#include "dlsim/io/serve_scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/train_scenario.h"
+
+namespace dlsim::io {
+namespace {
+
+const catalog::Catalogs& Cat() {
+  static const catalog::Catalogs* c = new catalog::Catalogs(LoadCatalogs({}).value());
+  return *c;
+}
+
+const ServeNames kNames{{"distserve", "orca", "sarathi", "vllm"},
+                        {"least-outstanding-tokens", "round-robin"}};
+
+Result<serve::ServeOptions> Parse(const std::string& yaml, const std::string& base_dir = "") {
+  return ParseServeScenario(yaml, "s.yaml", Cat().hardware, Cat().models, kNames, base_dir);
+}
+
+std::string ErrorOf(const std::string& yaml, const std::string& base_dir = "") {
+  auto r = Parse(yaml, base_dir);
+  return r.ok() ? "" : r.error().message;
+}
+
+// DistServe's pools are the deployment: replicas is their sum (the header said "on 1 x" for 5 + 5).
+TEST(ServeScenarioTest, DistServeReplicasAreThePools) {
+  auto r = Parse(
+      "model: {name: llama2-7b}\nscheduler: {name: distserve, prefill_replicas: 2, decode_replicas: 3}\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->hardware.replicas, 5);
+  EXPECT_TRUE(
+      Parse("model: {name: llama2-7b}\nhardware: {replicas: 2}\nscheduler: {name: distserve}\n").ok());
+}
+
+// One set of shape rules (model::ModelSpec::ShapeIssues): both readers say the same at the same key.
+TEST(ServeScenarioTest, ModelShapeErrorsMatchTrain) {
+  const std::string model = "model:\n  name: llama2-7b\n  kv_heads: 5\n";
+  auto train = ParseTrainScenario(model, "s.yaml", Cat().hardware, Cat().models);
+  ASSERT_FALSE(train.ok());
+  const std::string serve = ErrorOf(model);
+  EXPECT_EQ(serve, train.error().message);
+  EXPECT_EQ(
+      serve,
+      "s.yaml:3:13: model.kv_heads: heads 32 is not a multiple of kv_heads 5 (each key/value head serves a "
+      "whole group of query heads)");
+}
+
+// A value outside its range is one error; the cross-checks (value within min..max) do not repeat it.
+TEST(ServeScenarioTest, OutOfRangeValueIsOneError) {
+  EXPECT_EQ(
+      ErrorOf("model: {name: llama2-7b}\nworkload:\n  prompt_tokens: {distribution: fixed, value: nan}\n"),
+      "s.yaml:3:47: workload.prompt_tokens.value: expected a number, found 'nan'; allowed: 1..16777216 "
+      "(token counters are 32-bit; file an issue for longer requests)");
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  std::ofstream(::testing::TempDir() + "/" + name) << text;
+  return ::testing::TempDir();
+}
+
+// Trace values become requests exactly; a bad cell names the trace's line and column.
+TEST(ServeScenarioTest, TraceValuesAreCheckedAndKept) {
+  const std::string dir =
+      WriteFile("good_trace.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,100,10\n1.5,2048,1\n");
+  auto r = Parse("model: {name: llama2-7b}\nworkload: {arrival: trace, trace_file: good_trace.csv}\n", dir);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->workload.trace.size(), 2u);
+  EXPECT_DOUBLE_EQ(r->workload.trace[1].arrival_s, 1.5);
+  EXPECT_EQ(r->workload.trace[1].prompt_tokens, 2048);
+  EXPECT_EQ(r->workload.trace[1].output_tokens, 1);
+  WriteFile("bad_trace.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,100,10\n1,  -7,10\n");
+  const std::string e =
+      ErrorOf("model: {name: llama2-7b}\nworkload: {arrival: trace, trace_file: bad_trace.csv}\n", dir);
+  EXPECT_EQ(e.rfind("s.yaml:2:40: workload.trace_file: ", 0), 0u) << e;
+  EXPECT_NE(
+      e.find("bad_trace.csv:3:5: column 'num_prefill_tokens': expected an integer, found '-7'; allowed: "
+             "1..16777216"),
+      std::string::npos)
+      << e;
+}
+
+// requests / rate and rate x duration_s are checked together: the arrivals fit the clock and the limit.
+TEST(ServeScenarioTest, ArrivalVolumeIsBounded) {
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b}\nworkload: {rate: 0.0001, requests: 1000000}\n")
+                .find("s.yaml:2:18: workload.rate: 1e+06 requests at 0.0001 req/s arrive over about 1e+10 s"),
+            std::string::npos);
+  EXPECT_TRUE(Parse("model: {name: llama2-7b}\nworkload: {rate: 0.0001, requests: 10000}\n").ok());
+  EXPECT_TRUE(Parse("model: {name: llama2-7b}\nworkload: {rate: 100, duration_s: 100000}\n").ok());
+}
+
+}  // namespace
+}  // namespace dlsim::io
