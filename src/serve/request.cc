@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "dlsim/core/rng.h"
+#include "dlsim/core/strings.h"
 
 namespace dlsim::serve {
 
 int64_t SampleLength(const LengthDistribution& d, Rng& rng) {
+  const double lo = static_cast<double>(d.min), hi = static_cast<double>(std::max(d.min, d.max));
   double x = 0;
   switch (d.kind) {
     case LengthDistribution::Kind::kLognormal:
@@ -16,14 +19,19 @@ int64_t SampleLength(const LengthDistribution& d, Rng& rng) {
     case LengthDistribution::Kind::kFixed:
       x = d.value;
       break;
-    case LengthDistribution::Kind::kUniform:
-      x = d.low + static_cast<double>(rng.NextBelow(static_cast<uint64_t>(d.high - d.low) + 1));
+    case LengthDistribution::Kind::kUniform: {
+      // Bounds clamped first: a span beyond 2^64 (high 1e300) must not reach the integer draw.
+      const double low = std::clamp(d.low, lo, hi), high = std::clamp(d.high, low, hi);
+      x = low + static_cast<double>(rng.NextBelow(static_cast<uint64_t>(high - low) + 1));
       break;
+    }
     case LengthDistribution::Kind::kEmpirical:
       x = d.values.empty() ? 1.0 : d.values[rng.NextBelow(d.values.size())];
       break;
   }
-  return std::clamp<int64_t>(std::llround(x), d.min, d.max);
+  // Clamped before rounding: llround of nan, inf or 1e300 is undefined (it gave LLONG_MIN, so 1 token).
+  if (!(x >= lo)) return d.min;
+  return x >= hi ? std::max(d.min, d.max) : std::llround(x);
 }
 
 namespace {
@@ -37,33 +45,82 @@ double NextGap(const WorkloadOptions& w, Rng& rng) {
   return SampleExponential(rng, w.rate);
 }
 
+// Precondition: 1 <= prompt, output <= kMaxTokens (GenerateRequests checks them; the clamp only keeps a
+// broken caller from wrapping the 32-bit counters: a 3e9-token prompt became a negative one).
 Request MakeRequest(double arrival_s, int64_t prompt, int64_t output) {
   Request r;
   r.arrival = TimePoint::Start() + Seconds(arrival_s);
-  r.prompt = static_cast<int32_t>(std::max<int64_t>(prompt, 1));
-  r.output = static_cast<int32_t>(std::max<int64_t>(output, 1));
+  r.prompt = static_cast<int32_t>(std::clamp<int64_t>(prompt, 1, kMaxTokens));
+  r.output = static_cast<int32_t>(std::clamp<int64_t>(output, 1, kMaxTokens));
   r.prefill_target = r.prompt;
   return r;
+}
+
+std::string Num(double v) { return FormatNumber(v, 6); }
+
+// The limits of serve/options.h, for options built by hand (the scenario reader checks them first).
+Status CheckLimits(const WorkloadOptions& w) {
+  if (w.requests > kMaxRequests)
+    return Error::InvalidArgument("workload.requests: " + std::to_string(w.requests) + " requests; at most " +
+                                  std::to_string(kMaxRequests) + " (a memory limit: split the run)");
+  for (const LengthDistribution* d : {&w.prompt, &w.output}) {
+    if (d->min < 1 || d->max > kMaxTokens || d->max < d->min)
+      return Error::InvalidArgument("workload: a length clamp of " + std::to_string(d->min) + ".." +
+                                    std::to_string(d->max) + " tokens; allowed: 1.." +
+                                    std::to_string(kMaxTokens));
+  }
+  if (w.arrival == ArrivalKind::kTrace) return Status::Ok();
+  if (!(w.rate > 0) || !std::isfinite(w.rate)) return Error::InvalidArgument("workload.rate: must be > 0");
+  if (w.arrival == ArrivalKind::kGamma && !(w.cv > 0 && w.cv <= 1e6))
+    return Error::InvalidArgument("workload.cv: must be > 0 and finite, found " + Num(w.cv));
+  return Status::Ok();
+}
+
+// Trace entry `index`'s token counts; an error when one is outside 1..kMaxTokens.
+Status CheckTraceTokens(const TraceEntry& e, size_t index) {
+  for (int64_t tokens : {e.prompt_tokens, e.output_tokens}) {
+    if (tokens >= 1 && tokens <= kMaxTokens) continue;
+    return Error::InvalidArgument("workload: trace request " + std::to_string(index + 1) + " has " +
+                                  std::to_string(tokens) + " prompt or output tokens; allowed: 1.." +
+                                  std::to_string(kMaxTokens) + " (token counters are 32-bit)");
+  }
+  return Status::Ok();
+}
+
+// Arrival `t` (seconds) of request `index`; an error when it is past what the clock is allowed to hold.
+Status CheckArrival(double t, size_t index, const WorkloadOptions& w) {
+  if (t >= 0 && t <= kMaxArrivalSeconds) return Status::Ok();
+  return Error::InvalidArgument("workload: request " + std::to_string(index + 1) + " arrives at " + Num(t) +
+                                " s; arrivals must lie in 0.." + Num(kMaxArrivalSeconds) +
+                                " s (about 3.2 years): raise rate (" + Num(w.rate) +
+                                " req/s) or give fewer requests");
+}
+
+Result<std::vector<Request>> TraceRequests(const WorkloadOptions& w) {
+  if (w.trace.empty()) return Error::InvalidArgument("workload: the trace has no requests");
+  const size_t n = w.requests > 0 ? std::min<size_t>(w.requests, w.trace.size()) : w.trace.size();
+  if (n > static_cast<size_t>(kMaxRequests))
+    return Error::InvalidArgument("workload: the trace has " + std::to_string(n) + " requests; at most " +
+                                  std::to_string(kMaxRequests) + ": split the trace");
+  std::vector<Request> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const TraceEntry& e = w.trace[i];
+    DLSIM_RETURN_IF_ERROR(CheckArrival(e.arrival_s, i, w));
+    DLSIM_RETURN_IF_ERROR(CheckTraceTokens(e, i));
+    if (w.duration_s > 0 && e.arrival_s > w.duration_s) break;
+    out.push_back(MakeRequest(e.arrival_s, e.prompt_tokens, e.output_tokens));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Request& a, const Request& b) { return a.arrival < b.arrival; });
+  return out;
 }
 
 }  // namespace
 
 Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w) {
-  std::vector<Request> out;
-  if (w.arrival == ArrivalKind::kTrace) {
-    if (w.trace.empty()) return Error::InvalidArgument("workload: the trace has no requests");
-    const size_t n = w.requests > 0 ? std::min<size_t>(w.requests, w.trace.size()) : w.trace.size();
-    out.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      const TraceEntry& e = w.trace[i];
-      if (w.duration_s > 0 && e.arrival_s > w.duration_s) break;
-      out.push_back(MakeRequest(e.arrival_s, e.prompt_tokens, e.output_tokens));
-    }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const Request& a, const Request& b) { return a.arrival < b.arrival; });
-    return out;
-  }
-  if (!(w.rate > 0)) return Error::InvalidArgument("workload.rate: must be > 0");
+  DLSIM_RETURN_IF_ERROR(CheckLimits(w));
+  if (w.arrival == ArrivalKind::kTrace) return TraceRequests(w);
   if (w.requests <= 0 && !(w.duration_s > 0)) {
     return Error::InvalidArgument("workload: give requests or duration_s");
   }
@@ -71,13 +128,23 @@ Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w) {
   Rng arrivals = root.Stream("serve/arrivals");
   Rng prompts = root.Stream("serve/prompt");
   Rng outputs = root.Stream("serve/output");
+  std::vector<Request> out;
   if (w.requests > 0) out.reserve(static_cast<size_t>(w.requests));
   double t = 0;
   while (true) {
     t += NextGap(w, arrivals);
     if (w.requests > 0 ? static_cast<int64_t>(out.size()) >= w.requests : t > w.duration_s) break;
+    DLSIM_RETURN_IF_ERROR(CheckArrival(t, out.size(), w));
+    if (static_cast<int64_t>(out.size()) >= kMaxRequests)
+      return Error::InvalidArgument("workload: more than " + std::to_string(kMaxRequests) +
+                                    " requests arrive within duration_s " + Num(w.duration_s) + " s at " +
+                                    Num(w.rate) + " req/s (a memory limit): shorten duration_s");
     out.push_back(MakeRequest(t, SampleLength(w.prompt, prompts), SampleLength(w.output, outputs)));
   }
+  if (out.empty())
+    return Error::InvalidArgument("workload: no request arrives within duration_s " + Num(w.duration_s) +
+                                  " s at " + Num(w.rate) + " req/s (about " + Num(w.rate * w.duration_s) +
+                                  " expected): lengthen duration_s or give requests");
   return out;
 }
 

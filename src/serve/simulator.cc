@@ -1,9 +1,12 @@
 #include "dlsim/serve/simulator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <memory>
 
 #include "dlsim/core/event_queue.h"
+#include "dlsim/report/format.h"
 
 namespace dlsim::serve {
 namespace {
@@ -43,6 +46,10 @@ class Simulation {
     const bool disagg = probe->disaggregated();
     const int n =
         disagg ? o_.scheduler.prefill_replicas + o_.scheduler.decode_replicas : o_.hardware.replicas;
+    if (n < 1 || n > kMaxReplicas) {
+      return Error::InvalidArgument("hardware.replicas: " + std::to_string(n) + " replicas; allowed: 1.." +
+                                    std::to_string(kMaxReplicas));
+    }
     for (int i = 0; i < n; ++i) {
       auto r = std::make_unique<Replica>();
       r->id = i;
@@ -77,6 +84,10 @@ class Simulation {
   }
 
   ServeMetrics Metrics() const;
+  // The sanity phase (train's CheckSane for serving): ok when every request completed at ordered,
+  // finite times. Errors: kInfeasible when a request can never run (more KV than a replica holds),
+  // kInvalidArgument when the clock overflowed, kInternal for a stall or a negative latency (a bug).
+  Status CheckSane() const;
 
  private:
   // The completed requests' latencies (seconds, in request order) and counts.
@@ -91,6 +102,7 @@ class Simulation {
   void AddRequestMetrics(ServeMetrics& m) const;
   // Fills the replica metrics of `m`: KV utilization, iterations, batch sizes, offloading.
   void AddReplicaMetrics(ServeMetrics& m) const;
+  Status NeverRan(const Request& longest, int64_t unfinished) const;
 
   void OnArrival() {
     const int32_t idx = next_arrival_++;
@@ -325,6 +337,65 @@ void Simulation::AddReplicaMetrics(ServeMetrics& m) const {
   m.mean_offload_interval = off_iters > 0 ? static_cast<double>(interval_sum) / off_iters : 0;
 }
 
+Status Simulation::CheckSane() const {
+  if (queue_.Now().SinceStart().IsSaturated()) {
+    return Error::InvalidArgument(
+        "the simulated run overflows the clock (an event after 146 years): an input is far out of its "
+        "range (a KV or PCIe link, or an arrival rate, near zero?)");
+  }
+  int64_t unfinished = 0;
+  const Request* longest = nullptr;
+  for (const Request& r : reqs_) {
+    if (!r.done) {
+      ++unfinished;
+      if (longest == nullptr || r.prompt + r.output > longest->prompt + longest->output) longest = &r;
+    } else if (r.first_scheduled < r.arrival || r.first_token < r.first_scheduled ||
+               r.finish < r.first_token) {
+      return Error::Internal("a request's times are out of order (a negative latency): a simulator bug");
+    }
+  }
+  return unfinished == 0 ? Status::Ok() : NeverRan(*longest, unfinished);
+}
+
+// Why `unfinished` requests never completed, from the longest of them.
+Status Simulation::NeverRan(const Request& longest, int64_t unfinished) const {
+  const KvCache& kv = replicas_.front()->kv;
+  const bool orca = o_.scheduler.name == "orca";
+  const int64_t tokens = int64_t{longest.prompt} + longest.output;
+  const int64_t reserved = orca ? std::max<int64_t>(o_.scheduler.max_seq_len, tokens) : tokens;
+  const int64_t admit = kv.BlocksFor(orca ? reserved : longest.prompt) + kv.watermark_blocks();
+  const int64_t need = std::max(kv.BlocksFor(reserved), admit);
+  const std::string what = fmt::format("{} of {} requests can never run: ", unfinished, reqs_.size());
+  if (need <= kv.total()) {
+    return Error::Internal(what +
+                           "each fits the KV cache, yet the scheduler stalled (a simulator bug; please "
+                           "report it with the scenario)");
+  }
+  const std::string holds = fmt::format("{} KV blocks of {} tokens, and a replica holds {} ({} of KV)", need,
+                                        kv.block_size(), kv.total(), report::FormatBytes(plan_.kv_capacity));
+  if (orca && o_.scheduler.max_seq_len > tokens) {
+    return Error::Infeasible(what +
+                             fmt::format("orca reserves scheduler.max_seq_len = {} tokens per request, ",
+                                         o_.scheduler.max_seq_len) +
+                             holds +
+                             ": lower max_seq_len or give the KV more memory (tp, pp, memory_margin)");
+  }
+  return Error::Infeasible(
+      what + fmt::format("one of {} prompt + {} output tokens needs ", longest.prompt, longest.output) +
+      holds +
+      ": cap the lengths (workload.prompt_tokens / output_tokens max) or give the "
+      "KV more memory (tp, pp, memory_margin, offload)");
+}
+
+// `result` with the infeasibility of `e` (kInfeasible), or `e` itself.
+Result<ServeResult> InfeasibleOr(ServeResult result, const Error& e, int64_t requests) {
+  if (e.code != ErrorCode::kInfeasible) return e;
+  result.feasible = false;
+  result.reason = e.message;
+  result.metrics.requests_total = requests;
+  return result;
+}
+
 }  // namespace
 
 Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
@@ -334,20 +405,16 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   result.scheduler = options.scheduler.name;
   result.profiled = cost.profiled();
   DLSIM_ASSIGN_OR_RETURN(std::vector<Request> requests, GenerateRequests(options.workload));
+  const auto total = static_cast<int64_t>(requests.size());
   auto plan = PlanMemory(options, cost);
-  if (!plan.ok()) {
-    if (plan.error().code != ErrorCode::kInfeasible) return plan.error();
-    result.feasible = false;
-    result.reason = plan.error().message;
-    result.metrics.requests_total = static_cast<int64_t>(requests.size());
-    return result;
-  }
+  if (!plan.ok()) return InfeasibleOr(std::move(result), plan.error(), total);
   result.memory = *plan;
+  result.replicas = options.hardware.replicas;
   Simulation sim(options, cost, *plan, std::move(requests), sink);
   DLSIM_RETURN_IF_ERROR(sim.Build(schedulers, routers));
   sim.Run();
+  if (Status sane = sim.CheckSane(); !sane.ok()) return InfeasibleOr(std::move(result), sane.error(), total);
   result.metrics = sim.Metrics();
-  result.replicas = options.hardware.replicas;
   return result;
 }
 

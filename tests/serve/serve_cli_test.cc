@@ -162,6 +162,40 @@ INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCa
   return n.substr(0, n.find('.'));
 });
 
+const std::string kInfeasible = std::string(DLSIM_TEST_DATA_DIR) + "/serve_infeasible/";
+
+// Requests that can never run: exit 3 with the reason, in the table and in the JSON; never a
+// feasible "0 of N completed" with 0 ns latencies.
+TEST(ServeCli, RequestsThatCanNeverRunAreInfeasible) {
+  Outcome r = RunDlsim("serve " + kInfeasible + "never_runs.yaml");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("infeasible: 20 of 20 requests can never run: one of 500000 prompt + "),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("requests completed"), std::string::npos) << r.output;
+  Outcome j = RunDlsim("serve " + kInfeasible + "never_runs.yaml --json", /*merge_stderr=*/false);
+  EXPECT_EQ(j.exit_code, 3);
+  const auto json = nlohmann::json::parse(j.output);
+  EXPECT_FALSE(json["feasible"].get<bool>());
+  EXPECT_NE(json["reason"].get<std::string>().find("can never run"), std::string::npos);
+  Outcome orca = RunDlsim("serve " + kInfeasible + "orca_reserves_too_much.yaml");
+  EXPECT_EQ(orca.exit_code, 3) << orca.output;
+  EXPECT_NE(orca.output.find("orca reserves scheduler.max_seq_len = 16777216 tokens per request"),
+            std::string::npos)
+      << orca.output;
+  Outcome cap = RunDlsim("serve " + kInfeasible + "never_runs.yaml --capacity");
+  EXPECT_EQ(cap.exit_code, 3) << cap.output;
+  EXPECT_NE(cap.output.find("dlsim serve: 20 of 20 requests can never run"), std::string::npos) << cap.output;
+}
+
+TEST(ServeCli, NoArrivalWithinDurationIsAnError) {
+  Outcome r = RunDlsim("serve " + kInfeasible + "no_arrivals.yaml");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("dlsim serve: workload: no request arrives within duration_s 1e-300 s at 4 req/s"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(ServeCli, ExampleScenarioRunsAndMeetsItsSlo) {
   Outcome r =
       RunDlsim(std::string("serve ") + DLSIM_DATA_DIR + "/scenarios/serve_llama2_7b_a100_vllm.yaml --json",

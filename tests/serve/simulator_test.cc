@@ -146,5 +146,113 @@ TEST(Offload, SelectNUsesLessHostMemoryThanStaticAndFreesKv) {
   EXPECT_EQ(IntervalStall(2, 40, Millis(1), Millis(2.5)), Millis(1.5) * int64_t{20});
 }
 
+// The sanity phase: a request that can never run (its KV is larger than a replica's cache) makes
+// the run infeasible with a reason; "0 of 20 completed" with 0 ns latencies was a feasible result.
+TEST(Sanity, RequestLongerThanTheKvCacheIsInfeasibleWithAReason) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.requests = 20;
+  o.workload.prompt = Fixed(500000);
+  auto r = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->feasible);
+  EXPECT_EQ(r->metrics.requests_total, 20);
+  EXPECT_NE(r->reason.find("20 of 20 requests can never run: one of 500000 prompt + "), std::string::npos)
+      << r->reason;
+  EXPECT_NE(r->reason.find("KV blocks of 16 tokens, and a replica holds"), std::string::npos) << r->reason;
+  // Orca's reservation alone can be too large.
+  o.workload.prompt = Fixed(100);
+  o.scheduler.name = "orca";
+  o.scheduler.max_seq_len = kMaxTokens;
+  auto orca = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_TRUE(orca.ok()) << orca.error().message;
+  EXPECT_FALSE(orca->feasible);
+  EXPECT_NE(orca->reason.find("orca reserves scheduler.max_seq_len = 16777216 tokens"), std::string::npos)
+      << orca->reason;
+}
+
+// Options built by hand bypass the scenario's ranges: a KV link or PCIe link near zero overflows
+// the clock, which is an error, never a negative latency or 100% SLO attainment.
+TEST(Sanity, ClockOverflowIsAnErrorNotANegativeLatency) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.requests = 50;
+  o.scheduler.name = "distserve";
+  o.scheduler.kv_transfer_gbps = 1e-12;
+  auto r = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("overflows the clock"), std::string::npos) << r.error().message;
+  ServeOptions s = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  s.workload.requests = 5;
+  s.offload.mode = OffloadMode::kStatic;
+  s.offload.pcie_gbps = 1e-300;
+  auto st = Simulate(s, Env().catalogs, nullptr);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("overflows the clock"), std::string::npos) << st.error().message;
+}
+
+// GenerateRequests checks the limits of options.h itself (for options built by hand).
+TEST(Requests, GenerationStaysInsideTheLimits) {
+  WorkloadOptions w;
+  w.requests = 100;
+  w.rate = 1e-9;  // arrivals at about 1e11 s wrapped the clock into negative hours
+  auto slow = GenerateRequests(w);
+  ASSERT_FALSE(slow.ok());
+  EXPECT_NE(slow.error().message.find("arrives at"), std::string::npos) << slow.error().message;
+  w.rate = 4;
+  w.requests = kMaxRequests + 1;
+  EXPECT_NE(GenerateRequests(w).error().message.find("at most 10000000"), std::string::npos);
+  w.requests = 0;
+  w.duration_s = 1e-300;  // "0 of 0 requests" with 0 ns latencies
+  EXPECT_NE(GenerateRequests(w).error().message.find("no request arrives within duration_s"),
+            std::string::npos);
+  w.duration_s = 1;
+  w.prompt.max = int64_t{1} << 32;
+  EXPECT_NE(GenerateRequests(w).error().message.find("allowed: 1..16777216"), std::string::npos);
+}
+
+// A 3e9-token prompt wrapped the 32-bit counter (prefill_tokens 0 in the trace): a trace built by hand
+// is checked like the trace file's cells.
+TEST(Requests, TraceTokensBeyondTheCountersAreAnError) {
+  WorkloadOptions w;
+  w.arrival = ArrivalKind::kTrace;
+  w.trace = {{0.0, 100, 10}, {0.5, 3'000'000'000, 10}};
+  auto r = GenerateRequests(w);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("trace request 2 has 3000000000 prompt or output tokens; allowed: "
+                                   "1..16777216"),
+            std::string::npos)
+      << r.error().message;
+  w.trace[1].prompt_tokens = 200;
+  w.trace[1].output_tokens = 0;
+  EXPECT_NE(GenerateRequests(w).error().message.find("has 0 prompt or output tokens"), std::string::npos);
+}
+
+// Draws outside [min, max] are clamped before rounding: nan, inf and 1e300 became 1-token prompts.
+TEST(Requests, SampleLengthClampsBeforeRounding) {
+  Rng rng(1);
+  LengthDistribution d = Fixed(1e300);
+  d.max = 4096;
+  EXPECT_EQ(SampleLength(d, rng), 4096);
+  d = Fixed(std::nan(""));
+  EXPECT_EQ(SampleLength(d, rng), 1);
+  LengthDistribution u;
+  u.kind = LengthDistribution::Kind::kUniform;
+  u.low = 1;
+  u.high = 1e300;
+  u.max = 1000;
+  for (int i = 0; i < 100; ++i) {
+    const int64_t x = SampleLength(u, rng);
+    EXPECT_TRUE(x >= 1 && x <= 1000) << x;
+  }
+  LengthDistribution wide;
+  wide.sigma = 1e308;
+  wide.max = 2048;
+  for (int i = 0; i < 100; ++i) {
+    const int64_t x = SampleLength(wide, rng);
+    EXPECT_TRUE(x == 1 || x == 2048) << x;
+  }
+}
+
 }  // namespace
 }  // namespace dlsim::serve

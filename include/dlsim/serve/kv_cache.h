@@ -58,6 +58,7 @@ class KvCache {
   int64_t free() const { return total_ - used_; }
   int64_t peak() const { return peak_; }
   int block_size() const { return block_size_; }
+  int64_t watermark_blocks() const { return watermark_blocks_; }
 
  private:
   int64_t total_ = 0;

@@ -43,11 +43,15 @@ struct Request {
   int64_t remaining_tokens() const { return (prefill_target - prefilled) + (output - generated); }
 };
 
-// Samples one length from `d` (rounded, clamped to [d.min, d.max]).
+// Samples one length from `d`, clamped to [d.min, d.max] before rounding (a nan, inf or huge draw
+// becomes d.min or d.max, never an undefined conversion).
 int64_t SampleLength(const LengthDistribution& d, Rng& rng);
 
-// The workload's requests sorted by arrival. Error (kInvalidArgument) when the workload asks
-// for no requests (requests == 0 and duration_s == 0, or an empty trace) or a non-positive rate.
+// The workload's requests sorted by arrival. Error (kInvalidArgument) when the workload asks for no
+// requests (requests == 0 and duration_s == 0, an empty trace, or no arrival within duration_s), a
+// non-positive rate, or breaks a limit of options.h: more than kMaxRequests requests (also arriving
+// within duration_s), a length clamp or a trace entry's tokens beyond 1..kMaxTokens, an arrival past
+// kMaxArrivalSeconds.
 Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w);
 
 }  // namespace dlsim::serve
