@@ -1,5 +1,10 @@
 #include "dlsim/io/data_section.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include "dlsim/data/data_policy.h"
@@ -29,6 +34,7 @@ data::LengthSpec ReadLengthFile(const MapReader& l, const std::string& base_dir)
     l.AddError("file", spec.error().message);
     return {};
   }
+  spec->column = column;
   return *spec;
 }
 
@@ -61,7 +67,53 @@ data::LengthSpec ReadDistribution(const MapReader& l) {
   return s;
 }
 
+// A YAML double-quoted scalar holding `s` exactly (a path may hold ':', '#' or quotes).
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string JoinNumbers(const std::vector<double>& v) {
+  return fmt::format("[{}]", fmt::join(v, ", "));  // shortest round-trip form of each double
+}
+
+// The `lengths:` value of `s`, as a flow mapping.
+std::string FormatLengths(const data::LengthSpec& s) {
+  if (!s.file.empty()) {
+    const std::string path = std::filesystem::absolute(s.file).lexically_normal().string();
+    return fmt::format("{{file: {}, column: {}}}", Quoted(path), Quoted(s.column));
+  }
+  if (s.distribution == "fixed") return fmt::format("{{distribution: fixed, value: {}}}", s.value);
+  if (s.distribution == "uniform")
+    return fmt::format("{{distribution: uniform, low: {}, high: {}}}", s.low, s.high);
+  if (s.distribution == "lognormal")
+    return fmt::format("{{distribution: lognormal, median: {}, sigma: {}}}", s.median, s.sigma);
+  if (s.distribution == "pareto_mix") {
+    return fmt::format(
+        "{{distribution: pareto_mix, median: {}, sigma: {}, tail_fraction: {}, tail_min: {}, tail_alpha: "
+        "{}}}",
+        s.median, s.sigma, s.tail_fraction, s.tail_min, s.tail_alpha);
+  }
+  return fmt::format("{{distribution: empirical, values: {}, weights: {}}}", JoinNumbers(s.values),
+                     JoinNumbers(s.weights));
+}
+
 }  // namespace
+
+std::string FormatDataSectionYaml(const data::DataOptions& o) {
+  return fmt::format(
+      "data:\n  lengths: {}\n  max_len: {}\n  policy: {}\n  seed: {}\n  steps: {}\n  chunk_size: {}\n"
+      "  token_budget: {}\n",
+      FormatLengths(o.lengths), o.lengths.max_len, o.policy, o.seed, o.steps, o.chunk_size, o.token_budget);
+}
 
 std::string FolderOf(const std::string& path) {
   size_t slash = path.find_last_of('/');

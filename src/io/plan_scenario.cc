@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/data_section.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/io/yaml_reader.h"
@@ -215,6 +216,7 @@ std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_vi
   WriteHardwareYaml(o.hardware, y);
   WriteTrainingYaml(o.training, y);
   WriteParallelYaml(o.parallel, y);
+  if (o.data) y << FormatDataSectionYaml(*o.data);
   y << "seed: " << o.seed << "\n";
   return y.str();
 }

@@ -76,6 +76,26 @@ TEST(PlanCli, CsvAndBestScenario) {
   EXPECT_EQ(step["parallel"]["tp"], plan["best"]["parallel"]["tp"]);
 }
 
+// --write-best dropped the data section: the written scenario ran with uniform sequences and did not
+// reproduce the planner's (data-aware) step time. The length file is written as an absolute path, so
+// the best scenario runs from any folder.
+TEST(PlanCli, BestScenarioKeepsTheDataSection) {
+  const std::string plan_file = std::string(DLSIM_TEST_DATA_DIR) + "/plan/small_data.yaml";
+  const std::string best = Tmp("best_data.yaml");
+  const Outcome j = Shell(Dlsim() + " plan " + plan_file + " --json --write-best " + best);
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  const nlohmann::json plan = nlohmann::json::parse(j.output);
+  std::ifstream f(best);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("data:\n  lengths: {file: \"/"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("  policy: wlb\n  seed: 3\n  steps: 2\n"), std::string::npos) << text.str();
+  const Outcome t = Shell("cd / && " + Dlsim() + " train " + best + " --json");
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  const nlohmann::json step = nlohmann::json::parse(t.output);
+  EXPECT_DOUBLE_EQ(step["step_time_s"].get<double>(), plan["best"]["step_time_s"].get<double>());
+}
+
 TEST(PlanCli, BadInputIsALocatedError) {
   const std::string bad = Tmp("bad.yaml");
   std::ofstream(bad) << "model: {name: llama3-8b}\nhardware: {node: dgx-h100, "

@@ -132,5 +132,39 @@ TEST_F(PlanScenarioTest, WrittenScenarioParsesBackToTheSameOptions) {
   EXPECT_EQ(back->training.grad_dtype, std::optional<hw::DType>(hw::DType::kBf16));
 }
 
+// The data section survives the writer: every key, a distribution's parameters, inline values.
+TEST_F(PlanScenarioTest, WrittenScenarioKeepsTheDataSection) {
+  for (const char* lengths : {"{distribution: pareto_mix, median: 1500.5, sigma: 1.25, tail_fraction: 0.1, "
+                              "tail_min: 8000, tail_alpha: 1.5}",
+                              "{distribution: empirical, values: [100, 2000.5], weights: [3, 0.25]}",
+                              "{distribution: uniform, low: 10, high: 4000}"}) {
+    auto r = Parse(std::string("data:\n  lengths: ") + lengths +
+                   "\n  max_len: 4096\n  policy: wlb\n  seed: 7\n  steps: 3\n  chunk_size: 512\n"
+                   "  token_budget: 8192\nsearch:\n  tp: [1]\n");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const std::string yaml = FormatTrainScenarioYaml(r->base, "data");
+    auto back = ParseTrainScenario(yaml, "best.yaml", catalogs_.hardware, catalogs_.models);
+    ASSERT_TRUE(back.ok()) << back.error().message << "\n" << yaml;
+    ASSERT_TRUE(back->data.has_value()) << yaml;
+    const data::DataOptions &a = *r->base.data, &b = *back->data;
+    EXPECT_EQ(b.lengths.distribution, a.lengths.distribution);
+    for (auto field : {&data::LengthSpec::value, &data::LengthSpec::low, &data::LengthSpec::high,
+                       &data::LengthSpec::median, &data::LengthSpec::sigma, &data::LengthSpec::tail_fraction,
+                       &data::LengthSpec::tail_min, &data::LengthSpec::tail_alpha})
+      EXPECT_EQ(b.lengths.*field, a.lengths.*field) << yaml;
+    EXPECT_EQ(b.lengths.values, a.lengths.values);
+    EXPECT_EQ(b.lengths.weights, a.lengths.weights);
+    EXPECT_EQ(b.lengths.max_len, 4096);
+    EXPECT_EQ(b.policy, "wlb");
+    EXPECT_EQ(b.seed, 7u);
+    EXPECT_EQ(b.steps, 3);
+    EXPECT_EQ(b.chunk_size, 512);
+    EXPECT_EQ(b.token_budget, 8192);
+  }
+  auto none = Parse("search:\n  tp: [1]\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(FormatTrainScenarioYaml(none->base, "").find("data:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dlsim::io

@@ -41,6 +41,7 @@ struct LengthSpec {
   std::vector<double> values, weights;  // empirical (from a file)
   int64_t max_len = 0;                  // truncation (0: none)
   std::string file;                     // where an empirical spec came from (reports only)
+  std::string column;                   // the CSV column of `file` ("": num_prefill_tokens)
 };
 
 // Errors (kInvalidArgument, naming the parameter): an unknown distribution (with the allowed

@@ -40,6 +40,11 @@ data::DataOptions ReadDataSection(const MapReader& data, const std::string& base
 Result<data::DataOptions> ParseDataSection(std::string_view text, std::string file_name,
                                            const std::string& base_dir);
 
+// The `data:` section that ReadDataSection reads back into `o` (every key written; ends with a newline):
+// the distribution's parameters, inline empirical values and weights as lists, or a length file as
+// its absolute path and column, so the section still reads from another folder (plan --write-best).
+std::string FormatDataSectionYaml(const data::DataOptions& o);
+
 // The folder part of a path ("a/b/c.yaml" -> "a/b", "c.yaml" -> "").
 std::string FolderOf(const std::string& path);
 

@@ -48,7 +48,8 @@ Result<PlanScenario> LoadPlanScenarioFile(const std::string& path, const hw::Cat
                                           const model::ModelCatalog& models);
 
 // A training scenario that ParseTrainScenario turns back into `o` (every key
-// written explicitly; catalog models by name plus their shape). `comment` lines
+// written explicitly; catalog models by name plus their shape; the data section, when there is one,
+// as io::FormatDataSectionYaml writes it). `comment` lines
 // go first, as "# ...".
 std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_view comment);
 
