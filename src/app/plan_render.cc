@@ -3,6 +3,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "dlsim/core/strings.h"
 #include "dlsim/report/table.h"
 
@@ -50,42 +53,80 @@ report::Table PrunedTable(const PlanResult& r) {
   return pruned;
 }
 
-// The top_k feasible candidates by rank, each with why it is not first (relative to `best`).
-report::Table TopTable(const PlanResult& r, const PlanOptions& options, const EvaluatedCandidate& best) {
-  report::Table top(fmt::format("Top {} by {} ({})", std::min<size_t>(options.top_k, r.ranking.size()),
-                                ObjectiveName(r.objective), ObjectiveUnit(r.objective)));
-  top.AddColumn("#")
+constexpr size_t kReportWidth = 120;  // terminal columns the report's text lines are wrapped to
+
+// The top_k feasible candidates, best first.
+std::vector<const EvaluatedCandidate*> TopCandidates(const PlanResult& r, const PlanOptions& options) {
+  std::vector<const EvaluatedCandidate*> top;
+  for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k)
+    top.push_back(&r.evaluated[r.ranking[k]]);
+  return top;
+}
+
+// Whether the objective needs a column of its own: the cost always; the step time when the token
+// target scales it; never tokens/s/GPU (the column already shown).
+bool ObjectiveColumn(const std::vector<const EvaluatedCandidate*>& top, Objective objective) {
+  if (objective == Objective::kCost) return true;
+  if (objective != Objective::kStepTime) return false;
+  return std::any_of(top.begin(), top.end(), [](const EvaluatedCandidate* c) {
+    return std::abs(c->objective - c->eval.step_time_s) > 1e-12 * std::abs(c->eval.step_time_s);
+  });
+}
+
+// The top_k feasible candidates by rank (why each is not first follows the table: WriteWhyNotFirst).
+report::Table TopTable(const PlanResult& r, const std::vector<const EvaluatedCandidate*>& top) {
+  const bool objective = ObjectiveColumn(top, r.objective);
+  report::Table t(
+      fmt::format("Top {} by {} ({})", top.size(), ObjectiveName(r.objective), ObjectiveUnit(r.objective)));
+  t.AddColumn("#")
       .AddColumn("gpus")
       .AddColumn("layout", "", report::Align::kLeft)
       .AddColumn("step", "s")
       .AddColumn("tokens/s/GPU")
       .AddColumn("MFU")
-      .AddColumn("memory", "GiB")
-      .AddColumn("objective")
-      .AddColumn("why not first", "", report::Align::kLeft);
-  for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
-    const EvaluatedCandidate& c = r.evaluated[r.ranking[k]];
-    top.AddRow({std::to_string(k + 1), std::to_string(c.candidate.gpus), DescribeCandidate(c.candidate),
-                FormatNumber(c.eval.step_time_s, 5), FormatNumber(c.eval.tokens_per_s_per_gpu, 5),
-                fmt::format("{:.1f}%", 100 * c.eval.mfu), FormatNumber(c.eval.peak_memory_bytes / kGiB, 4),
-                FormatNumber(c.objective, 5), WhyDifferent(best, c, r.objective)});
+      .AddColumn("peak", "GiB");
+  if (objective) t.AddColumn(r.objective == Objective::kCost ? "cost per 1M tokens" : "step at target (s)");
+  for (size_t k = 0; k < top.size(); ++k) {
+    const EvaluatedCandidate& c = *top[k];
+    std::vector<std::string> row = {std::to_string(k + 1),
+                                    std::to_string(c.candidate.gpus),
+                                    DescribeCandidate(c.candidate),
+                                    FormatNumber(c.eval.step_time_s, 5),
+                                    FormatNumber(c.eval.tokens_per_s_per_gpu, 5),
+                                    fmt::format("{:.1f}%", 100 * c.eval.mfu),
+                                    FormatNumber(c.eval.peak_memory_bytes / kGiB, 4)};
+    if (objective) row.push_back(FormatNumber(c.objective, 5));
+    t.AddRow(std::move(row));
   }
-  return top;
+  return t;
+}
+
+// Writes, for each row of the top table after the first, why it is not first (its gap, the component
+// that grew most, the keys that differ), wrapped to kReportWidth.
+void WriteWhyNotFirst(const std::vector<const EvaluatedCandidate*>& top, Objective objective,
+                      std::ostream& out) {
+  if (top.size() < 2) return;
+  out << "Why not first:\n";
+  for (size_t k = 1; k < top.size(); ++k) {
+    const std::string line = fmt::format("  #{} {}", k + 1, WhyDifferent(*top[0], *top[k], objective));
+    out << WrapText(line, kReportWidth, 6) << "\n";
+  }
 }
 
 // Writes where the scenario's own layout landed: its rank, why it is infeasible, or that it was not searched.
 void WriteBaselineLine(const train::TrainOptions& base, const PlanResult& r, const EvaluatedCandidate& best,
                        std::ostream& out) {
-  out << "\nScenario's own layout (" << DescribeCandidate(CandidateOf(base), true) << "): ";
+  std::string line = "Scenario's own layout (" + DescribeCandidate(CandidateOf(base), true) + "): ";
   if (r.baseline_rank) {
     const EvaluatedCandidate& b = r.evaluated[*r.baseline];
-    out << fmt::format("rank {} of {} feasible, {:.4g} s per step ({})\n", *r.baseline_rank, r.Feasible(),
-                       b.eval.step_time_s, WhyDifferent(best, b, r.objective));
+    line += fmt::format("rank {} of {} feasible, {:.4g} s per step ({})", *r.baseline_rank, r.Feasible(),
+                        b.eval.step_time_s, WhyDifferent(best, b, r.objective));
   } else if (r.baseline) {
-    out << "infeasible: " << r.evaluated[*r.baseline].eval.reason << "\n";
+    line += "infeasible: " + r.evaluated[*r.baseline].eval.reason;
   } else {
-    out << "not among the candidates (outside the search space or pruned)\n";
+    line += "not among the candidates (outside the search space or pruned)";
   }
+  out << "\n" << WrapText(line, kReportWidth, 2) << "\n";
 }
 
 // The top_k feasible candidates by rank, each with why it is not first.
@@ -219,7 +260,9 @@ void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options
     out << "\n";
     return;
   }
-  out << "\n" << TopTable(r, options, *best);
+  const std::vector<const EvaluatedCandidate*> top = TopCandidates(r, options);
+  out << "\n" << TopTable(r, top);
+  WriteWhyNotFirst(top, r.objective, out);
   out << "\nPareto front, step time vs GPUs:\n" << Pareto(r, r.pareto_gpus);
   out << "Pareto front, step time vs peak memory per GPU:\n" << Pareto(r, r.pareto_memory);
   WriteBaselineLine(base, r, *best, out);

@@ -73,4 +73,24 @@ std::string FormatNumber(double v, int digits) {
   return buf;
 }
 
+std::string WrapText(std::string_view text, size_t width, size_t indent) {
+  const size_t first = std::min(text.find_first_not_of(' '), text.size());
+  std::string out, line(text.substr(0, first));  // leading spaces are kept
+  bool has_word = false;
+  for (size_t start = first; start < text.size();) {
+    const size_t end = std::min(text.find(' ', start), text.size());
+    const std::string_view word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    if (has_word && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.assign(indent, ' ');
+      has_word = false;
+    }
+    line += (has_word ? " " : "") + std::string(word);
+    has_word = true;
+  }
+  return out + line;
+}
+
 }  // namespace dlsim

@@ -67,6 +67,15 @@ TEST(RegistryTest, FactoryArguments) {
   EXPECT_EQ((*reg.Create("poly", 6))->Sides(), 6);
 }
 
+TEST(StringsTest, WrapTextBreaksAtSpacesWithAHangingIndent) {
+  EXPECT_EQ(WrapText("a bb cc", 4, 1), "a bb\n cc");
+  EXPECT_EQ(WrapText("short", 80, 4), "short");
+  EXPECT_EQ(WrapText("", 10, 2), "");
+  EXPECT_EQ(WrapText("aaaaaaaa b", 4, 2), "aaaaaaaa\n  b");  // a long word stays whole
+  EXPECT_EQ(WrapText("one two three four", 9, 2), "one two\n  three\n  four");
+  EXPECT_EQ(WrapText("   3  ab cd", 8, 5), "   3 ab\n     cd");
+}
+
 TEST(StringsTest, ClosestMatch) {
   std::vector<std::string> gpus{"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb"};
   EXPECT_EQ(ClosestMatch("h100-sxm5-80g", gpus).value_or(""), "h100-sxm5-80gb");

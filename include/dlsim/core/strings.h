@@ -20,6 +20,11 @@ std::string UnknownNameMessage(std::string_view kind, std::string_view name,
                                const std::vector<std::string>& known);
 // Formats a double with `digits` significant digits, without trailing zeros.
 std::string FormatNumber(double v, int digits = 4);
+// `text` broken at spaces into lines of at most `width` columns (a longer word stays whole), each
+// line after the first starting with `indent` spaces (the text's own leading spaces are kept; runs of
+// spaces between words become one); the lines are joined by '\n', no trailing one.
+// WrapText("a bb cc", 4, 1) == "a bb\n cc".
+std::string WrapText(std::string_view text, size_t width, size_t indent);
 
 }  // namespace dlsim
 
