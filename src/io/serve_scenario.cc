@@ -154,6 +154,39 @@ void CheckArrivalVolume(const MapReader& w, const serve::WorkloadOptions& o) {
   }
 }
 
+// The fewest output tokens one request of `d` can draw: its clamp's min, or more for a fixed value, a
+// uniform's low end, an empirical list's least value.
+double LeastTokens(const LengthDistribution& d) {
+  using Kind = LengthDistribution::Kind;
+  double least = static_cast<double>(d.min);
+  if (d.kind == Kind::kFixed) least = d.value;
+  if (d.kind == Kind::kUniform) least = d.low;
+  if (d.kind == Kind::kEmpirical && !d.values.empty())
+    least = *std::min_element(d.values.begin(), d.values.end());
+  return std::clamp(least, static_cast<double>(d.min), static_cast<double>(std::max(d.min, d.max)));
+}
+
+// Every output token is a decode step to simulate: at least requests x the least output (or the
+// trace's total) must stay within serve::kMaxDecodeSteps. GenerateRequests checks the sampled total.
+void CheckDecodeWork(const MapReader& w, const serve::WorkloadOptions& o) {
+  if (w.document().has_errors()) return;
+  const bool trace = o.arrival == ArrivalKind::kTrace;
+  double steps = 0;
+  if (trace) {
+    const size_t n = o.requests > 0 ? std::min<size_t>(o.requests, o.trace.size()) : o.trace.size();
+    for (size_t i = 0; i < n; ++i) steps += static_cast<double>(o.trace[i].output_tokens);
+  } else {
+    const double n = o.requests > 0 ? static_cast<double>(o.requests) : o.rate * o.duration_s;
+    steps = n * LeastTokens(o.output);
+  }
+  if (steps <= static_cast<double>(serve::kMaxDecodeSteps)) return;
+  w.AddError(trace ? "trace_file" : (w.Has("output_tokens") ? "output_tokens" : "requests"),
+             "the requests ask for " + std::string(trace ? "" : "at least ") + FormatNumber(steps, 6) +
+                 " output tokens in all; at most " + std::to_string(serve::kMaxDecodeSteps) +
+                 " per run (a time limit: each is a decode step to simulate, about 4e7 a second): give "
+                 "fewer requests or shorter outputs");
+}
+
 serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_dir) {
   serve::WorkloadOptions o;
   o.arrival = w.GetEnum(
@@ -172,6 +205,7 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   o.output = ReadLengths(w, "output_tokens", o.output, base_dir, "num_decode_tokens");
   ReadTrace(w, base_dir, o);
   CheckArrivalVolume(w, o);
+  CheckDecodeWork(w, o);
   w.Finish();
   return o;
 }

@@ -116,11 +116,8 @@ Result<std::vector<Request>> TraceRequests(const WorkloadOptions& w) {
   return out;
 }
 
-}  // namespace
-
-Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w) {
-  DLSIM_RETURN_IF_ERROR(CheckLimits(w));
-  if (w.arrival == ArrivalKind::kTrace) return TraceRequests(w);
+// The requests of a poisson or gamma workload, lengths sampled from its distributions.
+Result<std::vector<Request>> SampledRequests(const WorkloadOptions& w) {
   if (w.requests <= 0 && !(w.duration_s > 0)) {
     return Error::InvalidArgument("workload: give requests or duration_s");
   }
@@ -146,6 +143,28 @@ Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w) {
                                   " s at " + Num(w.rate) + " req/s (about " + Num(w.rate * w.duration_s) +
                                   " expected): lengthen duration_s or give requests");
   return out;
+}
+
+// Every output token is one decode step of one request: their total bounds the simulation's work.
+Status CheckWork(const std::vector<Request>& requests) {
+  int64_t steps = 0;
+  for (const Request& r : requests) steps += r.output;
+  if (steps <= kMaxDecodeSteps) return Status::Ok();
+  return Error::InvalidArgument(
+      "workload: the " + std::to_string(requests.size()) + " requests generate " + std::to_string(steps) +
+      " output tokens in all; at most " + std::to_string(kMaxDecodeSteps) +
+      " per run (a time limit: each is a decode step to simulate, about 4e7 a second): give fewer "
+      "requests or shorter outputs (workload.requests, output_tokens)");
+}
+
+}  // namespace
+
+Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w) {
+  DLSIM_RETURN_IF_ERROR(CheckLimits(w));
+  DLSIM_ASSIGN_OR_RETURN(std::vector<Request> requests,
+                         w.arrival == ArrivalKind::kTrace ? TraceRequests(w) : SampledRequests(w));
+  DLSIM_RETURN_IF_ERROR(CheckWork(requests));
+  return requests;
 }
 
 }  // namespace dlsim::serve

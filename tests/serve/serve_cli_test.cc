@@ -155,6 +155,15 @@ const BadCase kBadCases[] = {
     {"trace_file_prompt_huge.yaml",
      {"trace_prompt_3e9.csv:2:5: column 'num_prefill_tokens': expected an integer, found '3000000000'"}},
     {"trace_file_device.yaml", {":2:40: workload.trace_file: cannot read '/dev/zero': not a regular file"}},
+    // The simulation's work: every output token is a decode step (serve::kMaxDecodeSteps).
+    {"output_tokens_too_many.yaml",
+     {":2:52: workload.output_tokens: the requests ask for at least 1.6e+10 output tokens in all; at most "
+      "4294967296 per run (a time limit: each is a decode step to simulate"}},
+    {"duration_output_too_many.yaml",
+     {":5:18: workload.output_tokens: the requests ask for at least 1e+10 output tokens in all; at most "
+      "4294967296"}},
+    {"trace_file_outputs_too_many.yaml",
+     {":2:40: workload.trace_file: the requests ask for 4.816e+09 output tokens in all; at most 4294967296"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Serve, BadServeScenarioTest, ::testing::ValuesIn(kBadCases), [](const auto& info) {

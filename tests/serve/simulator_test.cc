@@ -228,6 +228,23 @@ TEST(Requests, TraceTokensBeyondTheCountersAreAnError) {
   EXPECT_NE(GenerateRequests(w).error().message.find("has 0 prompt or output tokens"), std::string::npos);
 }
 
+// 1000 requests of 16M output tokens were 1.6e10 decode steps to simulate (days): the total is a limit.
+TEST(Requests, OutputTokensInAllAreBoundedByTheDecodeStepLimit) {
+  WorkloadOptions w;
+  w.requests = 1000;
+  w.output = Fixed(16e6);
+  w.output.max = kMaxTokens;
+  auto r = GenerateRequests(w);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("the 1000 requests generate 16000000000 output tokens in all; at most "
+                                   "4294967296 per run (a time limit"),
+            std::string::npos)
+      << r.error().message;
+  w.requests = 200;  // 3.2e9 steps: inside the limit
+  EXPECT_TRUE(GenerateRequests(w).ok());
+}
+
 // Draws outside [min, max] are clamped before rounding: nan, inf and 1e300 became 1-token prompts.
 TEST(Requests, SampleLengthClampsBeforeRounding) {
   Rng rng(1);

@@ -30,6 +30,9 @@ inline constexpr int64_t kMaxRequests = 10'000'000;      // per run; each holds 
 inline constexpr int kMaxReplicas = 10'000;              // every arrival's routing scans the replicas
 inline constexpr int64_t kMaxTokens = int64_t{1} << 24;  // a prompt, an output, a token budget (16,777,216)
 inline constexpr double kMaxArrivalSeconds = 1e8;        // the last arrival (about 3.2 years)
+// Output tokens of all requests together: each is a decode step to simulate (about 4e7 a second), so this
+// bounds a run's time (about 2 minutes); 10,000,000 requests of 400 output tokens fit.
+inline constexpr int64_t kMaxDecodeSteps = int64_t{1} << 32;
 
 enum class ArrivalKind { kPoisson, kGamma, kTrace };
 

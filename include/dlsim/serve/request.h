@@ -51,7 +51,7 @@ int64_t SampleLength(const LengthDistribution& d, Rng& rng);
 // requests (requests == 0 and duration_s == 0, an empty trace, or no arrival within duration_s), a
 // non-positive rate, or breaks a limit of options.h: more than kMaxRequests requests (also arriving
 // within duration_s), a length clamp or a trace entry's tokens beyond 1..kMaxTokens, an arrival past
-// kMaxArrivalSeconds.
+// kMaxArrivalSeconds, more than kMaxDecodeSteps output tokens in all.
 Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w);
 
 }  // namespace dlsim::serve
