@@ -319,6 +319,42 @@ void CheckServeLayout(const serve::ServeOptions& o, const MapReader& h, const Do
   }
 }
 
+// The largest prompt `d` can draw when it is explicit data (a file's values), else 0.
+double LargestListed(const LengthDistribution& d) {
+  if (d.kind != LengthDistribution::Kind::kEmpirical || d.values.empty()) return 0;
+  return *std::max_element(d.values.begin(), d.values.end());
+}
+
+// A prompt longer than the model's context (model.max_seq_len, when known) can never run: records an
+// error when the scenario surely asks for one: its clamp max, the least prompt it draws, a value of
+// its prompt file, a request of its trace. (A lognormal draw beyond the context is not refused: cap
+// it with prompt_tokens.max.)
+void CheckPromptContext(const MapReader& w, const serve::WorkloadOptions& o, int64_t context) {
+  if (context <= 0) return;
+  const std::string beyond =
+      " tokens, longer than the model's context of " + std::to_string(context) +
+      " tokens (model.max_seq_len): such a request can never run; shorten the prompts or raise "
+      "model.max_seq_len";
+  const MapReader p = w.Section("prompt_tokens");
+  if (o.arrival == ArrivalKind::kTrace) {
+    for (size_t i = 0; i < o.trace.size(); ++i) {
+      if (o.trace[i].prompt_tokens <= context) continue;
+      w.AddError("trace_file", "request " + std::to_string(i + 1) + " of the trace has a prompt of " +
+                                   std::to_string(o.trace[i].prompt_tokens) + beyond);
+      return;
+    }
+  } else if (const double listed = LargestListed(o.prompt); listed > static_cast<double>(context)) {
+    p.AddError("file", "the file holds a prompt of " + FormatNumber(listed, 10) + beyond);
+  } else if (const double least = LeastTokens(o.prompt); least > static_cast<double>(context)) {
+    const char* key = o.prompt.kind == LengthDistribution::Kind::kFixed     ? "value"
+                      : o.prompt.kind == LengthDistribution::Kind::kUniform ? "low"
+                                                                            : "min";
+    p.AddError(key, "every prompt is at least " + FormatNumber(least, 10) + beyond);
+  } else if (p.Has("max") && o.prompt.max > context) {
+    p.AddError("max", "prompts of up to " + std::to_string(o.prompt.max) + beyond);
+  }
+}
+
 // DistServe's pools are the deployment's replicas: hardware.replicas, when given, is their sum.
 void CheckPools(const MapReader& h, const MapReader& s, serve::ServeOptions& o) {
   if (o.scheduler.name != "distserve") return;
@@ -387,6 +423,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   CheckModelShape(root.Section("model"), o.model);
   DLSIM_RETURN_IF_ERROR(doc.status());
   CheckServeLayout(o, h, doc);
+  CheckPromptContext(root.Section("workload"), o.workload, o.model.max_seq_len);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;
 }

@@ -155,6 +155,20 @@ const BadCase kBadCases[] = {
     {"trace_file_prompt_huge.yaml",
      {"trace_prompt_3e9.csv:2:5: column 'num_prefill_tokens': expected an integer, found '3000000000'"}},
     {"trace_file_device.yaml", {":2:40: workload.trace_file: cannot read '/dev/zero': not a regular file"}},
+    // A prompt longer than the model's context (model.max_seq_len) can never run.
+    {"prompt_beyond_context.yaml",
+     {":3:47: workload.prompt_tokens.value: every prompt is at least 5000 tokens, longer than the model's "
+      "context of 4096 tokens (model.max_seq_len): such a request can never run; shorten the prompts or "
+      "raise model.max_seq_len"}},
+    {"prompt_max_beyond_context.yaml",
+     {":3:74: workload.prompt_tokens.max: prompts of up to 8192 tokens, longer than the model's context of "
+      "4096 tokens"}},
+    {"prompt_file_beyond_context.yaml",
+     {":3:25: workload.prompt_tokens.file: the file holds a prompt of 7433 tokens, longer than the model's "
+      "context of 4096 tokens"}},
+    {"trace_file_beyond_context.yaml",
+     {":2:40: workload.trace_file: request 2 of the trace has a prompt of 4097 tokens, longer than the "
+      "model's context of 4096 tokens"}},
     // The simulation's work: every output token is a decode step (serve::kMaxDecodeSteps).
     {"output_tokens_too_many.yaml",
      {":2:52: workload.output_tokens: the requests ask for at least 1.6e+10 output tokens in all; at most "
@@ -195,6 +209,13 @@ TEST(ServeCli, RequestsThatCanNeverRunAreInfeasible) {
   Outcome cap = RunDlsim("serve " + kInfeasible + "never_runs.yaml --capacity");
   EXPECT_EQ(cap.exit_code, 3) << cap.output;
   EXPECT_NE(cap.output.find("dlsim serve: 20 of 20 requests can never run"), std::string::npos) << cap.output;
+}
+
+// The context check reads the model's max_seq_len as given: raising it lets a 5000-token prompt run.
+TEST(ServeCli, PromptWithinARaisedContextRuns) {
+  Outcome r = RunDlsim("serve " + kBad + "prompt_context_raised.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(" 10 of 10\n"), std::string::npos) << r.output;
 }
 
 TEST(ServeCli, NoArrivalWithinDurationIsAnError) {
