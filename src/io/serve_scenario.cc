@@ -136,6 +136,17 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
   if (o.trace.empty() && !w.document().has_errors()) w.AddError("trace_file", "the trace has no rows");
 }
 
+// A trace cut at duration_s must keep a request: its first arrival is within duration_s.
+void CheckTraceWindow(const MapReader& w, const serve::WorkloadOptions& o) {
+  if (o.arrival != ArrivalKind::kTrace || o.trace.empty() || !(o.duration_s > 0)) return;
+  double first = o.trace[0].arrival_s;
+  for (const serve::TraceEntry& e : o.trace) first = std::min(first, e.arrival_s);
+  if (first <= o.duration_s) return;
+  w.AddError("duration_s", "no request of the trace arrives within " + FormatNumber(o.duration_s, 6) +
+                               " s (the first at " + FormatNumber(first, 6) +
+                               " s): lengthen duration_s or leave it out");
+}
+
 // requests / rate and rate x duration_s: the arrivals must fit the clock and the request limit.
 void CheckArrivalVolume(const MapReader& w, const serve::WorkloadOptions& o) {
   if (o.arrival == ArrivalKind::kTrace || w.document().has_errors()) return;
@@ -205,6 +216,7 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   o.output = ReadLengths(w, "output_tokens", o.output, base_dir, "num_decode_tokens");
   ReadTrace(w, base_dir, o);
   CheckArrivalVolume(w, o);
+  CheckTraceWindow(w, o);
   CheckDecodeWork(w, o);
   w.Finish();
   return o;

@@ -108,8 +108,15 @@ Result<std::vector<Request>> TraceRequests(const WorkloadOptions& w) {
     const TraceEntry& e = w.trace[i];
     DLSIM_RETURN_IF_ERROR(CheckArrival(e.arrival_s, i, w));
     DLSIM_RETURN_IF_ERROR(CheckTraceTokens(e, i));
-    if (w.duration_s > 0 && e.arrival_s > w.duration_s) break;
+    if (w.duration_s > 0 && e.arrival_s > w.duration_s) continue;  // (a trace need not be sorted)
     out.push_back(MakeRequest(e.arrival_s, e.prompt_tokens, e.output_tokens));
+  }
+  if (out.empty()) {
+    double first = w.trace[0].arrival_s;
+    for (size_t i = 0; i < n; ++i) first = std::min(first, w.trace[i].arrival_s);
+    return Error::InvalidArgument("workload: no request of the trace arrives within duration_s " +
+                                  Num(w.duration_s) + " s (the first at " + Num(first) +
+                                  " s): lengthen duration_s or leave it out");
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Request& a, const Request& b) { return a.arrival < b.arrival; });

@@ -155,6 +155,10 @@ const BadCase kBadCases[] = {
     {"trace_file_prompt_huge.yaml",
      {"trace_prompt_3e9.csv:2:5: column 'num_prefill_tokens': expected an integer, found '3000000000'"}},
     {"trace_file_device.yaml", {":2:40: workload.trace_file: cannot read '/dev/zero': not a regular file"}},
+    // A trace cut at duration_s before its first request ran as "0 of 0 requests" with 0 ns latencies.
+    {"trace_file_after_duration.yaml",
+     {":2:68: workload.duration_s: no request of the trace arrives within 1 s (the first at 5 s): lengthen "
+      "duration_s or leave it out"}},
     // A prompt longer than the model's context (model.max_seq_len) can never run.
     {"prompt_beyond_context.yaml",
      {":3:47: workload.prompt_tokens.value: every prompt is at least 5000 tokens, longer than the model's "

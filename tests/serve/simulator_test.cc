@@ -226,6 +226,16 @@ TEST(Requests, TraceTokensBeyondTheCountersAreAnError) {
   w.trace[1].prompt_tokens = 200;
   w.trace[1].output_tokens = 0;
   EXPECT_NE(GenerateRequests(w).error().message.find("has 0 prompt or output tokens"), std::string::npos);
+  // Cut at duration_s before its first arrival, the trace has no request ("0 of 0" was a result).
+  w.trace = {{6.0, 100, 10}, {5.0, 100, 10}};
+  w.duration_s = 1;
+  EXPECT_NE(GenerateRequests(w).error().message.find(
+                "no request of the trace arrives within duration_s 1 s (the first at 5 s)"),
+            std::string::npos);
+  w.duration_s = 5.5;  // unsorted rows: the one at 5 s is kept
+  auto kept = GenerateRequests(w);
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  EXPECT_EQ(kept->size(), 1u);
 }
 
 // 1000 requests of 16M output tokens were 1.6e10 decode steps to simulate (days): the total is a limit.
