@@ -20,7 +20,7 @@ int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const
   } else {
     out << FormatCapacityReport(options, *cap, args.target);
   }
-  return kExitOk;
+  return cap->met ? kExitOk : kExitInfeasible;  // no rate meets the SLO: the report says why
 }
 
 // A serving trace holds a span per iteration (about 3 KB per request); say so before a big one.

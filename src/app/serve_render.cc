@@ -59,7 +59,14 @@ nlohmann::ordered_json CapacityJson(const CapacityResult& cap, double target) {
   for (const auto& p : cap.probes)
     probes.push_back({{"rate_per_replica", p.rate_per_replica}, {"slo_attainment", p.slo_attainment}});
   j["probes"] = probes;
-  j["at_capacity"] = ServeJson(cap.at_capacity);
+  j["met"] = cap.met;
+  if (cap.met) {
+    j["at_capacity"] = ServeJson(cap.at_capacity);
+  } else {
+    j["at_capacity"] = nullptr;
+    j["reason"] = cap.reason;
+    j["at_lowest_rate"] = ServeJson(cap.at_capacity);
+  }
   return j;
 }
 
@@ -111,8 +118,10 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
 }
 
 std::string FormatCapacityReport(const ServeOptions& o, const CapacityResult& cap, double target) {
-  std::string out = fmt::format("{}: highest rate per replica with SLO attainment >= {}: {:.3f} req/s\n",
-                                o.name, report::FormatPercent(target), cap.rate_per_replica);
+  std::string out =
+      cap.met ? fmt::format("{}: highest rate per replica with SLO attainment >= {}: {:.3f} req/s\n", o.name,
+                            report::FormatPercent(target), cap.rate_per_replica)
+              : fmt::format("{}: {}\n", o.name, cap.reason);
   report::Table t("probes");
   t.AddColumn("rate per replica", "req/s").AddColumn("SLO attainment");
   for (const CapacityProbe& p : cap.probes) {

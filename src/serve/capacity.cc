@@ -1,6 +1,24 @@
 #include "dlsim/serve/capacity.h"
 
+#include <fmt/format.h>
+
+#include "dlsim/report/format.h"
+
 namespace dlsim::serve {
+namespace {
+
+// Why no rate met `target`: `lowest` is the run at the lowest rate probed.
+std::string NoCapacityReason(const ServeResult& lowest, double rate, const SloOptions& slo, double target) {
+  const ServeMetrics& m = lowest.metrics;
+  const auto d = [](double s) { return report::FormatDuration(Seconds(s)); };
+  return fmt::format(
+      "no rate meets SLO attainment >= {}: even at {:.3g} req/s per replica it is {} (TTFT p50 {} against "
+      "{}, TPOT p50 {} against {}): loosen the SLO (slo.ttft_s, slo.tpot_s) or the target",
+      report::FormatPercent(target), rate, report::FormatPercent(m.slo_attainment), d(m.ttft_s.p50),
+      d(slo.ttft_s), d(m.tpot_s.p50), d(slo.tpot_s));
+}
+
+}  // namespace
 
 int ReplicaCount(const ServeOptions& o) {
   return o.scheduler.name == "distserve" ? o.scheduler.prefill_replicas + o.scheduler.decode_replicas
@@ -21,27 +39,31 @@ Result<CapacityResult> FindCapacity(const ServeOptions& options, const Iteration
     out.probes.push_back({per_replica, r.metrics.slo_attainment});
     return r;
   };
+  ServeResult best, last;
+  // Runs a probe at `rate`; true when it meets the target (kept in `best`, else in `last`).
+  auto meets = [&](double rate) -> Result<bool> {
+    DLSIM_ASSIGN_OR_RETURN(ServeResult r, run(rate));
+    const bool ok = r.metrics.slo_attainment >= c.target;
+    (ok ? best : last) = std::move(r);
+    out.met = out.met || ok;
+    return ok;
+  };
   double lo = 0, hi = c.start_rate;
-  ServeResult best;
   for (int i = 0; i < c.max_doublings; ++i) {
-    DLSIM_ASSIGN_OR_RETURN(ServeResult r, run(hi));
-    if (r.metrics.slo_attainment < c.target) break;
+    DLSIM_ASSIGN_OR_RETURN(bool ok, meets(hi));
+    if (!ok) break;
     lo = hi;
-    best = std::move(r);
     hi *= 2;
   }
   for (int i = 0; i < c.bisections; ++i) {
     const double mid = lo == 0 ? hi / 2 : (lo + hi) / 2;
-    DLSIM_ASSIGN_OR_RETURN(ServeResult r, run(mid));
-    if (r.metrics.slo_attainment >= c.target) {
-      lo = mid;
-      best = std::move(r);
-    } else {
-      hi = mid;
-    }
+    DLSIM_ASSIGN_OR_RETURN(bool ok, meets(mid));
+    (ok ? lo : hi) = mid;
   }
   out.rate_per_replica = lo;
-  out.at_capacity = std::move(best);
+  out.at_capacity = std::move(out.met ? best : last);  // when none met, the lowest rate probed ran last
+  if (!out.met && !out.probes.empty())
+    out.reason = NoCapacityReason(out.at_capacity, out.probes.back().rate_per_replica, options.slo, c.target);
   return out;
 }
 

@@ -222,6 +222,32 @@ TEST(ServeCli, PromptWithinARaisedContextRuns) {
   EXPECT_NE(r.output.find(" 10 of 10\n"), std::string::npos) << r.output;
 }
 
+// --capacity with an SLO no rate meets printed "0.000 req/s" with an all-zero at_capacity, exit 0.
+TEST(ServeCli, CapacityThatNoRateMeetsSaysWhy) {
+  Outcome r = RunDlsim("serve " + kInfeasible + "slo_out_of_reach.yaml --capacity");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("slo_out_of_reach: no rate meets SLO attainment >= 90.0%: even at 0.000244 req/s "
+                          "per replica it is 0.0% (TTFT p50 "),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("against 1.000 µs): loosen the SLO (slo.ttft_s, slo.tpot_s) or the target"),
+            std::string::npos)
+      << r.output;
+  Outcome j = RunDlsim("serve " + kInfeasible + "slo_out_of_reach.yaml --capacity --json", false);
+  EXPECT_EQ(j.exit_code, 3);
+  const auto json = nlohmann::json::parse(j.output);
+  EXPECT_FALSE(json["met"].get<bool>());
+  EXPECT_TRUE(json["at_capacity"].is_null());
+  EXPECT_NE(json["reason"].get<std::string>().find("no rate meets"), std::string::npos);
+  EXPECT_GT(json["at_lowest_rate"]["ttft_s"]["p50"].get<double>(), 0);
+  // A reachable SLO still reports its rate, exit 0.
+  Outcome ok = RunDlsim(
+      std::string("serve ") + DLSIM_DATA_DIR + "/scenarios/serve_llama2_7b_a100_vllm.yaml --capacity --json",
+      false);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_TRUE(nlohmann::json::parse(ok.output)["met"].get<bool>());
+}
+
 TEST(ServeCli, NoArrivalWithinDurationIsAnError) {
   Outcome r = RunDlsim("serve " + kInfeasible + "no_arrivals.yaml");
   EXPECT_EQ(r.exit_code, 1) << r.output;

@@ -15,7 +15,8 @@ namespace dlsim::app {
 // At least feasible (and reason), requests_completed, ttft_s, tpot_s, e2e_s (p50, p90, p99,
 // mean), throughput_tokens_per_s, throughput_requests_per_s and slo_attainment.
 nlohmann::ordered_json ServeJson(const serve::ServeResult& r);
-// target_slo_attainment, rate_per_replica, probes, at_capacity (a ServeJson).
+// target_slo_attainment, rate_per_replica, probes, met, at_capacity (a ServeJson; null when no rate met
+// the target, with `reason` and `at_lowest_rate` instead).
 nlohmann::ordered_json CapacityJson(const serve::CapacityResult& cap, double target);
 
 // Tables of latencies, throughput, KV use and offloading.

@@ -10,6 +10,7 @@
 #ifndef DLSIM_SERVE_CAPACITY_H_
 #define DLSIM_SERVE_CAPACITY_H_
 
+#include <string>
 #include <vector>
 
 #include "dlsim/core/result.h"
@@ -30,9 +31,13 @@ struct CapacityProbe {
 };
 
 struct CapacityResult {
-  double rate_per_replica = 0;        // highest probed rate meeting the target (0 when none does)
-  ServeResult at_capacity;            // the run at that rate
+  double rate_per_replica = 0;  // highest probed rate meeting the target (0 when none does)
+  bool met = false;             // a probed rate met the target
+  // The run at rate_per_replica; when no rate met the target, the run at the lowest rate probed
+  // (its latencies say how far the SLO is out of reach).
+  ServeResult at_capacity;
   std::vector<CapacityProbe> probes;  // in the order they ran
+  std::string reason;                 // when !met: the attainment and latencies at the lowest rate vs the SLO
 };
 
 // Error: as Simulate(); kInfeasible when the configuration cannot run at all.
