@@ -60,6 +60,7 @@ nlohmann::ordered_json CapacityJson(const CapacityResult& cap, double target) {
     probes.push_back({{"rate_per_replica", p.rate_per_replica}, {"slo_attainment", p.slo_attainment}});
   j["probes"] = probes;
   j["met"] = cap.met;
+  j["bounded"] = cap.bounded;
   if (cap.met) {
     j["at_capacity"] = ServeJson(cap.at_capacity);
   } else {
@@ -118,10 +119,15 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
 }
 
 std::string FormatCapacityReport(const ServeOptions& o, const CapacityResult& cap, double target) {
-  std::string out =
-      cap.met ? fmt::format("{}: highest rate per replica with SLO attainment >= {}: {:.3f} req/s\n", o.name,
-                            report::FormatPercent(target), cap.rate_per_replica)
-              : fmt::format("{}: {}\n", o.name, cap.reason);
+  std::string out = fmt::format("{}: highest rate per replica with SLO attainment >= {}: {:.3f} req/s\n",
+                                o.name, report::FormatPercent(target), cap.rate_per_replica);
+  if (!cap.met) out = fmt::format("{}: {}\n", o.name, cap.reason);
+  if (cap.met && !cap.bounded) {
+    out = fmt::format(
+        "{}: SLO attainment >= {} at every rate probed, up to {:.0f} req/s per replica (the top of the "
+        "search, so a lower bound: the SLO is looser than any queueing of this workload)\n",
+        o.name, report::FormatPercent(target), cap.rate_per_replica);
+  }
   report::Table t("probes");
   t.AddColumn("rate per replica", "req/s").AddColumn("SLO attainment");
   for (const CapacityProbe& p : cap.probes) {

@@ -32,30 +32,29 @@ Result<CapacityResult> FindCapacity(const ServeOptions& options, const Iteration
   const int replicas = ReplicaCount(options);
   ServeOptions probe = options;
   if (probe.workload.arrival == ArrivalKind::kTrace) probe.workload.arrival = ArrivalKind::kPoisson;
-  auto run = [&](double per_replica) -> Result<ServeResult> {
+  ServeResult best, last;
+  // Runs a probe at `per_replica`; true when it meets the target (its run kept in `best`, else `last`).
+  auto meets = [&](double per_replica) -> Result<bool> {
     probe.workload.rate = per_replica * replicas;
     DLSIM_ASSIGN_OR_RETURN(ServeResult r, Simulate(probe, cost, schedulers, routers));
     if (!r.feasible) return Error{ErrorCode::kInfeasible, r.reason};
     out.probes.push_back({per_replica, r.metrics.slo_attainment});
-    return r;
-  };
-  ServeResult best, last;
-  // Runs a probe at `rate`; true when it meets the target (kept in `best`, else in `last`).
-  auto meets = [&](double rate) -> Result<bool> {
-    DLSIM_ASSIGN_OR_RETURN(ServeResult r, run(rate));
     const bool ok = r.metrics.slo_attainment >= c.target;
     (ok ? best : last) = std::move(r);
     out.met = out.met || ok;
     return ok;
   };
   double lo = 0, hi = c.start_rate;
-  for (int i = 0; i < c.max_doublings; ++i) {
+  out.bounded = false;
+  for (int i = 0; i < c.max_doublings && !out.bounded; ++i) {
     DLSIM_ASSIGN_OR_RETURN(bool ok, meets(hi));
-    if (!ok) break;
-    lo = hi;
-    hi *= 2;
+    out.bounded = !ok;
+    if (ok) {
+      lo = hi;
+      hi *= 2;
+    }
   }
-  for (int i = 0; i < c.bisections; ++i) {
+  for (int i = 0; i < c.bisections && out.bounded; ++i) {  // unbounded: no failing rate to bisect to
     const double mid = lo == 0 ? hi / 2 : (lo + hi) / 2;
     DLSIM_ASSIGN_OR_RETURN(bool ok, meets(mid));
     (ok ? lo : hi) = mid;

@@ -246,6 +246,21 @@ TEST(ServeCli, CapacityThatNoRateMeetsSaysWhy) {
       false);
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_TRUE(nlohmann::json::parse(ok.output)["met"].get<bool>());
+  EXPECT_TRUE(nlohmann::json::parse(ok.output)["bounded"].get<bool>());
+}
+
+// An SLO that holds at every rate reported the search's top (4192256 req/s) as the capacity.
+TEST(ServeCli, CapacityAtTheTopOfTheSearchIsALowerBound) {
+  Outcome r = RunDlsim("serve " + kInfeasible + "slo_always_met.yaml --capacity");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("slo_always_met: SLO attainment >= 90.0% at every rate probed, up to 2097152 req/s "
+                          "per replica (the top of the search, so a lower bound"),
+            std::string::npos)
+      << r.output;
+  Outcome j = RunDlsim("serve " + kInfeasible + "slo_always_met.yaml --capacity --json", false);
+  const auto json = nlohmann::json::parse(j.output);
+  EXPECT_FALSE(json["bounded"].get<bool>());
+  EXPECT_EQ(json["probes"].size(), 24u);  // the doublings only: no failing rate to bisect towards
 }
 
 TEST(ServeCli, NoArrivalWithinDurationIsAnError) {

@@ -33,6 +33,9 @@ struct CapacityProbe {
 struct CapacityResult {
   double rate_per_replica = 0;  // highest probed rate meeting the target (0 when none does)
   bool met = false;             // a probed rate met the target
+  // False when the target held at every doubling, up to start_rate x 2^(max_doublings - 1): the rate is
+  // then a lower bound (the SLO is looser than any queueing of the workload's requests).
+  bool bounded = true;
   // The run at rate_per_replica; when no rate met the target, the run at the lowest rate probed
   // (its latencies say how far the SLO is out of reach).
   ServeResult at_capacity;
