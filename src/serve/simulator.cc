@@ -102,7 +102,9 @@ class Simulation {
   void AddRequestMetrics(ServeMetrics& m) const;
   // Fills the replica metrics of `m`: KV utilization, iterations, batch sizes, offloading.
   void AddReplicaMetrics(ServeMetrics& m) const;
-  Status NeverRan(const Request& longest, int64_t unfinished) const;
+  // KV blocks `r` needs to be admitted and to finish on one replica (orca reserves max_seq_len).
+  int64_t BlocksNeeded(const Request& r) const;
+  Status NeverRan(const Request& longest, int64_t never, int64_t unfinished) const;
 
   void OnArrival() {
     const int32_t idx = next_arrival_++;
@@ -343,45 +345,57 @@ Status Simulation::CheckSane() const {
         "the simulated run overflows the clock (an event after 146 years): an input is far out of its "
         "range (a KV or PCIe link, or an arrival rate, near zero?)");
   }
-  int64_t unfinished = 0;
-  const Request* longest = nullptr;
+  int64_t unfinished = 0, never = 0;
+  const Request* longest = nullptr;  // of the requests that can never run, the one needing most blocks
+  const int64_t total = replicas_.front()->kv.total();
   for (const Request& r : reqs_) {
-    if (!r.done) {
-      ++unfinished;
-      if (longest == nullptr || r.prompt + r.output > longest->prompt + longest->output) longest = &r;
-    } else if (r.first_scheduled < r.arrival || r.first_token < r.first_scheduled ||
-               r.finish < r.first_token) {
+    if (r.done &&
+        (r.first_scheduled < r.arrival || r.first_token < r.first_scheduled || r.finish < r.first_token))
       return Error::Internal("a request's times are out of order (a negative latency): a simulator bug");
-    }
+    if (r.done) continue;
+    ++unfinished;
+    if (BlocksNeeded(r) <= total) continue;
+    ++never;
+    if (longest == nullptr || BlocksNeeded(r) > BlocksNeeded(*longest)) longest = &r;
   }
-  return unfinished == 0 ? Status::Ok() : NeverRan(*longest, unfinished);
+  if (unfinished == 0) return Status::Ok();
+  if (longest == nullptr) {
+    return Error::Internal(fmt::format(
+        "{} of {} requests never completed, though each fits the KV cache: the scheduler stalled (a "
+        "simulator bug; please report it with the scenario)",
+        unfinished, reqs_.size()));
+  }
+  return NeverRan(*longest, never, unfinished);
 }
 
-// Why `unfinished` requests never completed, from the longest of them.
-Status Simulation::NeverRan(const Request& longest, int64_t unfinished) const {
+int64_t Simulation::BlocksNeeded(const Request& r) const {
   const KvCache& kv = replicas_.front()->kv;
   const bool orca = o_.scheduler.name == "orca";
-  const int64_t tokens = int64_t{longest.prompt} + longest.output;
+  const int64_t tokens = int64_t{r.prompt} + r.output;
   const int64_t reserved = orca ? std::max<int64_t>(o_.scheduler.max_seq_len, tokens) : tokens;
-  const int64_t admit = kv.BlocksFor(orca ? reserved : longest.prompt) + kv.watermark_blocks();
-  const int64_t need = std::max(kv.BlocksFor(reserved), admit);
-  const std::string what = fmt::format("{} of {} requests can never run: ", unfinished, reqs_.size());
-  if (need <= kv.total()) {
-    return Error::Internal(what +
-                           "each fits the KV cache, yet the scheduler stalled (a simulator bug; please "
-                           "report it with the scenario)");
-  }
-  const std::string holds = fmt::format("{} KV blocks of {} tokens, and a replica holds {} ({} of KV)", need,
-                                        kv.block_size(), kv.total(), report::FormatBytes(plan_.kv_capacity));
-  if (orca && o_.scheduler.max_seq_len > tokens) {
+  const int64_t admit = kv.BlocksFor(orca ? reserved : r.prompt) + kv.watermark_blocks();
+  return std::max(kv.BlocksFor(reserved), admit);
+}
+
+// Why `never` requests can never run (from `longest`, the one needing most blocks), and `unfinished`
+// requests in all did not complete (the others waited behind them).
+Status Simulation::NeverRan(const Request& longest, int64_t never, int64_t unfinished) const {
+  const KvCache& kv = replicas_.front()->kv;
+  std::string what = fmt::format("{} of {} requests can never run", never, reqs_.size());
+  if (unfinished > never) what += fmt::format(" ({} more waited behind them)", unfinished - never);
+  const std::string holds =
+      fmt::format("{} KV blocks of {} tokens, and a replica holds {} ({} of KV)", BlocksNeeded(longest),
+                  kv.block_size(), kv.total(), report::FormatBytes(plan_.kv_capacity));
+  if (o_.scheduler.name == "orca" && o_.scheduler.max_seq_len > int64_t{longest.prompt} + longest.output) {
     return Error::Infeasible(what +
-                             fmt::format("orca reserves scheduler.max_seq_len = {} tokens per request, ",
+                             fmt::format(": orca reserves scheduler.max_seq_len = {} tokens per request, ",
                                          o_.scheduler.max_seq_len) +
                              holds +
                              ": lower max_seq_len or give the KV more memory (tp, pp, memory_margin)");
   }
   return Error::Infeasible(
-      what + fmt::format("one of {} prompt + {} output tokens needs ", longest.prompt, longest.output) +
+      what +
+      fmt::format(": the longest, of {} prompt + {} output tokens, needs ", longest.prompt, longest.output) +
       holds +
       ": cap the lengths (workload.prompt_tokens / output_tokens max) or give the "
       "KV more memory (tp, pp, memory_margin, offload)");

@@ -196,7 +196,7 @@ const std::string kInfeasible = std::string(DLSIM_TEST_DATA_DIR) + "/serve_infea
 TEST(ServeCli, RequestsThatCanNeverRunAreInfeasible) {
   Outcome r = RunDlsim("serve " + kInfeasible + "never_runs.yaml");
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("infeasible: 20 of 20 requests can never run: one of 500000 prompt + "),
+  EXPECT_NE(r.output.find("infeasible: 20 of 20 requests can never run: the longest, of 500000 prompt + "),
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("requests completed"), std::string::npos) << r.output;

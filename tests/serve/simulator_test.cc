@@ -156,7 +156,8 @@ TEST(Sanity, RequestLongerThanTheKvCacheIsInfeasibleWithAReason) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r->feasible);
   EXPECT_EQ(r->metrics.requests_total, 20);
-  EXPECT_NE(r->reason.find("20 of 20 requests can never run: one of 500000 prompt + "), std::string::npos)
+  EXPECT_NE(r->reason.find("20 of 20 requests can never run: the longest, of 500000 prompt + "),
+            std::string::npos)
       << r->reason;
   EXPECT_NE(r->reason.find("KV blocks of 16 tokens, and a replica holds"), std::string::npos) << r->reason;
   // Orca's reservation alone can be too large.
@@ -168,6 +169,21 @@ TEST(Sanity, RequestLongerThanTheKvCacheIsInfeasibleWithAReason) {
   EXPECT_FALSE(orca->feasible);
   EXPECT_NE(orca->reason.find("orca reserves scheduler.max_seq_len = 16777216 tokens"), std::string::npos)
       << orca->reason;
+}
+
+// Requests that fit wait behind one that never runs (FCFS): the reason counts each kind, instead of
+// saying that all the unfinished ones can never run.
+TEST(Sanity, RequestsWaitingBehindOneThatNeverRunsAreCountedApart) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{0.0, 100, 10}, {1.0, 500000, 10}, {2.0, 100, 10}, {3.0, 100, 10}};
+  auto r = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->feasible);
+  EXPECT_NE(r->reason.find("1 of 4 requests can never run (2 more waited behind them): the longest, of "
+                           "500000 prompt + 10 output tokens, needs 31326 KV blocks"),
+            std::string::npos)
+      << r->reason;
 }
 
 // Options built by hand bypass the scenario's ranges: a KV link or PCIe link near zero overflows
