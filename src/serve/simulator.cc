@@ -86,7 +86,8 @@ class Simulation {
   ServeMetrics Metrics() const;
   // The sanity phase (train's CheckSane for serving): ok when every request completed at ordered,
   // finite times. Errors: kInfeasible when a request can never run (more KV than a replica holds),
-  // kInvalidArgument when the clock overflowed, kInternal for a stall or a negative latency (a bug).
+  // kInvalidArgument when the clock overflowed or the run went past options.max_iterations, kInternal
+  // for a stall or a negative latency (a bug).
   Status CheckSane() const;
 
  private:
@@ -102,6 +103,7 @@ class Simulation {
   void AddRequestMetrics(ServeMetrics& m) const;
   // Fills the replica metrics of `m`: KV utilization, iterations, batch sizes, offloading.
   void AddReplicaMetrics(ServeMetrics& m) const;
+  Status CheckLimits() const;
   // KV blocks `r` needs to be admitted and to finish on one replica (orca reserves max_seq_len).
   int64_t BlocksNeeded(const Request& r) const;
   Status NeverRan(const Request& longest, int64_t never, int64_t unfinished) const;
@@ -127,6 +129,10 @@ class Simulation {
 
   void StartIteration(Replica& r) {
     r.batch.Clear();
+    if (iterations_ >= o_.max_iterations) {  // a time limit: CheckSane reports it
+      r.busy = false;
+      return;
+    }
     SchedulerContext ctx{reqs_, r.kv, plan_.block_bytes, 0};
     r.policy->FormBatch(r.q, ctx, r.batch);
     preemptions_ += ctx.preemptions;
@@ -144,6 +150,7 @@ class Simulation {
     r.kv.Advance(now);
     r.busy = true;
     ++r.iterations;
+    ++iterations_;
     r.batch_requests += static_cast<int64_t>(r.batch.entries.size());
     if (sink_ != nullptr) EmitSpan(r, now, d, interval);
     queue_.Schedule(now + d, [this, &r] { FinishIteration(r); });
@@ -152,13 +159,13 @@ class Simulation {
   // The weight-offloading stall of `r`'s iteration of per-layer time `t`, its PCIe bus shared with the
   // replicas on it that are transferring; records the stall and the offload interval (also in `*interval`).
   Duration OffloadStall(Replica& r, const IterationTime& t, int* interval) {
+    // The replicas of r's bus are ids [bus x g, bus x g + g): only those are scanned (scanning every
+    // replica per iteration made 10,000 offloading replicas quadratic).
     int sharers = 1;
-    const int bus = r.id / std::max(1, o_.offload.gpus_per_pcie_bus);
-    for (const auto& other : replicas_) {
-      if (other.get() != &r && other->transferring &&
-          other->id / std::max(1, o_.offload.gpus_per_pcie_bus) == bus) {
-        ++sharers;
-      }
+    const int g = std::max(1, o_.offload.gpus_per_pcie_bus);
+    const size_t first = static_cast<size_t>(r.id / g) * g;
+    for (size_t i = first; i < std::min(replicas_.size(), first + g); ++i) {
+      if (replicas_[i].get() != &r && replicas_[i]->transferring) ++sharers;
     }
     const Duration stall = offloader_.Stall(t.per_layer, sharers,
                                             plan_.block_bytes * static_cast<double>(r.kv.used()), interval);
@@ -269,6 +276,7 @@ class Simulation {
   int32_t next_arrival_ = 0;
   int64_t preemptions_ = 0;
   int64_t completions_ = 0;
+  int64_t iterations_ = 0;  // of all replicas
   int64_t overcommits_ = 0;
 };
 
@@ -339,12 +347,25 @@ void Simulation::AddReplicaMetrics(ServeMetrics& m) const {
   m.mean_offload_interval = off_iters > 0 ? static_cast<double>(interval_sum) / off_iters : 0;
 }
 
-Status Simulation::CheckSane() const {
+// The run's limits: the simulated clock and the iterations of all replicas.
+Status Simulation::CheckLimits() const {
   if (queue_.Now().SinceStart().IsSaturated()) {
     return Error::InvalidArgument(
         "the simulated run overflows the clock (an event after 146 years): an input is far out of its "
         "range (a KV or PCIe link, or an arrival rate, near zero?)");
   }
+  if (iterations_ >= o_.max_iterations && completions_ < static_cast<int64_t>(reqs_.size())) {
+    return Error::InvalidArgument(fmt::format(
+        "the run needs more than {} scheduler iterations (a time limit: about 1e6 a second), and {} of {} "
+        "requests had completed: give fewer requests or shorter outputs, or simulate a share of the "
+        "replicas at that share of the rate",
+        o_.max_iterations, completions_, reqs_.size()));
+  }
+  return Status::Ok();
+}
+
+Status Simulation::CheckSane() const {
+  DLSIM_RETURN_IF_ERROR(CheckLimits());
   int64_t unfinished = 0, never = 0;
   const Request* longest = nullptr;  // of the requests that can never run, the one needing most blocks
   const int64_t total = replicas_.front()->kv.total();

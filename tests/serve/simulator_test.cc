@@ -186,6 +186,22 @@ TEST(Sanity, RequestsWaitingBehindOneThatNeverRunsAreCountedApart) {
       << r->reason;
 }
 
+// Many lightly loaded replicas iterate with small batches: the iterations of all replicas are a time
+// limit (kMaxIterations), an error naming it, never a partial result.
+TEST(Sanity, RunPastTheIterationLimitIsAnError) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.requests = 50;
+  o.max_iterations = 100;
+  auto r = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("the run needs more than 100 scheduler iterations (a time limit"),
+            std::string::npos)
+      << r.error().message;
+  o.max_iterations = kMaxIterations;
+  EXPECT_TRUE(Simulate(o, Env().catalogs, nullptr).ok());
+}
+
 // Options built by hand bypass the scenario's ranges: a KV link or PCIe link near zero overflows
 // the clock, which is an error, never a negative latency or 100% SLO attainment.
 TEST(Sanity, ClockOverflowIsAnErrorNotANegativeLatency) {

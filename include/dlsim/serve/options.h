@@ -33,6 +33,9 @@ inline constexpr double kMaxArrivalSeconds = 1e8;        // the last arrival (ab
 // Output tokens of all requests together: each is a decode step to simulate (about 4e7 a second), so this
 // bounds a run's time (about 2 minutes); 10,000,000 requests of 400 output tokens fit.
 inline constexpr int64_t kMaxDecodeSteps = int64_t{1} << 32;
+// Scheduler iterations of all replicas together (about 1e6 a second: a few minutes); many lightly loaded
+// replicas run small batches, so their iterations, not the output tokens, bound the run's time.
+inline constexpr int64_t kMaxIterations = int64_t{1} << 28;
 
 enum class ArrivalKind { kPoisson, kGamma, kTrace };
 
@@ -122,6 +125,7 @@ struct ServeOptions {
   SchedulerOptions scheduler;
   OffloadOptions offload;
   SloOptions slo;
+  int64_t max_iterations = kMaxIterations;  // the simulation stops with an error past it (tests lower it)
 };
 
 }  // namespace dlsim::serve
