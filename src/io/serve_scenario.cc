@@ -192,8 +192,9 @@ void CheckDecodeWork(const MapReader& w, const serve::WorkloadOptions& o) {
   }
   if (steps <= static_cast<double>(serve::kMaxDecodeSteps)) return;
   w.AddError(trace ? "trace_file" : (w.Has("output_tokens") ? "output_tokens" : "requests"),
-             "the requests ask for " + std::string(trace ? "" : "at least ") + FormatNumber(steps, 6) +
-                 " output tokens in all; at most " + std::to_string(serve::kMaxDecodeSteps) +
+             "the requests ask for " + std::string(trace ? "" : (o.requests > 0 ? "at least " : "about ")) +
+                 FormatNumber(steps, 6) + " output tokens in all; at most " +
+                 std::to_string(serve::kMaxDecodeSteps) +
                  " per run (a time limit: each is a decode step to simulate, about 4e7 a second): give "
                  "fewer requests or shorter outputs");
 }

@@ -178,7 +178,7 @@ const BadCase kBadCases[] = {
      {":2:52: workload.output_tokens: the requests ask for at least 1.6e+10 output tokens in all; at most "
       "4294967296 per run (a time limit: each is a decode step to simulate"}},
     {"duration_output_too_many.yaml",
-     {":5:18: workload.output_tokens: the requests ask for at least 1e+10 output tokens in all; at most "
+     {":5:18: workload.output_tokens: the requests ask for about 1e+10 output tokens in all; at most "
       "4294967296"}},
     {"trace_file_outputs_too_many.yaml",
      {":2:40: workload.trace_file: the requests ask for 4.816e+09 output tokens in all; at most 4294967296"}},
