@@ -1,0 +1,219 @@
+#include "dlsim/gnn/sampler.h"
+
+#include <algorithm>
+#include <string>
+
+#include "node_set.h"
+
+namespace dlsim::gnn {
+namespace {
+
+using internal::NodeSet;
+
+// The shared hop loop: each hop asks the policy for the sampled neighbours of every frontier node
+// and grows the next frontier (dst nodes first, then new sources in the order sampled).
+class HopSampler : public Sampler {
+ public:
+  HopSampler(const Graph& g, const SamplerOptions& o) : g_(g), o_(o), in_frontier_(g.num_nodes()) {}
+
+  void Sample(std::span<const NodeId> seeds, Rng& rng, MiniBatch& out) override {
+    const size_t hops = o_.fanouts.size();
+    out.frontiers.resize(hops + 1);
+    out.edges.assign(hops, 0);
+    out.sampled.assign(o_.record_edges ? hops : 0, {});
+    out.frontiers[0].assign(seeds.begin(), seeds.end());
+    for (size_t h = 0; h < hops; ++h) {
+      std::vector<NodeId>& next = out.frontiers[h + 1];
+      next = out.frontiers[h];
+      in_frontier_.Clear();
+      for (NodeId v : next) in_frontier_.Insert(v);
+      SampleHop(out.frontiers[h], o_.fanouts[h], rng, out, h);
+    }
+  }
+
+ protected:
+  // Samples hop `h` from `dst`; calls Emit for every sampled edge.
+  virtual void SampleHop(const std::vector<NodeId>& dst, int fanout, Rng& rng, MiniBatch& out, size_t h) {
+    for (NodeId v : dst) SampleNode(v, fanout, rng, out, h);
+  }
+  virtual void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) {}
+
+  void Emit(NodeId dst, NodeId src, MiniBatch& out, size_t h) {
+    ++out.edges[h];
+    if (in_frontier_.Insert(src)) out.frontiers[h + 1].push_back(src);
+    if (o_.record_edges) out.sampled[h].emplace_back(dst, src);
+  }
+
+  const Graph& g_;
+  const SamplerOptions o_;
+
+ private:
+  NodeSet in_frontier_;
+};
+
+// GraphSAGE: min(fanout, degree) distinct neighbours, uniformly (Floyd's algorithm).
+class UniformSampler final : public HopSampler {
+ public:
+  using HopSampler::HopSampler;
+  std::string_view name() const override { return "uniform"; }
+
+ private:
+  void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
+    const std::span<const NodeId> nbrs = g_.Neighbors(v);
+    const size_t d = nbrs.size();
+    const auto k = static_cast<size_t>(fanout);
+    if (d <= k) {
+      for (NodeId u : nbrs) Emit(v, u, out, h);
+      return;
+    }
+    picked_.clear();
+    for (size_t j = d - k; j < d; ++j) {
+      const auto t = static_cast<uint32_t>(rng.NextBelow(j + 1));
+      const bool seen = std::find(picked_.begin(), picked_.end(), t) != picked_.end();
+      picked_.push_back(seen ? static_cast<uint32_t>(j) : t);
+    }
+    for (uint32_t i : picked_) Emit(v, nbrs[i], out, h);
+  }
+  std::vector<uint32_t> picked_;
+};
+
+class FullSampler final : public HopSampler {
+ public:
+  using HopSampler::HopSampler;
+  std::string_view name() const override { return "full"; }
+
+ private:
+  void SampleNode(NodeId v, int, Rng&, MiniBatch& out, size_t h) override {
+    for (NodeId u : g_.Neighbors(v)) Emit(v, u, out, h);
+  }
+};
+
+// LADIES-style layer-wise sampling: `fanout` draws from the multiset of the frontier's neighbours
+// (a node's chance grows with its edges into the frontier); every edge from the frontier into a
+// drawn node is kept.
+class LayerWiseSampler final : public HopSampler {
+ public:
+  LayerWiseSampler(const Graph& g, const SamplerOptions& o) : HopSampler(g, o), drawn_(g.num_nodes()) {}
+  std::string_view name() const override { return "layer-wise"; }
+
+ private:
+  void SampleHop(const std::vector<NodeId>& dst, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
+    prefix_.clear();
+    uint64_t total = 0;
+    for (NodeId v : dst) prefix_.push_back(total += static_cast<uint64_t>(g_.Degree(v)));
+    if (total == 0) return;
+    drawn_.Clear();
+    for (int i = 0; i < fanout; ++i) {
+      const uint64_t r = rng.NextBelow(total);
+      const size_t row =
+          static_cast<size_t>(std::upper_bound(prefix_.begin(), prefix_.end(), r) - prefix_.begin());
+      const uint64_t before = row == 0 ? 0 : prefix_[row - 1];
+      drawn_.Insert(g_.Neighbors(dst[row])[r - before]);
+    }
+    for (NodeId v : dst)
+      for (NodeId u : g_.Neighbors(v))
+        if (drawn_.Contains(u)) Emit(v, u, out, h);
+  }
+  std::vector<uint64_t> prefix_;
+  NodeSet drawn_;
+};
+
+// PinSAGE: `walks` random walks of `walk_length` steps from v; the `fanout` most-visited nodes
+// (ties: lower id) other than v are its neighbours.
+class RandomWalkSampler final : public HopSampler {
+ public:
+  using HopSampler::HopSampler;
+  std::string_view name() const override { return "random-walk"; }
+
+ private:
+  void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
+    visits_.clear();
+    for (int w = 0; w < o_.walks; ++w) {
+      NodeId at = v;
+      for (int s = 0; s < o_.walk_length; ++s) {
+        const std::span<const NodeId> nbrs = g_.Neighbors(at);
+        if (nbrs.empty()) break;
+        at = nbrs[rng.NextBelow(nbrs.size())];
+        if (at != v) visits_.push_back(at);
+      }
+    }
+    std::sort(visits_.begin(), visits_.end());
+    counted_.clear();
+    for (size_t i = 0; i < visits_.size();) {
+      size_t j = i;
+      while (j < visits_.size() && visits_[j] == visits_[i]) ++j;
+      counted_.emplace_back(-static_cast<int64_t>(j - i), visits_[i]);
+      i = j;
+    }
+    const size_t k = std::min(counted_.size(), static_cast<size_t>(fanout));
+    std::partial_sort(counted_.begin(), counted_.begin() + static_cast<int64_t>(k), counted_.end());
+    for (size_t i = 0; i < k; ++i) Emit(v, counted_[i].second, out, h);
+  }
+  std::vector<NodeId> visits_;
+  std::vector<std::pair<int64_t, NodeId>> counted_;
+};
+
+// AliGraph weighted neighbour sampling: `fanout` draws with replacement, neighbour u weighted by
+// in-degree(u) + 1, repeated picks merged.
+class ImportanceSampler final : public HopSampler {
+ public:
+  using HopSampler::HopSampler;
+  std::string_view name() const override { return "importance"; }
+
+ private:
+  void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
+    const std::span<const NodeId> nbrs = g_.Neighbors(v);
+    if (nbrs.empty()) return;
+    prefix_.clear();
+    uint64_t total = 0;
+    for (NodeId u : nbrs) prefix_.push_back(total += static_cast<uint64_t>(g_.InDegree(u)) + 1);
+    picked_.clear();
+    for (int i = 0; i < fanout; ++i) {
+      const uint64_t r = rng.NextBelow(total);
+      picked_.push_back(nbrs[std::upper_bound(prefix_.begin(), prefix_.end(), r) - prefix_.begin()]);
+    }
+    std::sort(picked_.begin(), picked_.end());
+    picked_.erase(std::unique(picked_.begin(), picked_.end()), picked_.end());
+    for (NodeId u : picked_) Emit(v, u, out, h);
+  }
+  std::vector<uint64_t> prefix_;
+  std::vector<NodeId> picked_;
+};
+
+template <typename T>
+SamplerRegistry::Factory Make() {
+  return [](const Graph& g, const SamplerOptions& o) { return std::make_unique<T>(g, o); };
+}
+
+}  // namespace
+
+Status CheckSamplerOptions(const SamplerOptions& o) {
+  if (o.fanouts.empty()) return Error::InvalidArgument("fanouts is empty; give one fanout per hop");
+  for (size_t i = 0; i < o.fanouts.size(); ++i)
+    if (o.fanouts[i] < 1)
+      return Error::InvalidArgument("fanouts[" + std::to_string(i) + "] is " + std::to_string(o.fanouts[i]) +
+                                    "; a fanout must be >= 1");
+  if (o.walks < 1 || o.walk_length < 1)
+    return Error::InvalidArgument("random walks need walks >= 1 and walk_length >= 1");
+  return Status::Ok();
+}
+
+int64_t MiniBatch::TotalEdges() const {
+  int64_t t = 0;
+  for (int64_t e : edges) t += e;
+  return t;
+}
+
+void RegisterSamplers(SamplerRegistry& reg) {
+  reg.RegisterBuiltin("uniform", "GraphSAGE: up to fanout distinct neighbours per node, uniformly",
+                      Make<UniformSampler>());
+  reg.RegisterBuiltin("full", "Every neighbour of every frontier node (full-neighbour)", Make<FullSampler>());
+  reg.RegisterBuiltin("layer-wise", "LADIES-style: fanout node draws per layer from the frontier's edges",
+                      Make<LayerWiseSampler>());
+  reg.RegisterBuiltin("random-walk", "PinSAGE: the fanout most-visited nodes of short random walks",
+                      Make<RandomWalkSampler>());
+  reg.RegisterBuiltin("importance", "AliGraph: fanout draws weighted by the neighbour's in-degree + 1",
+                      Make<ImportanceSampler>());
+}
+
+}  // namespace dlsim::gnn
