@@ -185,7 +185,8 @@ TEST(SeedOrderTest, EveryOrderIsAPermutation) {
 TEST(SeedOrderTest, BfsFollowsTheGraph) {
   // A path 0-1-...-9: one BFS part from any root lists nodes by distance from it, so consecutive
   // nodes are never more than two hops apart.
-  EdgeList e{.num_nodes = 10};
+  EdgeList e;
+  e.num_nodes = 10;
   for (NodeId v = 0; v + 1 < 10; ++v) {
     e.src.push_back(v);
     e.dst.push_back(v + 1);
