@@ -104,6 +104,7 @@ hw::NodeSpec ReadNode(const MapReader& e, const hw::NodeSpec* found) {
   n.local_disk = GB(1000 * e.Get<double>("local_disk_tb", n.local_disk.ToGB() / 1000, limits::kDiskTb));
   n.disk_bandwidth =
       GBps(e.Get<double>("disk_bandwidth_gb_per_s", n.disk_bandwidth.ToGBps(), limits::kLinkGBps));
+  n.disk_read_iops = 1000 * e.Get<double>("disk_read_kiops", n.disk_read_iops / 1000, limits::kDiskKiops);
   e.Finish();
   return n;
 }

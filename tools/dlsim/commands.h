@@ -24,6 +24,7 @@ void AddListCommand(CLI::App& app, GlobalOptions& global);      // cmd_list.cc
 void AddTrainCommand(CLI::App& app, GlobalOptions& global);     // cmd_train.cc
 void AddServeCommand(CLI::App& app, GlobalOptions& global);     // cmd_serve.cc
 void AddClusterCommand(CLI::App& app, GlobalOptions& global);   // cmd_cluster.cc
+void AddGnnCommand(CLI::App& app, GlobalOptions& global);       // cmd_gnn.cc
 void AddPlanCommand(CLI::App& app, GlobalOptions& global);      // cmd_plan.cc
 void AddValidateCommand(CLI::App& app, GlobalOptions& global);  // cmd_validate.cc
 void AddReproCommand(CLI::App& app, GlobalOptions& global);     // cmd_repro.cc

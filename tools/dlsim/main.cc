@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   dlsim::cli::AddTrainCommand(app, global);
   dlsim::cli::AddServeCommand(app, global);
   dlsim::cli::AddClusterCommand(app, global);
+  dlsim::cli::AddGnnCommand(app, global);
   dlsim::cli::AddPlanCommand(app, global);
   dlsim::cli::AddValidateCommand(app, global);
   dlsim::cli::AddReproCommand(app, global);

@@ -4,6 +4,10 @@
 #include "dlsim/cluster/policy.h"
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/data/data_policy.h"
+#include "dlsim/gnn/feature_cache.h"
+#include "dlsim/gnn/partition.h"
+#include "dlsim/gnn/sampler.h"
+#include "dlsim/gnn/seed_order.h"
 #include "dlsim/net/collective.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/router.h"
@@ -41,6 +45,10 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["cluster-policy"] = Kind<cluster::PolicyRegistry>("cluster-policy", cluster::RegisterBuiltinPolicies);
   kinds["cluster-placement"] =
       Kind<cluster::PlacementRegistry>("cluster-placement", cluster::RegisterBuiltinPlacements);
+  kinds["sampler"] = Kind<gnn::SamplerRegistry>("sampler", gnn::RegisterSamplers);
+  kinds["seed-order"] = Kind<gnn::SeedOrderRegistry>("seed-order", gnn::RegisterSeedOrders);
+  kinds["cache-policy"] = Kind<gnn::CachePolicyRegistry>("cache-policy", gnn::RegisterCachePolicies);
+  kinds["partitioner"] = Kind<gnn::PartitionerRegistry>("partitioner", gnn::RegisterPartitioners);
   return kinds;
 }
 

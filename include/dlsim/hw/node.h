@@ -30,6 +30,7 @@ struct NodeSpec {
   int gpus_per_pcie_switch = 0;  // PCIe topology: GPUs sharing one switch uplink
   Bytes local_disk;
   BytesPerSecond disk_bandwidth;
+  double disk_read_iops = 0;  // aggregate 4 KiB random reads per second; 0: unknown
 };
 
 enum class NetworkTopology { kFatTree, kRailOptimized };

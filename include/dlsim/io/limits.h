@@ -60,6 +60,7 @@ inline const Range kCacheMib = Range::Between(0, 1e6);
 inline const Range kPowerWatts = Range::Between(0, 1e5);
 inline const Range kCount = Range::Between(0, 1 << 16);  // CPU cores, GPUs per PCIe switch, NICs
 inline const Range kDiskTb = Range::Between(0, 1e6);
+inline const Range kDiskKiops = Range::Between(0, 1e6);  // thousands of 4 KiB random reads/s; 0: unknown
 
 // Serving (dlsim serve, docs/serving.md "Ranges and limits"). The limits that protect memory or the
 // simulated clock come from serve/options.h, which the simulator checks again.

@@ -1,0 +1,75 @@
+// `dlsim gnn`: scenario -> gnn::Simulate (or gnn::Compare) -> terminal or JSON report.
+#include "dlsim/app/gnn_command.h"
+
+#include "dlsim/app/gnn_render.h"
+#include "dlsim/gnn/feature_cache.h"
+#include "dlsim/gnn/partition.h"
+#include "dlsim/gnn/sampler.h"
+#include "dlsim/gnn/seed_order.h"
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/gnn_scenario.h"
+#include "dlsim/report/json_report.h"
+#include "dlsim/report/trace_file.h"
+
+namespace dlsim::app {
+namespace {
+
+io::GnnNames PolicyNames() {
+  gnn::SamplerRegistry samplers("sampler");
+  gnn::RegisterSamplers(samplers);
+  gnn::SeedOrderRegistry orders("seed-order");
+  gnn::RegisterSeedOrders(orders);
+  gnn::CachePolicyRegistry caches("cache-policy");
+  gnn::RegisterCachePolicies(caches);
+  gnn::PartitionerRegistry partitioners("partitioner");
+  gnn::RegisterPartitioners(partitioners);
+  return {samplers.Names(), orders.Names(), caches.Names(), partitioners.Names()};
+}
+
+int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Catalogs& cat,
+               std::ostream& out, std::ostream& err) {
+  const std::vector<gnn::GnnVariant> variants = sc.compare.empty() ? gnn::DefaultVariants() : sc.compare;
+  auto results = gnn::Compare(sc.options, variants, cat);
+  if (!results.ok()) return ReportError("gnn", results.error(), err);
+  if (args.json) {
+    out << report::DumpDeterministic(GnnCompareJson(variants, *results));
+  } else {
+    out << FormatGnnCompare(variants, *results);
+  }
+  return kExitOk;
+}
+
+Result<gnn::GnnResult> SimulateWithTrace(const GnnArgs& args, const gnn::GnnOptions& o,
+                                         const catalog::Catalogs& cat, std::ostream& err) {
+  const report::RunInfo run{o.name, "gnn", {{"seed", static_cast<int64_t>(o.seed)}}};
+  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(args.trace_path, run, {args.file}));
+  DLSIM_ASSIGN_OR_RETURN(gnn::GnnResult r, gnn::Simulate(o, cat, trace ? trace->sink() : nullptr));
+  if (!trace) return r;
+  DLSIM_RETURN_IF_ERROR(trace->Finish());
+  err << trace->Summary() << "\n";
+  return r;
+}
+
+}  // namespace
+
+int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
+  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  if (!catalogs.ok()) return ReportError("gnn", catalogs.error(), err);
+  auto sc = io::LoadGnnScenarioFile(args.file, catalogs->hardware, PolicyNames());
+  if (!sc.ok()) return ReportError("gnn", sc.error(), err);
+  if (args.check) {
+    out << "ok: " << io::SummarizeGnnOptions(sc->options) << "\n";
+    return kExitOk;
+  }
+  if (args.compare) return RunCompare(args, *sc, *catalogs, out, err);
+  auto result = SimulateWithTrace(args, sc->options, *catalogs, err);
+  if (!result.ok()) return ReportError("gnn", result.error(), err);
+  if (args.json) {
+    out << report::DumpDeterministic(GnnJson(*result));
+  } else {
+    out << FormatGnnReport(sc->options, *result);
+  }
+  return ExitCodeOf(result->feasible);
+}
+
+}  // namespace dlsim::app

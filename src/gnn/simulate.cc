@@ -1,0 +1,287 @@
+#include "dlsim/gnn/simulate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dlsim/core/strings.h"
+#include "epoch.h"
+#include "stage_cost.h"
+
+namespace dlsim::gnn {
+namespace {
+
+using internal::BatchCounts;
+using internal::CoreSplit;
+using internal::MachineSpec;
+
+// The graph and split every variant shares.
+struct Prepared {
+  Graph graph;
+  NodeSplit split;
+  DegreeStats degrees;
+};
+
+Result<Prepared> Prepare(const GnnOptions& o) {
+  Prepared p;
+  if (o.graph.rmat) {
+    DLSIM_ASSIGN_OR_RETURN(EdgeList e, GenerateRmat(o.graph.rmat_options));
+    DLSIM_ASSIGN_OR_RETURN(p.graph, BuildGraph(e, {.undirected = o.graph.undirected}));
+  } else {
+    if (!o.graph.edges) return Error::InvalidArgument("the scenario names no graph");
+    DLSIM_ASSIGN_OR_RETURN(p.graph, BuildGraph(*o.graph.edges, {.undirected = o.graph.undirected}));
+  }
+  DLSIM_ASSIGN_OR_RETURN(p.split, SplitNodes(p.graph.num_nodes(), o.split));
+  p.degrees = ComputeDegreeStats(p.graph);
+  return p;
+}
+
+Result<MachineSpec> ResolveMachine(const GnnOptions& o, const catalog::Catalogs& cat,
+                                   const hw::GpuSpec** gpu) {
+  DLSIM_ASSIGN_OR_RETURN(const hw::NodeSpec* node, cat.hardware.FindNode(o.hardware.node));
+  DLSIM_ASSIGN_OR_RETURN(*gpu, cat.hardware.FindGpu(node->gpu));
+  DLSIM_ASSIGN_OR_RETURN(const hw::NetworkSpec* net, cat.hardware.FindNetwork(node->network));
+  MachineSpec m;
+  m.gpus = o.hardware.gpus_per_machine > 0 ? o.hardware.gpus_per_machine : node->gpus_per_node;
+  m.cores = o.hardware.cpu_cores > 0 ? o.hardware.cpu_cores : std::max(1, node->cpu_cores);
+  const int switches = node->gpus_per_pcie_switch > 0
+                           ? (m.gpus + node->gpus_per_pcie_switch - 1) / node->gpus_per_pcie_switch
+                           : m.gpus;
+  m.h2d = (*gpu)->PcieBandwidth() * static_cast<double>(std::max(1, switches));
+  m.nvlink = node->intra_bandwidth * static_cast<double>(m.gpus);
+  m.nic = node->nic_bandwidth * static_cast<double>(std::max(1, node->nics_per_node));
+  m.net_latency = net->latency;
+  m.host_memory = node->host_memory_bandwidth;
+  m.disk = node->disk_bandwidth;
+  m.disk_iops = node->disk_read_iops;
+  m.hbm = (*gpu)->hbm_capacity;
+  m.host_capacity = node->host_memory;
+  m.disk_capacity = node->local_disk;
+  return m;
+}
+
+int64_t NodesIn(double gib, const FeatureSpec& f) {
+  return static_cast<int64_t>(std::floor(GiB(gib).ToBytes() / f.PerNode().ToBytes()));
+}
+
+// Bad input (an error) and configurations that cannot run (infeasible).
+Status CheckCapacities(const GnnOptions& o, const MachineSpec& m, const Graph& g) {
+  const int64_t gpu_nodes = NodesIn(o.cache.gpu_gib, o.features) * m.gpus;
+  const double features = static_cast<double>(g.num_nodes()) * o.features.PerNode().ToBytes();
+  if (gpu_nodes > g.num_nodes())
+    return Error::InvalidArgument("cache.gpu_gib: " + FormatNumber(o.cache.gpu_gib) + " GiB per GPU x " +
+                                  std::to_string(m.gpus) + " GPUs holds " + std::to_string(gpu_nodes) +
+                                  " nodes' features, more than the graph's " + std::to_string(g.num_nodes()) +
+                                  " nodes (" + FormatNumber(Bytes(features).ToGiB()) + " GiB in all)");
+  if (GiB(o.cache.gpu_gib) > m.hbm * 0.9)
+    return Error::Infeasible("a " + FormatNumber(o.cache.gpu_gib) + " GiB GPU cache does not fit in " +
+                             FormatNumber(m.hbm.ToGiB()) + " GiB of GPU memory with room for training");
+  const double share = o.store == FeatureStore::kPartitioned ? features / o.hardware.machines : features;
+  if (o.store != FeatureStore::kDisk &&
+      Bytes(share + g.MemoryBytes()) + GiB(o.cache.host_gib) > m.host_capacity)
+    return Error::Infeasible("features (" + FormatNumber(Bytes(share).ToGiB()) +
+                             " GiB) and the graph do not fit " + FormatNumber(m.host_capacity.ToGiB()) +
+                             " GiB of host memory; use store: disk");
+  if (o.store == FeatureStore::kDisk && Bytes(features) > m.disk_capacity)
+    return Error::Infeasible("features (" + FormatNumber(Bytes(features).ToGB()) +
+                             " GB) exceed the local disk");
+  return Status::Ok();
+}
+
+GnnResult Describe(const GnnOptions& o, const Prepared& p, const MachineSpec& m) {
+  GnnResult r;
+  r.graph_name = o.graph.name;
+  r.nodes = p.graph.num_nodes();
+  r.edges = p.graph.num_edges();
+  r.degrees = p.degrees;
+  r.graph_bytes = p.graph.MemoryBytes();
+  r.train_nodes = static_cast<int64_t>(p.split.train.size());
+  r.machines = o.hardware.machines;
+  r.gpus_per_machine = m.gpus;
+  r.sampler = o.sampler;
+  r.order = o.order;
+  r.cache_policy = o.cache.policy;
+  r.partitioner = o.hardware.machines > 1 ? o.partitioner : "none";
+  return r;
+}
+
+// One machine's epoch, timed.
+struct MachineRun {
+  std::vector<BatchCounts> batches;
+  StageTimes stages;
+  PipelineTiming timing;
+  CoreSplit split;
+};
+
+// BGL's resource isolation: the sampling/gathering core split with the shortest epoch.
+MachineRun TimeMachine(std::vector<BatchCounts> batches, const std::vector<Duration>& compute,
+                       const MachineSpec& m, const GnnOptions& o) {
+  MachineRun run;
+  run.batches = std::move(batches);
+  const bool isolate = o.pipeline.isolation && m.cores >= 2;
+  run.split = {m.cores, m.cores};
+  if (!isolate) {
+    run.stages = internal::MachineStageTimes(run.batches, compute, m, o, false, run.split);
+    run.timing = RunPipeline(run.stages, o.pipeline.pipelined);
+    return run;
+  }
+  bool first = true;
+  for (int s = 1; s < m.cores; ++s) {
+    const CoreSplit split{s, m.cores - s};
+    StageTimes st = internal::MachineStageTimes(run.batches, compute, m, o, true, split);
+    PipelineTiming t = RunPipeline(st, o.pipeline.pipelined);
+    if (!first && t.makespan >= run.timing.makespan) continue;
+    first = false;
+    run.split = split;
+    run.stages = std::move(st);
+    run.timing = std::move(t);
+  }
+  return run;
+}
+
+// Epoch totals over every machine's batches.
+void AddCounts(const std::vector<BatchCounts>& batches, const FeatureSpec& f, GnnResult& r,
+               double totals[4]) {
+  const double row = f.PerNode().ToBytes();
+  for (const BatchCounts& c : batches) {
+    ++r.batches;
+    totals[0] += static_cast<double>(c.edges);
+    totals[1] += static_cast<double>(c.Reads());
+    totals[2] += static_cast<double>(c.host_cache_hits);
+    totals[3] += static_cast<double>(c.remote_requests);
+    r.bytes.gpu += Bytes(static_cast<double>(c.gpu_local) * row);
+    r.bytes.nvlink += Bytes(static_cast<double>(c.gpu_peer) * row);
+    r.bytes.host += Bytes(static_cast<double>(c.host) * row);
+    r.bytes.remote += Bytes(static_cast<double>(c.remote) * row);
+    r.bytes.disk += Bytes(static_cast<double>(c.disk) * row);
+  }
+}
+
+void ReportStages(const MachineRun& run, const MachineSpec& m, GnnResult& r) {
+  const size_t n = std::max<size_t>(1, run.batches.size());
+  for (size_t s = 0; s < run.stages.size(); ++s) {
+    StageResult st{run.stages[s].name, run.timing.busy[s],
+                   run.timing.busy[s] * (1.0 / static_cast<double>(n)), run.timing.utilisation[s], 0};
+    if (st.name == "sample") st.cores = run.split.sample;
+    if (st.name == "gather") st.cores = run.split.gather;
+    if (st.name == "sample+gather") st.cores = m.cores;
+    r.stages.push_back(st);
+  }
+  r.bottleneck = run.stages[run.timing.bottleneck].name;
+  r.epoch = run.timing.makespan;
+  r.fill = run.timing.fill;
+}
+
+void TraceMachine(const MachineRun& run, const GnnOptions& o, report::Sink* sink) {
+  if (!sink) return;
+  sink->OnProcessName({0, "slowest machine", 0});
+  RunPipeline(run.stages, o.pipeline.pipelined, sink, 0);
+}
+
+void Finalise(GnnResult& r, const double totals[4], const GnnOptions& o) {
+  const auto batches = static_cast<double>(std::max<int64_t>(1, r.batches));
+  const double reads = totals[1];
+  const double row = o.features.PerNode().ToBytes();
+  r.sampled_edges_per_batch = totals[0] / batches;
+  r.input_nodes_per_batch = reads / batches;
+  r.gpu_hit_ratio = reads > 0 ? (r.bytes.gpu + r.bytes.nvlink).ToBytes() / row / reads : 0;
+  const double beyond_gpu = reads - (r.bytes.gpu + r.bytes.nvlink).ToBytes() / row;
+  const double own_host = r.bytes.host.ToBytes() / row - totals[2];
+  const double at_host_cache = beyond_gpu - own_host;
+  r.host_hit_ratio = at_host_cache > 0 ? totals[2] / at_host_cache : 0;
+  r.remote_requests_per_batch = totals[3] / batches;
+}
+
+// Simulates every machine; the epoch is the slowest one's.
+Result<GnnResult> RunVariant(const GnnOptions& o, const Prepared& p, const catalog::Catalogs& cat,
+                             const internal::Registries& reg, report::Sink* sink) {
+  DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(o.sampler_options));
+  const hw::GpuSpec* gpu = nullptr;
+  DLSIM_ASSIGN_OR_RETURN(MachineSpec m, ResolveMachine(o, cat, &gpu));
+  GnnResult r = Describe(o, p, m);
+  if (Status s = CheckCapacities(o, m, p.graph); !s.ok()) {
+    if (s.error().code != ErrorCode::kInfeasible) return s.error();
+    r.feasible = false;
+    r.reason = s.error().message;
+    return r;
+  }
+  std::vector<int32_t> part(static_cast<size_t>(p.graph.num_nodes()), 0);
+  if (o.hardware.machines > 1) {
+    DLSIM_ASSIGN_OR_RETURN(auto partitioner, reg.partitioners.Create(o.partitioner));
+    PartitionOptions po = o.partition_options;
+    po.parts = o.hardware.machines;
+    DLSIM_ASSIGN_OR_RETURN(part, partitioner->Partition(p.graph, p.split.train, po));
+    r.partition = EvaluatePartition(p.graph, part, po.parts, p.split.train);
+  }
+  internal::EpochSetup setup{p.graph,
+                             p.split.train,
+                             part,
+                             o,
+                             m.gpus,
+                             NodesIn(o.cache.gpu_gib, o.features) * m.gpus,
+                             NodesIn(o.cache.host_gib, o.features),
+                             {}};
+  r.gpu_cache_nodes = setup.gpu_cache_nodes;
+  r.host_cache_nodes = setup.host_cache_nodes;
+  std::vector<uint32_t> freq;
+  if (NeedsFrequency(o.cache.policy)) {
+    DLSIM_ASSIGN_OR_RETURN(freq, internal::PresampleFrequency(setup, reg));
+    setup.frequency = freq;
+  }
+  const auto model = cost::MakeRooflineComputeModel(*gpu, cat.compute);
+  double totals[4] = {0, 0, 0, 0};
+  MachineRun slowest;
+  for (int machine = 0; machine < o.hardware.machines; ++machine) {
+    DLSIM_ASSIGN_OR_RETURN(auto batches, internal::RunMachineEpoch(setup, reg, machine));
+    AddCounts(batches, o.features, r, totals);
+    std::vector<Duration> compute;
+    for (const BatchCounts& c : batches)
+      compute.push_back(internal::BatchComputeTime(c, o.model, o.features, *model));
+    MachineRun run = TimeMachine(std::move(batches), compute, m, o);
+    if (machine == 0 || run.timing.makespan > slowest.timing.makespan) slowest = std::move(run);
+  }
+  ReportStages(slowest, m, r);
+  TraceMachine(slowest, o, sink);
+  Finalise(r, totals, o);
+  return r;
+}
+
+GnnOptions Apply(const GnnOptions& base, const GnnVariant& v) {
+  GnnOptions o = base;
+  if (!v.order.empty()) o.order = v.order;
+  if (!v.cache_policy.empty()) o.cache.policy = v.cache_policy;
+  if (!v.partitioner.empty()) o.partitioner = v.partitioner;
+  if (v.isolation >= 0) o.pipeline.isolation = v.isolation == 1;
+  o.name = v.name;
+  return o;
+}
+
+}  // namespace
+
+Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& catalogs, report::Sink* sink) {
+  DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(options.sampler_options));
+  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(options));
+  const internal::Registries reg;
+  return RunVariant(options, p, catalogs, reg, sink);
+}
+
+Result<std::vector<GnnResult>> Compare(const GnnOptions& base, const std::vector<GnnVariant>& variants,
+                                       const catalog::Catalogs& catalogs) {
+  DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(base.sampler_options));
+  DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(base));
+  const internal::Registries reg;
+  std::vector<GnnResult> out;
+  for (const GnnVariant& v : variants) {
+    DLSIM_ASSIGN_OR_RETURN(GnnResult r, RunVariant(Apply(base, v), p, catalogs, reg, nullptr));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<GnnVariant> DefaultVariants() {
+  return {{"dgl-like", "shuffle", "none", "hash", 0},
+          {"pagraph", "shuffle", "degree", "hash", 0},
+          {"lru", "shuffle", "lru", "hash", 0},
+          {"bgl", "bfs", "fifo", "bgl", 1}};
+}
+
+}  // namespace dlsim::gnn
