@@ -1,5 +1,6 @@
 #include "dlsim/io/gnn_scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -35,7 +36,15 @@ std::string Resolve(const std::string& base_dir, const std::string& path) {
 // Picks one of `allowed` at `key` into `out` (unknown: an error listing them, with a suggestion).
 void ReadName(const MapReader& m, std::string_view key, const std::vector<std::string>& allowed,
               std::string& out) {
-  if (std::optional<size_t> i = m.FindChoice(key, allowed)) out = allowed[*i];
+  std::optional<std::string> v = m.Find<std::string>(key);
+  if (!v) return;
+  if (std::find(allowed.begin(), allowed.end(), *v) != allowed.end()) {
+    out = *v;
+    return;
+  }
+  std::string msg = "unknown name '" + *v + "'";
+  if (auto c = ClosestMatch(*v, allowed)) msg += " (did you mean '" + *c + "'?)";
+  m.AddError(key, msg + "; allowed: " + Join(allowed, ", "));
 }
 
 hw::DType ReadDType(const MapReader& m, hw::DType def) {

@@ -25,7 +25,7 @@ Graph RingOfCliques(int k, int size) {
 }
 
 std::vector<int32_t> PartitionWith(const std::string& name, const Graph& g, std::span<const NodeId> train,
-                                   int parts, int blocks_per_part = 8) {
+                                   int parts, int blocks_per_part = 4) {
   PartitionerRegistry reg("partitioner");
   RegisterPartitioners(reg);
   auto p = std::move(reg.Create(name).value());

@@ -8,10 +8,11 @@
 //
 // Builtins: "hash" (a seeded hash of the node id: DGL's random partition), "metis" (METIS k-way,
 // minimising the edge cut with balanced node counts; libmetis) and "bgl" (BGL's partitioner:
-// multi-source BFS from `blocks_per_part` x parts random roots grows small connected blocks, which
-// are assigned greedily, largest first, to the partition holding most of their neighbours, scaled
-// by how much room it has left in nodes and in training nodes; a block no partition neighbours goes
-// to the least loaded one). Every node gets exactly one partition in 0..parts-1.
+// multi-source BFS from `blocks_per_part` x parts random roots grows small connected blocks, each
+// capped at twice the mean edge count, which are assigned greedily in BFS order to the partition
+// holding most of their neighbours, scaled by the room it has left in nodes, training nodes and
+// edges; a block no partition neighbours goes to the one with most room). Every node gets exactly one
+// partition in 0..parts-1.
 //
 // Deterministic given the seed. Partitioners are stateless; thread-safe.
 #ifndef DLSIM_GNN_PARTITION_H_
