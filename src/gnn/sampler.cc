@@ -8,6 +8,7 @@
 namespace dlsim::gnn {
 namespace {
 
+using internal::NodeBits;
 using internal::NodeSet;
 
 // The shared hop loop: each hop asks the policy for the sampled neighbours of every frontier node
@@ -22,22 +23,31 @@ class HopSampler : public Sampler {
     out.edges.assign(hops, 0);
     out.sampled.assign(o_.record_edges ? hops : 0, {});
     out.frontiers[0].assign(seeds.begin(), seeds.end());
+    for (NodeId v : seeds) in_frontier_.Insert(v);
+    // The set holds frontiers[h] when hop h starts and frontiers[h + 1] when it ends.
     for (size_t h = 0; h < hops; ++h) {
-      std::vector<NodeId>& next = out.frontiers[h + 1];
-      next = out.frontiers[h];
-      in_frontier_.Clear();
-      for (NodeId v : next) in_frontier_.Insert(v);
+      out.frontiers[h + 1] = out.frontiers[h];
       SampleHop(out.frontiers[h], o_.fanouts[h], rng, out, h);
     }
+    in_frontier_.Erase(out.frontiers.back());
   }
 
  protected:
   // Samples hop `h` from `dst`; calls Emit for every sampled edge.
+  // Prefetches the offsets, then the adjacency of the nodes a few places ahead: on a graph larger
+  // than the caches each is a miss otherwise.
   virtual void SampleHop(const std::vector<NodeId>& dst, int fanout, Rng& rng, MiniBatch& out, size_t h) {
-    for (NodeId v : dst) SampleNode(v, fanout, rng, out, h);
+    const Csr& csr = g_.csr();
+    const size_t n = dst.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 32 < n) __builtin_prefetch(&csr.offsets[dst[i + 32]]);
+      if (i + 16 < n) __builtin_prefetch(csr.targets.data() + csr.offsets[dst[i + 16]]);
+      SampleNode(dst[i], fanout, rng, out, h);
+    }
   }
   virtual void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) {}
 
+  void Prefetch(NodeId v) const { in_frontier_.Prefetch(v); }
   void Emit(NodeId dst, NodeId src, MiniBatch& out, size_t h) {
     ++out.edges[h];
     if (in_frontier_.Insert(src)) out.frontiers[h + 1].push_back(src);
@@ -48,7 +58,7 @@ class HopSampler : public Sampler {
   const SamplerOptions o_;
 
  private:
-  NodeSet in_frontier_;
+  NodeBits in_frontier_;
 };
 
 // GraphSAGE: min(fanout, degree) distinct neighbours, uniformly (Floyd's algorithm).
@@ -63,6 +73,7 @@ class UniformSampler final : public HopSampler {
     const size_t d = nbrs.size();
     const auto k = static_cast<size_t>(fanout);
     if (d <= k) {
+      for (NodeId u : nbrs) Prefetch(u);
       for (NodeId u : nbrs) Emit(v, u, out, h);
       return;
     }
@@ -71,6 +82,7 @@ class UniformSampler final : public HopSampler {
       const auto t = static_cast<uint32_t>(rng.NextBelow(j + 1));
       const bool seen = std::find(picked_.begin(), picked_.end(), t) != picked_.end();
       picked_.push_back(seen ? static_cast<uint32_t>(j) : t);
+      Prefetch(nbrs[picked_.back()]);
     }
     for (uint32_t i : picked_) Emit(v, nbrs[i], out, h);
   }
