@@ -191,6 +191,40 @@ void Finalise(GnnResult& r, const double totals[4], const GnnOptions& o) {
   r.remote_requests_per_batch = totals[3] / batches;
 }
 
+// node -> machine (all 0 on one machine); fills the partition statistics.
+Result<std::vector<int32_t>> PartitionFor(const GnnOptions& o, const Prepared& p,
+                                          const internal::Registries& reg, GnnResult& r) {
+  if (o.hardware.machines <= 1) return std::vector<int32_t>(static_cast<size_t>(p.graph.num_nodes()), 0);
+  DLSIM_ASSIGN_OR_RETURN(auto partitioner, reg.partitioners.Create(o.partitioner));
+  PartitionOptions po = o.partition_options;
+  po.parts = o.hardware.machines;
+  DLSIM_ASSIGN_OR_RETURN(std::vector<int32_t> part, partitioner->Partition(p.graph, p.split.train, po));
+  r.partition = EvaluatePartition(p.graph, part, po.parts, p.split.train);
+  return part;
+}
+
+// Every machine's epoch, timed; the result takes the slowest machine's stages.
+Status RunMachines(const internal::EpochSetup& setup, const internal::Registries& reg, const MachineSpec& m,
+                   const hw::GpuSpec& gpu, const catalog::Catalogs& cat, GnnResult& r, report::Sink* sink) {
+  const GnnOptions& o = setup.options;
+  const auto model = cost::MakeRooflineComputeModel(gpu, cat.compute);
+  double totals[4] = {0, 0, 0, 0};
+  MachineRun slowest;
+  for (int machine = 0; machine < o.hardware.machines; ++machine) {
+    DLSIM_ASSIGN_OR_RETURN(auto batches, internal::RunMachineEpoch(setup, reg, machine));
+    AddCounts(batches, o.features, r, totals);
+    std::vector<Duration> compute;
+    for (const BatchCounts& c : batches)
+      compute.push_back(internal::BatchComputeTime(c, o.model, o.features, *model));
+    MachineRun run = TimeMachine(std::move(batches), compute, m, o);
+    if (machine == 0 || run.timing.makespan > slowest.timing.makespan) slowest = std::move(run);
+  }
+  ReportStages(slowest, m, r);
+  TraceMachine(slowest, o, sink);
+  Finalise(r, totals, o);
+  return Status::Ok();
+}
+
 // Simulates every machine; the epoch is the slowest one's.
 Result<GnnResult> RunVariant(const GnnOptions& o, const Prepared& p, const catalog::Catalogs& cat,
                              const internal::Registries& reg, report::Sink* sink) {
@@ -204,14 +238,7 @@ Result<GnnResult> RunVariant(const GnnOptions& o, const Prepared& p, const catal
     r.reason = s.error().message;
     return r;
   }
-  std::vector<int32_t> part(static_cast<size_t>(p.graph.num_nodes()), 0);
-  if (o.hardware.machines > 1) {
-    DLSIM_ASSIGN_OR_RETURN(auto partitioner, reg.partitioners.Create(o.partitioner));
-    PartitionOptions po = o.partition_options;
-    po.parts = o.hardware.machines;
-    DLSIM_ASSIGN_OR_RETURN(part, partitioner->Partition(p.graph, p.split.train, po));
-    r.partition = EvaluatePartition(p.graph, part, po.parts, p.split.train);
-  }
+  DLSIM_ASSIGN_OR_RETURN(const std::vector<int32_t> part, PartitionFor(o, p, reg, r));
   internal::EpochSetup setup{p.graph,
                              p.split.train,
                              part,
@@ -227,21 +254,7 @@ Result<GnnResult> RunVariant(const GnnOptions& o, const Prepared& p, const catal
     DLSIM_ASSIGN_OR_RETURN(freq, internal::PresampleFrequency(setup, reg));
     setup.frequency = freq;
   }
-  const auto model = cost::MakeRooflineComputeModel(*gpu, cat.compute);
-  double totals[4] = {0, 0, 0, 0};
-  MachineRun slowest;
-  for (int machine = 0; machine < o.hardware.machines; ++machine) {
-    DLSIM_ASSIGN_OR_RETURN(auto batches, internal::RunMachineEpoch(setup, reg, machine));
-    AddCounts(batches, o.features, r, totals);
-    std::vector<Duration> compute;
-    for (const BatchCounts& c : batches)
-      compute.push_back(internal::BatchComputeTime(c, o.model, o.features, *model));
-    MachineRun run = TimeMachine(std::move(batches), compute, m, o);
-    if (machine == 0 || run.timing.makespan > slowest.timing.makespan) slowest = std::move(run);
-  }
-  ReportStages(slowest, m, r);
-  TraceMachine(slowest, o, sink);
-  Finalise(r, totals, o);
+  DLSIM_RETURN_IF_ERROR(RunMachines(setup, reg, m, *gpu, cat, r, sink));
   return r;
 }
 
