@@ -43,8 +43,11 @@ Result<EdgeList> GenerateRmat(const RmatOptions& o) {
       if (level % 4 == 0) bits = rng.NextU64();
       const uint32_t r = static_cast<uint32_t>(bits & 0xffff);
       bits >>= 16;
-      const uint32_t row_bit = r >= tb ? 1u : 0u;
-      const uint32_t col_bit = (r >= ta && r < tb) || r >= tc ? 1u : 0u;
+      // Branch-free (the quadrant is random, so a branch would mispredict half the time): the
+      // column bit is set in [ta, tb) and [tc, 65536), the row bit from tb on.
+      const uint32_t ge_a = r >= ta, ge_b = r >= tb, ge_c = r >= tc;
+      const uint32_t row_bit = ge_b;
+      const uint32_t col_bit = ge_a ^ ge_b ^ ge_c;
       row = (row << 1) | row_bit;
       col = (col << 1) | col_bit;
     }
