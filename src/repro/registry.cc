@@ -8,6 +8,7 @@ void RegisterByteTransformer(ReproRegistry& reg);  // repro_bytetransformer.cc
 void RegisterDistCA(ReproRegistry& reg);           // repro_distca.cc
 void RegisterChunkFlow(ReproRegistry& reg);        // repro_chunkflow.cc
 void RegisterSkrull(ReproRegistry& reg);           // repro_skrull.cc
+void RegisterBgl(ReproRegistry& reg);              // repro_bgl.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -15,6 +16,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterDistCA(reg);
   RegisterChunkFlow(reg);
   RegisterSkrull(reg);
+  RegisterBgl(reg);
 }
 
 }  // namespace dlsim::repro
