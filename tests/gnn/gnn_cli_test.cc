@@ -76,4 +76,14 @@ TEST(GnnCliTest, ListsTheGnnRegistries) {
   EXPECT_NE(r.output.find("fifo"), std::string::npos) << r.output;
 }
 
+TEST(GnnCliTest, TraceHasATrackPerStage) {
+  const std::string trace = ::testing::TempDir() + "gnn_trace.json";
+  auto r = RunDlsim("gnn " + kSmall + " --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(dlsim::testing::ReadFile(trace));
+  int tracks = 0;
+  for (const auto& e : j["traceEvents"]) tracks += e.value("name", "") == "thread_name";
+  EXPECT_EQ(tracks, 4);  // sample, gather, copy, compute (isolation on)
+}
+
 }  // namespace

@@ -116,5 +116,34 @@ TEST(GnnSimulateTest, CompareRunsEveryVariant) {
   EXPECT_EQ((*r)[0].stages.size(), 3u);
 }
 
+TEST(GnnSimulateTest, StageTimesFollowTheirFormulas) {
+  GnnOptions o = CoraOptions();
+  o.hardware.machines = 1;  // no remote requests: sampling is CPU work only
+  o.pipeline.isolation = true;
+  o.hardware.cpu_cores = 8;
+  const GnnResult r = SimulateOk(o);
+  ASSERT_EQ(r.stages.size(), 4u);
+  const StageResult& sample = r.stages[0];
+  ASSERT_EQ(sample.name, "sample");
+  // busy = sampled edges x 50 ns / sampling cores (each batch rounded to the nanosecond).
+  const double edges = r.sampled_edges_per_batch * static_cast<double>(r.batches);
+  EXPECT_NEAR(sample.busy.ToSeconds(), edges * 50e-9 / sample.cores, 1e-9 * static_cast<double>(r.batches));
+  EXPECT_EQ(sample.cores + r.stages[1].cores, 8);
+  // Pipelined, the epoch lies between the busiest stage and the sum of all stages.
+  Duration sum, busiest;
+  for (const StageResult& s : r.stages) {
+    sum += s.busy;
+    busiest = std::max(busiest, s.busy);
+  }
+  EXPECT_GE(r.epoch, busiest);
+  EXPECT_LE(r.epoch, sum);
+  // Unpipelined, it is the sum exactly.
+  o.pipeline.pipelined = false;
+  const GnnResult serial = SimulateOk(o);
+  Duration serial_sum;
+  for (const StageResult& s : serial.stages) serial_sum += s.busy;
+  EXPECT_EQ(serial.epoch, serial_sum);
+}
+
 }  // namespace
 }  // namespace dlsim::gnn
