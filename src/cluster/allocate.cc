@@ -31,7 +31,8 @@ double Engine::RateIf(int j, int gpu_type, int gpus) const {
   for (int left = gpus; left > 0; left -= per_node) shape.gpus_per_node.push_back(std::min(left, per_node));
   JobSpec as = Job(j);
   as.gpus = gpus;
-  Result<double> r = options_.speeds ? options_.speeds->Rate(as, shape, options_.cluster)
+  const double done = as.work - RemainingAt(prog_[j], queue_.Now());
+  Result<double> r = options_.speeds ? options_.speeds->Rate(as, shape, options_.cluster, done)
                                      : Result<double>(as.speed.empty() ? 1.0 : 0.0);
   return r.ok() && *r > 0 ? *r : 0;
 }
@@ -55,7 +56,10 @@ void Engine::ApplyTargets(std::vector<AllocationTarget> targets) {
     const JobProgress& p = prog_[j];
     const int type = options_.cluster.nodes()[p.allocation.grants.front().node].gpu_type;
     const bool same = t && t->gpus * int64_t{1000} == p.held_milli && t->gpu_type == type;
-    if (same) continue;
+    if (same) {
+      Rerate(j);
+      continue;
+    }
     Stop(j, JobStatus::kWaiting);
     if (t && t->gpus > 0)
       ++prog_[j].resizes, ++resizes_;
@@ -71,6 +75,27 @@ void Engine::ApplyTargets(std::vector<AllocationTarget> targets) {
     as.gpu_types = {t.gpu_type};
     TryStartAs(t.job, as);
   }
+}
+
+// A running job keeps its GPUs; its speed may have changed with its progress (Pollux's goodput
+// per epoch): settle its work to now and continue at the speed its shape has now.
+void Engine::Rerate(int j) {
+  JobProgress& p = prog_[j];
+  const JobSpec& job = Job(j);
+  if (!options_.speeds || job.speed.empty()) return;
+  const TimePoint from = std::max(queue_.Now(), p.progress_from);
+  const double remaining = RemainingAt(p, from);
+  Result<double> r =
+      options_.speeds->Rate(job, state_.ShapeOf(p.allocation), options_.cluster, job.work - remaining);
+  if (!r.ok() || !(*r > 0) || *r == p.rate) return;
+  p.remaining = remaining;
+  p.progress_from = from;
+  p.rate = *r;
+  queue_.Cancel(finish_event_[j]);
+  finish_event_[j] = queue_.Schedule(from + Seconds(remaining / p.rate), [this, j] {
+    Stop(j, JobStatus::kDone);
+    RequestPass();
+  });
 }
 
 }  // namespace dlsim::cluster

@@ -317,7 +317,8 @@ bool Engine::TryStart(int j) { return TryStartAs(j, Job(j)); }
 bool Engine::TryStartAs(int j, const JobSpec& job) {
   std::optional<Allocation> a = placement_.Place(state_, job, rng_);
   if (!a) return false;
-  Result<double> rate = options_.speeds ? options_.speeds->Rate(job, state_.ShapeOf(*a), options_.cluster)
+  Result<double> rate = options_.speeds ? options_.speeds->Rate(job, state_.ShapeOf(*a), options_.cluster,
+                                                                job.work - prog_[j].remaining)
                                         : Result<double>(1.0);
   if (!rate.ok()) {
     if (rate.error().code != ErrorCode::kInfeasible) error_ = rate.error();

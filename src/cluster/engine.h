@@ -59,6 +59,7 @@ class Engine {
   void PassAllocate();
   void ApplyTargets(std::vector<AllocationTarget> targets);
   double RateIf(int j, int gpu_type, int gpus) const;
+  void Rerate(int j);
   class View;
   void Start(int j, Allocation a, double rate);
   void Stop(int j, JobStatus to);

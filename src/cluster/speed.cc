@@ -9,13 +9,13 @@ void SpeedBook::Add(std::string name, std::shared_ptr<const SpeedModel> model) {
   models_[std::move(name)] = std::move(model);
 }
 
-Result<double> SpeedBook::Rate(const JobSpec& job, const PlacementShape& shape,
-                               const ClusterSpec& spec) const {
+Result<double> SpeedBook::Rate(const JobSpec& job, const PlacementShape& shape, const ClusterSpec& spec,
+                               double work_done) const {
   if (job.speed.empty()) return 1.0;
   auto it = models_.find(job.speed);
   if (it == models_.end())
     return Error::NotFound(fmt::format("job {} ('{}'): no speed entry '{}'", job.id, job.name, job.speed));
-  return it->second->StepsPerSecond(shape, spec);
+  return it->second->StepsPerSecondAt(shape, spec, work_done);
 }
 
 std::string ShapeName(const PlacementShape& shape, const ClusterSpec& spec) {

@@ -32,6 +32,13 @@ class SpeedModel {
   // Steps per second on `shape`; Error::Infeasible when the job cannot run on it (too little
   // memory, a layout that does not map onto it); other errors are bugs in the inputs.
   virtual Result<double> StepsPerSecond(const PlacementShape& shape, const ClusterSpec& spec) const = 0;
+  // The same after `work_done` steps of the job: for models whose speed changes as a job trains
+  // (Pollux's statistical efficiency per epoch). The engine asks at each start and, under an
+  // allocation policy, at each round. Default: StepsPerSecond().
+  virtual Result<double> StepsPerSecondAt(const PlacementShape& shape, const ClusterSpec& spec,
+                                          double work_done) const {
+    return StepsPerSecond(shape, spec);
+  }
   // The shapes evaluated so far, in shape order.
   virtual std::vector<ShapeSpeed> Evaluated(const ClusterSpec& spec) const = 0;
 };
@@ -40,8 +47,10 @@ class SpeedBook {
  public:
   void Add(std::string name, std::shared_ptr<const SpeedModel> model);
   bool Contains(const std::string& name) const { return models_.count(name) > 0; }
-  // Work per second of `job` on `shape`: 1 for duration jobs; the model's steps/s otherwise.
-  Result<double> Rate(const JobSpec& job, const PlacementShape& shape, const ClusterSpec& spec) const;
+  // Work per second of `job` on `shape` after `work_done`: 1 for duration jobs; the model's
+  // steps/s otherwise.
+  Result<double> Rate(const JobSpec& job, const PlacementShape& shape, const ClusterSpec& spec,
+                      double work_done = 0) const;
   const std::map<std::string, std::shared_ptr<const SpeedModel>>& models() const { return models_; }
 
  private:
