@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dlsim/cluster/pollux_policy.h"
+
 namespace dlsim::cluster {
 namespace {
 
@@ -107,6 +109,8 @@ void RegisterBuiltinPolicies(PolicyRegistry& reg) {
                       [](const PolicyParams& p) { return std::make_unique<Las>(p); });
   reg.RegisterBuiltin("tiresias", "discretised 2D-LAS: GPU-second queues, FIFO within a queue (preemptive)",
                       [](const PolicyParams& p) { return std::make_unique<Tiresias>(p); });
+  reg.RegisterBuiltin("pollux", "goodput-driven elastic allocation each round (Pollux, OSDI'21)",
+                      MakePolluxPolicy);
 }
 
 const PolicyRegistry& BuiltinPolicies() {

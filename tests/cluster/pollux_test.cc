@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "dlsim/cluster/pollux_goodput.h"
+#include "dlsim/cluster/pollux_policy.h"
 #include "dlsim/cluster/pollux_profile.h"
 
 namespace dlsim::cluster {
@@ -168,6 +169,37 @@ TEST(PolluxGoodput, FixedBatchFollowsUpdateLocalBsz) {
   EXPECT_EQ(b.accum_steps, 1);
   EXPECT_EQ(b.atomic_bsz, 16384);
   EXPECT_EQ(g.ChooseBatch(1, 2, 0).replicas, 0);  // one replica at most
+}
+
+double BruteForce(const std::vector<std::vector<double>>& s, int gpus, std::vector<int>& counts, size_t j) {
+  if (j == s.size()) return PolluxFitnessSum(s, counts);
+  double best = 1e300;
+  for (int c = 0; c < static_cast<int>(s[j].size()) && c <= gpus; ++c) {
+    counts[j] = c;
+    best = std::min(best, BruteForce(s, gpus - c, counts, j + 1));
+  }
+  counts[j] = 0;
+  return best;
+}
+
+TEST(PolluxPolicy, ExactSolverMatchesBruteForce) {
+  uint64_t x = 12345;
+  auto next = [&] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 11; };
+  for (int trial = 0; trial < 200; ++trial) {
+    const int jobs = 2 + trial % 2;
+    std::vector<std::vector<double>> s(jobs);
+    for (auto& row : s) {
+      row.assign(1 + next() % 9, 0.0);
+      for (size_t c = 1; c < row.size(); ++c) row[c] = row[c - 1] + static_cast<double>(next() % 1000) / 4000;
+    }
+    std::vector<int> counts(jobs, 0);
+    const double best = BruteForce(s, 8, counts, 0);
+    const std::vector<int> got = SolvePolluxCounts(s, 8, std::vector<int>(jobs, 0));
+    int used = 0;
+    for (int c : got) used += c;
+    EXPECT_LE(used, 8);
+    EXPECT_NEAR(PolluxFitnessSum(s, got), best, 1e-12) << "trial " << trial;
+  }
 }
 
 }  // namespace

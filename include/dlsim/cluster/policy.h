@@ -41,6 +41,10 @@ struct PolicyParams {
   // Decide only at rounds (every `round`), as round-based simulators do (Blox, Gavel): arrivals
   // and completions wait for the next round. Off: also at every arrival and completion.
   bool rounds_only = false;
+  // pollux: between rounds, refresh the running jobs' speeds this often (their goodput changes
+  // per epoch; the allocation stays); and the restart delay its objective charges (pollux.py).
+  Duration pollux_refresh = Seconds(10);
+  double pollux_restart_penalty_s = 30;
 };
 
 // What an allocation policy sees each round: the active jobs and their progress, the cluster, and
