@@ -355,6 +355,9 @@ Result<std::vector<JobSpec>> ParseTrace(std::string_view text, const std::string
                                         const TraceOptions& options, const ClusterSpec& cluster) {
   if (!(options.load_scale > 0) || !std::isfinite(options.load_scale))
     return Error::InvalidArgument("load_scale must be positive");
+  if (options.format == TraceFormat::kPollux)
+    return Error::InvalidArgument(file_name +
+                                  ": a pollux workload needs its application profiles (ParsePolluxWorkload)");
   Result<std::vector<Row>> rows = options.format == TraceFormat::kGavel
                                       ? GavelRows(text, file_name)
                                       : TableRows(text, file_name, options, cluster);

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "dlsim/cluster/placement.h"
+#include "dlsim/cluster/pollux_goodput.h"
+#include "dlsim/cluster/pollux_profile.h"
 #include "dlsim/cluster/synthetic.h"
 #include "dlsim/cluster/throughput_table.h"
 #include "dlsim/cluster/trace.h"
@@ -103,8 +105,69 @@ const std::vector<std::pair<std::string, cluster::TraceFormat>>& FormatNames() {
   return *names;
 }
 
+// One Pollux application directory: placements.csv, scalability.csv (optional), validation-*.csv.
+Result<cluster::PolluxApp> LoadPolluxApp(const std::filesystem::path& dir) {
+  cluster::PolluxAppTables t;
+  const std::string placements = (dir / "placements.csv").string();
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(placements));
+  DLSIM_ASSIGN_OR_RETURN(t.placements, cluster::ParsePolluxPlacements(text, placements));
+  if (const auto s = dir / "scalability.csv"; std::filesystem::exists(s)) {
+    DLSIM_ASSIGN_OR_RETURN(std::string stext, ReadTextFile(s.string()));
+    DLSIM_ASSIGN_OR_RETURN(t.scalability, cluster::ParsePolluxScalability(stext, s.string()));
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().starts_with("validation-")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    DLSIM_ASSIGN_OR_RETURN(int bsz, cluster::PolluxValidationBatchSize(f.string()));
+    DLSIM_ASSIGN_OR_RETURN(std::string vtext, ReadTextFile(f.string()));
+    DLSIM_ASSIGN_OR_RETURN(t.validation[bsz], cluster::ParsePolluxValidation(vtext, f.string()));
+  }
+  return cluster::BuildPolluxApp(dir.filename().string(), std::move(t), dir.string());
+}
+
+// Every application directory under `dir` (those with a placements.csv), by name.
+Result<std::map<std::string, cluster::PolluxApp>> LoadPolluxApps(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> subdirs;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (std::filesystem::exists(e.path() / "placements.csv")) subdirs.push_back(e.path());
+  if (ec || subdirs.empty())
+    return Error::InvalidArgument(
+        fmt::format("{}: expected application directories with placements.csv", dir));
+  std::sort(subdirs.begin(), subdirs.end());
+  std::map<std::string, cluster::PolluxApp> apps;
+  for (const auto& d : subdirs) {
+    DLSIM_ASSIGN_OR_RETURN(cluster::PolluxApp app, LoadPolluxApp(d));
+    apps.emplace(app.name, std::move(app));
+  }
+  cluster::ApplyPolluxArtifactSettings(apps);
+  return apps;
+}
+
+// A Pollux workload: the profiles in `pollux_apps` (beside `trace`) become speed entries.
+std::vector<cluster::JobSpec> ReadPolluxTrace(const MapReader& t, const std::string& text,
+                                              const std::string& path, const std::string& apps_dir,
+                                              cluster::SpeedBook& book) {
+  if (apps_dir.empty()) {
+    t.AddError("format", "a pollux workload needs `pollux_apps:` (the application profiles) in `jobs`");
+    return {};
+  }
+  Result<std::map<std::string, cluster::PolluxApp>> apps = LoadPolluxApps(apps_dir);
+  if (!apps.ok()) {
+    t.AddError("format", apps.error().message);
+    return {};
+  }
+  Result<std::vector<cluster::JobSpec>> jobs = cluster::ParsePolluxWorkload(text, path, *apps);
+  if (!jobs.ok()) t.AddError("file", jobs.error().message);
+  cluster::AddPolluxApps(*apps, book);
+  return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
+}
+
 std::vector<cluster::JobSpec> ReadTrace(const MapReader& t, const cluster::ClusterSpec& spec,
-                                        const std::string& base_dir) {
+                                        const std::string& base_dir, const std::string& pollux_apps,
+                                        cluster::SpeedBook& book) {
   cluster::TraceOptions o;
   o.format = t.GetEnum("format", cluster::TraceFormat::kCsv, FormatNames());
   o.sort = t.Get<bool>("sort", true);
@@ -117,6 +180,7 @@ std::vector<cluster::JobSpec> ReadTrace(const MapReader& t, const cluster::Clust
   std::optional<std::string> text = ReadDataFile(t, "file", base_dir, &path);
   t.Finish();
   if (!text || t.document().has_errors()) return {};
+  if (o.format == cluster::TraceFormat::kPollux) return ReadPolluxTrace(t, *text, path, pollux_apps, book);
   Result<std::vector<cluster::JobSpec>> jobs = cluster::ParseTrace(*text, path, o, spec);
   if (!jobs.ok()) t.AddError("file", jobs.error().message);
   return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
@@ -186,9 +250,12 @@ std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const cata
 
 void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::string& base_dir,
               ClusterOptions& o) {
-  o.speeds = ReadSpeeds(j, catalogs, base_dir);
+  std::shared_ptr<cluster::SpeedBook> book = ReadSpeeds(j, catalogs, base_dir);
+  o.speeds = book;
   int sources = 0;
-  if (MapReader t = j.Section("trace"); t.present()) ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir);
+  const std::optional<std::string> apps = j.Find<std::string>("pollux_apps");
+  if (MapReader t = j.Section("trace"); t.present())
+    ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir, apps ? Resolve(base_dir, *apps) : "", *book);
   if (MapReader s = j.Section("synthetic"); s.present()) ++sources, o.jobs = ReadSynthetic(s, o.cluster);
   const std::vector<MapReader> list = j.SectionList("list");
   for (size_t i = 0; i < list.size(); ++i)
@@ -248,6 +315,8 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
   o.policy_params.starvation = p.Get<double>("starvation", 0, Range::Between(0, 1e6));
   o.policy_params.backfill = p.Get<bool>("backfill", true);
   o.policy_params.rounds_only = p.Get<bool>("rounds_only", false);
+  o.policy_params.pollux_refresh = Seconds(p.Get<double>("pollux_refresh_s", 10, Range::Between(0, 1e7)));
+  o.policy_params.pollux_restart_penalty_s = p.Get<double>("pollux_restart_penalty_s", 30, kSeconds);
   o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
   o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));
   p.Finish();

@@ -13,6 +13,8 @@
 //             pod_phase,creation_time,deletion_time,scheduled_time (GPU sharing, type constraints)
 //   helios    Helios cluster_log.csv: job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,
 //             start_time,end_time,duration,queue (times: seconds or "YYYY-MM-DD HH:MM:SS")
+//   pollux    Pollux workload CSV: name,time,application,num_replicas,batch_size; read by
+//             ParsePolluxWorkload (pollux_profile.h) with the application profiles, not here
 //   csv       dlsim's own: arrival_s,gpus and duration_s (or steps + speed); optional id, name,
 //             gpu_type ("a|b"), gpu_milli, priority, group, cpu_milli, memory_mib
 // Arrivals are shifted so the earliest is at 0, then divided by `load_scale` (a trace replayed
@@ -30,10 +32,11 @@
 
 namespace dlsim::cluster {
 
-enum class TraceFormat { kPhilly, kGavel, kTiresias, kOpenb, kHelios, kCsv };
+enum class TraceFormat { kPhilly, kGavel, kTiresias, kOpenb, kHelios, kPollux, kCsv };
 inline constexpr std::pair<std::string_view, TraceFormat> kTraceFormatNames[] = {
     {"philly", TraceFormat::kPhilly}, {"gavel", TraceFormat::kGavel},   {"tiresias", TraceFormat::kTiresias},
-    {"openb", TraceFormat::kOpenb},   {"helios", TraceFormat::kHelios}, {"csv", TraceFormat::kCsv}};
+    {"openb", TraceFormat::kOpenb},   {"helios", TraceFormat::kHelios}, {"pollux", TraceFormat::kPollux},
+    {"csv", TraceFormat::kCsv}};
 
 struct TraceOptions {
   TraceFormat format = TraceFormat::kCsv;
