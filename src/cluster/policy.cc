@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dlsim/cluster/pollux_policy.h"
+#include "dlsim/cluster/gavel_policy.h"
 
 namespace dlsim::cluster {
 namespace {
@@ -111,6 +112,14 @@ void RegisterBuiltinPolicies(PolicyRegistry& reg) {
                       [](const PolicyParams& p) { return std::make_unique<Tiresias>(p); });
   reg.RegisterBuiltin("pollux", "goodput-driven elastic allocation each round (Pollux, OSDI'21)",
                       MakePolluxPolicy);
+  reg.RegisterBuiltin(
+      "gavel", "Gavel's heterogeneity-aware max-min fairness: an LP per round (GLPK), rounds of round_s",
+      [](const PolicyParams& p) { return MakeGavelPolicy({.heterogeneity_aware = true, .round = p.round}); });
+  reg.RegisterBuiltin("gavel-agnostic",
+                      "Gavel's max-min fairness over equal time shares, blind to GPU types' speeds",
+                      [](const PolicyParams& p) {
+                        return MakeGavelPolicy({.heterogeneity_aware = false, .round = p.round});
+                      });
 }
 
 const PolicyRegistry& BuiltinPolicies() {
