@@ -86,7 +86,7 @@ Result<LpSolution> LinearProgram::Maximize() const {
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  parm.presolve = GLP_ON;
+  parm.presolve = GLP_OFF;
   const int rc = glp_simplex(p.get(), &parm);
   if (rc == GLP_ENOPFS) return Error::Infeasible("lp: no feasible solution");
   if (rc == GLP_ENODFS) return Error::Internal("lp: the objective is unbounded");
