@@ -186,7 +186,8 @@ std::vector<cluster::JobSpec> ReadTrace(const MapReader& t, const cluster::Clust
   return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
 }
 
-std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::ClusterSpec& spec) {
+std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::ClusterSpec& spec,
+                                            std::shared_ptr<const cluster::ThroughputTable> table) {
   cluster::SyntheticOptions o;
   s.FindChoice("generator", {"gavel"});
   o.jobs = s.Get<int64_t>("jobs", 1000, kJobs);
@@ -194,7 +195,15 @@ std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::C
   o.load = s.Get<double>("load", 0.8, Range::Positive(100));
   o.seed = static_cast<uint64_t>(s.Get<int64_t>("seed", 1, Range::NonNegative()));
   o.cluster_gpus = spec.total_gpus();
+  o.multi_gpu = s.Get<bool>("multi_gpu", true);
+  o.multi_priority = s.Get<bool>("multi_priority", true);
+  if (std::optional<std::string> ref = s.Find<std::string>("steps_on")) {  // Gavel's job types
+    o.reference_gpu = *ref;
+    o.job_types = std::move(table);
+    if (!o.job_types) s.AddError("steps_on", "job types need `throughputs:` in `jobs`");
+  }
   s.Finish();
+  if (s.document().has_errors()) return {};
   Result<std::vector<cluster::JobSpec>> jobs = cluster::GenerateGavelMix(o);
   if (!jobs.ok()) s.AddError("jobs", jobs.error().message);
   return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
@@ -223,7 +232,8 @@ cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster:
 }
 
 std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const catalog::Catalogs& catalogs,
-                                               const std::string& base_dir) {
+                                               const std::string& base_dir,
+                                               std::shared_ptr<const cluster::ThroughputTable>& table) {
   auto book = std::make_shared<cluster::SpeedBook>();
   std::string path;
   if (std::optional<std::string> text = ReadDataFile(jobs, "throughputs", base_dir, &path)) {
@@ -231,7 +241,7 @@ std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const cata
     if (!t.ok())
       jobs.AddError("throughputs", t.error().message);
     else
-      cluster::AddThroughputTable(std::make_shared<cluster::ThroughputTable>(std::move(*t)), *book);
+      cluster::AddThroughputTable(table = std::make_shared<cluster::ThroughputTable>(std::move(*t)), *book);
   }
   for (const MapReader& e : jobs.SectionList("training")) {
     const std::optional<std::string> name = e.Require<std::string>("name");
@@ -250,13 +260,15 @@ std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const cata
 
 void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::string& base_dir,
               ClusterOptions& o) {
-  std::shared_ptr<cluster::SpeedBook> book = ReadSpeeds(j, catalogs, base_dir);
+  std::shared_ptr<const cluster::ThroughputTable> table;
+  std::shared_ptr<cluster::SpeedBook> book = ReadSpeeds(j, catalogs, base_dir, table);
   o.speeds = book;
   int sources = 0;
   const std::optional<std::string> apps = j.Find<std::string>("pollux_apps");
   if (MapReader t = j.Section("trace"); t.present())
     ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir, apps ? Resolve(base_dir, *apps) : "", *book);
-  if (MapReader s = j.Section("synthetic"); s.present()) ++sources, o.jobs = ReadSynthetic(s, o.cluster);
+  if (MapReader s = j.Section("synthetic"); s.present())
+    ++sources, o.jobs = ReadSynthetic(s, o.cluster, table);
   const std::vector<MapReader> list = j.SectionList("list");
   for (size_t i = 0; i < list.size(); ++i)
     o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster));

@@ -139,6 +139,24 @@ TEST(ClusterScenario, SyntheticLoadNeedsGpus) {
             std::string::npos);
 }
 
+// The Gavel reproduction: single-GPU jobs of the throughput table's types, steps on V100.
+TEST(ClusterScenario, GavelSyntheticJobTypes) {
+  auto o = LoadClusterScenarioFile(
+      std::string(DLSIM_DATA_DIR) + "/scenarios/cluster_gavel_synthetic_hetero.yaml", Cat());
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->cluster.total_gpus(), 108);
+  EXPECT_EQ(o->policy, "gavel");
+  EXPECT_EQ(o->policy_params.round, Seconds(360));
+  for (const cluster::JobSpec& j : o->jobs) {
+    ASSERT_TRUE(o->speeds->Contains(j.speed)) << j.speed;
+    EXPECT_EQ(j.gpus, 1);
+    EXPECT_EQ(j.priority, 1);
+  }
+  EXPECT_NE(ErrorOf(kNodes + "jobs: {synthetic: {jobs: 5, jobs_per_hour: 1, steps_on: v100}}\n")
+                .find("need `throughputs:`"),
+            std::string::npos);
+}
+
 // A training-scenario job: spread one GPU per node it is slower, and the speeds say why.
 TEST(ClusterScenario, TrainingJobIsSlowerWhenSpread) {
   auto o =

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -186,6 +187,36 @@ TEST(GavelMix, MeanLoadMatchesTheClosedForm) {
   EXPECT_NEAR(gpu_s / span / 100, 0.5, 0.05);  // offered load
   EXPECT_NEAR(gpu_s / jobs.size(), GavelMixMeanGpuSeconds(), 0.05 * GavelMixMeanGpuSeconds());
   EXPECT_EQ(GenerateGavelMix(o).value()[777].work, jobs[777].work);  // seeded
+}
+
+// Gavel's job types: a type that runs on the job's GPU count on the reference GPU, steps =
+// duration x its speed there; "b" has no multi-GPU entry, so multi-GPU jobs are all "a".
+TEST(GavelMix, JobTypesFromTheThroughputTable) {
+  auto table = std::make_shared<ThroughputTable>();
+  for (int g : {1, 2, 4, 8}) table->steps_per_s[{"a", "v100", g, true}] = 10.0 * g;
+  table->steps_per_s[{"b", "v100", 1, true}] = 4;
+  table->steps_per_s[{"b", "k80", 1, true}] = 1;
+  table->job_types = {"a", "b"};
+  SyntheticOptions o;
+  o.jobs = 400;
+  o.jobs_per_hour = 10;
+  o.job_types = table;
+  auto jobs = GenerateGavelMix(o).value();
+  int b = 0;
+  for (const JobSpec& j : jobs) {
+    ASSERT_TRUE(j.speed == "a" || j.speed == "b");
+    if (j.gpus > 1) EXPECT_EQ(j.speed, "a");
+    b += j.speed == "b";
+    const double duration = j.work / table->steps_per_s.at({j.speed, "v100", j.gpus, true});
+    EXPECT_GE(duration, 60 * std::pow(10, 1.5) - 1e-6);
+    EXPECT_LE(duration, 60 * std::pow(10, 4) + 1e-6);
+  }
+  EXPECT_GT(b, 100);  // about half the 1-GPU jobs
+  o.multi_gpu = o.multi_priority = false;
+  for (const JobSpec& j : GenerateGavelMix(o).value()) EXPECT_TRUE(j.gpus == 1 && j.priority == 1);
+  o.reference_gpu = "a100";  // no type runs there
+  EXPECT_NE(GenerateGavelMix(o).error().message.find("no type of the throughput table runs on 1 x a100"),
+            std::string::npos);
 }
 
 }  // namespace
