@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "dlsim/cluster/pollux_policy.h"
 #include "dlsim/cluster/gavel_policy.h"
+#include "dlsim/cluster/pollux_policy.h"
 
 namespace dlsim::cluster {
 namespace {
