@@ -156,13 +156,13 @@ nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records
 void WriteJobsCsv(const cluster::ClusterResult& r, std::ostream& out) {
   out << "id,name,gpus,arrival_s,start_s,finish_s,jct_s,queued_s,run_s,alone_s,preemptions,nodes,completed,"
          "reason\n";
+  auto cell = [](std::string s) {  // no quoting in our CSV: commas and newlines become ';'
+    for (char& c : s)
+      if (c == ',' || c == '\n') c = ';';
+    return s;
+  };
   for (const cluster::JobRecord& x : r.jobs) {
-    std::string reason = x.reason;
-    for (char& c : reason)
-      if (c == ',' || c == '\n') c = ';';
-    std::string name = x.name;
-    for (char& c : name)
-      if (c == ',' || c == '\n') c = ';';
+    const std::string name = cell(x.name), reason = cell(x.reason);
     out << fmt::format("{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{}\n", x.id, name,
                        x.gpus, x.arrival_s, x.start_s, x.finish_s, x.jct_s, x.queued_s, x.run_s, x.alone_s,
                        x.preemptions, x.nodes_spanned, x.completed ? 1 : 0, reason);

@@ -26,7 +26,7 @@ class Engine::View final : public AllocationView {
 double Engine::RateIf(int j, int gpu_type, int gpus) const {
   if (gpu_type < 0 || gpu_type >= static_cast<int>(max_gpus_per_node_.size()) || gpus <= 0) return 0;
   const int per_node = max_gpus_per_node_[gpu_type];
-  if (per_node <= 0 || gpus > options_.cluster.gpus_of_type(gpu_type)) return 0;
+  if (per_node <= 0 || int64_t{gpus} * 1000 > type_capacity_[gpu_type]) return 0;
   PlacementShape shape{gpu_type, {}};
   for (int left = gpus; left > 0; left -= per_node) shape.gpus_per_node.push_back(std::min(left, per_node));
   JobSpec as = Job(j);

@@ -63,6 +63,13 @@ struct Row {
   bool has_id = false;  // the trace gives the id; else the arrival rank is the id
 };
 
+// Whether a row stays: `group` keeps one virtual cluster of philly and helios rows (openb's group
+// is its QoS class and is not filtered), and 0 s jobs go when skip_zero_duration is on.
+bool Kept(const JobSpec& job, const TraceOptions& o) {
+  return (o.group.empty() || o.format == TraceFormat::kOpenb || job.group == o.group) &&
+         !(o.skip_zero_duration && job.work == 0);
+}
+
 Result<Row> PhillyRow(const Cells& c, size_t r, const TraceOptions& o) {
   Row row;
   row.line = c.Line(r);
@@ -71,7 +78,7 @@ Result<Row> PhillyRow(const Cells& c, size_t r, const TraceOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(double gpus, c.Number(r, "num_gpus", 0, kMaxJobGpus, true));
   DLSIM_ASSIGN_OR_RETURN(row.job.group, c.Text(r, "cluster"));
   row.job.gpus = static_cast<int>(gpus);
-  row.keep = (o.group.empty() || row.job.group == o.group) && !(o.skip_zero_duration && row.job.work == 0);
+  row.keep = Kept(row.job, o);
   return row;
 }
 
@@ -98,7 +105,7 @@ Result<Row> HeliosRow(const Cells& c, size_t r, const TraceOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(row.job.group, c.Text(r, "vc"));
   DLSIM_ASSIGN_OR_RETURN(row.job.name, c.Text(r, "job_id"));
   row.job.gpus = static_cast<int>(gpus);
-  row.keep = (o.group.empty() || row.job.group == o.group) && !(o.skip_zero_duration && row.job.work == 0);
+  row.keep = Kept(row.job, o);
   return row;
 }
 
@@ -153,7 +160,7 @@ Result<Row> OpenbRow(const Cells& c, size_t r, const TraceOptions& o, const Clus
   row.job.gpu_milli = gpus == 1 && milli > 0 ? static_cast<int>(milli) : 1000;
   row.job.cpu_milli = static_cast<int64_t>(cpu);
   row.job.memory_mib = static_cast<int64_t>(mem);
-  row.keep = !(o.skip_zero_duration && row.job.work == 0);
+  row.keep = Kept(row.job, o);
   return row;
 }
 

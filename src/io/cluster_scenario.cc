@@ -12,6 +12,7 @@
 #include "dlsim/cluster/trace.h"
 #include "dlsim/cluster/training_speed.h"
 #include "dlsim/core/strings.h"
+#include "dlsim/io/paths.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/io/yaml_reader.h"
 
@@ -29,17 +30,12 @@ const Range kSeconds = Range::Between(0, 1e9);  // ~31 years
 const Range kLoadScale = Range::Between(1e-6, 1e6);
 const Range kJobs = Range::Between(1, static_cast<double>(cluster::kMaxJobs));
 
-std::string Resolve(const std::string& base_dir, const std::string& path) {
-  if (base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(base_dir) / path).string();
-}
-
 // Reads a data file named by `key` of `m`; errors are recorded at the key.
 std::optional<std::string> ReadDataFile(const MapReader& m, std::string_view key, const std::string& base_dir,
                                         std::string* path_out = nullptr) {
   std::optional<std::string> file = m.Find<std::string>(key);
   if (!file) return std::nullopt;
-  const std::string path = Resolve(base_dir, *file);
+  const std::string path = ResolvePath(base_dir, *file);
   Result<std::string> text = ReadTextFile(path);
   if (!text.ok()) {
     m.AddError(key, text.error().message);
@@ -249,7 +245,7 @@ std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const cata
     e.Finish();
     if (!name || !file) continue;
     Result<train::TrainOptions> o =
-        LoadTrainScenarioFile(Resolve(base_dir, *file), catalogs.hardware, catalogs.models);
+        LoadTrainScenarioFile(ResolvePath(base_dir, *file), catalogs.hardware, catalogs.models);
     if (!o.ok())
       e.AddError("scenario", o.error().message);
     else
@@ -266,7 +262,7 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
   int sources = 0;
   const std::optional<std::string> apps = j.Find<std::string>("pollux_apps");
   if (MapReader t = j.Section("trace"); t.present())
-    ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir, apps ? Resolve(base_dir, *apps) : "", *book);
+    ++sources, o.jobs = ReadTrace(t, o.cluster, base_dir, apps ? ResolvePath(base_dir, *apps) : "", *book);
   if (MapReader s = j.Section("synthetic"); s.present())
     ++sources, o.jobs = ReadSynthetic(s, o.cluster, table);
   const std::vector<MapReader> list = j.SectionList("list");

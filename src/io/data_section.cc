@@ -10,20 +10,16 @@
 #include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
 #include "dlsim/io/limits.h"
+#include "dlsim/io/paths.h"
 
 namespace dlsim::io {
 namespace {
-
-std::string Resolve(const std::string& base_dir, const std::string& file) {
-  if (file.empty() || file.front() == '/' || base_dir.empty()) return file;
-  return base_dir + "/" + file;
-}
 
 // lengths: {file: PATH, column: NAME}; reads and parses the file.
 data::LengthSpec ReadLengthFile(const MapReader& l, const std::string& base_dir) {
   std::string file = l.Get<std::string>("file", "");
   std::string column = l.Get<std::string>("column", "");
-  std::string path = Resolve(base_dir, file);
+  std::string path = ResolvePath(base_dir, file);
   Result<std::string> text = ReadTextFile(path);
   if (!text.ok()) {
     l.AddError("file", text.error().message);

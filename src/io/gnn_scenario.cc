@@ -7,6 +7,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/edge_list.h"
 #include "dlsim/io/limits.h"
+#include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {
@@ -27,11 +28,6 @@ const Range kMachines = Range::Between(1, 4096);
 const Range kCacheGib = Range::Between(0, 1 << 20);
 const Range kNsPerEdge = Range::Between(0.001, 1e6);
 const Range kCopyRate = Range::Between(0.001, 1e4);
-
-std::string Resolve(const std::string& base_dir, const std::string& path) {
-  if (base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(base_dir) / path).string();
-}
 
 // Picks one of `allowed` at `key` into `out` (unknown: an error listing them, with a suggestion).
 void ReadName(const MapReader& m, std::string_view key, const std::vector<std::string>& allowed,
@@ -66,7 +62,7 @@ void ReadEdgeFile(const MapReader& g, const std::string& base_dir, gnn::GraphSou
                          {"snap", EdgeListFormat::kSnap}});
   eo.skip_lines = g.Get<int>("skip_lines", 0, Range::Between(0, 1000));
   eo.num_nodes = g.Get<int64_t>("num_nodes", 0, Range::Between(0, static_cast<double>(gnn::kMaxNodes)));
-  const std::string path = Resolve(base_dir, file);
+  const std::string path = ResolvePath(base_dir, file);
   auto text = ReadTextFile(path);
   if (!text.ok()) return g.AddError("file", text.error().message);
   auto edges = ParseEdgeList(*text, path, eo);

@@ -10,6 +10,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/limits.h"
+#include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {
@@ -19,11 +20,6 @@ using serve::ArrivalKind;
 using serve::LengthDistribution;
 using serve::OffloadMode;
 using serve::Preemption;
-
-std::string Resolve(const std::string& base_dir, const std::string& path) {
-  if (base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(base_dir) / path).string();
-}
 
 // Every row's value in `column`, read as a scenario value is (io::ParseNumber: decimal, finite, in
 // `range`, an integer when `integral`); the first bad cell is the error, "FILE:LINE:COL: column 'c': ...".
@@ -66,7 +62,7 @@ void ReadEmpiricalLengths(const MapReader& m, const std::string& base_dir, const
   const std::string file = m.Get<std::string>("file", "");
   const std::string column = m.Get<std::string>("column", default_column);
   d.kind = LengthDistribution::Kind::kEmpirical;
-  d.values = ReadColumn(m, "file", Resolve(base_dir, file), column);
+  d.values = ReadColumn(m, "file", ResolvePath(base_dir, file), column);
 }
 
 // The cross-checks of one length distribution (each key's own range is checked as it is read).
@@ -121,7 +117,7 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
         "arrival: trace needs trace_file (CSV with arrived_at, num_prefill_tokens, num_decode_tokens)");
     return;
   }
-  const std::string path = Resolve(base_dir, *file);
+  const std::string path = ResolvePath(base_dir, *file);
   auto text = ReadTextFile(path);
   if (!text.ok()) {
     w.AddError("trace_file", text.error().message);
