@@ -213,7 +213,8 @@ TEST(GavelMix, JobTypesFromTheThroughputTable) {
   }
   EXPECT_GT(b, 100);  // about half the 1-GPU jobs
   o.multi_gpu = o.multi_priority = false;
-  for (const JobSpec& j : GenerateGavelMix(o).value()) EXPECT_TRUE(j.gpus == 1 && j.priority == 1);
+  const std::vector<JobSpec> single = GenerateGavelMix(o).value();  // not a range over a temporary's value()
+  for (const JobSpec& j : single) EXPECT_TRUE(j.gpus == 1 && j.priority == 1);
   o.reference_gpu = "a100";  // no type runs there
   EXPECT_NE(GenerateGavelMix(o).error().message.find("no type of the throughput table runs on 1 x a100"),
             std::string::npos);
