@@ -14,18 +14,6 @@
 namespace dlsim::app {
 namespace {
 
-io::GnnNames PolicyNames() {
-  gnn::SamplerRegistry samplers("sampler");
-  gnn::RegisterSamplers(samplers);
-  gnn::SeedOrderRegistry orders("seed-order");
-  gnn::RegisterSeedOrders(orders);
-  gnn::CachePolicyRegistry caches("cache-policy");
-  gnn::RegisterCachePolicies(caches);
-  gnn::PartitionerRegistry partitioners("partitioner");
-  gnn::RegisterPartitioners(partitioners);
-  return {samplers.Names(), orders.Names(), caches.Names(), partitioners.Names()};
-}
-
 int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Catalogs& cat,
                std::ostream& out, std::ostream& err) {
   const std::vector<gnn::GnnVariant> variants = sc.compare.empty() ? gnn::DefaultVariants() : sc.compare;
@@ -55,7 +43,7 @@ Result<gnn::GnnResult> SimulateWithTrace(const GnnArgs& args, const gnn::GnnOpti
 int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("gnn", catalogs.error(), err);
-  auto sc = io::LoadGnnScenarioFile(args.file, catalogs->hardware, PolicyNames());
+  auto sc = io::LoadGnnScenarioFile(args.file, catalogs->hardware, io::BuiltinGnnNames());
   if (!sc.ok()) return ReportError("gnn", sc.error(), err);
   if (args.check) {
     out << "ok: " << io::SummarizeGnnOptions(sc->options) << "\n";

@@ -68,6 +68,18 @@ nlohmann::ordered_json GnnJson(const GnnResult& r) {
                     {"node_balance", r.partition.node_balance},
                     {"train_balance", r.partition.train_balance},
                     {"remote_requests_per_batch", r.remote_requests_per_batch}};
+  j["topology"] = {{"store", r.topology_store},
+                   {"cache", r.topology_cache},
+                   {"cache_lists", r.topology_cache_lists},
+                   {"cache_bytes", report::JsonBytes(Bytes(r.topology_cache_bytes))},
+                   {"hit_ratio", r.topology_hit_ratio}};
+  nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+  for (const auto& [share, pages] : r.split_curve)
+    curve.push_back({{"share", share}, {"predicted_pages", pages}});
+  j["disk"] = {{"pages_per_batch", r.disk_pages_per_batch},
+               {"topology_pages_per_batch", r.topology_pages_per_batch},
+               {"topology_share", r.topology_share},
+               {"split_curve", curve}};
   j["bytes"] = {{"gpu", report::JsonBytes(r.bytes.gpu)},
                 {"nvlink", report::JsonBytes(r.bytes.nvlink)},
                 {"host", report::JsonBytes(r.bytes.host)},
@@ -109,6 +121,17 @@ std::string FormatGnnReport(const gnn::GnnOptions& o, const GnnResult& r) {
   out += fmt::format("cache {}: GPU {} nodes/machine, hit ratio {}; host cache {} nodes, hit ratio {}\n",
                      r.cache_policy, report::FormatCount(r.gpu_cache_nodes), Ratio(r.gpu_hit_ratio),
                      report::FormatCount(r.host_cache_nodes), Ratio(r.host_hit_ratio));
+  if (r.topology_store == "disk" || r.topology_cache != "none")
+    out += fmt::format("topology ({}): cache {} holds {} lists ({}), hit ratio {}\n", r.topology_store,
+                       r.topology_cache, report::FormatCount(r.topology_cache_lists),
+                       report::FormatBytes(Bytes(r.topology_cache_bytes)), Ratio(r.topology_hit_ratio));
+  if (r.disk_pages_per_batch > 0 || r.topology_share >= 0)
+    out += fmt::format("disk: {:.0f} pages of 4 KiB per batch ({:.0f} of them adjacency lists){}\n",
+                       r.disk_pages_per_batch, r.topology_pages_per_batch,
+                       r.topology_share >= 0
+                           ? fmt::format("; memory split {} to topology{}", Ratio(r.topology_share),
+                                         r.split_curve.empty() ? "" : " (searched)")
+                           : "");
   if (r.machines > 1)
     out +=
         fmt::format("partition {}: edge cut {}, node balance {:.3f}, train balance {:.3f}\n", r.partitioner,
@@ -128,7 +151,8 @@ std::string FormatGnnCompare(const std::vector<gnn::GnnVariant>& variants,
       .AddColumn("Bottleneck")
       .AddColumn("GPU hits")
       .AddColumn("Edge cut")
-      .AddColumn("Remote req/batch");
+      .AddColumn("Remote req/batch")
+      .AddColumn("Disk pages/batch");
   const double base = results.empty() ? 0 : results[0].epoch.ToSeconds();
   for (size_t i = 0; i < results.size(); ++i) {
     const GnnResult& r = results[i];
@@ -140,7 +164,8 @@ std::string FormatGnnCompare(const std::vector<gnn::GnnVariant>& variants,
     t.AddRow({variants[i].name, r.order, r.cache_policy, r.partitioner, report::FormatDuration(r.epoch),
               e > 0 ? fmt::format("{:.2f}x", base / e) : "-", r.bottleneck, Ratio(r.gpu_hit_ratio),
               r.machines > 1 ? Ratio(r.partition.edge_cut) : "-",
-              fmt::format("{:.1f}", r.remote_requests_per_batch)});
+              fmt::format("{:.1f}", r.remote_requests_per_batch),
+              fmt::format("{:.0f}", r.disk_pages_per_batch)});
   }
   return t.Render() + "speed-up: the first variant's epoch / this one's\n";
 }

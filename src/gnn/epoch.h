@@ -14,6 +14,7 @@
 #include "dlsim/gnn/partition.h"
 #include "dlsim/gnn/sampler.h"
 #include "dlsim/gnn/seed_order.h"
+#include "dlsim/gnn/topology_cache.h"
 
 namespace dlsim::gnn::internal {
 
@@ -22,6 +23,7 @@ struct Registries {
   SeedOrderRegistry orders{"seed-order"};
   CachePolicyRegistry caches{"cache-policy"};
   PartitionerRegistry partitioners{"partitioner"};
+  TopologyCacheRegistry topology_caches{"topology-cache"};
   Registries();
 };
 
@@ -34,6 +36,10 @@ struct BatchCounts {
   int64_t remote_requests = 0;  // frontier nodes (before the last hop) owned by another machine
   int64_t round_trips = 0;      // (hop, remote machine) pairs: one request batch each
   double remote_edges = 0;      // sampled edges whose adjacency came from another machine
+  // Adjacency lists read (distinct sampled-from nodes of the batch), and those a topology cache held.
+  int64_t adjacency_reads = 0, topology_hits = 0;
+  // 4 KiB pages read from the disk: adjacency lists (topology on disk) and features together.
+  int64_t disk_pages = 0, topology_pages = 0;
   int64_t Reads() const { return gpu_local + gpu_peer + host + remote + disk; }
 };
 
@@ -46,13 +52,25 @@ struct EpochSetup {
   int64_t gpu_cache_nodes = 0;  // the machine's GPU caches together
   int64_t host_cache_nodes = 0;
   std::span<const uint32_t> frequency;  // for the "frequency" cache policy
+  // Per machine (empty: no topology cache): the adjacency lists held in host memory.
+  std::span<const std::unique_ptr<TopologyCache>> topology;
+  int64_t page_cache_pages = 0;  // disk.page_cache: the LRU page cache over both files
 };
+
+// Disk layout used for page counts: the CSR targets file (4 B per target, lists in node order;
+// the offsets stay in memory) and the feature file (rows of `row_bytes` in node order).
+int64_t ListPages(const Graph& g, NodeId v);
+int64_t TopologyFilePages(const Graph& g);
 
 // The batches of `machine` (its training nodes, in the seed order). Errors: unknown policy names.
 Result<std::vector<BatchCounts>> RunMachineEpoch(const EpochSetup& setup, const Registries& reg, int machine);
 
-// Feature reads per node over one pre-sampled epoch of all training nodes (another Rng stream).
-Result<std::vector<uint32_t>> PresampleFrequency(const EpochSetup& setup, const Registries& reg);
+// Reads per node over one pre-sampled epoch of all training nodes (another Rng stream): feature
+// reads (input nodes) and adjacency reads (distinct sampled-from nodes per batch).
+struct Presample {
+  std::vector<uint32_t> features, adjacency;
+};
+Result<Presample> PresampleEpoch(const EpochSetup& setup, const Registries& reg);
 
 }  // namespace dlsim::gnn::internal
 

@@ -114,6 +114,87 @@ class LruCache final : public FeatureCache {
   size_t used_ = 0;
 };
 
+// Belady's MIN with bypass over the announced window: a max-heap of (next read, node) with lazy
+// deletion (an entry is current while the node is cached and its next read still matches). Reads
+// are numbered from the first Foresee on; O(log capacity) per access, O(window + capacity) per
+// Foresee.
+class BeladyCache final : public FeatureCache {
+ public:
+  BeladyCache(int64_t ids, int64_t capacity)
+      : next_use_(static_cast<size_t>(ids), kNever),
+        scratch_(static_cast<size_t>(ids), kNever),
+        slot_(static_cast<size_t>(ids), -1),
+        capacity_(static_cast<size_t>(capacity)) {}
+  bool WantsForesight() const override { return true; }
+  void Foresee(std::span<const NodeId> upcoming) override {
+    base_ = at_;
+    window_.assign(upcoming.size(), kNever);
+    for (size_t i = upcoming.size(); i-- > 0;) {  // scratch_[v]: v's next read after position i
+      window_[i] = scratch_[upcoming[i]];
+      scratch_[upcoming[i]] = base_ + static_cast<int64_t>(i);
+    }
+    heap_.clear();  // a cached node's next read is now its first read in the window (or never)
+    for (NodeId v : members_) heap_.push_back({next_use_[v] = scratch_[v], v});
+    std::make_heap(heap_.begin(), heap_.end());
+    for (NodeId v : upcoming) scratch_[v] = kNever;
+  }
+  bool Access(NodeId v) override {
+    const int64_t i = at_++ - base_;
+    const int64_t next = i < static_cast<int64_t>(window_.size()) ? window_[static_cast<size_t>(i)] : kNever;
+    if (slot_[v] >= 0) {
+      Reschedule(v, next);
+      return true;
+    }
+    if (capacity_ == 0 || next == kNever) return false;  // bypass: not read again (as far as known)
+    if (members_.size() == capacity_) {
+      const Entry top = Top();
+      if (top.next <= next) return false;  // everything cached is read sooner: do not admit
+      Evict(top.node);
+    }
+    slot_[v] = static_cast<int32_t>(members_.size());
+    members_.push_back(v);
+    Reschedule(v, next);
+    return false;
+  }
+  std::string_view name() const override { return "belady"; }
+
+ private:
+  static constexpr int64_t kNever = INT64_MAX;
+  struct Entry {
+    int64_t next;
+    NodeId node;
+    bool operator<(const Entry& o) const { return next != o.next ? next < o.next : node < o.node; }
+  };
+  void Reschedule(NodeId v, int64_t next) {
+    next_use_[v] = next;
+    heap_.push_back({next, v});
+    std::push_heap(heap_.begin(), heap_.end());
+  }
+  Entry Top() {  // the cached node read farthest in the future
+    while (slot_[heap_.front().node] < 0 || next_use_[heap_.front().node] != heap_.front().next) {
+      std::pop_heap(heap_.begin(), heap_.end());
+      heap_.pop_back();
+    }
+    return heap_.front();
+  }
+  void Evict(NodeId v) {  // swap-remove from members_
+    const auto s = static_cast<size_t>(slot_[v]);
+    members_[s] = members_.back();
+    slot_[members_[s]] = static_cast<int32_t>(s);
+    members_.pop_back();
+    slot_[v] = -1;
+    next_use_[v] = kNever;
+  }
+  std::vector<int64_t> next_use_;  // per cached id: its next read (absolute), kNever when none
+  std::vector<int64_t> scratch_;   // per id, during Foresee only
+  std::vector<int32_t> slot_;      // per id: its index in members_, -1 when not cached
+  std::vector<NodeId> members_;
+  std::vector<int64_t> window_;  // per announced read: the next read of the same id (absolute)
+  std::vector<Entry> heap_;
+  size_t capacity_;
+  int64_t at_ = 0, base_ = 0;
+};
+
 }  // namespace
 
 bool NeedsFrequency(std::string_view policy) { return policy == "frequency"; }
@@ -134,12 +215,13 @@ void RegisterCachePolicies(CachePolicyRegistry& reg) {
                             c.graph.num_nodes(), c.capacity,
                             [f](NodeId v) { return v < f.size() ? f[v] : 0u; }, "frequency");
                       });
+  reg.RegisterBuiltin("fifo", "BGL: first in, first out (O(1); pairs with the bfs seed order)",
+                      [](const CacheContext& c) { return std::make_unique<FifoCache>(c.Ids(), c.capacity); });
+  reg.RegisterBuiltin("lru", "Least recently used",
+                      [](const CacheContext& c) { return std::make_unique<LruCache>(c.Ids(), c.capacity); });
   reg.RegisterBuiltin(
-      "fifo", "BGL: first in, first out (O(1); pairs with the bfs seed order)",
-      [](const CacheContext& c) { return std::make_unique<FifoCache>(c.graph.num_nodes(), c.capacity); });
-  reg.RegisterBuiltin("lru", "Least recently used", [](const CacheContext& c) {
-    return std::make_unique<LruCache>(c.graph.num_nodes(), c.capacity);
-  });
+      "belady", "Ginex: optimal replacement over the announced accesses (inspector-executor)",
+      [](const CacheContext& c) { return std::make_unique<BeladyCache>(c.Ids(), c.capacity); });
 }
 
 }  // namespace dlsim::gnn

@@ -26,4 +26,15 @@ std::string_view FeatureStoreName(FeatureStore s) {
   return "?";
 }
 
+std::string_view TopologyStoreName(TopologyStore s) { return s == TopologyStore::kDisk ? "disk" : "memory"; }
+
+GnnVariant PolicyVariant(std::string name, std::string order, std::string cache, std::string partitioner,
+                         int isolation) {
+  return GnnVariant{.name = std::move(name),
+                    .order = std::move(order),
+                    .cache_policy = std::move(cache),
+                    .partitioner = std::move(partitioner),
+                    .isolation = isolation};
+}
+
 }  // namespace dlsim::gnn

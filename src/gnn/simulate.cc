@@ -5,6 +5,7 @@
 
 #include "dlsim/core/strings.h"
 #include "epoch.h"
+#include "memory_split.h"
 #include "stage_cost.h"
 
 namespace dlsim::gnn {
@@ -84,6 +85,28 @@ Status CheckCapacities(const GnnOptions& o, const MachineSpec& m, const Graph& g
   if (o.store == FeatureStore::kDisk && Bytes(features) > m.disk_capacity)
     return Error::Infeasible("features (" + FormatNumber(Bytes(features).ToGB()) +
                              " GB) exceed the local disk");
+  const double budget = o.disk.memory_gib + o.topology.cache_gib;
+  if (GiB(budget) > m.host_capacity)
+    return Error::Infeasible("disk.memory_gib + topology.cache_gib = " + FormatNumber(budget) +
+                             " GiB exceed the " + FormatNumber(m.host_capacity.ToGiB()) +
+                             " GiB of host memory");
+  return Status::Ok();
+}
+
+// Options that contradict each other (bad input, not infeasibility).
+Status CheckStorageOptions(const GnnOptions& o) {
+  const bool disk = internal::UsesDisk(o);
+  if (o.topology.store == TopologyStore::kDisk && o.hardware.machines > 1)
+    return Error::InvalidArgument(
+        "topology.store: disk models one machine (CaliEX, Ginex, PyG on SSD); "
+        "hardware.machines is " +
+        std::to_string(o.hardware.machines));
+  if (!disk && (o.disk.page_cache || o.disk.memory_gib > 0))
+    return Error::InvalidArgument(
+        "disk.page_cache / disk.memory_gib need features (store: disk) or "
+        "topology (topology.store: disk) on the disk");
+  if (o.topology.hops < 1 || o.topology.hops > 2)
+    return Error::InvalidArgument("topology.hops: expected 1 or 2, found " + std::to_string(o.topology.hops));
   return Status::Ok();
 }
 
@@ -99,8 +122,10 @@ GnnResult Describe(const GnnOptions& o, const Prepared& p, const MachineSpec& m)
   r.gpus_per_machine = m.gpus;
   r.sampler = o.sampler;
   r.order = o.order;
-  r.cache_policy = o.cache.policy;
+  r.cache_policy = o.disk.page_cache ? "page-cache" : o.cache.policy;
   r.partitioner = o.hardware.machines > 1 ? o.partitioner : "none";
+  r.topology_store = std::string(TopologyStoreName(o.topology.store));
+  r.topology_cache = o.topology.cache;
   return r;
 }
 
@@ -139,15 +164,23 @@ MachineRun TimeMachine(std::vector<BatchCounts> batches, const std::vector<Durat
 }
 
 // Epoch totals over every machine's batches.
-void AddCounts(const std::vector<BatchCounts>& batches, const FeatureSpec& f, GnnResult& r,
-               double totals[4]) {
+struct Totals {
+  double edges = 0, reads = 0, host_cache_hits = 0, remote_requests = 0;
+  double adjacency_reads = 0, topology_hits = 0, disk_pages = 0, topology_pages = 0;
+};
+
+void AddCounts(const std::vector<BatchCounts>& batches, const FeatureSpec& f, GnnResult& r, Totals& t) {
   const double row = f.PerNode().ToBytes();
   for (const BatchCounts& c : batches) {
     ++r.batches;
-    totals[0] += static_cast<double>(c.edges);
-    totals[1] += static_cast<double>(c.Reads());
-    totals[2] += static_cast<double>(c.host_cache_hits);
-    totals[3] += static_cast<double>(c.remote_requests);
+    t.edges += static_cast<double>(c.edges);
+    t.reads += static_cast<double>(c.Reads());
+    t.host_cache_hits += static_cast<double>(c.host_cache_hits);
+    t.remote_requests += static_cast<double>(c.remote_requests);
+    t.adjacency_reads += static_cast<double>(c.adjacency_reads);
+    t.topology_hits += static_cast<double>(c.topology_hits);
+    t.disk_pages += static_cast<double>(c.disk_pages);
+    t.topology_pages += static_cast<double>(c.topology_pages);
     r.bytes.gpu += Bytes(static_cast<double>(c.gpu_local) * row);
     r.bytes.nvlink += Bytes(static_cast<double>(c.gpu_peer) * row);
     r.bytes.host += Bytes(static_cast<double>(c.host) * row);
@@ -177,18 +210,21 @@ void TraceMachine(const MachineRun& run, const GnnOptions& o, report::Sink* sink
   RunPipeline(run.stages, o.pipeline.pipelined, sink, 0);
 }
 
-void Finalise(GnnResult& r, const double totals[4], const GnnOptions& o) {
+void Finalise(GnnResult& r, const Totals& t, const GnnOptions& o) {
   const auto batches = static_cast<double>(std::max<int64_t>(1, r.batches));
-  const double reads = totals[1];
+  const double reads = t.reads;
   const double row = o.features.PerNode().ToBytes();
-  r.sampled_edges_per_batch = totals[0] / batches;
+  r.sampled_edges_per_batch = t.edges / batches;
   r.input_nodes_per_batch = reads / batches;
   r.gpu_hit_ratio = reads > 0 ? (r.bytes.gpu + r.bytes.nvlink).ToBytes() / row / reads : 0;
   const double beyond_gpu = reads - (r.bytes.gpu + r.bytes.nvlink).ToBytes() / row;
-  const double own_host = r.bytes.host.ToBytes() / row - totals[2];
+  const double own_host = r.bytes.host.ToBytes() / row - t.host_cache_hits;
   const double at_host_cache = beyond_gpu - own_host;
-  r.host_hit_ratio = at_host_cache > 0 ? totals[2] / at_host_cache : 0;
-  r.remote_requests_per_batch = totals[3] / batches;
+  r.host_hit_ratio = at_host_cache > 0 ? t.host_cache_hits / at_host_cache : 0;
+  r.remote_requests_per_batch = t.remote_requests / batches;
+  r.topology_hit_ratio = t.adjacency_reads > 0 ? t.topology_hits / t.adjacency_reads : 0;
+  r.disk_pages_per_batch = t.disk_pages / batches;
+  r.topology_pages_per_batch = t.topology_pages / batches;
 }
 
 // node -> machine (all 0 on one machine); fills the partition statistics.
@@ -208,7 +244,7 @@ Status RunMachines(const internal::EpochSetup& setup, const internal::Registries
                    const hw::GpuSpec& gpu, const catalog::Catalogs& cat, GnnResult& r, report::Sink* sink) {
   const GnnOptions& o = setup.options;
   const auto model = cost::MakeRooflineComputeModel(gpu, cat.compute);
-  double totals[4] = {0, 0, 0, 0};
+  Totals totals;
   MachineRun slowest;
   for (int machine = 0; machine < o.hardware.machines; ++machine) {
     DLSIM_ASSIGN_OR_RETURN(auto batches, internal::RunMachineEpoch(setup, reg, machine));
@@ -225,35 +261,97 @@ Status RunMachines(const internal::EpochSetup& setup, const internal::Registries
   return Status::Ok();
 }
 
+// What the epoch's caches borrow: the pre-sampled reads and the topology caches per machine.
+struct CacheState {
+  internal::Presample presample;
+  std::vector<std::unique_ptr<TopologyCache>> topology;
+};
+
+bool AutoSplit(const GnnOptions& o) {
+  return o.disk.memory_gib > 0 && !o.disk.page_cache && o.disk.topology_share < 0;
+}
+
+// disk.memory_gib split between the topology cache and the host feature cache (CaliEX's search when
+// the share is automatic); the page cache takes the whole budget.
+void SplitBudget(const Prepared& p, const CacheState& cs, GnnOptions& o, GnnResult& r) {
+  if (o.disk.memory_gib <= 0 || o.disk.page_cache) return;
+  const double budget = GiB(o.disk.memory_gib).ToBytes();
+  double share = o.disk.topology_share;
+  if (share < 0) {
+    const internal::SplitPlan plan =
+        internal::ChooseTopologyShare(p.graph, cs.presample, budget, o.features.PerNode().ToBytes());
+    share = plan.share;
+    for (const internal::SplitPoint& pt : plan.curve)
+      r.split_curve.emplace_back(pt.share, pt.predicted_pages);
+  }
+  r.topology_share = share;
+  o.topology.cache_gib = o.disk.memory_gib * share;
+  o.cache.host_gib = o.disk.memory_gib * (1 - share);
+}
+
+Status BuildTopologyCaches(const Prepared& p, const internal::Registries& reg, const GnnOptions& o,
+                           std::span<const int32_t> part, CacheState& cs, GnnResult& r) {
+  const bool beyond_memory = o.topology.store == TopologyStore::kDisk || o.hardware.machines > 1;
+  if (o.topology.cache == "none" || !beyond_memory) return Status::Ok();
+  for (int machine = 0; machine < o.hardware.machines; ++machine) {
+    TopologyCacheContext c{p.graph,
+                           GiB(o.topology.cache_gib).ToBytes(),
+                           o.topology.tau,
+                           o.topology.hops,
+                           cs.presample.adjacency,
+                           {},
+                           machine};
+    if (o.hardware.machines > 1) c.part = part;
+    DLSIM_ASSIGN_OR_RETURN(auto cache, reg.topology_caches.Create(o.topology.cache, c));
+    r.topology_cache_lists = std::max(r.topology_cache_lists, cache->lists());
+    r.topology_cache_bytes = std::max(r.topology_cache_bytes, cache->bytes());
+    cs.topology.push_back(std::move(cache));
+  }
+  return Status::Ok();
+}
+
+// Pre-sampling (when a policy or the split search needs it), the budget split, the cache sizes
+// (never more entries than the data has) and the topology caches.
+Status PrepareCaches(const Prepared& p, const internal::Registries& reg, GnnOptions& o,
+                     internal::EpochSetup& setup, CacheState& cs, GnnResult& r) {
+  if (NeedsFrequency(o.cache.policy) || TopologyNeedsReads(o.topology.cache) || AutoSplit(o)) {
+    DLSIM_ASSIGN_OR_RETURN(cs.presample, internal::PresampleEpoch(setup, reg));
+    setup.frequency = cs.presample.features;
+  }
+  SplitBudget(p, cs, o, r);
+  const int64_t n = p.graph.num_nodes();
+  setup.host_cache_nodes = std::min(NodesIn(o.cache.host_gib, o.features), n);
+  if (o.disk.page_cache) {
+    const double gib = o.disk.memory_gib > 0 ? o.disk.memory_gib : o.cache.host_gib;
+    setup.page_cache_pages = static_cast<int64_t>(std::floor(GiB(gib).ToBytes() / 4096));
+    setup.host_cache_nodes = 0;
+  }
+  r.gpu_cache_nodes = setup.gpu_cache_nodes;
+  r.host_cache_nodes = setup.host_cache_nodes;
+  return BuildTopologyCaches(p, reg, o, setup.part, cs, r);
+}
+
 // Simulates every machine; the epoch is the slowest one's.
-Result<GnnResult> RunVariant(const GnnOptions& o, const Prepared& p, const catalog::Catalogs& cat,
+Result<GnnResult> RunVariant(const GnnOptions& base, const Prepared& p, const catalog::Catalogs& cat,
                              const internal::Registries& reg, report::Sink* sink) {
-  DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(o.sampler_options));
+  DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(base.sampler_options));
+  DLSIM_RETURN_IF_ERROR(CheckStorageOptions(base));
   const hw::GpuSpec* gpu = nullptr;
-  DLSIM_ASSIGN_OR_RETURN(MachineSpec m, ResolveMachine(o, cat, &gpu));
-  GnnResult r = Describe(o, p, m);
-  if (Status s = CheckCapacities(o, m, p.graph); !s.ok()) {
+  DLSIM_ASSIGN_OR_RETURN(MachineSpec m, ResolveMachine(base, cat, &gpu));
+  GnnResult r = Describe(base, p, m);
+  if (Status s = CheckCapacities(base, m, p.graph); !s.ok()) {
     if (s.error().code != ErrorCode::kInfeasible) return s.error();
     r.feasible = false;
     r.reason = s.error().message;
     return r;
   }
-  DLSIM_ASSIGN_OR_RETURN(const std::vector<int32_t> part, PartitionFor(o, p, reg, r));
-  internal::EpochSetup setup{p.graph,
-                             p.split.train,
-                             part,
-                             o,
-                             m.gpus,
-                             NodesIn(o.cache.gpu_gib, o.features) * m.gpus,
-                             NodesIn(o.cache.host_gib, o.features),
-                             {}};
-  r.gpu_cache_nodes = setup.gpu_cache_nodes;
-  r.host_cache_nodes = setup.host_cache_nodes;
-  std::vector<uint32_t> freq;
-  if (NeedsFrequency(o.cache.policy)) {
-    DLSIM_ASSIGN_OR_RETURN(freq, internal::PresampleFrequency(setup, reg));
-    setup.frequency = freq;
-  }
+  DLSIM_ASSIGN_OR_RETURN(const std::vector<int32_t> part, PartitionFor(base, p, reg, r));
+  GnnOptions o = base;  // with the memory budget resolved
+  internal::EpochSetup setup{
+      p.graph, p.split.train, part, o, m.gpus, NodesIn(o.cache.gpu_gib, o.features) * m.gpus, 0, {}, {}, 0};
+  CacheState cs;
+  DLSIM_RETURN_IF_ERROR(PrepareCaches(p, reg, o, setup, cs, r));
+  setup.topology = cs.topology;
   DLSIM_RETURN_IF_ERROR(RunMachines(setup, reg, m, *gpu, cat, r, sink));
   return r;
 }
@@ -264,6 +362,11 @@ GnnOptions Apply(const GnnOptions& base, const GnnVariant& v) {
   if (!v.cache_policy.empty()) o.cache.policy = v.cache_policy;
   if (!v.partitioner.empty()) o.partitioner = v.partitioner;
   if (v.isolation >= 0) o.pipeline.isolation = v.isolation == 1;
+  if (!v.topology_cache.empty()) o.topology.cache = v.topology_cache;
+  if (v.pipelined >= 0) o.pipeline.pipelined = v.pipelined == 1;
+  if (v.page_cache >= 0) o.disk.page_cache = v.page_cache == 1;
+  if (v.topology_share > -2) o.disk.topology_share = v.topology_share;
+  if (v.superbatch > 0) o.disk.superbatch = v.superbatch;
   o.name = v.name;
   return o;
 }
@@ -291,10 +394,9 @@ Result<std::vector<GnnResult>> Compare(const GnnOptions& base, const std::vector
 }
 
 std::vector<GnnVariant> DefaultVariants() {
-  return {{"dgl-like", "shuffle", "none", "hash", 0},
-          {"pagraph", "shuffle", "degree", "hash", 0},
-          {"lru", "shuffle", "lru", "hash", 0},
-          {"bgl", "bfs", "fifo", "bgl", 1}};
+  return {PolicyVariant("dgl-like", "shuffle", "none", "hash", 0),
+          PolicyVariant("pagraph", "shuffle", "degree", "hash", 0),
+          PolicyVariant("lru", "shuffle", "lru", "hash", 0), PolicyVariant("bgl", "bfs", "fifo", "bgl", 1)};
 }
 
 }  // namespace dlsim::gnn

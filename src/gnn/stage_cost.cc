@@ -44,14 +44,22 @@ Duration Transfer(double bytes, BytesPerSecond bw) {
 }
 
 struct BatchBytes {
-  double host, remote, disk, peer, structure;
+  double host, remote, peer, structure;
 };
 
 BatchBytes BytesOf(const BatchCounts& c, const FeatureSpec& f) {
   const double row = f.PerNode().ToBytes();
   return {static_cast<double>(c.host) * row, static_cast<double>(c.remote) * row,
-          static_cast<double>(c.disk) * std::ceil(row / kPageBytes) * kPageBytes,
           static_cast<double>(c.gpu_peer) * row, static_cast<double>(c.edges) * 2 * kIdBytes};
+}
+
+// The NVMe queue: every 4 KiB page the batch reads (adjacency lists and features), at the disk's
+// bandwidth or its random-read IOPS, whichever is slower.
+Duration DiskTime(const BatchCounts& c, const MachineSpec& m) {
+  const auto pages = static_cast<double>(c.disk_pages);
+  Duration t = Transfer(pages * kPageBytes, m.disk);
+  if (m.disk_iops > 0) t = std::max(t, Seconds(pages / m.disk_iops));
+  return t;
 }
 
 Duration SampleTime(const BatchCounts& c, const MachineSpec& m, const GnnOptions& o, int cores) {
@@ -68,9 +76,7 @@ Duration GatherTime(const BatchCounts& c, const MachineSpec& m, const GnnOptions
   const Duration copy = Transfer(static_cast<double>(c.host + c.remote + c.disk) * row, copy_rate);
   const Duration net =
       Transfer(b.remote, m.nic) + (c.remote > 0 ? m.net_latency * int64_t{2} : Duration::Zero());
-  Duration disk = Transfer(b.disk, m.disk);
-  if (m.disk_iops > 0) disk = std::max(disk, Seconds(b.disk / kPageBytes / m.disk_iops));
-  return std::max({copy, net, disk});
+  return std::max(copy, net);
 }
 
 Duration CopyTime(const BatchCounts& c, const MachineSpec& m, const FeatureSpec& f) {
@@ -81,6 +87,10 @@ Duration CopyTime(const BatchCounts& c, const MachineSpec& m, const FeatureSpec&
 }
 
 }  // namespace
+
+bool UsesDisk(const GnnOptions& o) {
+  return o.store == FeatureStore::kDisk || o.topology.store == TopologyStore::kDisk;
+}
 
 Duration BatchComputeTime(const BatchCounts& c, const ModelOptions& m, const FeatureSpec& f,
                           const cost::ComputeModel& model) {
@@ -99,19 +109,27 @@ Duration BatchComputeTime(const BatchCounts& c, const ModelOptions& m, const Fea
 StageTimes MachineStageTimes(const std::vector<BatchCounts>& batches, const std::vector<Duration>& compute,
                              const MachineSpec& m, const GnnOptions& o, bool isolation, CoreSplit split) {
   StageTimes st;
+  const bool disk = UsesDisk(o);
   if (isolation) {
-    st = {{"sample", {}}, {"gather", {}}, {"copy", {}}, {"compute", {}}};
+    st = {{"sample", {}}};
+    if (disk) st.push_back({"disk", {}});
+    st.push_back({"gather", {}});
   } else {
-    st = {{"sample+gather", {}}, {"copy", {}}, {"compute", {}}};
+    st = {{"sample+gather", {}}};
+    if (disk) st.push_back({"disk", {}});
   }
+  st.push_back({"copy", {}});
+  st.push_back({"compute", {}});
   for (size_t b = 0; b < batches.size(); ++b) {
     const BatchCounts& c = batches[b];
     size_t s = 0;
     if (isolation) {
       st[s++].per_batch.push_back(SampleTime(c, m, o, split.sample));
+      if (disk) st[s++].per_batch.push_back(DiskTime(c, m));
       st[s++].per_batch.push_back(GatherTime(c, m, o, split.gather));
     } else {
       st[s++].per_batch.push_back(SampleTime(c, m, o, m.cores) + GatherTime(c, m, o, m.cores));
+      if (disk) st[s++].per_batch.push_back(DiskTime(c, m));
     }
     st[s++].per_batch.push_back(CopyTime(c, m, o.features));
     st[s++].per_batch.push_back(compute[b] * (1.0 / m.gpus));

@@ -32,12 +32,17 @@ struct CoreSplit {
   int sample = 1, gather = 1;  // with isolation; without, both stages share all cores
 };
 
+// True when features or topology are read from the disk: the stages then include "disk" (the NVMe
+// queue, shared by adjacency-list and feature reads), after sampling.
+bool UsesDisk(const GnnOptions& o);
+
 // Forward and backward of the GNN on one batch's blocks, on one GPU.
 Duration BatchComputeTime(const BatchCounts& c, const ModelOptions& m, const FeatureSpec& f,
                           const cost::ComputeModel& model);
 
 // Per-batch stage times of the machine. Without isolation: "sample+gather" (both on all cores,
-// one after the other), "copy", "compute"; with it: "sample", "gather", "copy", "compute".
+// one after the other), ["disk"], "copy", "compute"; with it: "sample", ["disk"], "gather", "copy",
+// "compute".
 // `compute[b]` is batch b's GPU time on one GPU (the machine's GPUs share the batches).
 StageTimes MachineStageTimes(const std::vector<BatchCounts>& batches, const std::vector<Duration>& compute,
                              const MachineSpec& m, const GnnOptions& o, bool isolation, CoreSplit split);

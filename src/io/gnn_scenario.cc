@@ -5,6 +5,11 @@
 #include <sstream>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/gnn/feature_cache.h"
+#include "dlsim/gnn/partition.h"
+#include "dlsim/gnn/sampler.h"
+#include "dlsim/gnn/seed_order.h"
+#include "dlsim/gnn/topology_cache.h"
 #include "dlsim/io/edge_list.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
@@ -178,10 +183,41 @@ std::vector<gnn::GnnVariant> ReadCompare(const MapReader& g, const GnnNames& nam
     ReadName(v, "cache", names.caches, var.cache_policy);
     ReadName(v, "partition", names.partitioners, var.partitioner);
     if (auto iso = v.Find<bool>("isolation")) var.isolation = *iso ? 1 : 0;
+    ReadName(v, "topology_cache", names.topology_caches, var.topology_cache);
+    if (auto pl = v.Find<bool>("pipelined")) var.pipelined = *pl ? 1 : 0;
+    if (auto pc = v.Find<bool>("page_cache")) var.page_cache = *pc ? 1 : 0;
+    if (auto share = v.Find<std::string>("topology_share"); share && *share == "auto") {
+      var.topology_share = -1;
+    } else {
+      var.topology_share = v.Get<double>("topology_share", var.topology_share, kFraction);
+    }
+    var.superbatch = v.Get<int>("superbatch", var.superbatch, Range::Between(1, 4096));
     v.Finish();
     out.push_back(std::move(var));
   }
   return out;
+}
+
+void ReadTopologyAndDisk(const MapReader& g, const GnnNames& names, GnnOptions& o) {
+  MapReader t = g.Section("topology");
+  o.topology.store =
+      t.GetEnum("store", o.topology.store,
+                {{"memory", gnn::TopologyStore::kMemory}, {"disk", gnn::TopologyStore::kDisk}});
+  ReadName(t, "cache", names.topology_caches, o.topology.cache);
+  o.topology.cache_gib = t.Get<double>("cache_gib", o.topology.cache_gib, kCacheGib);
+  o.topology.tau = t.Get<double>("tau", o.topology.tau, Range::Between(0, 1e12));
+  o.topology.hops = t.Get<int>("hops", o.topology.hops, Range::Between(1, 2));
+  t.Finish();
+  MapReader d = g.Section("disk");
+  o.disk.page_cache = d.Get<bool>("page_cache", o.disk.page_cache);
+  o.disk.memory_gib = d.Get<double>("memory_gib", o.disk.memory_gib, kCacheGib);
+  if (auto share = d.Find<std::string>("topology_share"); share && *share == "auto") {
+    o.disk.topology_share = -1;
+  } else {
+    o.disk.topology_share = d.Get<double>("topology_share", o.disk.topology_share, kFraction);
+  }
+  o.disk.superbatch = d.Get<int>("superbatch", o.disk.superbatch, Range::Between(1, 4096));
+  d.Finish();
 }
 
 void ReadGnn(const MapReader& g, const hw::Catalog& hardware, const GnnNames& names,
@@ -210,12 +246,27 @@ void ReadGnn(const MapReader& g, const hw::Catalog& hardware, const GnnNames& na
   ReadHardware(g.Section("hardware"), hardware, o);
   ReadPartitionAndCache(g, names, o);
   ReadPipeline(g.Section("pipeline"), o.pipeline);
+  ReadTopologyAndDisk(g, names, o);
   o.seed = static_cast<uint64_t>(g.Get<int64_t>("seed", static_cast<int64_t>(o.seed), limits::kSeed));
   sc.compare = ReadCompare(g, names);
   g.Finish();
 }
 
 }  // namespace
+
+GnnNames BuiltinGnnNames() {
+  gnn::SamplerRegistry samplers("sampler");
+  gnn::RegisterSamplers(samplers);
+  gnn::SeedOrderRegistry orders("seed-order");
+  gnn::RegisterSeedOrders(orders);
+  gnn::CachePolicyRegistry caches("cache-policy");
+  gnn::RegisterCachePolicies(caches);
+  gnn::PartitionerRegistry partitioners("partitioner");
+  gnn::RegisterPartitioners(partitioners);
+  gnn::TopologyCacheRegistry topology("topology-cache");
+  gnn::RegisterTopologyCaches(topology);
+  return {samplers.Names(), orders.Names(), caches.Names(), partitioners.Names(), topology.Names()};
+}
 
 Result<GnnScenario> ParseGnnScenario(std::string_view text, std::string file_name,
                                      const hw::Catalog& hardware, const GnnNames& names,

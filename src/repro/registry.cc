@@ -9,6 +9,8 @@ void RegisterDistCA(ReproRegistry& reg);           // repro_distca.cc
 void RegisterChunkFlow(ReproRegistry& reg);        // repro_chunkflow.cc
 void RegisterSkrull(ReproRegistry& reg);           // repro_skrull.cc
 void RegisterBgl(ReproRegistry& reg);              // repro_bgl.cc
+void RegisterAligraph(ReproRegistry& reg);         // repro_aligraph.cc
+void RegisterCaliex(ReproRegistry& reg);           // repro_caliex.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -17,6 +19,8 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterChunkFlow(reg);
   RegisterSkrull(reg);
   RegisterBgl(reg);
+  RegisterAligraph(reg);
+  RegisterCaliex(reg);
 }
 
 }  // namespace dlsim::repro

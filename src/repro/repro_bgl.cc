@@ -35,12 +35,12 @@ gnn::GnnOptions BglWorkload() {
 }
 
 std::vector<gnn::GnnVariant> Variants() {
-  return {{"dgl-like", "shuffle", "none", "hash", 0},
-          {"bgl", "bfs", "fifo", "bgl", 1},
-          {"+fifo cache", "shuffle", "fifo", "hash", 0},
-          {"+bfs order", "bfs", "fifo", "hash", 0},
-          {"+bgl partition", "bfs", "fifo", "bgl", 0},
-          {"pagraph (static degree)", "shuffle", "degree", "hash", 0}};
+  return {gnn::PolicyVariant("dgl-like", "shuffle", "none", "hash", 0),
+          gnn::PolicyVariant("bgl", "bfs", "fifo", "bgl", 1),
+          gnn::PolicyVariant("+fifo cache", "shuffle", "fifo", "hash", 0),
+          gnn::PolicyVariant("+bfs order", "bfs", "fifo", "hash", 0),
+          gnn::PolicyVariant("+bgl partition", "bfs", "fifo", "bgl", 0),
+          gnn::PolicyVariant("pagraph (static degree)", "shuffle", "degree", "hash", 0)};
 }
 
 class BglReproduction final : public Reproduction {

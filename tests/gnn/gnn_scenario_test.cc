@@ -18,7 +18,7 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST(GnnScenarioTest, ShippedScenariosParse) {
-  for (const char* f : {"gnn_bgl_rmat22.yaml", "gnn_small.yaml"}) {
+  for (const char* f : {"gnn_bgl_rmat22.yaml", "gnn_small.yaml", "gnn_caliex_disk.yaml"}) {
     auto sc = io::LoadGnnScenarioFile(std::string(DLSIM_DATA_DIR) + "/scenarios/" + f,
                                       testing::Catalogs().hardware, testing::Names());
     ASSERT_TRUE(sc.ok()) << f << ": " << sc.error().message;
@@ -55,10 +55,10 @@ TEST(GnnScenarioBadInputTest, FanoutZero) {
 TEST(GnnScenarioBadInputTest, UnknownPolicyWithSuggestion) {
   const std::string e = ErrorOf(Scenario("{rmat: {scale: 8}}", "  cache: {policy: fifoo}\n"));
   EXPECT_NE(e.find("gnn.cache.policy"), std::string::npos) << e;
-  EXPECT_EQ(
-      e,
-      "s.yaml:4:19: gnn.cache.policy: unknown name 'fifoo' (did you mean 'fifo'?); allowed: degree, fifo, "
-      "frequency, lru, none");
+  EXPECT_EQ(e,
+            "s.yaml:4:19: gnn.cache.policy: unknown name 'fifoo' (did you mean 'fifo'?); allowed: belady, "
+            "degree, fifo, "
+            "frequency, lru, none");
 }
 TEST(GnnScenarioBadInputTest, UnknownSampler) {
   const std::string e = ErrorOf(Scenario("{rmat: {scale: 8}}", "  sampler: {name: graphsage}\n"));

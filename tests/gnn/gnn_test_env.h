@@ -18,17 +18,7 @@ inline const catalog::Catalogs& Catalogs() {
   return *c;
 }
 
-inline io::GnnNames Names() {
-  SamplerRegistry s("sampler");
-  RegisterSamplers(s);
-  SeedOrderRegistry o("seed-order");
-  RegisterSeedOrders(o);
-  CachePolicyRegistry c("cache-policy");
-  RegisterCachePolicies(c);
-  PartitionerRegistry p("partitioner");
-  RegisterPartitioners(p);
-  return {s.Names(), o.Names(), c.Names(), p.Names()};
-}
+inline io::GnnNames Names() { return io::BuiltinGnnNames(); }
 
 inline std::string TestData(const std::string& name) {
   return std::string(DLSIM_TEST_DATA_DIR) + "/gnn/" + name;

@@ -8,6 +8,7 @@
 #include "dlsim/gnn/partition.h"
 #include "dlsim/gnn/sampler.h"
 #include "dlsim/gnn/seed_order.h"
+#include "dlsim/gnn/topology_cache.h"
 #include "dlsim/net/collective.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/router.h"
@@ -49,6 +50,7 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["seed-order"] = Kind<gnn::SeedOrderRegistry>("seed-order", gnn::RegisterSeedOrders);
   kinds["cache-policy"] = Kind<gnn::CachePolicyRegistry>("cache-policy", gnn::RegisterCachePolicies);
   kinds["partitioner"] = Kind<gnn::PartitionerRegistry>("partitioner", gnn::RegisterPartitioners);
+  kinds["topology-cache"] = Kind<gnn::TopologyCacheRegistry>("topology-cache", gnn::RegisterTopologyCaches);
   return kinds;
 }
 

@@ -10,7 +10,13 @@
 // the `capacity` nodes of highest in-degree: the ones sampled most often as neighbours), "frequency"
 // (static, the `capacity` nodes most often read in a pre-sampled epoch: GNNLab's pre-sampling),
 // "fifo" (BGL's choice: O(1), evicts the oldest admitted node) and "lru" (evicts the least recently
-// read node). Ties of the static policies go to the lower id.
+// read node), "belady" (Ginex: the provably optimal replacement — evict the cached node read
+// farthest in the future, and do not admit a node read later than everything cached — over the
+// accesses announced by Foresee; a node not announced counts as never read again). Ties of the
+// static policies go to the lower id.
+//
+// The same caches serve any id space: CacheContext::universe > 0 replaces the node count (the page
+// cache of a memory-mapped file uses page numbers).
 //
 // Memory: 4 bytes per graph node for the node -> slot map plus O(capacity). Not thread-safe.
 #ifndef DLSIM_GNN_FEATURE_CACHE_H_
@@ -28,8 +34,10 @@ namespace dlsim::gnn {
 
 struct CacheContext {
   const Graph& graph;
-  int64_t capacity = 0;                 // nodes; 0 <= capacity <= graph.num_nodes()
+  int64_t capacity = 0;                 // entries; 0 <= capacity <= the id space
   std::span<const uint32_t> frequency;  // "frequency": reads per node in a pre-sampled epoch
+  int64_t universe = 0;                 // ids are < universe; 0: the graph's nodes
+  int64_t Ids() const { return universe > 0 ? universe : graph.num_nodes(); }
 };
 
 class FeatureCache {
@@ -38,6 +46,10 @@ class FeatureCache {
   // True when v's features are cached. On a miss a dynamic policy admits v (evicting when full).
   virtual bool Access(NodeId v) = 0;
   virtual std::string_view name() const = 0;
+  // A policy with foresight ("belady") is told the next accesses before they are made: the caller
+  // calls Foresee(upcoming) and then Access for exactly those ids, in that order (inspector-executor).
+  virtual bool WantsForesight() const { return false; }
+  virtual void Foresee(std::span<const NodeId> /*upcoming*/) {}
 };
 
 using CachePolicyRegistry = Registry<FeatureCache, const CacheContext&>;

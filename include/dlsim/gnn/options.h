@@ -55,6 +55,32 @@ struct CacheOptions {
   double host_gib = 0;          // host cache in front of remote or disk features (partitioned/disk)
 };
 
+// Where adjacency lists are read from when they are not a machine's own in-memory CSR, and which
+// of them a machine holds in host memory (a topology cache, topology_cache.h).
+enum class TopologyStore { kMemory, kDisk };
+std::string_view TopologyStoreName(TopologyStore s);  // "memory" | "disk"
+
+struct TopologyOptions {
+  // memory: every machine holds its partition's CSR (and, with machines > 1, asks the owner for
+  // other lists); disk: one machine reads lists from its NVMe (CaliEX, Ginex, PyG on SSD).
+  TopologyStore store = TopologyStore::kMemory;
+  std::string cache = "none";  // topology-cache registry: the lists held in host memory
+  double cache_gib = 0;        // per machine; memory_gib (DiskOptions) may set it
+  double tau = 0;              // lowest score cached (AliGraph's importance threshold)
+  int hops = 1;                // "importance": k of Imp^(k), 1 or 2
+};
+
+// Single-machine disk-based training: how host memory is spent on the two caches, and the
+// inspector's look-ahead. Applies when features (store: disk) or topology are on disk.
+struct DiskOptions {
+  // PyG on SSD: the feature file and the adjacency file are memory-mapped, so one LRU page cache
+  // of memory_gib (4 KiB pages) holds both; cache.host_gib and the topology cache are unused.
+  bool page_cache = false;
+  double memory_gib = 0;       // > 0: the budget of the two caches, split by topology_share
+  double topology_share = -1;  // fraction of memory_gib for adjacency lists; -1: auto (CaliEX's search)
+  int superbatch = 1;          // batches sampled before their features are gathered (Ginex's inspector)
+};
+
 struct PipelineOptions {
   bool pipelined = true;            // stages overlap across batches
   bool isolation = false;           // BGL: cores split between sampling and gathering to balance them
@@ -78,6 +104,8 @@ struct GnnOptions {
   PartitionOptions partition_options;
   FeatureStore store = FeatureStore::kHost;
   CacheOptions cache;
+  TopologyOptions topology;
+  DiskOptions disk;
   PipelineOptions pipeline;
   uint64_t seed = 1;
 };
@@ -87,7 +115,16 @@ struct GnnVariant {
   std::string name;
   std::string order, cache_policy, partitioner;  // empty: keep the base scenario's
   int isolation = -1;                            // -1 keep, 0 off, 1 on
+  std::string topology_cache;                    // empty: keep
+  int pipelined = -1;                            // -1 keep, 0 off, 1 on
+  int page_cache = -1;                           // -1 keep, 0 off, 1 on
+  double topology_share = -2;                    // -2 keep; -1 auto; else a fraction
+  int superbatch = 0;                            // 0 keep
 };
+
+// A variant that replaces the seed order, the feature cache, the partitioner and isolation.
+GnnVariant PolicyVariant(std::string name, std::string order, std::string cache, std::string partitioner,
+                         int isolation);
 
 }  // namespace dlsim::gnn
 

@@ -16,6 +16,7 @@
 #define DLSIM_GNN_SIMULATE_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlsim/catalog/catalogs.h"
@@ -60,14 +61,25 @@ struct GnnResult {
   double host_hit_ratio = 0;  // host-cache hits / reads that reached the host cache (0 when none)
   PartitionStats partition;
   double remote_requests_per_batch = 0;  // frontier nodes whose adjacency is on another machine
+  // Topology: where lists are read from, the topology cache (largest over machines) and its hits.
+  std::string topology_store = "memory", topology_cache = "none";
+  int64_t topology_cache_lists = 0;
+  double topology_cache_bytes = 0;
+  double topology_hit_ratio = 0;  // lists served by the topology cache / lists read beyond own memory
+  // Disk-based runs: pages read per batch (adjacency + features), the memory split used (-1 when no
+  // budget is split) and, when it was searched, the predicted pages of every share tried.
+  double disk_pages_per_batch = 0, topology_pages_per_batch = 0;
+  double topology_share = -1;
+  std::vector<std::pair<double, double>> split_curve;  // (share, predicted pages of the pre-sampled epoch)
   std::vector<StageResult> stages;
   std::string bottleneck;
   Duration epoch, fill;
   TierBytes bytes;
 };
 
-// Errors: unknown sampler, order, cache policy or partitioner (listing the known ones); bad sampler
-// options; a graph that cannot be built; a GPU cache holding more nodes than the graph has; an
+// Errors: unknown sampler, order, cache policy, topology cache or partitioner (listing the known
+// ones); bad sampler options; topology on disk with machines > 1; disk options without anything on
+// disk; a graph that cannot be built; a GPU cache holding more nodes than the graph has; an
 // unknown node in the catalog. Infeasible (a result with feasible = false): the GPU cache does not
 // fit GPU memory, the features do not fit host memory or disk. `sink` (may be null) gets a track
 // per stage of the slowest machine; the caller calls Begin/Finish.

@@ -32,8 +32,10 @@
 namespace dlsim::io {
 
 struct GnnNames {
-  std::vector<std::string> samplers, orders, caches, partitioners;
+  std::vector<std::string> samplers, orders, caches, partitioners, topology_caches;
 };
+// The names of the gnn module's builtin registries.
+GnnNames BuiltinGnnNames();
 
 struct GnnScenario {
   gnn::GnnOptions options;
