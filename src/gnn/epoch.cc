@@ -6,6 +6,8 @@ namespace dlsim::gnn::internal {
 namespace {
 
 constexpr int64_t kPage = 4096;
+// The inspector holds at most this many reads (256 MiB of ids) before the executor runs.
+constexpr size_t kMaxWindow = size_t{1} << 26;
 
 struct MachineState {
   std::unique_ptr<Sampler> sampler;
@@ -220,12 +222,14 @@ Result<std::vector<BatchCounts>> RunMachineEpoch(const EpochSetup& s, const Regi
   for (size_t at = 0; at < seeds.size();) {
     sb.clear();
     const size_t first_batch = out.size();
-    for (; at < seeds.size() && sb.size() < ahead; at += bs) {  // the inspector: sample ahead
+    size_t held = 0;  // reads of the superbatch so far: the window ends early at kMaxWindow
+    for (; at < seeds.size() && sb.size() < ahead && held < kMaxWindow; at += bs) {  // the inspector
       const std::span<const NodeId> batch(seeds.data() + at, std::min(bs, seeds.size() - at));
       st.sampler->Sample(batch, sample_rng, st.mb);
       Inspected b{Summarise(st.mb), st.mb.InputNodes(), {}};
       CountTopology(s, st, b.counts);
       CountRemoteSampling(s, st, machine, b.counts);
+      held += b.inputs.size();
       sb.push_back(std::move(b));
     }
     GpuPass(s, st, machine, first_batch, sb);

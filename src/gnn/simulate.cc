@@ -1,5 +1,7 @@
 #include "dlsim/gnn/simulate.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -22,7 +24,30 @@ struct Prepared {
   DegreeStats degrees;
 };
 
+// Bytes the graph needs while it is built: the edge list (8 B per edge), the stored targets (4 B,
+// twice when undirected, again for a directed graph's CSC) and the offsets.
+double BuildBytes(const GnnOptions& o) {
+  const double nodes = o.graph.rmat ? std::ldexp(1.0, o.graph.rmat_options.scale)
+                                    : static_cast<double>(o.graph.edges ? o.graph.edges->num_nodes : 0);
+  const double edges = o.graph.rmat ? nodes * o.graph.rmat_options.edge_factor
+                                    : static_cast<double>(o.graph.edges ? o.graph.edges->src.size() : 0);
+  return edges * 8 + edges * 4 * 2 + (nodes + 1) * 8 * (o.graph.undirected ? 1 : 2);
+}
+
+// A graph that cannot be built in this machine's memory is refused before it is built.
+Status CheckBuildMemory(const GnnOptions& o) {
+  const double need = BuildBytes(o);
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (have <= 0 || need <= have * 0.8) return Status::Ok();
+  return Error::InvalidArgument("graph: building it needs about " + FormatNumber(Bytes(need).ToGiB()) +
+                                " GiB (edge list, CSR and offsets), more than 80% of this machine's " +
+                                FormatNumber(Bytes(have).ToGiB()) +
+                                " GiB; use a smaller scale or edge_factor");
+}
+
 Result<Prepared> Prepare(const GnnOptions& o) {
+  DLSIM_RETURN_IF_ERROR(CheckBuildMemory(o));
   Prepared p;
   if (o.graph.rmat) {
     DLSIM_ASSIGN_OR_RETURN(EdgeList e, GenerateRmat(o.graph.rmat_options));
@@ -231,6 +256,11 @@ void Finalise(GnnResult& r, const Totals& t, const GnnOptions& o) {
 Result<std::vector<int32_t>> PartitionFor(const GnnOptions& o, const Prepared& p,
                                           const internal::Registries& reg, GnnResult& r) {
   if (o.hardware.machines <= 1) return std::vector<int32_t>(static_cast<size_t>(p.graph.num_nodes()), 0);
+  if (o.hardware.machines > p.graph.num_nodes())
+    return Error::InvalidArgument("hardware.machines: " + std::to_string(o.hardware.machines) +
+                                  " machines (partitions) for a graph of " +
+                                  std::to_string(p.graph.num_nodes()) +
+                                  " nodes; allowed: at most one machine per node");
   DLSIM_ASSIGN_OR_RETURN(auto partitioner, reg.partitioners.Create(o.partitioner));
   PartitionOptions po = o.partition_options;
   po.parts = o.hardware.machines;

@@ -119,9 +119,15 @@ void ReadSampler(const MapReader& s, const GnnNames& names, GnnOptions& o) {
     if (f->empty()) s.AddError("fanouts", "expected at least one fanout (one per hop)");
     if (!f->empty()) o.sampler_options.fanouts = *f;
   }
-  o.sampler_options.walks = s.Get<int>("walks", o.sampler_options.walks, Range::Between(1, 1 << 16));
+  // Random walks cost walks x walk_length steps per frontier node per hop: bounded so that one
+  // batch stays seconds, not days (PinSAGE: hundreds of short walks).
+  o.sampler_options.walks = s.Get<int>("walks", o.sampler_options.walks, Range::Between(1, 1024));
   o.sampler_options.walk_length =
-      s.Get<int>("walk_length", o.sampler_options.walk_length, Range::Between(1, 64));
+      s.Get<int>("walk_length", o.sampler_options.walk_length, Range::Between(1, 16));
+  if (o.sampler_options.walks * o.sampler_options.walk_length > 4096)
+    s.AddError("walk_length", "walks x walk_length is " +
+                                  std::to_string(o.sampler_options.walks * o.sampler_options.walk_length) +
+                                  "; allowed: at most 4096 steps per node");
   s.Finish();
 }
 

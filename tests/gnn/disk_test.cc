@@ -137,5 +137,19 @@ TEST(GnnDiskTest, BadInputsSayWhy) {
   EXPECT_NE(ErrorOf("  topology: {store: tape}\n").find("topology.store"), std::string::npos);
 }
 
+// Hostile sizes: refused with the reason, before any memory or time is spent.
+TEST(GnnDiskTest, HostileSizesAreRefused) {
+  auto huge = testing::Parse(testing::Scenario("{rmat: {scale: 30, edge_factor: 1024}}"));
+  ASSERT_TRUE(huge.ok()) << huge.error().message;
+  auto r = Simulate(huge->options, testing::Catalogs(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("GiB"), std::string::npos) << r.error().message;
+  EXPECT_NE(ErrorOf("  sampler: {name: random-walk, walks: 1024, walk_length: 16}\n").find("at most 4096"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("  sampler: {walks: 65536}\n").find("1..1024"), std::string::npos);
+  EXPECT_NE(ErrorOf("  cache: {gpu_gib: 0}\n  hardware: {machines: 4096}\n").find("hardware.machines"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dlsim::gnn

@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e, argc, argv);
+  } catch (const std::bad_alloc&) {  // the safety net behind the size checks of every reader
+    fmt::print(stderr, "dlsim: out of memory: the input asks for more memory than this machine has\n");
+    return 1;
   }
   return 0;
 }

@@ -78,7 +78,8 @@ struct DiskOptions {
   bool page_cache = false;
   double memory_gib = 0;       // > 0: the budget of the two caches, split by topology_share
   double topology_share = -1;  // fraction of memory_gib for adjacency lists; -1: auto (CaliEX's search)
-  int superbatch = 1;          // batches sampled before their features are gathered (Ginex's inspector)
+  int superbatch = 1;          // batches sampled before their features are gathered (Ginex's inspector;
+                               // a superbatch also ends once it holds 2^26 reads)
 };
 
 struct PipelineOptions {
