@@ -9,6 +9,7 @@
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
@@ -279,6 +280,7 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
                     model::ModelSpec& spec) {
   MapReader m = root.Section("model");
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
+  const bool from_hf = ReadHfConfigKey(m, spec);
   if (std::optional<std::string> name = m.Find<std::string>("name")) {
     auto found = models.Find(*name);
     if (found.ok())
@@ -286,8 +288,9 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
     else
       m.AddError("name", found.error().message);
   }
-  if (!m.Has("name")) spec.name = "custom";
-  ReadModelShape(m, spec, !m.Has("name"));
+  const bool is_new = !m.Has("name") && !from_hf;
+  if (is_new) spec.name = "custom";
+  ReadModelShape(m, spec, is_new);
   m.Finish();
 }
 

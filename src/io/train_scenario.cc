@@ -6,6 +6,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/data_section.h"
+#include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/train/layout_check.h"
@@ -59,6 +60,7 @@ struct Sections {
 // Starts `spec` from the catalog entry that model.name names; true when there is one. A model
 // without a name must give its shape.
 bool StartFromCatalog(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
+  if (m.Has("hf_config")) return ReadHfConfigKey(m, *spec);
   if (!m.Has("name")) {
     spec->name = "custom";
     std::vector<std::string> missing;

@@ -96,3 +96,17 @@ TEST(CatalogCliTest, BadCatalogFileNamesLine) {
 }
 
 }  // namespace
+
+// `catalog import` prints an entry that --catalog reads back; a MoE config exits 1 with the reason.
+TEST(CatalogCliTest, ImportWritesAnEntryThatLoads) {
+  const std::string hf = std::string(DLSIM_TEST_DATA_DIR) + "/hf/";
+  const std::string out_file = ::testing::TempDir() + "/imported.yaml";
+  auto [code, out] = Dlsim("catalog import " + hf + "Qwen2.5-7B/config.json --name my-qwen > " + out_file);
+  ASSERT_EQ(code, 0) << out;
+  auto [show_code, shown] = Dlsim("--catalog " + out_file + " catalog show my-qwen");
+  ASSERT_EQ(show_code, 0) << shown;
+  EXPECT_NE(shown.find("18944"), std::string::npos) << shown;
+  auto [moe_code, moe] = Dlsim("catalog import " + hf + "Mixtral-8x7B-v0.1/config.json");
+  EXPECT_EQ(moe_code, 1);
+  EXPECT_NE(moe.find("mixture of experts"), std::string::npos) << moe;
+}

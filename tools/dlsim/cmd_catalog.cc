@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/hf_config.h"
 #include "dlsim/report/table.h"
 
 namespace dlsim::cli {
@@ -366,6 +367,24 @@ void AddCatalogCommands(CLI::App& app, GlobalOptions& global) {
   show->add_flag("--json", show_args->json, "Print JSON (keys as in the catalog YAML)");
   show->fallthrough();
   show->callback([show_args, &global] { RunShow(show_args->name, show_args->json, global); });
-}
+
+  struct ImportArgs {
+    std::string file, name;
+  };
+  auto import_args = std::make_shared<ImportArgs>();
+  auto* import =
+      cmd->add_subcommand("import", "Print a catalog entry for a Hugging Face config.json (docs/catalog.md)");
+  import
+      ->add_option("file", import_args->file,
+                   "config.json of a Llama, Mistral, Qwen2/3, GPT-2, OPT or BERT model")
+      ->required();
+  import->add_option("--name", import_args->name, "Catalog name (default: the config's folder)");
+  import->callback([import_args] {
+    auto spec = io::LoadHfConfig(import_args->file);
+  if (!spec.ok()) Fail("catalog import", spec.error().message);
+  if (!import_args->name.empty()) spec->name = import_args->name;
+  fmt::print("{}", io::FormatModelCatalogEntry(*spec));
+});
+}  // namespace dlsim::cli
 
 }  // namespace dlsim::cli

@@ -1,0 +1,220 @@
+#include "dlsim/io/hf_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "dlsim/core/strings.h"
+#include "dlsim/io/paths.h"
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io {
+namespace {
+
+using Json = nlohmann::json;
+
+enum class Family { kLlama, kGpt2, kOpt, kBert };
+
+struct TypeInfo {
+  const char* type;
+  Family family;
+};
+
+constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},   {"gpt2", Family::kGpt2},
+                               {"llama", Family::kLlama}, {"mistral", Family::kLlama},
+                               {"opt", Family::kOpt},     {"qwen2", Family::kLlama},
+                               {"qwen3", Family::kLlama}};
+constexpr const char* kMoeTypes[] = {"mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "deepseek_v2"};
+
+// Reads the keys of one config, remembering the first error.
+class ConfigReader {
+ public:
+  ConfigReader(const Json& j, const std::string& file) : j_(j), file_(file) {}
+  int Int(const char* key, std::optional<int> fallback = std::nullopt, int max = 1 << 24) {
+    if (!j_.contains(key) || j_[key].is_null()) {
+      if (!fallback) Fail(fmt::format("lacks '{}' (a positive integer)", key));
+      return fallback.value_or(0);
+    }
+    const Json& v = j_[key];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > max) {
+      Fail(fmt::format("'{}' is {}; expected an integer in 1..{}", key, v.dump(), max));
+      return 0;
+    }
+    return v.get<int>();
+  }
+  bool Bool(const char* key, bool fallback) {
+    if (!j_.contains(key) || j_[key].is_null()) return fallback;
+    if (!j_[key].is_boolean()) Fail(fmt::format("'{}' is {}; expected true or false", key, j_[key].dump()));
+    return j_[key].is_boolean() ? j_[key].get<bool>() : fallback;
+  }
+  double Fraction(const char* key) {
+    if (!j_.contains(key) || !j_[key].is_number()) return 0;
+    const double d = j_[key].get<double>();
+    if (d < 0 || d >= 1) Fail(fmt::format("'{}' is {}; expected a dropout probability in [0, 1)", key, d));
+    return std::clamp(d, 0.0, 0.99);
+  }
+  void Fail(const std::string& what) {
+    if (!error_) error_ = Error::InvalidArgument(file_ + ": " + what);
+  }
+  const std::optional<Error>& error() const { return error_; }
+
+ private:
+  const Json& j_;
+  const std::string& file_;
+  std::optional<Error> error_;
+};
+
+void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
+  s.layers = c.Int("num_hidden_layers");
+  s.hidden = c.Int("hidden_size");
+  s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
+  s.kv_heads = c.Int("num_key_value_heads", s.heads, 4096);
+  s.ffn_hidden = c.Int("intermediate_size");
+  s.vocab = c.Int("vocab_size");
+  s.max_seq_len = c.Int("max_position_embeddings", 0, 1 << 26);
+  s.gated_mlp = true;
+  s.norm = model::Norm::kRmsNorm;
+  s.position_embedding = model::PositionEmbedding::kRope;
+  s.tied_embeddings = c.Bool("tie_word_embeddings", false);
+  s.attention_bias = type == "qwen2" || c.Bool("attention_bias", false);
+  s.dropout = c.Fraction("attention_dropout");
+}
+
+void ReadGpt2(ConfigReader& c, model::ModelSpec& s) {
+  s.layers = c.Int("n_layer");
+  s.hidden = c.Int("n_embd");
+  s.heads = c.Int("n_head", std::nullopt, 4096);
+  s.kv_heads = s.heads;
+  s.ffn_hidden = c.Int("n_inner", 4 * s.hidden);
+  s.vocab = c.Int("vocab_size");
+  s.max_seq_len = c.Int("n_positions", 1024, 1 << 26);
+  s.position_embedding = model::PositionEmbedding::kLearned;
+  s.linear_bias = true;
+  s.tied_embeddings = c.Bool("tie_word_embeddings", true);
+  s.dropout = c.Fraction("resid_pdrop");
+}
+
+// OPT and BERT: the same keys but the FFN's and the arch.
+void ReadOptOrBert(ConfigReader& c, Family f, model::ModelSpec& s) {
+  s.arch = f == Family::kBert ? model::Arch::kEncoder : model::Arch::kDecoder;
+  s.layers = c.Int("num_hidden_layers");
+  s.hidden = c.Int("hidden_size");
+  s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
+  s.kv_heads = s.heads;
+  s.ffn_hidden = c.Int(f == Family::kBert ? "intermediate_size" : "ffn_dim");
+  s.vocab = c.Int("vocab_size");
+  s.max_seq_len = c.Int("max_position_embeddings", 512, 1 << 26);
+  s.position_embedding = model::PositionEmbedding::kLearned;
+  s.linear_bias = f == Family::kBert || c.Bool("enable_bias", true);
+  s.tied_embeddings = c.Bool("tie_word_embeddings", true);
+  s.dropout = c.Fraction(f == Family::kBert ? "hidden_dropout_prob" : "dropout");
+}
+
+// "line L, column C" of byte `offset` in `text` (nlohmann reports bytes).
+std::string Where(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const auto before = text.substr(0, offset);
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t nl = before.rfind('\n');
+  return fmt::format("{}:{}", line, nl == std::string_view::npos ? offset : offset - nl - 1);
+}
+
+Result<Family> FamilyOf(const Json& j, const std::string& file) {
+  if (!j.contains("model_type") || !j["model_type"].is_string())
+    return Error::InvalidArgument(
+        file + ": lacks 'model_type' (a string); supported: " + Join(SupportedHfModelTypes(), ", "));
+  const std::string type = j["model_type"].get<std::string>();
+  for (const TypeInfo& t : kTypes)
+    if (type == t.type) return t.family;
+  for (const char* moe : kMoeTypes)
+    if (type == moe)
+      return Error::InvalidArgument(
+          file + ": model_type '" + type +
+          "' is a mixture of experts; dlsim's model catalog has no expert layers yet");
+  return Error::InvalidArgument(file + ": unknown model_type '" + type +
+                                "'; supported: " + Join(SupportedHfModelTypes(), ", "));
+}
+
+}  // namespace
+
+std::vector<std::string> SupportedHfModelTypes() {
+  std::vector<std::string> out;
+  for (const TypeInfo& t : kTypes) out.emplace_back(t.type);
+  return out;
+}
+
+Result<model::ModelSpec> ParseHfConfig(std::string_view text, const std::string& file,
+                                       const std::string& name) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return Error::InvalidArgument(file + ":" + Where(text, e.byte > 0 ? e.byte - 1 : 0) +
+                                  ": not valid JSON (" + e.what() + ")");
+  }
+  if (!j.is_object()) return Error::InvalidArgument(file + ": expected a JSON object (a config.json)");
+  DLSIM_ASSIGN_OR_RETURN(const Family family, FamilyOf(j, file));
+  model::ModelSpec s;
+  s.name = name;
+  s.source = "HF config.json: " + file;
+  ConfigReader c(j, file);
+  if (family == Family::kLlama) ReadLlama(c, j["model_type"].get<std::string>(), s);
+  if (family == Family::kGpt2) ReadGpt2(c, s);
+  if (family == Family::kOpt || family == Family::kBert) ReadOptOrBert(c, family, s);
+  if (c.error()) return *c.error();
+  if (j.contains("head_dim") && j["head_dim"].is_number_integer() && s.heads > 0 &&
+      j["head_dim"].get<int64_t>() * s.heads != s.hidden)
+    return Error::InvalidArgument(
+        fmt::format("{}: head_dim {} x {} heads is not hidden_size {}; dlsim's attention "
+                    "assumes head_dim = hidden / heads",
+                    file, j["head_dim"].get<int64_t>(), s.heads, s.hidden));
+  if (const auto issues = s.ShapeIssues(); !issues.empty())
+    return Error::InvalidArgument(file + ": " + issues.front().message);
+  return s;
+}
+
+Result<model::ModelSpec> LoadHfConfig(const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  const std::filesystem::path p(path);
+  std::string name = p.parent_path().filename().string();
+  if (name.empty() || name == "." || p.stem() != "config") name = p.stem().string();
+  return ParseHfConfig(text, path, name);
+}
+
+bool ReadHfConfigKey(const MapReader& m, model::ModelSpec& spec) {
+  std::optional<std::string> file = m.Find<std::string>("hf_config");
+  if (!file) return false;
+  if (m.Has("name")) {
+    m.AddError("hf_config", "give one of 'name' (a catalog model) and 'hf_config' (a config.json)");
+    return false;
+  }
+  const std::string folder = std::filesystem::path(m.document().file_name()).parent_path().string();
+  auto loaded = LoadHfConfig(ResolvePath(folder, *file));
+  if (!loaded.ok()) {
+    m.AddError("hf_config", loaded.error().message);
+    return false;
+  }
+  spec = std::move(loaded).value();
+  return true;
+}
+
+std::string FormatModelCatalogEntry(const model::ModelSpec& s) {
+  std::string source = s.source;  // a YAML double-quoted scalar
+  for (size_t at = 0; (at = source.find_first_of("\\\"", at)) != std::string::npos; at += 2)
+    source.insert(at, "\\");
+  std::string out = fmt::format("models:\n  - name: {}\n    source: \"{}\"\n", s.name, source);
+  out += fmt::format("    arch: {}\n    layers: {}\n    hidden: {}\n    heads: {}\n    kv_heads: {}\n",
+                     ArchName(s.arch), s.layers, s.hidden, s.heads, s.kv_heads);
+  out += fmt::format("    ffn_hidden: {}\n    vocab: {}\n    gated_mlp: {}\n    tied_embeddings: {}\n",
+                     s.ffn_hidden, s.vocab, s.gated_mlp, s.tied_embeddings);
+  out += fmt::format(
+      "    attention_bias: {}\n    linear_bias: {}\n    norm: {}\n    position_embedding: {}\n",
+      s.attention_bias, s.linear_bias, NormName(s.norm), PositionEmbeddingName(s.position_embedding));
+  out += fmt::format("    dropout: {}\n    max_seq_len: {}\n", s.dropout, s.max_seq_len);
+  return out;
+}
+
+}  // namespace dlsim::io

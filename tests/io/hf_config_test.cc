@@ -1,0 +1,143 @@
+// Hugging Face config.json import: the published configs give exactly the catalog's shapes (and the
+// same step time), GPT-2's parameter count is the published 124,439,808, MoE and unknown types are
+// refused with the reason, and bad files get located errors.
+#include "dlsim/io/hf_config.h"
+
+#include <gtest/gtest.h>
+
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/train_scenario.h"
+#include "dlsim/train/simulate.h"
+
+namespace dlsim::io {
+namespace {
+
+std::string Config(const std::string& folder) {
+  return std::string(DLSIM_TEST_DATA_DIR) + "/hf/" + folder + "/config.json";
+}
+
+const catalog::Catalogs& Cat() {
+  static const catalog::Catalogs* c = new catalog::Catalogs(std::move(LoadCatalogs({}).value()));
+  return *c;
+}
+
+void ExpectSameShape(const model::ModelSpec& a, const model::ModelSpec& b) {
+  EXPECT_EQ(a.arch, b.arch);
+  EXPECT_EQ(a.layers, b.layers);
+  EXPECT_EQ(a.hidden, b.hidden);
+  EXPECT_EQ(a.heads, b.heads);
+  EXPECT_EQ(a.kv_heads, b.kv_heads);
+  EXPECT_EQ(a.ffn_hidden, b.ffn_hidden);
+  EXPECT_EQ(a.vocab, b.vocab);
+  EXPECT_EQ(a.gated_mlp, b.gated_mlp);
+  EXPECT_EQ(a.tied_embeddings, b.tied_embeddings);
+  EXPECT_EQ(a.attention_bias, b.attention_bias);
+  EXPECT_EQ(a.linear_bias, b.linear_bias);
+  EXPECT_EQ(a.norm, b.norm);
+  EXPECT_EQ(a.position_embedding, b.position_embedding);
+  EXPECT_EQ(a.dropout, b.dropout);
+  EXPECT_EQ(a.max_seq_len, b.max_seq_len);
+}
+
+TEST(HfConfigTest, PublishedConfigsGiveTheCatalogShapes) {
+  for (const auto& [folder, name] :
+       std::vector<std::pair<std::string, std::string>>{{"Llama-3.1-8B", "llama3.1-8b"},
+                                                        {"Qwen2.5-7B", "qwen2.5-7b"},
+                                                        {"bert-base-uncased", "bert-base"}}) {
+    auto spec = LoadHfConfig(Config(folder));
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_EQ(spec->name, folder);
+    auto entry = Cat().models.Find(name);
+    ASSERT_TRUE(entry.ok()) << name;
+    SCOPED_TRACE(folder);
+    ExpectSameShape(*spec, **entry);
+  }
+}
+
+TEST(HfConfigTest, Gpt2HasItsPublishedParameterCount) {
+  auto spec = LoadHfConfig(Config("gpt2"));
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->ParameterCount(), 124439808);  // openai-community/gpt2, tied embeddings
+  auto opt = LoadHfConfig(Config("opt-1.3b"));
+  ASSERT_TRUE(opt.ok()) << opt.error().message;
+  EXPECT_EQ(opt->ffn_hidden, 8192);
+  EXPECT_TRUE(opt->linear_bias && opt->tied_embeddings);
+  EXPECT_EQ(opt->position_embedding, model::PositionEmbedding::kLearned);
+}
+
+double StepSeconds(const std::string& model_section) {
+  const std::string text =
+      "model: " + model_section +
+      "\nhardware: {node: dgx-h100, gpus: 16}\ntraining: {seq_len: 4096, global_batch: 32, "
+      "micro_batch: 1}\nparallel: {tp: 1, zero: 1, recompute: selective}\n";
+  auto o =
+      ParseTrainScenario(text, std::string(DLSIM_TEST_DATA_DIR) + "/hf/s.yaml", Cat().hardware, Cat().models);
+  EXPECT_TRUE(o.ok()) << o.error().message;
+  if (!o.ok()) return 0;
+  auto r = train::Simulate(*o, Cat(), nullptr);
+  EXPECT_TRUE(r.ok()) << r.error().message;
+  return r.ok() ? r->step_time_s : 0;
+}
+
+TEST(HfConfigTest, ImportedLlamaTrainsInExactlyTheCatalogsStepTime) {
+  const double catalog = StepSeconds("{name: llama3.1-8b}");
+  EXPECT_GT(catalog, 0);
+  EXPECT_EQ(StepSeconds("{hf_config: Llama-3.1-8B/config.json}"), catalog);
+}
+
+std::string ErrorOf(const std::string& json) {
+  auto r = ParseHfConfig(json, "c.json", "m");
+  return r.ok() ? "" : r.error().message;
+}
+
+TEST(HfConfigTest, BadConfigsSayWhy) {
+  EXPECT_NE(ErrorOf("{\"model_type\": \"llama\",\n  \"hidden_size\": 4096,,}").find("c.json:2:"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("{\"model_type\": \"llama\", \"hidden_size\": 4096}").find("lacks 'num_hidden_layers'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("{\"model_type\": \"mamba\"}").find("unknown model_type 'mamba'; supported: bert, gpt2"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("{\"hidden_size\": 1}").find("lacks 'model_type'"), std::string::npos);
+  EXPECT_NE(ErrorOf("[1, 2]").find("expected a JSON object"), std::string::npos);
+  EXPECT_NE(ErrorOf("{\"model_type\": \"gpt2\", \"n_layer\": \"12\"}")
+                .find("'n_layer' is \"12\"; expected an integer"),
+            std::string::npos);
+  auto moe = LoadHfConfig(Config("Mixtral-8x7B-v0.1"));
+  ASSERT_FALSE(moe.ok());
+  EXPECT_NE(moe.error().message.find("mixture of experts"), std::string::npos) << moe.error().message;
+  // head_dim other than hidden / heads (Qwen3-0.6B: 1024 / 16 = 64, but head_dim 128).
+  EXPECT_NE(ErrorOf("{\"model_type\": \"qwen3\", \"num_hidden_layers\": 28, \"hidden_size\": 1024, "
+                    "\"num_attention_heads\": 16, \"num_key_value_heads\": 8, \"intermediate_size\": 3072, "
+                    "\"vocab_size\": 151936, \"head_dim\": 128}")
+                .find("head_dim 128"),
+            std::string::npos);
+}
+
+TEST(HfConfigTest, ScenarioKeyErrorsAreLocated) {
+  const std::string tail =
+      "\nhardware: {node: dgx-h100, gpus: 8}\ntraining: {seq_len: 2048, global_batch: 8}\n";
+  const std::string file = std::string(DLSIM_TEST_DATA_DIR) + "/hf/s.yaml";
+  auto both = ParseTrainScenario("model: {name: llama3-8b, hf_config: gpt2/config.json}" + tail, file,
+                                 Cat().hardware, Cat().models);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error().message.find("model.hf_config: give one of"), std::string::npos)
+      << both.error().message;
+  auto missing =
+      ParseTrainScenario("model: {hf_config: nope/config.json}" + tail, file, Cat().hardware, Cat().models);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("s.yaml:1:"), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find("nope/config.json"), std::string::npos) << missing.error().message;
+}
+
+TEST(HfConfigTest, CatalogEntryRoundTrips) {
+  auto spec = LoadHfConfig(Config("gpt2"));
+  ASSERT_TRUE(spec.ok());
+  catalog::Catalogs c = Cat();
+  ASSERT_TRUE(MergeCatalogText(FormatModelCatalogEntry(*spec), "entry.yaml", c).ok());
+  auto back = c.models.Find("gpt2");
+  ASSERT_TRUE(back.ok());
+  ExpectSameShape(**back, *spec);
+}
+
+}  // namespace
+}  // namespace dlsim::io
