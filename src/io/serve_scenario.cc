@@ -280,7 +280,7 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
                     model::ModelSpec& spec) {
   MapReader m = root.Section("model");
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
-  const bool from_hf = ReadHfConfigKey(m, spec);
+  ReadHfConfigKey(m, spec);  // its errors are the document's; a failed load requires no shape keys
   if (std::optional<std::string> name = m.Find<std::string>("name")) {
     auto found = models.Find(*name);
     if (found.ok())
@@ -288,7 +288,7 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
     else
       m.AddError("name", found.error().message);
   }
-  const bool is_new = !m.Has("name") && !from_hf;
+  const bool is_new = !m.Has("name") && !m.Has("hf_config");
   if (is_new) spec.name = "custom";
   ReadModelShape(m, spec, is_new);
   m.Finish();
