@@ -87,10 +87,13 @@ void Engine::Rerate(int j) {
   const double remaining = RemainingAt(p, from);
   Result<double> r =
       options_.speeds->Rate(job, state_.ShapeOf(p.allocation), options_.cluster, job.work - remaining);
-  if (!r.ok() || !(*r > 0) || *r == p.rate) return;
+  if (!r.ok() || !(*r > 0)) return;
+  gpu_rate_[j] = *r;
+  const double rate = CappedRate(j, p.allocation, *r);
+  if (rate == p.rate) return;
   p.remaining = remaining;
   p.progress_from = from;
-  p.rate = *r;
+  p.rate = rate;
   queue_.Cancel(finish_event_[j]);
   finish_event_[j] = queue_.Schedule(from + Seconds(remaining / p.rate), [this, j] {
     Stop(j, JobStatus::kDone);

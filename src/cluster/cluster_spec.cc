@@ -34,6 +34,11 @@ int ClusterSpec::AddNodes(std::string_view name, std::string_view gpu_type, int 
   return first;
 }
 
+void ClusterSpec::SetNicBandwidth(int from, double bytes_per_s) {
+  for (size_t n = static_cast<size_t>(std::max(from, 0)); n < nodes_.size(); ++n)
+    nodes_[n].nic_bytes_per_s = bytes_per_s;
+}
+
 void ClusterSpec::AddNode(std::string name, std::string_view gpu_type, int gpus, int64_t cpu_milli,
                           int64_t memory_mib, int rack) {
   nodes_.push_back({std::move(name), InternGpuType(gpu_type), gpus, cpu_milli, memory_mib, rack});

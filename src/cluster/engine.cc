@@ -33,6 +33,8 @@ Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
   next_sample_ = TimePoint::Start() + options.sample_interval;
   desired_.assign(n, 0);
   in_rank_.assign(n, 0);
+  gpu_rate_.assign(n, 0);
+  data_cores_.assign(n, 0);
   round_ = policy.Round() > Duration::Zero() || !options.policy_params.rounds_only
                ? policy.Round()
                : options.policy_params.round;
@@ -166,6 +168,7 @@ void Engine::Pass() {
     else
       PassStatic();
   }
+  if (policy_.ScalesDataWorkers()) ScaleDataWorkers();
   ScheduleWake();
 }
 
@@ -326,7 +329,10 @@ bool Engine::TryStartAs(int j, const JobSpec& job) {
     return false;
   }
   if (!(*rate > 0)) return false;
-  Start(j, std::move(*a), *rate);
+  gpu_rate_[j] = *rate;
+  data_cores_[j] = 0;  // a (re)started job uses its local cores until the next data-worker plan
+  const double capped = CappedRate(j, *a, *rate);
+  Start(j, std::move(*a), capped);
   return true;
 }
 

@@ -69,6 +69,11 @@ class Engine {
   void Account();
   void EmitSpan(int j);
   ClusterResult Collect();
+  // Input pipelines (data_workers.cc, cluster/input_pipeline.h): a job's rate capped by its input,
+  // the data-worker plan of a policy that scales data workers, and a running job's rate change.
+  double CappedRate(int j, const Allocation& a, double gpu_rate) const;
+  void ScaleDataWorkers();
+  void SetRate(int j, double rate);
 
   const ClusterOptions& options_;
   const SchedulingPolicy& policy_;
@@ -116,6 +121,9 @@ class Engine {
   TimePoint next_sample_;
   std::vector<UtilSample> samples_;
   int64_t passes_ = 0, preemptions_ = 0, resizes_ = 0;
+  std::vector<double> gpu_rate_;    // by job: the rate of its current run before the input cap
+  std::vector<double> data_cores_;  // by job: data-worker cores of its current run
+  double total_cores_ = -1;         // cores of the whole cluster (computed on first use)
 };
 
 }  // namespace dlsim::cluster

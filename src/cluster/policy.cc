@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dlsim/cluster/gavel_policy.h"
+#include "dlsim/cluster/goldminer_policy.h"
 #include "dlsim/cluster/pollux_policy.h"
 
 namespace dlsim::cluster {
@@ -120,6 +121,9 @@ void RegisterBuiltinPolicies(PolicyRegistry& reg) {
                       [](const PolicyParams& p) {
                         return MakeGavelPolicy({.heterogeneity_aware = false, .round = p.round});
                       });
+  reg.RegisterBuiltin("goldminer",
+                      "GoldMiner (SIGMOD'23): FIFO GPU jobs + data workers on idle CPUs by marginal gain",
+                      MakeGoldMinerPolicy);
 }
 
 const PolicyRegistry& BuiltinPolicies() {

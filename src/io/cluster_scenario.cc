@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cluster_inputs.h"
 #include "dlsim/cluster/placement.h"
 #include "dlsim/cluster/pollux_goodput.h"
 #include "dlsim/cluster/pollux_profile.h"
@@ -26,24 +27,10 @@ const Range kNodeCount = Range::Between(1, cluster::kMaxNodes);
 const Range kNodeGpus = Range::Between(0, cluster::kMaxGpusPerNode);
 const Range kCpuCores = Range::Between(0, 1 << 16);
 const Range kMemoryGib = Range::Between(0, 1 << 24);
+const Range kNicGbps = Range::Between(0, 1e6);  // per node, all NICs
 const Range kSeconds = Range::Between(0, 1e9);  // ~31 years
 const Range kLoadScale = Range::Between(1e-6, 1e6);
 const Range kJobs = Range::Between(1, static_cast<double>(cluster::kMaxJobs));
-
-// Reads a data file named by `key` of `m`; errors are recorded at the key.
-std::optional<std::string> ReadDataFile(const MapReader& m, std::string_view key, const std::string& base_dir,
-                                        std::string* path_out = nullptr) {
-  std::optional<std::string> file = m.Find<std::string>(key);
-  if (!file) return std::nullopt;
-  const std::string path = ResolvePath(base_dir, *file);
-  Result<std::string> text = ReadTextFile(path);
-  if (!text.ok()) {
-    m.AddError(key, text.error().message);
-    return std::nullopt;
-  }
-  if (path_out) *path_out = path;
-  return std::move(*text);
-}
 
 void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack,
                    cluster::ClusterSpec& spec) {
@@ -52,6 +39,7 @@ void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack
   int gpus = g.Get<int>("gpus", 8, kNodeGpus);
   double cpu = g.Get<double>("cpu_cores", 0, kCpuCores);
   double mem = g.Get<double>("memory_gib", 0, kMemoryGib);
+  double nic_bps = g.Get<double>("nic_gbps", 0, kNicGbps) * 1e9 / 8;
   std::string name = gpu.empty() ? "node" : gpu;
   if (std::optional<std::string> node = g.Find<std::string>("node")) {
     Result<const hw::NodeSpec*> n = hardware.FindNode(*node);
@@ -62,11 +50,13 @@ void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack
     if (!g.Has("gpus")) gpus = (*n)->gpus_per_node;
     if (!g.Has("cpu_cores")) cpu = (*n)->cpu_cores;
     if (!g.Has("memory_gib")) mem = (*n)->host_memory.ToGiB();
+    if (!g.Has("nic_gbps")) nic_bps = (*n)->nics_per_node * (*n)->nic_bandwidth.ToBytesPerSecond();
   } else if (gpu.empty() && gpus > 0) {
     return g.AddError("gpu", "a node group needs `node` (a catalog node) or `gpu` (a GPU type name)");
   }
-  spec.AddNodes(name, gpus > 0 ? gpu : "cpu", count, gpus, static_cast<int64_t>(cpu * 1000),
-                static_cast<int64_t>(mem * 1024), per_rack);
+  const int first = spec.AddNodes(name, gpus > 0 ? gpu : "cpu", count, gpus, static_cast<int64_t>(cpu * 1000),
+                                  static_cast<int64_t>(mem * 1024), per_rack);
+  spec.SetNicBandwidth(first, nic_bps);
 }
 
 cluster::ClusterSpec ReadCluster(const MapReader& c, const hw::Catalog& hardware,
@@ -80,6 +70,7 @@ cluster::ClusterSpec ReadCluster(const MapReader& c, const hw::Catalog& hardware
       c.AddError("node_list", s.error().message);
     else
       spec = std::move(*s);
+    spec.SetNicBandwidth(0, c.Get<double>("nic_gbps", 0, kNicGbps) * 1e9 / 8);
   }
   const std::vector<MapReader> groups = c.SectionList("nodes");
   if (!groups.empty() && c.Has("node_list")) c.AddError("nodes", "give `nodes` or `node_list`, not both");
@@ -205,7 +196,8 @@ std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::C
   return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
 }
 
-cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster::ClusterSpec& spec) {
+cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster::ClusterSpec& spec,
+                               const JobTables& tables) {
   cluster::JobSpec j;
   j.id = m.Get<int64_t>("id", index, Range::NonNegative());
   j.name = m.Get<std::string>("name", fmt::format("job-{}", j.id));
@@ -223,6 +215,7 @@ cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster:
     else
       m.AddError("gpu_type", UnknownNameMessage("GPU type", *type, spec.gpu_types()));
   }
+  ReadListedJobInputs(m, tables, j);
   m.Finish();
   return j;
 }
@@ -259,6 +252,7 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
   std::shared_ptr<const cluster::ThroughputTable> table;
   std::shared_ptr<cluster::SpeedBook> book = ReadSpeeds(j, catalogs, base_dir, table);
   o.speeds = book;
+  const JobTables tables = ReadJobTables(j, base_dir);
   int sources = 0;
   const std::optional<std::string> apps = j.Find<std::string>("pollux_apps");
   if (MapReader t = j.Section("trace"); t.present())
@@ -267,8 +261,9 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
     ++sources, o.jobs = ReadSynthetic(s, o.cluster, table);
   const std::vector<MapReader> list = j.SectionList("list");
   for (size_t i = 0; i < list.size(); ++i)
-    o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster));
+    o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster, tables));
   sources += !list.empty();
+  ApplyJobTables(tables, !list.empty(), o.jobs);
   if (sources != 1)
     j.AddError("", sources == 0 ? "`jobs` needs one of `trace`, `synthetic` or `list`"
                                 : "give one of `trace`, `synthetic` or `list`, not several");
@@ -325,6 +320,9 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
   o.policy_params.rounds_only = p.Get<bool>("rounds_only", false);
   o.policy_params.pollux_refresh = Seconds(p.Get<double>("pollux_refresh_s", 10, Range::Between(0, 1e7)));
   o.policy_params.pollux_restart_penalty_s = p.Get<double>("pollux_restart_penalty_s", 30, kSeconds);
+  o.policy_params.goldminer_worker_cores =
+      p.Get<double>("goldminer_worker_cores", 1, Range::Between(0.001, 1e4));
+  o.policy_params.goldminer_equal_split = p.Get<bool>("goldminer_equal_split", false);
   o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
   o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));
   p.Finish();

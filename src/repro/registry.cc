@@ -11,6 +11,8 @@ void RegisterSkrull(ReproRegistry& reg);           // repro_skrull.cc
 void RegisterBgl(ReproRegistry& reg);              // repro_bgl.cc
 void RegisterAligraph(ReproRegistry& reg);         // repro_aligraph.cc
 void RegisterCaliex(ReproRegistry& reg);           // repro_caliex.cc
+void RegisterGoldMiner(ReproRegistry& reg);        // repro_goldminer.cc
+void RegisterAutoLrs(ReproRegistry& reg);          // repro_autolrs.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -21,6 +23,8 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterBgl(reg);
   RegisterAligraph(reg);
   RegisterCaliex(reg);
+  RegisterGoldMiner(reg);
+  RegisterAutoLrs(reg);
 }
 
 }  // namespace dlsim::repro

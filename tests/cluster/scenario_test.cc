@@ -234,5 +234,60 @@ TEST(ClusterSweep, SameRowsWhateverTheThreadCount) {
   EXPECT_NE(bad.error().message.find("did you mean 'las'"), std::string::npos) << bad.error().message;
 }
 
+// GoldMiner's inputs: NICs from the catalog, input classes drawn from the shipped cost table, a
+// listed job's own class, the policy's keys, and the LR tuner table; bad ones name their key.
+const std::string kDataDir = DLSIM_DATA_DIR;
+
+TEST(ClusterScenario, InputClassesNicsAndGoldMinerKeys) {
+  auto o = Parse(
+      "cluster:\n  nodes:\n    - {node: dgx-1v, count: 2}\n    - {gpu: v100, gpus: 4, cpu_cores: 8, "
+      "nic_gbps: 80}\njobs:\n  input_classes: " +
+      kDataDir +
+      "/cluster/input_costs.csv\n  input_cost_scale: 2\n  list:\n    - {gpus: 2, duration_s: 60, "
+      "input_class: image-light}\n    - {gpus: 1, duration_s: 60, input_core_s: 3, input_bytes: 5}\n"
+      "policy: {name: goldminer, goldminer_worker_cores: 4, goldminer_equal_split: true}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_DOUBLE_EQ(o->cluster.nodes()[0].nic_bytes_per_s, 4 * 100e9 / 8);  // dgx-1v: 4 x 100 Gb/s
+  EXPECT_DOUBLE_EQ(o->cluster.nodes()[2].nic_bytes_per_s, 80e9 / 8);
+  EXPECT_DOUBLE_EQ(o->jobs[0].input_core_s, 2 * 3000 * 0.008 * 2);  // 2 GPUs x 3,000/s x 8 ms x scale 2
+  EXPECT_DOUBLE_EQ(o->jobs[1].input_core_s, 3);
+  EXPECT_DOUBLE_EQ(o->policy_params.goldminer_worker_cores, 4);
+  EXPECT_TRUE(o->policy_params.goldminer_equal_split);
+  auto r = cluster::Simulate(*o, Cat(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->summary.completed, 2);
+}
+
+TEST(ClusterScenario, TraceJobsDrawInputClassesAndLrTuners) {
+  const std::string yaml = kNodes + "jobs:\n  input_classes: " + kDataDir +
+                           "/cluster/input_costs.csv\n  synthetic: {generator: gavel, jobs: 200, seed: 2}\n"
+                           "  lr_tuner: {name: autolrs, task: mlp-teacher-vs-cosine, table: " +
+                           kDataDir + "/cluster/lr_tuner_steps.csv}\n";
+  auto o = Parse(yaml);
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  int with_input = 0;
+  for (const cluster::JobSpec& j : o->jobs) with_input += j.input_core_s > 0;
+  EXPECT_EQ(with_input, 200);  // every class has a CPU cost
+  cluster::SyntheticOptions g;
+  g.jobs = 200, g.seed = 2, g.cluster_gpus = 16;
+  auto plain = cluster::GenerateGavelMix(g);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_NEAR(o->jobs[0].work, (*plain)[0].work * 2.2048 * (1 + 1.0273), 1e-6 * (*plain)[0].work);
+  EXPECT_NE(ErrorOf(kNodes + "jobs:\n  list:\n    - {gpus: 1, duration_s: 5, input_class: video}\n")
+                .find("needs `input_classes:`"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(kNodes + "jobs:\n  input_classes: " + kDataDir +
+              "/cluster/input_costs.csv\n  list:\n    - {gpus: 1, duration_s: 5, input_class: vidoe-3dcnn}\n")
+          .find("did you mean 'video-3dcnn'"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(kNodes +
+                    "jobs:\n  synthetic: {generator: gavel, jobs: 5}\n  lr_tuner: {name: autolrs, task: "
+                    "resnet, table: " +
+                    kDataDir + "/cluster/lr_tuner_steps.csv}\n")
+                .find("lr tuner/task"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dlsim::io

@@ -33,6 +33,7 @@ struct ClusterNode {
   int64_t cpu_milli = 0;   // 0: not tracked (no CPU constraint)
   int64_t memory_mib = 0;  // 0: not tracked
   int rack = 0;
+  double nic_bytes_per_s = 0;  // all compute NICs together, one direction; 0: unknown (not a limit)
 };
 
 class ClusterSpec {
@@ -50,6 +51,8 @@ class ClusterSpec {
   // Type id of `name`; nullopt when no node has that GPU type.
   std::optional<int> FindGpuType(std::string_view name) const;
   int InternGpuType(std::string_view name);
+  // Sets the NIC bandwidth (bytes/s, one direction, all NICs) of nodes [from, end).
+  void SetNicBandwidth(int from, double bytes_per_s);
   int64_t total_gpus() const;
   int64_t gpus_of_type(int type) const;
   int racks() const { return racks_; }

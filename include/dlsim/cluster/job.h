@@ -35,6 +35,11 @@ struct JobSpec {
   int64_t cpu_milli = 0;       // per job; checked on single-node placements (openb pods)
   int64_t memory_mib = 0;
   std::string group;  // virtual cluster / tenant, for reports
+  // Input preprocessing (cluster/input_pipeline.h): CPU core-seconds to preprocess the input of
+  // one unit of work (a step, or a second of a duration job on its requested GPUs), and bytes of
+  // preprocessed input per unit of work (what a remote data worker ships). 0: never input-bound.
+  double input_core_s = 0;
+  double input_bytes = 0;
 };
 
 // Total GPU demand in milli-GPUs (what the job holds while it runs).

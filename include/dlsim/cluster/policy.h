@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "dlsim/cluster/input_pipeline.h"
 #include "dlsim/cluster/progress.h"
 #include "dlsim/core/registry.h"
 
@@ -45,6 +46,10 @@ struct PolicyParams {
   // per epoch; the allocation stays); and the restart delay its objective charges (pollux.py).
   Duration pollux_refresh = Seconds(10);
   double pollux_restart_penalty_s = 30;
+  // goldminer: cores per data worker (the unit in which idle CPUs are handed out), and how they
+  // are split: by marginal gain (GoldMiner's rule) or equally among the input-bound jobs.
+  double goldminer_worker_cores = 1;
+  bool goldminer_equal_split = false;
 };
 
 // What an allocation policy sees each round: the active jobs and their progress, the cluster, and
@@ -100,6 +105,17 @@ class SchedulingPolicy {
   // Key() is only used to order the placements of one round.
   virtual bool Allocates() const { return false; }
   virtual std::vector<AllocationTarget> Allocate(const AllocationView& view) const { return {}; }
+
+  // Data workers (GoldMiner, cluster/input_pipeline.h): after every pass the engine offers the CPU
+  // cores that no running job uses for its own input pipeline (`idle_cores`, cluster-wide) and
+  // the running input-bound jobs (`demands`, in job order); the policy returns the data-worker
+  // cores of each demand (same order; they sum to at most idle_cores). The engine re-rates the
+  // jobs whose speed changes. Policies that return false never see it (jobs use local cores only).
+  virtual bool ScalesDataWorkers() const { return false; }
+  virtual std::vector<double> PlanDataWorkers(const std::vector<DataWorkerDemand>& demands,
+                                              double idle_cores) const {
+    return {};
+  }
 };
 
 using PolicyRegistry = Registry<SchedulingPolicy, const PolicyParams&>;
