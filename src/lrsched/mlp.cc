@@ -64,27 +64,33 @@ TeacherTask MakeTeacherTask(const TeacherTaskOptions& o) {
 Trainer::Trainer(const TeacherTask& task, const TrainerOptions& o)
     : task_(&task), o_(o), in_(task.train.features), out_(task.classes) {
   Rng rng = Rng(o.seed).Stream("lrsched/init");
-  w1_ = Gaussian(rng, static_cast<size_t>(o.hidden) * in_, std::sqrt(2.0 / in_));
+  w1_ = Gaussian(rng, static_cast<size_t>(in_) * o.hidden, std::sqrt(2.0 / in_));
   b1_.assign(o.hidden, 0.0);
-  w2_ = Gaussian(rng, static_cast<size_t>(out_) * o.hidden, std::sqrt(1.0 / o.hidden));
+  w2_ = Gaussian(rng, static_cast<size_t>(o.hidden) * out_, std::sqrt(1.0 / o.hidden));
   b2_.assign(out_, 0.0);
   v_.assign(w1_.size() + b1_.size() + w2_.size() + b2_.size(), 0.0);
 }
 
-// Forward pass of one row: hidden activations h and softmax probabilities p.
+// Forward pass of one row: hidden activations h and softmax probabilities p. The weights are
+// stored input-major (w1: in x hidden, w2: hidden x out) so the inner loops run over contiguous
+// outputs and vectorise.
 void Trainer::Forward(const double* x, double* h, double* p) const {
-  for (int i = 0; i < o_.hidden; ++i) {
-    double s = b1_[i];
-    for (int f = 0; f < in_; ++f) s += w1_[static_cast<size_t>(i) * in_ + f] * x[f];
-    h[i] = s > 0 ? s : 0;
+  const int hidden = o_.hidden;
+  std::copy(b1_.begin(), b1_.end(), h);
+  for (int f = 0; f < in_; ++f) {
+    const double xf = x[f];
+    const double* w = &w1_[static_cast<size_t>(f) * hidden];
+    for (int i = 0; i < hidden; ++i) h[i] += w[i] * xf;
   }
-  double mx = -1e300;
-  for (int c = 0; c < out_; ++c) {
-    double s = b2_[c];
-    for (int i = 0; i < o_.hidden; ++i) s += w2_[static_cast<size_t>(c) * o_.hidden + i] * h[i];
-    p[c] = s, mx = std::max(mx, s);
+  for (int i = 0; i < hidden; ++i) h[i] = h[i] > 0 ? h[i] : 0;
+  std::copy(b2_.begin(), b2_.end(), p);
+  for (int i = 0; i < hidden; ++i) {
+    if (h[i] == 0) continue;
+    const double* w = &w2_[static_cast<size_t>(i) * out_];
+    for (int c = 0; c < out_; ++c) p[c] += w[c] * h[i];
   }
-  double z = 0;
+  double mx = -1e300, z = 0;
+  for (int c = 0; c < out_; ++c) mx = std::max(mx, p[c]);
   for (int c = 0; c < out_; ++c) z += (p[c] = std::exp(p[c] - mx));
   for (int c = 0; c < out_; ++c) p[c] /= z;
 }
@@ -128,18 +134,18 @@ void Trainer::Step(double lr) {
     const double* x = &d.x[r * in_];
     Forward(x, h.data(), p.data());
     p[d.y[r]] -= 1;  // dLoss/dlogits
-    std::fill(dh.begin(), dh.end(), 0.0);
-    for (int c = 0; c < out_; ++c) {
-      gb2[c] += p[c];
-      for (int i = 0; i < o_.hidden; ++i) {
-        g2[static_cast<size_t>(c) * o_.hidden + i] += p[c] * h[i];
-        dh[i] += p[c] * w2_[static_cast<size_t>(c) * o_.hidden + i];
-      }
-    }
+    for (int c = 0; c < out_; ++c) gb2[c] += p[c];
     for (int i = 0; i < o_.hidden; ++i) {
-      if (h[i] <= 0) continue;
+      dh[i] = 0;
+      if (h[i] <= 0) continue;  // ReLU: no gradient through an inactive unit
+      const double* w = &w2_[static_cast<size_t>(i) * out_];
+      double* g = &g2[static_cast<size_t>(i) * out_];
+      for (int c = 0; c < out_; ++c) g[c] += p[c] * h[i], dh[i] += p[c] * w[c];
       gb1[i] += dh[i];
-      for (int f = 0; f < in_; ++f) g1[static_cast<size_t>(i) * in_ + f] += dh[i] * x[f];
+    }
+    for (int f = 0; f < in_; ++f) {
+      double* g = &g1[static_cast<size_t>(f) * o_.hidden];
+      for (int i = 0; i < o_.hidden; ++i) g[i] += dh[i] * x[f];
     }
   }
   size_t k = 0;

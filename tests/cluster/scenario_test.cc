@@ -272,7 +272,7 @@ TEST(ClusterScenario, TraceJobsDrawInputClassesAndLrTuners) {
   g.jobs = 200, g.seed = 2, g.cluster_gpus = 16;
   auto plain = cluster::GenerateGavelMix(g);
   ASSERT_TRUE(plain.ok());
-  EXPECT_NEAR(o->jobs[0].work, (*plain)[0].work * 2.2048 * (1 + 1.0273), 1e-6 * (*plain)[0].work);
+  EXPECT_NEAR(o->jobs[0].work, (*plain)[0].work * 2.7907 * (1 + 1.05), 1e-6 * (*plain)[0].work);
   EXPECT_NE(ErrorOf(kNodes + "jobs:\n  list:\n    - {gpus: 1, duration_s: 5, input_class: video}\n")
                 .find("needs `input_classes:`"),
             std::string::npos);

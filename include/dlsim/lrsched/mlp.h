@@ -67,7 +67,7 @@ class Trainer {
   const TeacherTask* task_;
   TrainerOptions o_;
   int in_ = 0, out_ = 0;
-  std::vector<double> w1_, b1_, w2_, b2_;  // hidden x in, hidden, out x hidden, out
+  std::vector<double> w1_, b1_, w2_, b2_;  // in x hidden, hidden, hidden x out, out
   std::vector<double> v_;                  // momentum of all parameters, in that order
   std::vector<uint32_t> order_;            // shuffled sample order of the current epoch
   size_t cursor_ = 0;
