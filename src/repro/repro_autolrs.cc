@@ -132,6 +132,25 @@ double RunSeed(const lrsched::TeacherTask& task, uint64_t seed, ReproResult& r) 
   return headline;
 }
 
+// Every seed: the seeds are independent runs, one thread each (the task is shared read-only),
+// merged in seed order, so the output does not depend on the scheduling. Returns their ratios.
+std::vector<double> RunSeeds(const lrsched::TeacherTask& task, ReproResult& r) {
+  std::vector<std::future<std::pair<double, ReproResult>>> runs;
+  for (uint64_t seed : kSeeds)
+    runs.push_back(std::async(std::launch::async, [&task, seed] {
+      ReproResult part;
+      const double ratio = RunSeed(task, seed, part);
+      return std::pair{ratio, std::move(part)};
+    }));
+  std::vector<double> ratios;
+  for (auto& run : runs) {
+    auto [ratio, part] = run.get();
+    ratios.push_back(ratio);
+    for (auto& row : part.details) r.details.push_back(std::move(row));
+  }
+  return ratios;
+}
+
 class AutoLrsReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv&) const override {
@@ -142,21 +161,7 @@ class AutoLrsReproduction final : public Reproduction {
         "AutoLRS reaches the original schedules' final metric in 1.22x (ResNet-50), 1.43x (Transformer), "
         "1.5x (BERT) fewer steps (ICLR'21)";
     r.paper_ratio = 1.22;
-    // The seeds are independent runs: one thread each (the task is shared read-only), merged in
-    // seed order, so the output does not depend on the scheduling.
-    std::vector<std::future<std::pair<double, ReproResult>>> runs;
-    for (uint64_t seed : kSeeds)
-      runs.push_back(std::async(std::launch::async, [&task, seed] {
-        ReproResult part;
-        const double ratio = RunSeed(task, seed, part);
-        return std::pair{ratio, std::move(part)};
-      }));
-    std::vector<double> ratios;
-    for (auto& run : runs) {
-      auto [ratio, part] = run.get();
-      ratios.push_back(ratio);
-      for (auto& row : part.details) r.details.push_back(std::move(row));
-    }
+    std::vector<double> ratios = RunSeeds(task, r);
     std::sort(ratios.begin(), ratios.end());
     r.our_ratio = ratios[ratios.size() / 2];  // the median seed
     r.workload =
