@@ -281,7 +281,8 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
   j.Finish();
 }
 
-cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const ClusterOptions& o) {
+cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const ClusterOptions& o,
+                             const std::string& base_dir) {
   cluster::SweepSpec s;
   s.policies = w.FindList<std::string>("policies").value_or(std::vector<std::string>{});
   if (s.policies.empty()) s.policies = {o.policy};
@@ -296,10 +297,13 @@ cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const Cl
   g.jobs_per_hour = syn.Get<double>("jobs_per_hour", 0, Range::Between(0, 1e9));
   g.load = syn.Get<double>("load", 0.8, Range::Positive(100));
   g.cluster_gpus = o.cluster.total_gpus();
-  s.regenerate = [g](uint64_t seed) {
+  const JobTables tables = ReadJobTables(jobs, base_dir);  // input classes and tuners for every seed
+  s.regenerate = [g, tables](uint64_t seed) {
     cluster::SyntheticOptions x = g;
     x.seed = seed;
-    return cluster::GenerateGavelMix(x);
+    Result<std::vector<cluster::JobSpec>> jobs = cluster::GenerateGavelMix(x);
+    if (jobs.ok()) ApplyJobTables(tables, false, *jobs);
+    return jobs;
   };
   return s;
 }
@@ -357,7 +361,7 @@ Result<ClusterOptions> ParseClusterScenario(std::string_view text, std::string f
     j.Allow(j.Keys());
   ReadPolicy(root.Section("policy"), o);
   ReadReport(root.Section("report"), o);
-  if (MapReader w = root.Section("sweep"); w.present() && j.present()) ReadSweep(w, j, o);
+  if (MapReader w = root.Section("sweep"); w.present() && j.present()) ReadSweep(w, j, o, base_dir);
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;
@@ -372,7 +376,8 @@ Result<cluster::SweepSpec> LoadClusterSweep(const std::string& path, const Clust
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, path));
   MapReader root = doc.Root();
-  cluster::SweepSpec s = ReadSweep(root.Section("sweep"), root.Section("jobs"), options);
+  cluster::SweepSpec s = ReadSweep(root.Section("sweep"), root.Section("jobs"), options,
+                                   std::filesystem::path(path).parent_path().string());
   DLSIM_RETURN_IF_ERROR(doc.status());
   return s;
 }

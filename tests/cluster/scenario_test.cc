@@ -289,5 +289,25 @@ TEST(ClusterScenario, TraceJobsDrawInputClassesAndLrTuners) {
             std::string::npos);
 }
 
+TEST(ClusterScenario, SweepSeedsKeepTheInputClasses) {
+  // A regression test: jobs regenerated per sweep seed carry the scenario's input classes too.
+  const std::string path = ::testing::TempDir() + "/sweep_inputs.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs((kNodes + "jobs:\n  input_classes: " + kDataDir +
+              "/cluster/input_costs.csv\n  synthetic: {generator: gavel, jobs: 50}\nsweep: {seeds: [1, 2]}\n")
+                 .c_str(),
+             f);
+  std::fclose(f);
+  auto o = LoadClusterScenarioFile(path, Cat());
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  auto s = LoadClusterSweep(path, *o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s->regenerate);
+  auto jobs = s->regenerate(2);
+  ASSERT_TRUE(jobs.ok());
+  for (const cluster::JobSpec& j : *jobs) EXPECT_GT(j.input_core_s, 0) << j.id;
+}
+
 }  // namespace
 }  // namespace dlsim::io
