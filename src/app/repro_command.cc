@@ -5,6 +5,8 @@
 
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/edge_list.h"
+#include "dlsim/io/yaml_reader.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
 #include "dlsim/repro/reproduction.h"
@@ -54,6 +56,12 @@ void WriteReport(const repro::ReproResult& r, std::ostream& out) {
     out << "\n" << DetailsTable(r.details);
 }
 
+// The edge-list reader a graph reproduction gets (io's parser, ids relabelled densely).
+Result<gnn::EdgeList> ReadEdgeList(const std::string& path, int skip_lines) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
+  return io::ParseEdgeList(text, path, {.skip_lines = skip_lines});
+}
+
 }  // namespace
 
 int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
@@ -70,7 +78,7 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
   if (!entry.ok()) return ReportError("repro", entry.error(), err);
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("repro", catalogs.error(), err);
-  auto r = (*entry)->Run(repro::ReproEnv{&*catalogs});
+  auto r = (*entry)->Run(repro::ReproEnv{&*catalogs, args.graphs_dir, ReadEdgeList});
   if (!r.ok()) return ReportError("repro", r.error(), err);
   if (args.json) {
     out << report::DumpDeterministic(ReproJson(*r)) << "\n";

@@ -70,6 +70,7 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   g.hbm_bandwidth = GBps(Field<double>(e, "memory_bandwidth_gb_per_s", g.hbm_bandwidth.ToGBps(), is_new,
                                        limits::kBandwidthGBps));
   g.sm_count = Field<int>(e, "sm_count", g.sm_count, is_new, limits::kSmCount);
+  g.max_threads_per_sm = e.Get<int>("max_threads_per_sm", g.max_threads_per_sm, Range::Between(32, 4096));
   g.l2_size = MiB(e.Get<double>("l2_mib", g.l2_size.ToMiB(), limits::kCacheMib));
   g.nvlink_bandwidth = GBps(e.Get<double>("nvlink_gb_per_s", g.nvlink_bandwidth.ToGBps(), limits::kLinkGBps));
   g.pcie_gen = e.Get<int>("pcie_gen", g.pcie_gen, Range::Between(0, 6));

@@ -13,6 +13,8 @@ void RegisterAligraph(ReproRegistry& reg);         // repro_aligraph.cc
 void RegisterCaliex(ReproRegistry& reg);           // repro_caliex.cc
 void RegisterGoldMiner(ReproRegistry& reg);        // repro_goldminer.cc
 void RegisterAutoLrs(ReproRegistry& reg);          // repro_autolrs.cc
+void RegisterUgrapher(ReproRegistry& reg);         // repro_ugrapher.cc
+void RegisterGnnAlgebra(ReproRegistry& reg);       // repro_gnn_algebra.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -25,6 +27,8 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterCaliex(reg);
   RegisterGoldMiner(reg);
   RegisterAutoLrs(reg);
+  RegisterUgrapher(reg);
+  RegisterGnnAlgebra(reg);
 }
 
 }  // namespace dlsim::repro

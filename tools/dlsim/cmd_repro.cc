@@ -13,6 +13,8 @@ void AddReproCommand(CLI::App& app, GlobalOptions& global) {
   auto args = std::make_shared<app::ReproArgs>();
   cmd->add_option("name", args->name, "Reproduction name, or 'list'");
   cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->add_option("--graphs", args->graphs_dir,
+                  "Folder of edge lists a graph reproduction adds to its built-in graphs (ugrapher)");
   cmd->callback([&global, args] { Exit(app::RunReproCommand(*args, global, std::cout, std::cerr)); });
 }
 

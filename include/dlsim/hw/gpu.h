@@ -46,6 +46,7 @@ struct GpuSpec {
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
   int sm_count = 0;
+  int max_threads_per_sm = 2048;  // resident threads per SM (the occupancy limit)
   Bytes l2_size;
   BytesPerSecond nvlink_bandwidth;  // per GPU, per direction; zero for PCIe-only parts
   int pcie_gen = 0;

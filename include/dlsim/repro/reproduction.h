@@ -9,6 +9,7 @@
 #ifndef DLSIM_REPRO_REPRODUCTION_H_
 #define DLSIM_REPRO_REPRODUCTION_H_
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -16,12 +17,22 @@
 #include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/registry.h"
 #include "dlsim/core/result.h"
+#include "dlsim/gnn/graph.h"
 
 namespace dlsim::repro {
 
 // What a reproduction may use: the catalogs and calibrations, loaded once by the command.
 struct ReproEnv {
+  using EdgeListReader = std::function<Result<gnn::EdgeList>(const std::string& path, int skip_lines)>;
+  ReproEnv(const catalog::Catalogs* c, std::string dir = "", EdgeListReader reader = {})  // NOLINT: {&catalogs}
+      : catalogs(c), graphs_dir(std::move(dir)), read_edge_list(std::move(reader)) {}
+
   const catalog::Catalogs* catalogs = nullptr;  // borrowed, not null
+  // Edge-list files a graph reproduction adds to its built-in graphs (`dlsim repro NAME --graphs DIR`):
+  // the folder (empty: built-in graphs only) and the reader the command injects (io's edge-list
+  // parser; it skips `skip_lines` leading lines). Reproductions never open files themselves.
+  std::string graphs_dir;
+  EdgeListReader read_edge_list;
 };
 
 struct ReproResult {
