@@ -50,7 +50,8 @@ Program GcnLayer(int in, int out) {
 Program SageMeanLayer(int in, int out) {
   Builder b("sage-mean", in);
   const int self = b.Gemm(kFeatures, out);
-  const int mean = b.Emit({.kind = OpKind::kAggregate, .in = {kFeatures}, .mean = true}, ValueKind::kVertex, in);
+  const int mean =
+      b.Emit({.kind = OpKind::kAggregate, .in = {kFeatures}, .mean = true}, ValueKind::kVertex, in);
   const int neigh = b.Gemm(mean, out);
   const int sum = b.Emit({.kind = OpKind::kAdd, .in = {self, neigh}}, ValueKind::kVertex, out);
   return b.Done(b.Relu(sum));
@@ -59,7 +60,8 @@ Program SageMeanLayer(int in, int out) {
 Program GinLayer(int in, int out, double eps) {
   Builder b("gin", in);
   const int agg = b.Emit({.kind = OpKind::kAggregate, .in = {kFeatures}}, ValueKind::kVertex, in);
-  const int sum = b.Emit({.kind = OpKind::kAdd, .in = {kFeatures, agg}, .alpha = 1 + eps}, ValueKind::kVertex, in);
+  const int sum =
+      b.Emit({.kind = OpKind::kAdd, .in = {kFeatures, agg}, .alpha = 1 + eps}, ValueKind::kVertex, in);
   const int hidden = b.Relu(b.Gemm(sum, out));
   return b.Done(b.Gemm(hidden, out));
 }
@@ -76,15 +78,22 @@ Program GatLayer(int in, int heads, int head_dim) {
 
 const char* OpName(const Op& op) {
   switch (op.kind) {
-    case OpKind::kGemm: return "gemm";
+    case OpKind::kGemm:
+      return "gemm";
     case OpKind::kAggregate:
       return op.mean ? "aggregate-mean" : op.reduce == DstReduce::kMax ? "aggregate-max" : "aggregate-sum";
-    case OpKind::kScaleRows: return "scale-rows";
-    case OpKind::kAdd: return "add";
-    case OpKind::kRelu: return "relu";
-    case OpKind::kEdgeScores: return "edge-scores";
-    case OpKind::kEdgeSoftmax: return "edge-softmax";
-    case OpKind::kAttention: return "attention";
+    case OpKind::kScaleRows:
+      return "scale-rows";
+    case OpKind::kAdd:
+      return "add";
+    case OpKind::kRelu:
+      return "relu";
+    case OpKind::kEdgeScores:
+      return "edge-scores";
+    case OpKind::kEdgeSoftmax:
+      return "edge-softmax";
+    case OpKind::kAttention:
+      return "attention";
   }
   return "?";
 }
@@ -108,7 +117,8 @@ std::string Describe(const Program& p, bool canonical) {
     for (size_t i = 0; i < op.in.size(); ++i) {
       args += (i == 0 ? "" : op.kind == OpKind::kAggregate ? " w " : ", ") + name(op.in[i]);
     }
-    if (op.param >= 0) args += fmt::format(", W{}[{}x{}]", op.param, p.params[op.param].first, p.params[op.param].second);
+    if (op.param >= 0)
+      args += fmt::format(", W{}[{}x{}]", op.param, p.params[op.param].first, p.params[op.param].second);
     if (op.kind == OpKind::kAdd && op.alpha != 1) args = fmt::format("{} x ", op.alpha) + args;
     id[op.out] = static_cast<int>(id.size());
     std::string epi = op.scale >= 0 ? " *rows " + name(op.scale) : "";

@@ -16,37 +16,56 @@ std::vector<GraphLoop> LoopsOf(const Program& p, const Op& op) {
   switch (op.kind) {
     case OpKind::kAggregate: {
       const int weights = op.in.size() > 1 ? p.values[op.in[1]].width : 0;
-      return {{.name = "aggregate", .width = w, .read_src = true, .read_edge = weights, .to_dst = op.reduce,
+      return {{.name = "aggregate",
+               .width = w,
+               .read_src = true,
+               .read_edge = weights,
+               .to_dst = op.reduce,
                .mean = op.mean}};
     }
     case OpKind::kEdgeScores:
       return {{.name = "edge-scores", .width = w, .read_src = true, .read_dst = true, .write_edge = w}};
     case OpKind::kEdgeSoftmax:
       return {{.name = "score-max", .width = w, .read_edge = w, .to_dst = DstReduce::kMax},
-              {.name = "exp-sum", .width = w, .read_dst = true, .read_edge = w, .write_edge = w,
+              {.name = "exp-sum",
+               .width = w,
+               .read_dst = true,
+               .read_edge = w,
+               .write_edge = w,
                .to_dst = DstReduce::kSum},
               {.name = "divide", .width = w, .read_dst = true, .read_edge = w, .write_edge = w}};
     case OpKind::kAttention: {
       const int heads = p.values[op.in[1]].width;
-      return {{.name = "score-max", .width = heads, .read_src = true, .read_dst = true, .to_dst = DstReduce::kMax},
-              {.name = "exp-sum", .width = heads, .read_src = true, .read_dst = true, .to_dst = DstReduce::kSum},
-              {.name = "weighted-sum", .width = w, .read_src = true, .read_dst = true, .to_dst = DstReduce::kSum}};
+      return {
+          {.name = "score-max",
+           .width = heads,
+           .read_src = true,
+           .read_dst = true,
+           .to_dst = DstReduce::kMax},
+          {.name = "exp-sum", .width = heads, .read_src = true, .read_dst = true, .to_dst = DstReduce::kSum},
+          {.name = "weighted-sum",
+           .width = w,
+           .read_src = true,
+           .read_dst = true,
+           .to_dst = DstReduce::kSum}};
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
 std::string Signature(const GraphLoop& l) {
-  return fmt::format("{}/{}{}{}/{}/{}/{}{}{}", l.width, l.read_src, l.read_dst, l.dot, l.read_edge, l.write_edge,
-                     static_cast<int>(l.to_dst), l.mean, l.name);
+  return fmt::format("{}/{}{}{}/{}/{}/{}{}{}", l.width, l.read_src, l.read_dst, l.dot, l.read_edge,
+                     l.write_edge, static_cast<int>(l.to_dst), l.mean, l.name);
 }
 
-Result<double> LoopNs(const GraphLoop& l, const GraphProfile& g, const ProgramCostContext& ctx, std::string& sched,
-                      LoopCostCache* cache) {
+Result<double> LoopNs(const GraphLoop& l, const GraphProfile& g, const ProgramCostContext& ctx,
+                      std::string& sched, LoopCostCache* cache) {
   const std::string key = cache ? Signature(l) : "";
   if (!cache || !cache->count(key)) {
-    DLSIM_ASSIGN_OR_RETURN(OpChoice c, ctx.kernels ? CostStatic(g, {l}, *ctx.kernels, *ctx.gpu, ctx.params)
-                                                   : SelectSchedules(g, {l}, *ctx.families, *ctx.gpu, ctx.params));
+    DLSIM_ASSIGN_OR_RETURN(OpChoice c, ctx.kernels
+                                           ? CostStatic(g, {l}, *ctx.kernels, *ctx.gpu, ctx.params)
+                                           : SelectSchedules(g, {l}, *ctx.families, *ctx.gpu, ctx.params));
     if (!cache) {
       if (!sched.empty()) sched += '+';
       sched += ScheduleName(c.schedules[0]);
@@ -87,7 +106,8 @@ Result<ProgramCost> CostProgram(const Program& p, const GraphProfile& g, const P
       ns += t;
     }
     out.time_ns += ns;
-    out.ops.push_back(fmt::format("{}{}{} {:.1f} us", OpName(op), sched.empty() ? "" : " ", sched, ns * 1e-3));
+    out.ops.push_back(
+        fmt::format("{}{}{} {:.1f} us", OpName(op), sched.empty() ? "" : " ", sched, ns * 1e-3));
   }
   return out;
 }

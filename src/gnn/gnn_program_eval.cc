@@ -65,7 +65,8 @@ Matrix EdgeScores(const Env& env, const Op& op) {
   const auto off = env.off();
   for (int64_t v = 0; v < l.rows; ++v) {
     for (uint64_t e = off[v]; e < off[v + 1]; ++e) {
-      for (int64_t h = 0; h < l.cols; ++h) out.at(static_cast<int64_t>(e), h) = Leaky(l.at(env.Src(e), h) + r.at(v, h));
+      for (int64_t h = 0; h < l.cols; ++h)
+        out.at(static_cast<int64_t>(e), h) = Leaky(l.at(env.Src(e), h) + r.at(v, h));
     }
   }
   return out;
@@ -126,12 +127,18 @@ Matrix Elementwise(const Env& env, const Op& op) {
 
 Matrix Run(const Env& env, const Op& op) {
   switch (op.kind) {
-    case OpKind::kGemm: return Gemm(env.v[op.in[0]], env.in.params[op.param]);
-    case OpKind::kAggregate: return Aggregate(env, op);
-    case OpKind::kEdgeScores: return EdgeScores(env, op);
-    case OpKind::kEdgeSoftmax: return EdgeSoftmax(env, op);
-    case OpKind::kAttention: return Attention(env, op);
-    default: return Elementwise(env, op);
+    case OpKind::kGemm:
+      return Gemm(env.v[op.in[0]], env.in.params[op.param]);
+    case OpKind::kAggregate:
+      return Aggregate(env, op);
+    case OpKind::kEdgeScores:
+      return EdgeScores(env, op);
+    case OpKind::kEdgeSoftmax:
+      return EdgeSoftmax(env, op);
+    case OpKind::kAttention:
+      return Attention(env, op);
+    default:
+      return Elementwise(env, op);
   }
 }
 
@@ -155,7 +162,8 @@ void DeriveInputs(Env& env) {
     d.at(v, 0) = deg > 0 ? 1 / std::sqrt(deg) : 0;
   }
   for (int64_t v = 0; v < n; ++v) {
-    for (uint64_t e = off[v]; e < off[v + 1]; ++e) norm.at(static_cast<int64_t>(e), 0) = d.at(env.Src(e), 0) * d.at(v, 0);
+    for (uint64_t e = off[v]; e < off[v + 1]; ++e)
+      norm.at(static_cast<int64_t>(e), 0) = d.at(env.Src(e), 0) * d.at(v, 0);
   }
   env.v[kDegInvSqrt] = std::move(d);
   env.v[kEdgeNorm] = std::move(norm);

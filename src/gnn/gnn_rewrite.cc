@@ -198,7 +198,8 @@ class FuseAttention final : public RewriteRule {
 void RegisterRewrites(RewriteRegistry& reg) {
   reg.RegisterBuiltin("reorder", "A (X W) = (A X) W for sum/mean/fixed-weight aggregation; GIN's (aX + AX) W",
                       [] { return std::make_unique<Reorder>(); });
-  reg.RegisterBuiltin("push-norm", "GCN's edge norm as row scales around an unweighted sum: D^-1/2 A D^-1/2 X",
+  reg.RegisterBuiltin("push-norm",
+                      "GCN's edge norm as row scales around an unweighted sum: D^-1/2 A D^-1/2 X",
                       [] { return std::make_unique<PushNorm>(); });
   reg.RegisterBuiltin("fuse-epilogue", "a relu or row scale runs in the epilogue of the op before it",
                       [] { return std::make_unique<FuseEpilogue>(); });

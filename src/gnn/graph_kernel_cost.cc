@@ -8,7 +8,7 @@
 namespace dlsim::gnn {
 namespace {
 
-constexpr double kElemBytes = 4;   // fp32
+constexpr double kElemBytes = 4;  // fp32
 constexpr double kSectorBytes = 32;
 constexpr int kMaxBlocksPerSm = 32;  // CUDA: resident blocks per SM (compute capability 7.0 and later)
 
@@ -23,8 +23,8 @@ int Log2(int x) {
 struct Shape {
   bool vertex = true;
   int64_t group = 1;
-  int64_t elems = 1;          // elements a thread (or warp) handles per edge
-  int64_t dot_steps = 0;      // shuffle steps per edge of a dot product
+  int64_t elems = 1;      // elements a thread (or warp) handles per edge
+  int64_t dot_steps = 0;  // shuffle steps per edge of a dot product
   int64_t threads_per_unit = 1;
   int64_t units_per_block = 1;
   int64_t blocks_per_unit = 1;
@@ -58,10 +58,13 @@ int64_t UnitSteps(const Shape& sh, const GraphLoop& l, int64_t edges, int64_t ro
   return edges * (sh.elems + sh.dot_steps) + write_rows * sh.elems;
 }
 
-int64_t NumUnits(const GraphProfile& g, const Shape& sh) { return Ceil(sh.vertex ? g.nodes : g.edges, sh.group); }
+int64_t NumUnits(const GraphProfile& g, const Shape& sh) {
+  return Ceil(sh.vertex ? g.nodes : g.edges, sh.group);
+}
 
 int64_t BlockSlots(const hw::GpuSpec& gpu) {
-  return static_cast<int64_t>(gpu.sm_count) * std::clamp(gpu.max_threads_per_sm / kBlockThreads, 1, kMaxBlocksPerSm);
+  return static_cast<int64_t>(gpu.sm_count) *
+         std::clamp(gpu.max_threads_per_sm / kBlockThreads, 1, kMaxBlocksPerSm);
 }
 
 // (edges, rows) of unit u.
@@ -80,7 +83,8 @@ struct Latency {
 
 // An edge mapping with a block per unit or fewer: every unit but the last has `group` edges, so
 // the list schedule has a closed form: equal blocks in waves, then the last block in the earliest slot.
-Latency EqualBlocks(const GraphProfile& g, const GraphLoop& l, const Shape& sh, int64_t slots, double step_ns) {
+Latency EqualBlocks(const GraphProfile& g, const GraphLoop& l, const Shape& sh, int64_t slots,
+                    double step_ns) {
   const int64_t units = NumUnits(g, sh);
   const int64_t last_edges = g.edges - (units - 1) * sh.group;
   const auto full = static_cast<double>(UnitSteps(sh, l, sh.group, 0));
@@ -98,7 +102,8 @@ Latency EqualBlocks(const GraphProfile& g, const GraphLoop& l, const Shape& sh, 
 }
 
 // The list schedule of the blocks over the slots, and the units' max / mean steps.
-Latency ScheduleBlocks(const GraphProfile& g, const GraphLoop& l, const Shape& sh, int64_t slots, double step_ns) {
+Latency ScheduleBlocks(const GraphProfile& g, const GraphLoop& l, const Shape& sh, int64_t slots,
+                       double step_ns) {
   if (!sh.vertex && sh.blocks_per_unit == 1) return EqualBlocks(g, l, sh, slots, step_ns);
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (int64_t i = 0; i < slots; ++i) free_at.push(0);
@@ -153,7 +158,9 @@ struct Traffic {
   double dram = 0, all = 0;
 };
 
-double RowBytes(int width) { return static_cast<double>(Ceil(static_cast<int64_t>(width) * 4, 32)) * kSectorBytes; }
+double RowBytes(int width) {
+  return static_cast<double>(Ceil(static_cast<int64_t>(width) * 4, 32)) * kSectorBytes;
+}
 
 // Bytes of one loop; `runs` are the (unit, destination) pairs of an edge mapping.
 Traffic Bytes(const GraphProfile& g, const GraphLoop& l, bool vertex, double runs, const hw::GpuSpec& gpu,
@@ -219,8 +226,8 @@ Terms ThroughputTerms(const GraphProfile& g, const GraphLoop& l, const Schedule&
   const double factor = l.to_dst == DstReduce::kMax ? p.max_atomic_factor : 1;
   if (atomic) {
     const double per_dst = s.reduction == Reduction::kSegment ? runs : static_cast<double>(g.edges);
-    const double most_on_one = s.reduction == Reduction::kSegment ? static_cast<double>(most)
-                                                                  : static_cast<double>(g.max_in_degree);
+    const double most_on_one =
+        s.reduction == Reduction::kSegment ? static_cast<double>(most) : static_cast<double>(g.max_in_degree);
     // A unit-step's adjacent elements of one destination row are one atomic transaction per sector.
     t.count = per_dst * static_cast<double>(sh.elems) * sh.sectors_per_step;
     t.contention = most_on_one * factor * p.same_address_atomic_ns;
@@ -267,8 +274,8 @@ GraphProfile ProfileGraph(const Graph& g) {
   return p;
 }
 
-Result<LoopCost> CostLoop(const GraphProfile& g, const GraphLoop& loop, const Schedule& s, const hw::GpuSpec& gpu,
-                          const KernelModelParams& p) {
+Result<LoopCost> CostLoop(const GraphProfile& g, const GraphLoop& loop, const Schedule& s,
+                          const hw::GpuSpec& gpu, const KernelModelParams& p) {
   DLSIM_RETURN_IF_ERROR(CheckInputs(g, loop, s, gpu, p));
   const Shape sh = MakeShape(loop, s);
   const auto [runs, most] = sh.vertex ? std::pair<double, int64_t>{0, 0} : Runs(g, s.group);
@@ -295,12 +302,14 @@ Result<LoopCost> CostLoop(const GraphProfile& g, const GraphLoop& loop, const Sc
   return c;
 }
 
-double LoopLowerBoundNs(const GraphProfile& g, const GraphLoop& loop, const Schedule& s, const hw::GpuSpec& gpu,
-                        const KernelModelParams& p) {
+double LoopLowerBoundNs(const GraphProfile& g, const GraphLoop& loop, const Schedule& s,
+                        const hw::GpuSpec& gpu, const KernelModelParams& p) {
   const Shape sh = MakeShape(loop, s);
   // Runs are at least one per busy destination and one per unit; the most on one address >= 1.
-  const double runs_lb = std::max(static_cast<double>(g.nonempty), static_cast<double>(Ceil(g.edges, s.group)));
-  const Terms t = ThroughputTerms(g, loop, s, sh, sh.vertex ? 0 : runs_lb, Ceil(g.max_in_degree, s.group), gpu, p);
+  const double runs_lb =
+      std::max(static_cast<double>(g.nonempty), static_cast<double>(Ceil(g.edges, s.group)));
+  const Terms t =
+      ThroughputTerms(g, loop, s, sh, sh.vertex ? 0 : runs_lb, Ceil(g.max_in_degree, s.group), gpu, p);
   const int64_t biggest_unit = sh.vertex ? g.max_in_degree : std::min<int64_t>(s.group, g.edges);
   const double total_steps = static_cast<double>(UnitSteps(sh, loop, g.edges, g.nodes));
   const double spread = total_steps * static_cast<double>(sh.blocks_per_unit) /

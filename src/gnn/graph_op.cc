@@ -32,15 +32,17 @@ std::vector<GraphLoop> EdgeSoftmax(int heads) {
   return {max, sum, div};
 }
 
-void Add(GraphOpRegistry& reg, const char* name, const char* what, std::function<std::vector<GraphLoop>(int)> f) {
+void Add(GraphOpRegistry& reg, const char* name, const char* what,
+         std::function<std::vector<GraphLoop>(int)> f) {
   reg.RegisterBuiltin(name, what, [f] { return std::make_unique<LoopOperator>(f); });
 }
 
 }  // namespace
 
 void RegisterGraphOps(GraphOpRegistry& reg) {
-  Add(reg, "copy-u", "message creation: copy the source row to the edge (u_copy_e)",
-      [](int f) { return std::vector<GraphLoop>{{.name = "copy", .width = f, .read_src = true, .write_edge = f}}; });
+  Add(reg, "copy-u", "message creation: copy the source row to the edge (u_copy_e)", [](int f) {
+    return std::vector<GraphLoop>{{.name = "copy", .width = f, .read_src = true, .write_edge = f}};
+  });
   Add(reg, "u-mul-v", "edge-wise product of the source and destination rows (u_mul_v)", [](int f) {
     return std::vector<GraphLoop>{
         {.name = "mul", .width = f, .read_src = true, .read_dst = true, .write_edge = f}};
@@ -58,11 +60,12 @@ void RegisterGraphOps(GraphOpRegistry& reg) {
   });
   Add(reg, "spmm-max", "SpMM aggregation: element-wise max of the source rows (GraphSAGE-pool)",
       [](int f) { return std::vector<GraphLoop>{Gather("gather-max", f, DstReduce::kMax)}; });
-  Add(reg, "spmm-weighted", "SpMM with an edge weight: sum of w_e x source row (u_mul_e, sum; GCN)", [](int f) {
-    GraphLoop l = Gather("gather-weighted", f, DstReduce::kSum);
-    l.read_edge = 1;
-    return std::vector<GraphLoop>{l};
-  });
+  Add(reg, "spmm-weighted", "SpMM with an edge weight: sum of w_e x source row (u_mul_e, sum; GCN)",
+      [](int f) {
+        GraphLoop l = Gather("gather-weighted", f, DstReduce::kSum);
+        l.read_edge = 1;
+        return std::vector<GraphLoop>{l};
+      });
   Add(reg, "edge-softmax", "softmax of the edge scores over each destination's in-edges (GAT; width = heads)",
       EdgeSoftmax);
 }

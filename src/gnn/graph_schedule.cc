@@ -12,9 +12,7 @@ constexpr int kGrid[] = {1, 2, 4, 8, 16, 32, 64};
 
 bool IsPowerOfTwo(int x) { return x >= 1 && (x & (x - 1)) == 0; }
 
-int MaxTiles(Mapping m, int width) {
-  return IsWarpPerUnit(m) ? (width + kWarpSize - 1) / kWarpSize : width;
-}
+int MaxTiles(Mapping m, int width) { return IsWarpPerUnit(m) ? (width + kWarpSize - 1) / kWarpSize : width; }
 
 // Largest power of two <= x (x >= 1).
 int FloorPow2(int x) {
@@ -74,11 +72,12 @@ Status CheckSchedule(const Schedule& s, int width) {
   if (s.group < 1) return Error::InvalidArgument(name + ": group must be >= 1");
   if (!IsPowerOfTwo(s.tiles)) return Error::InvalidArgument(name + ": tiles must be a power of two");
   if (s.tiles > MaxTiles(s.mapping, width)) {
-    return Error::InvalidArgument(fmt::format("{}: tiles must be 1..{} for width {}", name,
-                                              MaxTiles(s.mapping, width), width));
+    return Error::InvalidArgument(
+        fmt::format("{}: tiles must be 1..{} for width {}", name, MaxTiles(s.mapping, width), width));
   }
   if (s.reduction == Reduction::kSegment && IsVertexParallel(s.mapping)) {
-    return Error::InvalidArgument(name + ": a vertex-parallel unit owns its destinations; no segment reduction");
+    return Error::InvalidArgument(name +
+                                  ": a vertex-parallel unit owns its destinations; no segment reduction");
   }
   return Status::Ok();
 }

@@ -16,7 +16,8 @@ Status CheckLoops(const std::vector<GraphLoop>& loops) {
 }
 
 // The candidates of the loops (one width), or why there are none.
-Result<std::vector<Schedule>> Space(const std::vector<GraphLoop>& loops, const ScheduleFamilyRegistry& families) {
+Result<std::vector<Schedule>> Space(const std::vector<GraphLoop>& loops,
+                                    const ScheduleFamilyRegistry& families) {
   DLSIM_RETURN_IF_ERROR(CheckLoops(loops));
   std::vector<Schedule> space = ScheduleSpace(families, loops[0].width);
   if (space.empty()) return Error::InvalidArgument("graph operator: the schedule space is empty");
@@ -30,9 +31,9 @@ void Add(OpChoice& out, const Schedule& s, const LoopCost& c) {
 }
 
 // The best of `space` for one loop: by increasing lower bound, stopping at the best cost.
-Result<LoopCost> BestBranchAndBound(const GraphProfile& g, const GraphLoop& loop, const std::vector<Schedule>& space,
-                                    const hw::GpuSpec& gpu, const KernelModelParams& p, int& evaluated,
-                                    Schedule& chosen) {
+Result<LoopCost> BestBranchAndBound(const GraphProfile& g, const GraphLoop& loop,
+                                    const std::vector<Schedule>& space, const hw::GpuSpec& gpu,
+                                    const KernelModelParams& p, int& evaluated, Schedule& chosen) {
   std::vector<double> bound(space.size());
   for (size_t i = 0; i < space.size(); ++i) bound[i] = LoopLowerBoundNs(g, loop, space[i], gpu, p);
   std::vector<size_t> order(space.size());
@@ -45,7 +46,8 @@ Result<LoopCost> BestBranchAndBound(const GraphProfile& g, const GraphLoop& loop
     DLSIM_ASSIGN_OR_RETURN(LoopCost c, CostLoop(g, loop, space[i], gpu, p));
     ++evaluated;
     // Equal costs go to the earlier candidate of the space, as in the brute force.
-    if (best_index == space.size() || c.time_ns < best.time_ns || (c.time_ns == best.time_ns && i < best_index)) {
+    if (best_index == space.size() || c.time_ns < best.time_ns ||
+        (c.time_ns == best.time_ns && i < best_index)) {
       best = c;
       best_index = i;
     }
@@ -90,7 +92,8 @@ Result<OpChoice> SelectByBruteForce(const GraphProfile& g, const std::vector<Gra
 }
 
 Result<OpChoice> CostStatic(const GraphProfile& g, const std::vector<GraphLoop>& loops,
-                            const StaticKernelPolicy& policy, const hw::GpuSpec& gpu, const KernelModelParams& p) {
+                            const StaticKernelPolicy& policy, const hw::GpuSpec& gpu,
+                            const KernelModelParams& p) {
   DLSIM_RETURN_IF_ERROR(CheckLoops(loops));
   OpChoice out;
   for (const GraphLoop& l : loops) {

@@ -33,10 +33,11 @@ Result<std::vector<NamedGraph>> BuiltinGraphs() {
     const char* name;
     gnn::RmatOptions o;
   };
-  const Rmat rmats[] = {{"rmat-14-e8", {.scale = 14, .edge_factor = 8}},
-                        {"rmat-16-e16", {.scale = 16, .edge_factor = 16}},
-                        {"rmat-15-e8-mild", {.scale = 15, .edge_factor = 8, .a = 0.45, .b = 0.22, .c = 0.22}},
-                        {"rmat-15-e16-skewed", {.scale = 15, .edge_factor = 16, .a = 0.7, .b = 0.12, .c = 0.12}}};
+  const Rmat rmats[] = {
+      {"rmat-14-e8", {.scale = 14, .edge_factor = 8}},
+      {"rmat-16-e16", {.scale = 16, .edge_factor = 16}},
+      {"rmat-15-e8-mild", {.scale = 15, .edge_factor = 8, .a = 0.45, .b = 0.22, .c = 0.22}},
+      {"rmat-15-e16-skewed", {.scale = 15, .edge_factor = 16, .a = 0.7, .b = 0.12, .c = 0.12}}};
   std::vector<NamedGraph> out;
   for (const Rmat& r : rmats) {
     DLSIM_ASSIGN_OR_RETURN(gnn::EdgeList e, gnn::GenerateRmat(r.o));
@@ -69,7 +70,8 @@ Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& mis
     auto edges = env.read_edge_list(env.graphs_dir + "/" + f.file, f.skip);
     if (!edges.ok()) {
       if (!missing.empty()) missing += "; ";
-      missing += edges.error().code == ErrorCode::kParse ? edges.error().message : std::string(f.file) + " (absent)";
+      missing +=
+          edges.error().code == ErrorCode::kParse ? edges.error().message : std::string(f.file) + " (absent)";
       continue;
     }
     DLSIM_ASSIGN_OR_RETURN(NamedGraph g, Build(f.name, *edges));

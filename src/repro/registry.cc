@@ -15,6 +15,7 @@ void RegisterGoldMiner(ReproRegistry& reg);        // repro_goldminer.cc
 void RegisterAutoLrs(ReproRegistry& reg);          // repro_autolrs.cc
 void RegisterUgrapher(ReproRegistry& reg);         // repro_ugrapher.cc
 void RegisterGnnAlgebra(ReproRegistry& reg);       // repro_gnn_algebra.cc
+void RegisterHelios(ReproRegistry& reg);           // repro_helios.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -29,6 +30,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterAutoLrs(reg);
   RegisterUgrapher(reg);
   RegisterGnnAlgebra(reg);
+  RegisterHelios(reg);
 }
 
 }  // namespace dlsim::repro

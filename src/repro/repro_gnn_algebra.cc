@@ -66,7 +66,8 @@ class GnnAlgebraReproduction final : public Reproduction {
     gnn::RegisterScheduleFamilies(families);
     gnn::RewriteRegistry rules("gnn-rewrite");
     gnn::RegisterRewrites(rules);
-    const gnn::ProgramCostContext ctx{.gpu = gpu, .compute = compute.get(), .families = &families, .kernels = nullptr, .params = {}};
+    const gnn::ProgramCostContext ctx{
+        .gpu = gpu, .compute = compute.get(), .families = &families, .kernels = nullptr, .params = {}};
     DLSIM_ASSIGN_OR_RETURN(std::vector<internal::NamedGraph> graphs, internal::BuiltinGraphs());
     std::string missing;
     DLSIM_ASSIGN_OR_RETURN(auto files, internal::FileGraphs(env, missing));
@@ -85,11 +86,13 @@ class GnnAlgebraReproduction final : public Reproduction {
       }
     }
     r.name = "gnn-algebra";
-    r.claim = "algebraic reordering and fusion speed GNN layers up (paper not identified: no number to compare)";
+    r.claim =
+        "algebraic reordering and fusion speed GNN layers up (paper not identified: no number to compare)";
     r.paper_ratio = 0;
     r.our_ratio = std::exp(log_sum / n);
-    r.workload = fmt::format("{} layers x {} graphs on an A100, graph kernels chosen by the uGrapher selector",
-                             Layers().size(), graphs.size());
+    r.workload =
+        fmt::format("{} layers x {} graphs on an A100, graph kernels chosen by the uGrapher selector",
+                    Layers().size(), graphs.size());
     r.baseline = "each layer as its paper writes it (aggregation first, edge-weighted GCN norm, unfused ops)";
     r.notes = fmt::format(
         "ours only (paper 0x = none); geomean over cases, max {:.2f}x. Every form is checked numerically "
@@ -102,7 +105,8 @@ class GnnAlgebraReproduction final : public Reproduction {
 }  // namespace
 
 void RegisterGnnAlgebra(ReproRegistry& reg) {
-  reg.RegisterBuiltin("gnn-algebra", "GNN operator reordering and fusion, cost-chosen (ours only: no paper number)",
+  reg.RegisterBuiltin("gnn-algebra",
+                      "GNN operator reordering and fusion, cost-chosen (ours only: no paper number)",
                       [] { return std::make_unique<GnnAlgebraReproduction>(); });
 }
 

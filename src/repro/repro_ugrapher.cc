@@ -31,12 +31,15 @@ struct OpCase {
   const char* model;
 };
 
-constexpr OpCase kCases[] = {
-    {"spmm-sum", 16, "GCN / SAGE-sum"}, {"spmm-weighted", 16, "GCN (normalised)"},
-    {"spmm-mean", 16, "SAGE-mean"},     {"spmm-max", 16, "SAGE-pool"},
-    {"spmm-sum", 64, "GIN"},            {"copy-u", 16, "message"},
-    {"u-mul-v", 16, "message"},         {"sddmm", 64, "attention scores"},
-    {"edge-softmax", 8, "GAT (8 heads)"}};
+constexpr OpCase kCases[] = {{"spmm-sum", 16, "GCN / SAGE-sum"},
+                             {"spmm-weighted", 16, "GCN (normalised)"},
+                             {"spmm-mean", 16, "SAGE-mean"},
+                             {"spmm-max", 16, "SAGE-pool"},
+                             {"spmm-sum", 64, "GIN"},
+                             {"copy-u", 16, "message"},
+                             {"u-mul-v", 16, "message"},
+                             {"sddmm", 64, "attention scores"},
+                             {"edge-softmax", 8, "GAT (8 heads)"}};
 
 std::string Names(const gnn::OpChoice& c) {
   std::string s;
@@ -81,11 +84,12 @@ Result<Policies> MakePolicies() {
 
 // One row: the case on one graph and GPU.
 Result<nlohmann::ordered_json> Row(const Policies& pol, const NamedGraph& g, const OpCase& c,
-                                   const hw::GpuSpec& gpu, const gnn::KernelModelParams& params, Tally& vs_dgl,
-                                   Tally& vs_pyg) {
+                                   const hw::GpuSpec& gpu, const gnn::KernelModelParams& params,
+                                   Tally& vs_dgl, Tally& vs_pyg) {
   DLSIM_ASSIGN_OR_RETURN(auto op, pol.ops.Create(c.op));
   const std::vector<gnn::GraphLoop> loops = op->Loops(c.features);
-  DLSIM_ASSIGN_OR_RETURN(gnn::OpChoice best, gnn::SelectSchedules(g.profile, loops, pol.families, gpu, params));
+  DLSIM_ASSIGN_OR_RETURN(gnn::OpChoice best,
+                         gnn::SelectSchedules(g.profile, loops, pol.families, gpu, params));
   DLSIM_ASSIGN_OR_RETURN(gnn::OpChoice dgl, gnn::CostStatic(g.profile, loops, *pol.dgl, gpu, params));
   DLSIM_ASSIGN_OR_RETURN(gnn::OpChoice pyg, gnn::CostStatic(g.profile, loops, *pol.pyg, gpu, params));
   vs_dgl.speedups.push_back(dgl.time_ns / best.time_ns);
@@ -107,8 +111,8 @@ constexpr const char* kGpus[] = {"v100", "a100"};
 
 // Every case on every graph and GPU; rows into `details` when it is not null.
 Result<std::string> RunCases(const ReproEnv& env, const Policies& pol, const std::vector<NamedGraph>& graphs,
-                             const gnn::KernelModelParams& params, nlohmann::ordered_json* details, Tally& vs_dgl,
-                             Tally& vs_pyg) {
+                             const gnn::KernelModelParams& params, nlohmann::ordered_json* details,
+                             Tally& vs_dgl, Tally& vs_pyg) {
   std::string per_gpu;
   for (const char* name : kGpus) {
     DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, env.catalogs->hardware.FindGpu(name));
@@ -119,8 +123,8 @@ Result<std::string> RunCases(const ReproEnv& env, const Policies& pol, const std
         if (details) details->push_back(std::move(row));
       }
     }
-    per_gpu += fmt::format("{}: {:.2f}x mean / {:.2f}x max vs DGL, {:.2f}x mean vs PyG; ", name, gpu_dgl.Mean(),
-                           gpu_dgl.Max(), gpu_pyg.Mean());
+    per_gpu += fmt::format("{}: {:.2f}x mean / {:.2f}x max vs DGL, {:.2f}x mean vs PyG; ", name,
+                           gpu_dgl.Mean(), gpu_dgl.Max(), gpu_pyg.Mean());
     for (double x : gpu_dgl.speedups) vs_dgl.speedups.push_back(x);
     for (double x : gpu_pyg.speedups) vs_pyg.speedups.push_back(x);
   }
@@ -128,7 +132,8 @@ Result<std::string> RunCases(const ReproEnv& env, const Policies& pol, const std
 }
 
 // The mean speed-up vs DGL when a warp's gather step is faster than assumed.
-Result<std::string> Sensitivity(const ReproEnv& env, const Policies& pol, const std::vector<NamedGraph>& graphs) {
+Result<std::string> Sensitivity(const ReproEnv& env, const Policies& pol,
+                                const std::vector<NamedGraph>& graphs) {
   std::string out;
   for (double step : {50.0, 25.0}) {
     gnn::KernelModelParams p;
@@ -153,13 +158,15 @@ class UgrapherReproduction final : public Reproduction {
     DLSIM_ASSIGN_OR_RETURN(std::string per_gpu, RunCases(env, pol, graphs, {}, &r.details, vs_dgl, vs_pyg));
     DLSIM_ASSIGN_OR_RETURN(std::string sensitivity, Sensitivity(env, pol, graphs));
     r.name = "ugrapher";
-    r.claim = "uGrapher's per-graph schedules run GNN graph operators 3.5x faster on average (up to 29.1x) "
-              "than DGL/PyG on V100 and A100";
+    r.claim =
+        "uGrapher's per-graph schedules run GNN graph operators 3.5x faster on average (up to 29.1x) "
+        "than DGL/PyG on V100 and A100";
     r.paper_ratio = 3.5;
     r.our_ratio = vs_dgl.Mean();
-    r.workload = fmt::format("{} operator cases x {} graphs ({} built-in{}) x 2 GPUs", std::size(kCases),
-                             graphs.size(), graphs.size() - files.size(),
-                             files.empty() ? "; add the real graphs with --graphs DIR" : ", the rest from --graphs");
+    r.workload =
+        fmt::format("{} operator cases x {} graphs ({} built-in{}) x 2 GPUs", std::size(kCases),
+                    graphs.size(), graphs.size() - files.size(),
+                    files.empty() ? "; add the real graphs with --graphs DIR" : ", the rest from --graphs");
     r.baseline = "DGL 0.6 static kernels (WV_G1_T1 for reductions, WE_G1_T1 for edge-wise loops)";
     r.notes = fmt::format(
         "arithmetic mean over cases; {}geomean {:.2f}x, max {:.2f}x vs DGL; {:.2f}x mean vs PyG (TE_G1_T<F>, "

@@ -13,7 +13,9 @@
 namespace dlsim::gnn {
 namespace {
 
-Graph RmatGraph(int scale) { return BuildGraph(GenerateRmat({.scale = scale, .edge_factor = 6}).value(), {}).value(); }
+Graph RmatGraph(int scale) {
+  return BuildGraph(GenerateRmat({.scale = scale, .edge_factor = 6}).value(), {}).value();
+}
 
 RewriteRegistry Rules() {
   RewriteRegistry r("gnn-rewrite");
@@ -66,8 +68,8 @@ TEST(GnnAlgebraTest, TheCheckCatchesAWrongRewrite) {
   const Graph g = RmatGraph(7);
   const Program p = GcnLayer(8, 4);
   Program wrong = p;
-  wrong.ops[0].relu = true;              // relu on the aggregate...
-  wrong.ops.pop_back();                  // ...instead of after the GEMM
+  wrong.ops[0].relu = true;  // relu on the aggregate...
+  wrong.ops.pop_back();      // ...instead of after the GEMM
   wrong.output = wrong.ops.back().out;
   const Tensors in = RandomInputs(p, g, 3);
   EXPECT_GT(RelativeDifference(Evaluate(p, g, in).value(), Evaluate(wrong, g, in).value()), 1e-3);
@@ -90,11 +92,13 @@ TEST(GnnAlgebraTest, RulesOnGcnAsDescribed) {
   RegisterRewrites(r);
   const auto reordered = r.Create("reorder").value()->Apply(p);
   ASSERT_EQ(reordered.size(), 1u);
-  EXPECT_EQ(Describe(reordered[0], true), "v3 = gemm(v0, W0[12x5]); v4 = aggregate-sum(v3 w v2); v5 = relu(v4)");
+  EXPECT_EQ(Describe(reordered[0], true),
+            "v3 = gemm(v0, W0[12x5]); v4 = aggregate-sum(v3 w v2); v5 = relu(v4)");
   const auto pushed = r.Create("push-norm").value()->Apply(p);
   ASSERT_EQ(pushed.size(), 1u);
-  EXPECT_EQ(Describe(pushed[0], true),
-            "v3 = scale-rows(v0, v1); v4 = aggregate-sum(v3) *rows v1; v5 = gemm(v4, W0[12x5]); v6 = relu(v5)");
+  EXPECT_EQ(
+      Describe(pushed[0], true),
+      "v3 = scale-rows(v0, v1); v4 = aggregate-sum(v3) *rows v1; v5 = gemm(v4, W0[12x5]); v6 = relu(v5)");
 }
 
 struct CostEnv {
@@ -103,7 +107,9 @@ struct CostEnv {
   std::unique_ptr<cost::ComputeModel> compute = cost::MakeRooflineComputeModel(*gpu, cat.compute);
   ScheduleFamilyRegistry families{"graph-schedule"};
   CostEnv() { RegisterScheduleFamilies(families); }
-  ProgramCostContext Ctx() const { return {.gpu = gpu, .compute = compute.get(), .families = &families, .kernels = nullptr, .params = {}}; }
+  ProgramCostContext Ctx() const {
+    return {.gpu = gpu, .compute = compute.get(), .families = &families, .kernels = nullptr, .params = {}};
+  }
 };
 
 int AggregateWidth(const Program& p) {
@@ -131,7 +137,8 @@ TEST(GnnAlgebraTest, FusedAttentionIsCheaperThanTheEdgeTensors) {
   const Program p = GatLayer(64, 8, 8);
   const std::vector<Program> fused = Rules().Create("fuse-attention").value()->Apply(p);
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_LT(CostProgram(fused[0], g, env.Ctx()).value().time_ns, CostProgram(p, g, env.Ctx()).value().time_ns);
+  EXPECT_LT(CostProgram(fused[0], g, env.Ctx()).value().time_ns,
+            CostProgram(p, g, env.Ctx()).value().time_ns);
 }
 
 TEST(GnnAlgebraTest, EvaluateRejectsWrongShapes) {

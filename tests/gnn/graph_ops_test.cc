@@ -24,7 +24,9 @@ hw::GpuSpec TestGpu() {
   return g;
 }
 
-Graph MustBuild(const EdgeList& e, bool undirected) { return BuildGraph(e, {.undirected = undirected}).value(); }
+Graph MustBuild(const EdgeList& e, bool undirected) {
+  return BuildGraph(e, {.undirected = undirected}).value();
+}
 
 // Every vertex linked to the next `half` around a ring (undirected: in-degree 2 x half).
 Graph Ring(int64_t n, int half) {
@@ -73,9 +75,9 @@ TEST(GraphScheduleTest, NamesAndChecks) {
   EXPECT_EQ(ScheduleName({Mapping::kThreadEdge, 8, 16, Reduction::kSegment}), "TE_G8_T16_SEG");
   EXPECT_EQ(ScheduleName({.mapping = Mapping::kWarpVertex}), "WV_G1_T1");
   EXPECT_TRUE(CheckSchedule({Mapping::kThreadEdge, 4, 16}, 16).ok());
-  EXPECT_FALSE(CheckSchedule({Mapping::kThreadEdge, 4, 32}, 16).ok());   // tiles above the width
-  EXPECT_FALSE(CheckSchedule({Mapping::kWarpEdge, 1, 2}, 32).ok());      // one warp covers 32
-  EXPECT_FALSE(CheckSchedule({Mapping::kThreadEdge, 1, 3}, 16).ok());    // not a power of two
+  EXPECT_FALSE(CheckSchedule({Mapping::kThreadEdge, 4, 32}, 16).ok());  // tiles above the width
+  EXPECT_FALSE(CheckSchedule({Mapping::kWarpEdge, 1, 2}, 32).ok());     // one warp covers 32
+  EXPECT_FALSE(CheckSchedule({Mapping::kThreadEdge, 1, 3}, 16).ok());   // not a power of two
   EXPECT_FALSE(CheckSchedule({Mapping::kThreadEdge, 0, 1}, 16).ok());
   EXPECT_FALSE(CheckSchedule({Mapping::kThreadVertex, 2, 1, Reduction::kSegment}, 16).ok());
   EXPECT_FALSE(CheckSchedule({}, 0).ok());
@@ -113,12 +115,14 @@ TEST(GraphKernelCostTest, ClosedFormEdgeParallelOnARegularGraph) {
   // Sector requests: 8 lanes read 32 adjacent bytes = 1 sector per unit-step, 2 steps per edge.
   EXPECT_DOUBLE_EQ(c.lsu_ns, 65536.0 * 2 / (10 * kP.l1_sectors_per_ns_per_sm));
   EXPECT_EQ(c.kernels, 2);  // the loop and the zero fill
-  EXPECT_DOUBLE_EQ(c.time_ns, 2 * kP.launch_ns + std::max({c.latency_ns, c.memory_ns, c.lsu_ns, c.atomics_ns}));
+  EXPECT_DOUBLE_EQ(c.time_ns,
+                   2 * kP.launch_ns + std::max({c.latency_ns, c.memory_ns, c.lsu_ns, c.atomics_ns}));
 }
 
 TEST(GraphKernelCostTest, ClosedFormWarpPerVertex) {
   const GraphProfile g = ProfileGraph(Ring(4096, 8));
-  const LoopCost c = CostLoop(g, OpLoops("spmm-sum", 64)[0], {.mapping = Mapping::kWarpVertex}, TestGpu(), kP).value();
+  const LoopCost c =
+      CostLoop(g, OpLoops("spmm-sum", 64)[0], {.mapping = Mapping::kWarpVertex}, TestGpu(), kP).value();
   // A warp per vertex: 16 edges x 2 elements per lane, + 2 steps writing the row; 8 per block:
   // 512 blocks, 7 waves of 34 steps. No atomics, one kernel.
   EXPECT_EQ(c.blocks, 512);
@@ -199,7 +203,8 @@ TEST(GraphKernelCostTest, BadInputs) {
 std::vector<Graph> SmallGraphs() {
   std::vector<Graph> out;
   out.push_back(MustBuild(GenerateRmat({.scale = 9, .edge_factor = 8}).value(), true));
-  out.push_back(MustBuild(GenerateRmat({.scale = 8, .edge_factor = 4, .a = 0.7, .b = 0.1, .c = 0.1}).value(), true));
+  out.push_back(
+      MustBuild(GenerateRmat({.scale = 8, .edge_factor = 4, .a = 0.7, .b = 0.1, .c = 0.1}).value(), true));
   out.push_back(Star(500));
   out.push_back(Ring(1000, 3));
   return out;
@@ -232,7 +237,8 @@ TEST(ScheduleSelectTest, EqualsBruteForceAndBeatsTheStaticKernels) {
         }
         for (const GraphLoop& l : loops) {
           for (const Schedule& s : ScheduleSpace(fam, l.width)) {
-            EXPECT_LE(LoopLowerBoundNs(g, l, s, gpu, kP), CostLoop(g, l, s, gpu, kP).value().time_ns * (1 + 1e-12))
+            EXPECT_LE(LoopLowerBoundNs(g, l, s, gpu, kP),
+                      CostLoop(g, l, s, gpu, kP).value().time_ns * (1 + 1e-12))
                 << op << " " << ScheduleName(s);
           }
         }

@@ -5,9 +5,10 @@
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/data/data_policy.h"
 #include "dlsim/gnn/feature_cache.h"
+#include "dlsim/gnn/gnn_rewrite.h"
 #include "dlsim/gnn/graph_op.h"
 #include "dlsim/gnn/graph_schedule.h"
-#include "dlsim/gnn/gnn_rewrite.h"
+#include "dlsim/gnn/online_serving.h"
 #include "dlsim/gnn/partition.h"
 #include "dlsim/gnn/sampler.h"
 #include "dlsim/gnn/seed_order.h"
@@ -55,9 +56,13 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["partitioner"] = Kind<gnn::PartitionerRegistry>("partitioner", gnn::RegisterPartitioners);
   kinds["topology-cache"] = Kind<gnn::TopologyCacheRegistry>("topology-cache", gnn::RegisterTopologyCaches);
   kinds["graph-op"] = Kind<gnn::GraphOpRegistry>("graph-op", gnn::RegisterGraphOps);
-  kinds["graph-schedule"] = Kind<gnn::ScheduleFamilyRegistry>("graph-schedule", gnn::RegisterScheduleFamilies);
-  kinds["graph-op-baseline"] = Kind<gnn::StaticKernelRegistry>("graph-op-baseline", gnn::RegisterStaticKernels);
+  kinds["graph-schedule"] =
+      Kind<gnn::ScheduleFamilyRegistry>("graph-schedule", gnn::RegisterScheduleFamilies);
+  kinds["graph-op-baseline"] =
+      Kind<gnn::StaticKernelRegistry>("graph-op-baseline", gnn::RegisterStaticKernels);
   kinds["gnn-rewrite"] = Kind<gnn::RewriteRegistry>("gnn-rewrite", gnn::RegisterRewrites);
+  kinds["online-sampler"] = Kind<gnn::SampleStoreRegistry>("online-sampler", gnn::RegisterSampleStores);
+  kinds["online-serving"] = Kind<gnn::OnlineServingRegistry>("online-serving", gnn::RegisterOnlineServing);
   return kinds;
 }
 

@@ -13,8 +13,8 @@
 namespace dlsim::app {
 
 struct ReproArgs {
-  std::string name;   // a reproduction, or "list" / empty for the list
-  bool json = false;  // one JSON object
+  std::string name;        // a reproduction, or "list" / empty for the list
+  bool json = false;       // one JSON object
   std::string graphs_dir;  // edge lists a graph reproduction adds (--graphs DIR); empty: none
 };
 

@@ -27,14 +27,15 @@ struct Value {
 };
 
 enum class OpKind {
-  kGemm,        // out[v] = in0[v] x W(param)
-  kAggregate,   // out[v] = reduce over u -> v of (in1[e] x) in0[u]; in1 optional (edge weights, 1 or heads wide)
-  kScaleRows,   // out[v] = in1[v] x in0[v] (in1 one wide)
-  kAdd,         // out = alpha x in0 + in1
-  kRelu,        // out = max(in0, 0)
-  kEdgeScores,  // out[e = u -> v] = leaky_relu(in0[u] + in1[v]) (GAT's scores, heads wide)
-  kEdgeSoftmax, // out[e] = softmax of in0 over the in-edges of v, per head
-  kAttention,   // fused: out[v] = sum over u -> v of softmax(leaky_relu(in1[u] + in2[v])) x in0[u], per head
+  kGemm,         // out[v] = in0[v] x W(param)
+  kAggregate,    // out[v] = reduce over u -> v of (in1[e] x) in0[u]; in1 optional (edge weights, 1 or heads
+                 // wide)
+  kScaleRows,    // out[v] = in1[v] x in0[v] (in1 one wide)
+  kAdd,          // out = alpha x in0 + in1
+  kRelu,         // out = max(in0, 0)
+  kEdgeScores,   // out[e = u -> v] = leaky_relu(in0[u] + in1[v]) (GAT's scores, heads wide)
+  kEdgeSoftmax,  // out[e] = softmax of in0 over the in-edges of v, per head
+  kAttention,    // fused: out[v] = sum over u -> v of softmax(leaky_relu(in1[u] + in2[v])) x in0[u], per head
 };
 
 struct Op {
@@ -43,16 +44,16 @@ struct Op {
   std::vector<int> in;
   int param = -1;  // kGemm: the weight matrix
   DstReduce reduce = DstReduce::kSum;
-  bool mean = false;   // kAggregate: divide by the in-degree
-  double alpha = 1;    // kAdd
+  bool mean = false;  // kAggregate: divide by the in-degree
+  double alpha = 1;   // kAdd
   // Epilogues fused into the op, applied in this order to its result: a row scale, then a relu.
   int scale = -1;  // a vertex value one wide, or -1
   bool relu = false;
 };
 
 struct Program {
-  std::string layer;            // "gcn", "sage-mean", "gin", "gat"
-  std::vector<Value> values;    // inputs first (kNumInputs of them)
+  std::string layer;          // "gcn", "sage-mean", "gin", "gat"
+  std::vector<Value> values;  // inputs first (kNumInputs of them)
   std::vector<Op> ops;
   std::vector<std::pair<int, int>> params;  // weight matrices: rows x cols
   int output = -1;
@@ -63,9 +64,9 @@ inline constexpr int kNumInputs = 3;
 inline constexpr int kFeatures = 0, kDegInvSqrt = 1, kEdgeNorm = 2;
 
 // The layers as their papers write them (the original form of every rewrite).
-Program GcnLayer(int in, int out);        // relu(A_norm X W), aggregation first, edge-weighted
-Program SageMeanLayer(int in, int out);   // relu(X W_self + mean(X) W_neigh)
-Program GinLayer(int in, int out, double eps);  // relu(((1 + eps) X + sum(X)) W1) W2, W2 out x out
+Program GcnLayer(int in, int out);                  // relu(A_norm X W), aggregation first, edge-weighted
+Program SageMeanLayer(int in, int out);             // relu(X W_self + mean(X) W_neigh)
+Program GinLayer(int in, int out, double eps);      // relu(((1 + eps) X + sum(X)) W1) W2, W2 out x out
 Program GatLayer(int in, int heads, int head_dim);  // Z = X W; scores from Z a_l, Z a_r; softmax; sum
 
 // One line per op ("v5 = relu(v4)"); with `canonical`, values are renumbered in order of first

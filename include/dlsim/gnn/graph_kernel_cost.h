@@ -43,14 +43,14 @@
 namespace dlsim::gnn {
 
 struct KernelModelParams {
-  double step_latency_ns = 100;           // a warp's dependent gather iteration (~140 cycles at 1.4 GHz)
-  double l1_sectors_per_ns_per_sm = 5;    // L1 returns 4 sectors (128 B) per clock at ~1.4 GHz
-  double l2_bandwidth_ratio = 3;          // L2 / DRAM bandwidth
-  double l2_usable_fraction = 0.5;        // the part of L2 that keeps a gathered tensor
-  double atomics_per_ns_per_sm = 1;       // L2 atomic throughput, per SM of the GPU
-  double same_address_atomic_ns = 1;      // atomics on one address serialise at the L2 slice
-  double max_atomic_factor = 3;           // a float max is a compare-and-swap loop
-  double launch_ns = 3000;                // one kernel launch
+  double step_latency_ns = 100;         // a warp's dependent gather iteration (~140 cycles at 1.4 GHz)
+  double l1_sectors_per_ns_per_sm = 5;  // L1 returns 4 sectors (128 B) per clock at ~1.4 GHz
+  double l2_bandwidth_ratio = 3;        // L2 / DRAM bandwidth
+  double l2_usable_fraction = 0.5;      // the part of L2 that keeps a gathered tensor
+  double atomics_per_ns_per_sm = 1;     // L2 atomic throughput, per SM of the GPU
+  double same_address_atomic_ns = 1;    // atomics on one address serialise at the L2 slice
+  double max_atomic_factor = 3;         // a float max is a compare-and-swap loop
+  double launch_ns = 3000;              // one kernel launch
 };
 
 // The destination-sorted view of a graph the model reads: CSC offsets and summary counts.
@@ -74,11 +74,11 @@ struct LoopCost {
   std::string schedule;
   double time_ns = 0;
   double latency_ns = 0, memory_ns = 0, lsu_ns = 0, atomics_ns = 0, contention_ns = 0, launch_ns = 0;
-  std::string bound;       // the largest term: latency, memory, lsu, atomics or contention
-  int kernels = 0;         // launches: the loop, plus a zero fill and a mean pass when atomics write
+  std::string bound;  // the largest term: latency, memory, lsu, atomics or contention
+  int kernels = 0;    // launches: the loop, plus a zero fill and a mean pass when atomics write
   int64_t units = 0, blocks = 0;
-  double imbalance = 0;    // max / mean steps over the units that have work
-  double occupancy = 0;    // blocks / block slots, capped at 1 (the first wave's fill)
+  double imbalance = 0;  // max / mean steps over the units that have work
+  double occupancy = 0;  // blocks / block slots, capped at 1 (the first wave's fill)
   double dram_bytes = 0;
   double atomics = 0;  // atomic transactions (sectors)
 };
@@ -91,8 +91,8 @@ Result<LoopCost> CostLoop(const GraphProfile& g, const GraphLoop& loop, const Sc
 // A lower bound of CostLoop(...).time_ns that needs no pass over the vertices (the throughput
 // terms and the largest unit); the selector prunes with it. Same preconditions as CostLoop
 // (callers check the schedule first).
-double LoopLowerBoundNs(const GraphProfile& g, const GraphLoop& loop, const Schedule& s, const hw::GpuSpec& gpu,
-                        const KernelModelParams& p);
+double LoopLowerBoundNs(const GraphProfile& g, const GraphLoop& loop, const Schedule& s,
+                        const hw::GpuSpec& gpu, const KernelModelParams& p);
 
 }  // namespace dlsim::gnn
 

@@ -27,15 +27,15 @@ enum class DstReduce { kNone, kSum, kMax };
 
 // One pass over every edge. Widths are in fp32 elements.
 struct GraphLoop {
-  std::string name;       // e.g. "gather-max"
-  int width = 1;          // elements per row processed (the feature size, or the heads)
-  bool read_src = false;  // gathers the source row (width elements)
-  bool read_dst = false;  // reads the destination row (width elements)
-  int read_edge = 0;      // elements read per edge: 0, 1 (a weight) or width (an edge tensor)
-  int write_edge = 0;     // elements written per edge: 0, 1 or width
+  std::string name;                     // e.g. "gather-max"
+  int width = 1;                        // elements per row processed (the feature size, or the heads)
+  bool read_src = false;                // gathers the source row (width elements)
+  bool read_dst = false;                // reads the destination row (width elements)
+  int read_edge = 0;                    // elements read per edge: 0, 1 (a weight) or width (an edge tensor)
+  int write_edge = 0;                   // elements written per edge: 0, 1 or width
   DstReduce to_dst = DstReduce::kNone;  // accumulates width elements into the destination row
-  bool dot = false;   // the width products reduce to one scalar per edge (SDDMM u_dot_v)
-  bool mean = false;  // the destination row is divided by its in-degree at the end
+  bool dot = false;                     // the width products reduce to one scalar per edge (SDDMM u_dot_v)
+  bool mean = false;                    // the destination row is divided by its in-degree at the end
 };
 
 // A registered operator: its loops at a given feature size (>= 1).

@@ -22,11 +22,11 @@
 namespace dlsim::gnn {
 
 struct OpChoice {
-  double time_ns = 0;            // the loops' times together
+  double time_ns = 0;               // the loops' times together
   std::vector<Schedule> schedules;  // one per loop
   std::vector<LoopCost> loops;
-  int evaluated = 0;  // CostLoop calls (the selector's work; brute force evaluates the whole space)
-  int candidates = 0; // schedules in the space, over the loops
+  int evaluated = 0;   // CostLoop calls (the selector's work; brute force evaluates the whole space)
+  int candidates = 0;  // schedules in the space, over the loops
 };
 
 // Errors: kInvalidArgument for no loop, loops of different widths, or CostLoop's errors.
@@ -39,7 +39,8 @@ Result<OpChoice> SelectByBruteForce(const GraphProfile& g, const std::vector<Gra
                                     const KernelModelParams& p);
 // The loops under a static kernel policy.
 Result<OpChoice> CostStatic(const GraphProfile& g, const std::vector<GraphLoop>& loops,
-                            const StaticKernelPolicy& policy, const hw::GpuSpec& gpu, const KernelModelParams& p);
+                            const StaticKernelPolicy& policy, const hw::GpuSpec& gpu,
+                            const KernelModelParams& p);
 
 }  // namespace dlsim::gnn
 

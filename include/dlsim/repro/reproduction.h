@@ -24,7 +24,8 @@ namespace dlsim::repro {
 // What a reproduction may use: the catalogs and calibrations, loaded once by the command.
 struct ReproEnv {
   using EdgeListReader = std::function<Result<gnn::EdgeList>(const std::string& path, int skip_lines)>;
-  ReproEnv(const catalog::Catalogs* c, std::string dir = "", EdgeListReader reader = {})  // NOLINT: {&catalogs}
+  ReproEnv(const catalog::Catalogs* c, std::string dir = "",
+           EdgeListReader reader = {})  // NOLINT: {&catalogs}
       : catalogs(c), graphs_dir(std::move(dir)), read_edge_list(std::move(reader)) {}
 
   const catalog::Catalogs* catalogs = nullptr;  // borrowed, not null
