@@ -77,6 +77,12 @@ Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& mis
     DLSIM_ASSIGN_OR_RETURN(NamedGraph g, Build(f.name, *edges));
     out.push_back(std::move(g));
   }
+  if (out.empty()) {
+    return Error::NotFound("--graphs " + env.graphs_dir +
+                           ": none of the shared graphs could be read (cora.cites, email-Eu-core.csv, "
+                           "karateclub_*_edges.csv, ...): " +
+                           missing);
+  }
   return out;
 }
 

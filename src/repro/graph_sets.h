@@ -27,7 +27,7 @@ Result<std::vector<NamedGraph>> BuiltinGraphs();
 // The shared graphs (cora, email-Eu-core, SNAP Facebook, the six karateclub graphs) found in
 // env.graphs_dir through env.read_edge_list, undirected; a file that is absent or does not parse is
 // skipped and said in `missing` (';'-separated: the parse error, or "FILE (absent)"). None when
-// env.graphs_dir is empty.
+// env.graphs_dir is empty; kNotFound when it is set and no file could be read (a wrong folder).
 Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& missing);
 
 }  // namespace dlsim::repro::internal

@@ -60,6 +60,14 @@ TEST(ReproUgrapherTest, GraphsFromTheInjectedReader) {
   EXPECT_EQ(r->details[9 * 5]["graph"], "cora");
 }
 
+TEST(ReproUgrapherTest, AFolderWithoutTheGraphsIsAnError) {
+  ReproEnv env{&gnn::testing::Catalogs(), "nowhere",
+               [](const std::string& path, int) -> Result<gnn::EdgeList> { return Error::NotFound(path); }};
+  auto r = RunRepro("ugrapher", env);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("--graphs nowhere"), std::string::npos) << r.error().message;
+}
+
 TEST(ReproGnnAlgebraTest, ReorderingAndFusionAreChosenWhereTheyPay) {
   auto r = RunRepro("gnn-algebra", {&gnn::testing::Catalogs()});
   ASSERT_TRUE(r.ok()) << r.error().message;
