@@ -1,0 +1,101 @@
+// The C++ side of `import dlsim` (pybind11): each command runs exactly as the CLI runs it with
+// --json — the same app::Run*Command, the same renderer — and returns (exit code, stdout, stderr)
+// for python/dlsim/__init__.py to turn into a dict or a dlsim.ScenarioError. The GIL is released
+// while a simulation runs.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dlsim/app/cluster_command.h"
+#include "dlsim/app/gnn_command.h"
+#include "dlsim/app/plan_command.h"
+#include "dlsim/app/serve_command.h"
+#include "dlsim/app/train_command.h"
+#include "dlsim/io/catalog_loader.h"
+
+namespace py = pybind11;
+
+namespace {
+
+using Outcome = std::tuple<int, std::string, std::string>;
+
+template <typename Args, typename Run>
+Outcome RunJson(Args args, const std::vector<std::string>& catalogs, Run run) {
+  args.json = true;
+  std::ostringstream out, err;
+  int code = 0;
+  {
+    py::gil_scoped_release release;
+    code = run(args, dlsim::app::CommonArgs{catalogs}, out, err);
+  }
+  return {code, out.str(), err.str()};
+}
+
+Outcome Train(const std::string& file, const std::vector<std::string>& catalogs) {
+  dlsim::app::TrainArgs a;
+  a.file = file;
+  return RunJson(a, catalogs, dlsim::app::RunTrainCommand);
+}
+
+Outcome Serve(const std::string& file, const std::vector<std::string>& catalogs, bool capacity,
+              double target) {
+  dlsim::app::ServeArgs a;
+  a.file = file;
+  a.capacity = capacity;
+  a.target = target;
+  return RunJson(a, catalogs, dlsim::app::RunServeCommand);
+}
+
+Outcome Plan(const std::string& file, const std::vector<std::string>& catalogs, int threads, int top) {
+  dlsim::app::PlanArgs a;
+  a.file = file;
+  a.threads = threads;
+  a.top = top;
+  return RunJson(a, catalogs, dlsim::app::RunPlanCommand);
+}
+
+Outcome Cluster(const std::string& file, const std::vector<std::string>& catalogs, bool records,
+                const std::string& compare, const std::string& policy) {
+  dlsim::app::ClusterArgs a;
+  a.file = file;
+  a.records = records;
+  a.compare = compare;
+  a.policy = policy;
+  return RunJson(a, catalogs, dlsim::app::RunClusterCommand);
+}
+
+Outcome Gnn(const std::string& file, const std::vector<std::string>& catalogs, bool compare) {
+  dlsim::app::GnnArgs a;
+  a.file = file;
+  a.compare = compare;
+  return RunJson(a, catalogs, dlsim::app::RunGnnCommand);
+}
+
+// Canonical names of every catalog kind (the embedded catalogs plus `catalogs` files).
+py::dict Catalog(const std::vector<std::string>& catalogs) {
+  auto cat = dlsim::io::LoadCatalogs(catalogs);
+  if (!cat.ok()) throw std::invalid_argument(cat.error().message);
+  py::dict d;
+  d["gpus"] = cat->hardware.GpuNames();
+  d["nodes"] = cat->hardware.NodeNames();
+  d["networks"] = cat->hardware.NetworkNames();
+  d["models"] = cat->models.Names();
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_dlsim, m) {
+  m.doc() = "dlsim's C++ core; use the `dlsim` package (python/dlsim/__init__.py)";
+  m.def("train", &Train, py::arg("file"), py::arg("catalogs"));
+  m.def("serve", &Serve, py::arg("file"), py::arg("catalogs"), py::arg("capacity"), py::arg("target"));
+  m.def("plan", &Plan, py::arg("file"), py::arg("catalogs"), py::arg("threads"), py::arg("top"));
+  m.def("cluster", &Cluster, py::arg("file"), py::arg("catalogs"), py::arg("records"), py::arg("compare"),
+        py::arg("policy"));
+  m.def("gnn", &Gnn, py::arg("file"), py::arg("catalogs"), py::arg("compare"));
+  m.def("catalog", &Catalog, py::arg("catalogs"));
+}

@@ -1,0 +1,111 @@
+"""dlsim from Python: the simulators as functions that take a scenario and return its result.
+
+    import dlsim
+    r = dlsim.train("data/scenarios/llama3_8b_dp16_h100.yaml")   # a path,
+    r = dlsim.train({"model": {"name": "llama3-8b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})  # a dict,
+    r = dlsim.train("model: {name: llama3-8b}\\nhardware: {gpus: 8}")                                 # or YAML text
+    print(r["step_time_s"], r["feasible"])
+
+A scenario is what the CLI reads (docs/scenario-format.md). A dict or a YAML string is written to a
+temporary file in the current directory (relative paths inside it resolve from there) and removed
+afterwards. Results are the dicts `dlsim COMMAND --json` prints, from the same C++ code, so the keys
+cannot drift. Bad input raises ScenarioError with the CLI's message (file, line, key, what was
+expected); an infeasible configuration is a result with "feasible": False, not an exception.
+"""
+
+import json as _json
+import os as _os
+import tempfile as _tempfile
+
+from . import _dlsim
+
+__all__ = ["ScenarioError", "train", "serve", "plan", "cluster", "gnn", "catalog"]
+
+_EXIT_OK, _EXIT_ERROR, _EXIT_USAGE, _EXIT_INFEASIBLE = 0, 1, 2, 3
+
+
+class ScenarioError(ValueError):
+    """A scenario (or a file it names, or a catalog) that dlsim cannot use; the message says why."""
+
+
+def _looks_like_path(text):
+    return "\n" not in text and (text.endswith((".yaml", ".yml", ".json")) or _os.path.exists(text))
+
+
+class _ScenarioFile:
+    """The scenario as a file path: a path as it is, a dict or YAML text in a temporary file."""
+
+    def __init__(self, scenario):
+        self.path, self.temporary = None, False
+        if isinstance(scenario, _os.PathLike):
+            scenario = _os.fspath(scenario)
+        if isinstance(scenario, dict):
+            text = _json.dumps(scenario)  # JSON is YAML
+        elif isinstance(scenario, str) and _looks_like_path(scenario):
+            self.path = scenario
+            return
+        elif isinstance(scenario, str):
+            text = scenario
+        else:
+            raise TypeError("a scenario is a dict, a YAML string or a path, not %s" % type(scenario).__name__)
+        fd, self.path = _tempfile.mkstemp(prefix=".dlsim-scenario-", suffix=".yaml", dir=_os.getcwd())
+        with _os.fdopen(fd, "w") as f:
+            f.write(text)
+        self.temporary = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.temporary:
+            _os.unlink(self.path)
+
+
+def _result(outcome, scenario_file, command):
+    code, out, err = outcome
+    if scenario_file.temporary:  # name the input as the caller gave it
+        err = err.replace(scenario_file.path, "<scenario>").replace(_os.path.basename(scenario_file.path), "<scenario>")
+    if code in (_EXIT_OK, _EXIT_INFEASIBLE) and out.strip():
+        return _json.loads(out)
+    message = err.strip() or ("dlsim %s: exit code %d" % (command, code))
+    if message.startswith("dlsim %s: " % command):
+        message = message[len("dlsim %s: " % command):]
+    raise ScenarioError(message)
+
+
+def _run(command, scenario, catalogs, *args):
+    with _ScenarioFile(scenario) as f:
+        return _result(getattr(_dlsim, command)(f.path, list(catalogs), *args), f, command)
+
+
+def train(scenario, catalogs=()):
+    """One training step: the dict of `dlsim train --json` (step_time_s, memory, mfu, ...)."""
+    return _run("train", scenario, catalogs)
+
+
+def serve(scenario, catalogs=(), capacity=False, target=0.9):
+    """A serving simulation (`dlsim serve --json`), or with capacity=True the SLO capacity search."""
+    return _run("serve", scenario, catalogs, capacity, target)
+
+
+def plan(scenario, catalogs=(), threads=0, top=0):
+    """The parallel-layout search of `dlsim plan --json`."""
+    return _run("plan", scenario, catalogs, threads, top)
+
+
+def cluster(scenario, catalogs=(), records=False, compare="", policy=""):
+    """A cluster simulation (`dlsim cluster --json`); compare="fifo,las" runs several policies."""
+    return _run("cluster", scenario, catalogs, records, compare, policy)
+
+
+def gnn(scenario, catalogs=(), compare=False):
+    """A GNN training-data pipeline epoch (`dlsim gnn --json`); compare=True runs the compare: list."""
+    return _run("gnn", scenario, catalogs, compare)
+
+
+def catalog(catalogs=()):
+    """Canonical names of the catalog's GPUs, nodes, networks and models (plus `catalogs` files)."""
+    try:
+        return _dlsim.catalog(list(catalogs))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None

@@ -1,0 +1,77 @@
+"""`import dlsim`: the results are exactly the CLI's --json, every input form works, bad input raises
+ScenarioError with the CLI's located message. Run by CTest (python_tests) from the repository root
+with PYTHONPATH=build/python and DLSIM_BINARY set."""
+
+import json
+import os
+import subprocess
+import unittest
+
+import dlsim
+
+SCENARIOS = os.path.join(os.getcwd(), "data", "scenarios")
+TRAIN = os.path.join(SCENARIOS, "llama3_8b_dp16_h100.yaml")
+
+
+def cli_json(*args):
+    out = subprocess.run([os.environ["DLSIM_BINARY"], *args, "--json"], capture_output=True, text=True, check=False)
+    return json.loads(out.stdout)
+
+
+class TrainTest(unittest.TestCase):
+    def test_path_gives_exactly_the_cli_json(self):
+        self.assertEqual(dlsim.train(TRAIN), cli_json("train", TRAIN))
+
+    def test_dict_and_yaml_text_give_the_same_result_as_the_file(self):
+        scenario = {
+            "model": {"name": "llama3-8b"},
+            "hardware": {"node": "dgx-h100", "gpus": 16},
+            "training": {"seq_len": 4096, "global_batch": 32, "micro_batch": 1},
+            "parallel": {"tp": 1, "zero": 1, "recompute": "selective"},
+        }
+        from_file = dlsim.train(TRAIN)
+        self.assertEqual(dlsim.train(scenario)["step_time_s"], from_file["step_time_s"])
+        text = "model: {name: llama3-8b}\nhardware: {node: dgx-h100, gpus: 16}\n" \
+               "training: {seq_len: 4096, global_batch: 32, micro_batch: 1}\n" \
+               "parallel: {tp: 1, zero: 1, recompute: selective}\n"
+        self.assertEqual(dlsim.train(text)["step_time_s"], from_file["step_time_s"])
+        self.assertGreater(from_file["step_time_s"], 0)
+        self.assertEqual([f for f in os.listdir(".") if f.startswith(".dlsim-scenario-")], [])
+
+    def test_bad_input_raises_with_the_location(self):
+        with self.assertRaises(dlsim.ScenarioError) as e:
+            dlsim.train({"model": {"name": "llama3-8b"}, "parallel": {"tp": 0}})
+        self.assertIn("<scenario>:", str(e.exception))
+        self.assertIn("parallel.tp", str(e.exception))
+        with self.assertRaises(dlsim.ScenarioError):
+            dlsim.train("no/such/file.yaml")
+        with self.assertRaises(TypeError):
+            dlsim.train(42)
+
+    def test_infeasible_is_a_result(self):
+        r = dlsim.train({"model": {"name": "llama3.1-405b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})
+        self.assertFalse(r["feasible"])
+        self.assertTrue(r["reason"])
+
+
+class OtherCommandsTest(unittest.TestCase):
+    def test_serve_gnn_cluster_match_the_cli(self):
+        serve = os.path.join(SCENARIOS, "serve_llama2_7b_a100_vllm.yaml")
+        self.assertEqual(dlsim.serve(serve), cli_json("serve", serve))
+        gnn = os.path.join(SCENARIOS, "gnn_small.yaml")
+        self.assertEqual(dlsim.gnn(gnn), cli_json("gnn", gnn))
+        cluster = os.path.join(SCENARIOS, "cluster_gavel_synthetic.yaml")
+        self.assertEqual(dlsim.cluster(cluster), cli_json("cluster", cluster))
+
+    def test_catalog_lists_every_kind(self):
+        c = dlsim.catalog()
+        self.assertIn("h100-sxm5-80gb", c["gpus"])
+        self.assertIn("dgx-h100", c["nodes"])
+        self.assertIn("llama3.1-8b", c["models"])
+        self.assertTrue(c["networks"])
+        with self.assertRaises(dlsim.ScenarioError):
+            dlsim.catalog(["no/such/catalog.yaml"])
+
+
+if __name__ == "__main__":
+    unittest.main()
