@@ -1,10 +1,13 @@
-// Fuzz target: the cluster trace readers (every format of cluster/trace.h) and the openb node-list
-// reader. On success it does what `dlsim cluster` does next: simulates the first jobs (at most
-// 200, so one input stays fast) on a small two-type cluster under FIFO and LAS.
+// Fuzz target: the cluster trace readers (every format of cluster/trace.h), the openb node-list
+// reader and the demand-curve readers (cluster/capacity.h). On success it does what `dlsim
+// cluster` does next: simulates the first jobs (at most 200, so one input stays fast) on a small
+// two-type cluster under FIFO and LAS; a demand curve drives the k80 nodes as a lendable pool
+// under FIFO, Aryl and EasyScale.
 #include <cstddef>
 #include <cstdint>
 
 #include "dlsim/catalog/catalogs.h"
+#include "dlsim/cluster/capacity.h"
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/cluster/trace.h"
 #include "fuzz_env.h"
@@ -18,6 +21,33 @@ void SimulateFirst(std::vector<dlsim::cluster::JobSpec> jobs, const dlsim::clust
   o.jobs = std::move(jobs);
   const dlsim::catalog::Catalogs none;
   for (const char* policy : {"fifo", "las"}) {
+    o.policy = policy;
+    (void)dlsim::cluster::Simulate(o, none, nullptr);
+  }
+}
+
+// Three small jobs (one elastic) on the cluster with nodes 2 and 3 lent by `demand`.
+void SimulateLoaning(std::vector<dlsim::cluster::DemandStep> demand,
+                     const dlsim::cluster::ClusterSpec& spec) {
+  dlsim::cluster::ClusterOptions o;
+  o.cluster = spec;
+  for (int i = 0; i < 3; ++i) {
+    dlsim::cluster::JobSpec j;
+    j.id = i;
+    j.arrival = dlsim::TimePoint::Start() + dlsim::Seconds(30.0 * i);
+    j.gpus = 2 + 2 * i;
+    j.work = 600;
+    o.jobs.push_back(j);
+  }
+  o.jobs[0].min_gpus = 1, o.jobs[0].max_gpus = 8;
+  dlsim::cluster::CapacityOptions cap;
+  cap.pool = {2, 3};
+  cap.demand = std::move(demand);
+  cap.checkpoint_interval = dlsim::Seconds(100);
+  if (!cap.demand.empty()) cap.period = cap.demand.back().at.SinceStart() + dlsim::Seconds(60);
+  o.capacity = cap;
+  const dlsim::catalog::Catalogs none;
+  for (const char* policy : {"fifo", "aryl", "easyscale"}) {
     o.policy = policy;
     (void)dlsim::cluster::Simulate(o, none, nullptr);
   }
@@ -38,5 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (jobs.ok() && format != TraceFormat::kGavel) SimulateFirst(std::move(jobs).value(), spec);
   }
   (void)ParseNodeList(text, "fuzz-nodes.csv", 4);
+  if (auto curve = ParseDemandCurve(text, "fuzz-demand.csv", 2); curve.ok()) SimulateLoaning(*curve, spec);
+  if (auto qps = DemandFromQps(text, "fuzz-qps.csv", {}, 2); qps.ok()) SimulateLoaning(*qps, spec);
   return 0;
 }

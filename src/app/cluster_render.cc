@@ -40,6 +40,12 @@ std::string FormatClusterReport(const cluster::ClusterOptions& o, const cluster:
                      s.rho_mean, s.rho_max);
   out += fmt::format("  preemptions  {}{}\n", report::FormatCount(s.preemptions),
                      s.resizes > 0 ? fmt::format(" ({} resizes)", report::FormatCount(s.resizes)) : "");
+  if (o.capacity)
+    out += fmt::format(
+        "  loaning      usage {} (training + pool demand over all GPUs x makespan); {} nodes reclaimed, "
+        "{} jobs preempted and {} shrunk by reclaims\n",
+        report::FormatPercent(s.usage), report::FormatCount(s.reclaimed_nodes),
+        report::FormatCount(s.reclaim_preemptions), report::FormatCount(s.reclaim_shrinks));
   out += fmt::format("  engine       {} events, {} scheduling passes\n", report::FormatCount(s.events),
                      report::FormatCount(s.passes));
   for (const cluster::JobRecord& j : r.jobs)
@@ -121,6 +127,13 @@ nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records
                   {"rho_max", s.rho_max},
                   {"preemptions", s.preemptions},
                   {"resizes", s.resizes},
+                  {"available_gpu_s", s.available_gpu_s},
+                  {"inference_gpu_s", s.inference_gpu_s},
+                  {"usage", s.usage},
+                  {"reclaimed_nodes", s.reclaimed_nodes},
+                  {"reclaim_preemptions", s.reclaim_preemptions},
+                  {"reclaim_shrinks", s.reclaim_shrinks},
+                  {"reclaim_lost_gpu_s", s.reclaim_lost_gpu_s},
                   {"events", s.events},
                   {"passes", s.passes}};
   j["utilisation"] = nlohmann::ordered_json::array();

@@ -24,6 +24,19 @@ ClusterState::ClusterState(const ClusterSpec& spec) : spec_(&spec) {
     type_free_whole_[n.gpu_type] += n.gpus;
     free_whole_total_ += n.gpus;
   }
+  offline_.assign(nodes.size(), 0);
+}
+
+void ClusterState::SetOnline(int node, bool online) {
+  if (online == !offline_[node]) return;
+  const ClusterNode& n = spec_->nodes()[node];
+  assert(online || node_free_whole_[node] == n.gpus);
+  offline_[node] = !online;
+  const int sign = online ? 1 : -1;
+  for (int g = 0; g < n.gpus; ++g) gpu_free_[offset_[node] + g] = online ? int16_t{1000} : int16_t{0};
+  node_free_whole_[node] = static_cast<int16_t>(online ? n.gpus : 0);
+  type_free_whole_[n.gpu_type] += sign * n.gpus;
+  free_whole_total_ += sign * n.gpus;
 }
 
 bool ClusterState::TypeAllowed(const JobSpec& job, int node) const {

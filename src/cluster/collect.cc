@@ -70,6 +70,7 @@ ClusterResult Engine::Collect() {
   s.utilisation = s.makespan_s > 0 && out.total_gpus > 0
                       ? busy_gpu_s / (static_cast<double>(out.total_gpus) * s.makespan_s)
                       : 0;
+  CollectCapacity(s, out.total_gpus);
   s.preemptions = preemptions_;
   s.resizes = resizes_;
   s.passes = passes_;

@@ -6,6 +6,8 @@
 #include <cassert>
 #include <numeric>
 
+#include "dlsim/cluster/elastic.h"
+
 namespace dlsim::cluster {
 
 Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
@@ -51,6 +53,7 @@ Engine::QueueKey Engine::KeyOf(int j) const {
 }
 
 Result<ClusterResult> Engine::Run() {
+  InitCapacity();
   ScheduleArrival(0);
   while (error_.ok() && queue_.Step()) {
   }
@@ -329,9 +332,10 @@ bool Engine::TryStartAs(int j, const JobSpec& job) {
     return false;
   }
   if (!(*rate > 0)) return false;
-  gpu_rate_[j] = *rate;
+  const double gpu_rate = *rate * ElasticSpeedup(Job(j), job.gpus);
+  gpu_rate_[j] = gpu_rate;
   data_cores_[j] = 0;  // a (re)started job uses its local cores until the next data-worker plan
-  const double capped = CappedRate(j, *a, *rate);
+  const double capped = CappedRate(j, *a, gpu_rate);
   Start(j, std::move(*a), capped);
   return true;
 }
@@ -341,6 +345,7 @@ void Engine::Start(int j, Allocation a, double rate) {
   JobProgress& p = prog_[j];
   const TimePoint now = queue_.Now();
   state_.Allocate(Job(j), a);
+  ++starts_;
   p.status = JobStatus::kRunning;
   p.rate = rate;
   p.since = now;
@@ -397,6 +402,7 @@ void Engine::Stop(int j, JobStatus to) {
 void Engine::ScheduleWake() {
   const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
   if (waiting == 0 && !(policy_.Allocates() && !active_.empty())) return;
+  if (capacity_frozen_ && running_.empty()) return;  // loaning.cc: the capacity will not change again
   const TimePoint now = queue_.Now();
   std::optional<TimePoint> at;
   if (round_ > Duration::Zero()) {

@@ -58,6 +58,23 @@ class Engine {
   bool TryStartAs(int j, const JobSpec& as);
   void PassAllocate();
   void ApplyTargets(std::vector<AllocationTarget> targets);
+  bool StartParts(int j, const std::vector<std::pair<int, int>>& parts, double rate);
+  bool SameTarget(int j, const AllocationTarget& t) const;
+  void RerateTo(int j, double rate);
+  std::vector<int> AskReclaim(const std::vector<LentNode>& lent, int k) const;
+  // Capacity loaning (loaning.cc): a lendable pool whose demand follows options_.capacity.
+  void InitCapacity();
+  void ApplyDemand();
+  void Lend(int want);
+  void Reclaim(int k);
+  std::vector<LentNode> LentNodes() const;
+  void ReclaimJob(int j, const std::vector<char>& gone);
+  void Unwait(int j);
+  bool CapacitySettled();
+  bool NoProgressOverAPeriod();
+  void FreezeCapacity(const std::string& why);
+  void RecordCapacity();
+  void CollectCapacity(ClusterSummary& s, int64_t total_gpus) const;
   double RateIf(int j, int gpu_type, int gpus) const;
   void Rerate(int j);
   class View;
@@ -124,6 +141,24 @@ class Engine {
   std::vector<double> gpu_rate_;    // by job: the rate of its current run before the input cap
   std::vector<double> data_cores_;  // by job: data-worker cores of its current run
   double total_cores_ = -1;         // cores of the whole cluster (computed on first use)
+  // Capacity loaning (loaning.cc).
+  std::vector<char> in_pool_;  // by node
+  std::vector<int> lent_;      // pool nodes lent to training, in lending order
+  int max_lendable_ = 0;
+  bool idle_at_max_ = false;
+  int64_t starts_ = 0, starts_at_max_ = 0;  // job starts, and their count when idle_at_max_ was set
+  // No further demand change will be applied (capacity.h): rounds stop once nothing runs.
+  bool capacity_frozen_ = false;
+  TimePoint progress_check_at_;
+  double progress_mark_ = -1;
+  struct CapacityStep {
+    TimePoint from;
+    int64_t online_gpus = 0;    // GPUs training may use from `from` on
+    double inference_gpus = 0;  // GPUs the pool's demand uses
+  };
+  std::vector<CapacityStep> capacity_steps_;
+  int64_t reclaimed_nodes_ = 0, reclaim_preemptions_ = 0, reclaim_shrinks_ = 0;
+  double reclaim_lost_gpu_s_ = 0;
 };
 
 }  // namespace dlsim::cluster

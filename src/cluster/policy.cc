@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dlsim/cluster/aryl_policy.h"
+#include "dlsim/cluster/easyscale_policy.h"
 #include "dlsim/cluster/gavel_policy.h"
 #include "dlsim/cluster/goldminer_policy.h"
 #include "dlsim/cluster/pollux_policy.h"
@@ -100,6 +102,14 @@ class Tiresias final : public SchedulingPolicy {
 
 }  // namespace
 
+std::vector<int> SchedulingPolicy::ChooseReclaim(const AllocationView&, const std::vector<LentNode>& lent,
+                                                 int k) const {
+  std::vector<int> out;
+  for (int i = static_cast<int>(lent.size()) - 1; i >= 0 && static_cast<int>(out.size()) < k; --i)
+    out.push_back(lent[i].node);
+  return out;
+}
+
 void RegisterBuiltinPolicies(PolicyRegistry& reg) {
   reg.RegisterBuiltin("fifo", "first come, first served (non-preemptive; backfill optional)",
                       [](const PolicyParams& p) { return std::make_unique<Fifo>(p); });
@@ -124,6 +134,22 @@ void RegisterBuiltinPolicies(PolicyRegistry& reg) {
   reg.RegisterBuiltin("goldminer",
                       "GoldMiner (SIGMOD'23): FIFO GPU jobs + data workers on idle CPUs by marginal gain",
                       MakeGoldMinerPolicy);
+  reg.RegisterBuiltin(
+      "aryl",
+      "Aryl/Lyra (EuroSys'23): base demands FIFO, elastic extras by knapsack, reclaim of lent "
+      "nodes by least preemption cost (keys elastic, reclaim)",
+      MakeArylPolicy);
+  reg.RegisterBuiltin(
+      "easyscale",
+      "EasyScale (SC'23): fixed EasyScaleThreads on any mix of GPU types, idle GPUs to the "
+      "largest throughput gain",
+      [](const PolicyParams& p) { return MakeEasyScalePolicy(p, EasyScaleMode::kHeterogeneous); });
+  reg.RegisterBuiltin(
+      "easyscale-homogeneous", "EasyScale with one GPU type per job (ablation)",
+      [](const PolicyParams& p) { return MakeEasyScalePolicy(p, EasyScaleMode::kHomogeneous); });
+  reg.RegisterBuiltin("easyscale-fixed",
+                      "EasyScale's baseline: a job runs only on exactly its GPUs of one type, FIFO",
+                      [](const PolicyParams& p) { return MakeEasyScalePolicy(p, EasyScaleMode::kFixed); });
 }
 
 const PolicyRegistry& BuiltinPolicies() {

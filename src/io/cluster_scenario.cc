@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "cluster_inputs.h"
+#include "dlsim/cluster/capacity.h"
+#include "dlsim/cluster/elastic.h"
 #include "dlsim/cluster/placement.h"
 #include "dlsim/cluster/pollux_goodput.h"
 #include "dlsim/cluster/pollux_profile.h"
@@ -78,9 +80,75 @@ cluster::ClusterSpec ReadCluster(const MapReader& c, const hw::Catalog& hardware
     ReadNodeGroup(g, hardware, per_rack, spec);
     g.Finish();
   }
-  if (groups.empty() && !c.Has("node_list")) c.AddError("nodes", "the cluster needs `nodes` or `node_list`");
+  if (groups.empty() && !c.Has("node_list") && !c.Has("lendable"))
+    c.AddError("nodes", "the cluster needs `nodes` or `node_list` (or a `lendable` pool)");
+  c.Allow({"lendable"});
   c.Finish();
   return spec;
+}
+
+// `cluster.lendable.demand`: `{file, format: servers | qps, per_server_qps, bucket_s, sample_s,
+// period_s}` (capacity.h).
+void ReadDemand(const MapReader& d, const std::string& base_dir, int pool, cluster::CapacityOptions& cap) {
+  const std::string format = d.Get<std::string>("format", "servers");
+  cluster::QpsOptions q;
+  q.per_server_qps = d.Get<double>("per_server_qps", 1, Range::Positive(1e9));
+  q.bucket = Seconds(d.Get<double>("bucket_s", 60, Range::Between(1, 1e7)));
+  q.sample = Seconds(d.Get<double>("sample_s", 60, Range::Between(1e-3, 1e7)));
+  cap.period = Seconds(d.Get<double>("period_s", 0, kSeconds));
+  if (format != "qps" && format != "servers")
+    d.AddError("format",
+               "expected 'servers' (time_s,servers) or 'qps' (a QPS trace), found '" + format + "'");
+  std::string path;
+  if (std::optional<std::string> text = ReadDataFile(d, "file", base_dir, &path)) {
+    Result<std::vector<cluster::DemandStep>> curve = format == "qps"
+                                                         ? cluster::DemandFromQps(*text, path, q, pool)
+                                                         : cluster::ParseDemandCurve(*text, path, pool);
+    if (curve.ok())
+      cap.demand = std::move(*curve);
+    else
+      d.AddError("file", curve.error().message);
+  } else if (d.present() && !d.Has("file")) {
+    d.AddError("file", "the demand curve needs `file` (a CSV)");
+  }
+  if (!cap.demand.empty() && cap.period > Duration::Zero() && cap.period <= cap.demand.back().at.SinceStart())
+    d.AddError("period_s", fmt::format("expected more than the curve's last step ({} s), or 0 (no repeat)",
+                                       cap.demand.back().at.ToSeconds()));
+  d.Finish();
+}
+
+// `cluster.lendable`: a pool of nodes (appended to the cluster, lent in this order) whose own
+// demand follows a curve.
+void ReadLendable(const MapReader& l, const hw::Catalog& hardware, const std::string& base_dir,
+                  ClusterOptions& o) {
+  cluster::CapacityOptions cap;
+  const int first = static_cast<int>(o.cluster.nodes().size());
+  for (const MapReader& g : l.SectionList("nodes")) {
+    ReadNodeGroup(g, hardware, 0, o.cluster);
+    g.Finish();
+  }
+  for (int n = first; n < static_cast<int>(o.cluster.nodes().size()); ++n) cap.pool.push_back(n);
+  if (cap.pool.empty()) l.AddError("nodes", "a lendable pool needs at least one node group");
+  cap.loan = l.Get<bool>("loan", true);
+  cap.checkpoint_interval = Seconds(l.Get<double>("checkpoint_interval_s", 0, kSeconds));
+  const MapReader d = l.Section("demand");
+  if (!d.present()) l.AddError("demand", "a lendable pool needs `demand: {file: ...}`");
+  ReadDemand(d, base_dir, std::max<int>(1, static_cast<int>(cap.pool.size())), cap);
+  l.Finish();
+  o.capacity = std::move(cap);
+}
+
+// `jobs.elastic`: a share of the trace made elastic (cluster/elastic.h).
+cluster::ElasticOptions ReadElastic(const MapReader& e) {
+  cluster::ElasticOptions x;
+  x.fraction = e.Get<double>("fraction", 0, Range::Between(0, 1));
+  x.min_factor = e.Get<double>("min_factor", 1, Range::Positive(1));
+  x.max_factor = e.Get<double>("max_factor", 4, Range::Between(1, 1024));
+  x.max_gpus_cap = e.Get<int>("max_gpus", 64, Range::Between(1, cluster::kMaxJobGpus));
+  x.scaling = e.Get<double>("scaling", 0.8, Range::Positive(1));
+  x.seed = static_cast<uint64_t>(e.Get<int64_t>("seed", 1, Range::NonNegative()));
+  e.Finish();
+  return x;
 }
 
 const std::vector<std::pair<std::string, cluster::TraceFormat>>& FormatNames() {
@@ -264,6 +332,7 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
     o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster, tables));
   sources += !list.empty();
   ApplyJobTables(tables, !list.empty(), o.jobs);
+  if (MapReader e = j.Section("elastic"); e.present()) cluster::MakeElastic(o.jobs, ReadElastic(e));
   if (sources != 1)
     j.AddError("", sources == 0 ? "`jobs` needs one of `trace`, `synthetic` or `list`"
                                 : "give one of `trace`, `synthetic` or `list`, not several");
@@ -298,12 +367,15 @@ cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const Cl
   g.load = syn.Get<double>("load", 0.8, Range::Positive(100));
   g.cluster_gpus = o.cluster.total_gpus();
   const JobTables tables = ReadJobTables(jobs, base_dir);  // input classes and tuners for every seed
-  s.regenerate = [g, tables](uint64_t seed) {
+  std::optional<cluster::ElasticOptions> elastic;
+  if (MapReader e = jobs.Section("elastic"); e.present()) elastic = ReadElastic(e);
+  s.regenerate = [g, tables, elastic](uint64_t seed) -> Result<std::vector<cluster::JobSpec>> {
     cluster::SyntheticOptions x = g;
     x.seed = seed;
-    Result<std::vector<cluster::JobSpec>> jobs = cluster::GenerateGavelMix(x);
-    if (jobs.ok()) ApplyJobTables(tables, false, *jobs);
-    return jobs;
+    DLSIM_ASSIGN_OR_RETURN(std::vector<cluster::JobSpec> drawn, cluster::GenerateGavelMix(x));
+    ApplyJobTables(tables, false, drawn);
+    if (elastic) cluster::MakeElastic(drawn, *elastic);  // the same share of each draw, elastic
+    return drawn;
   };
   return s;
 }
@@ -327,6 +399,11 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
   o.policy_params.goldminer_worker_cores =
       p.Get<double>("goldminer_worker_cores", 1, Range::Between(0.001, 1e4));
   o.policy_params.goldminer_equal_split = p.Get<bool>("goldminer_equal_split", false);
+  o.policy_params.elastic = p.Get<bool>("elastic", true);
+  o.policy_params.reclaim = p.Get<std::string>("reclaim", "least-cost");
+  if (o.policy_params.reclaim != "least-cost" && o.policy_params.reclaim != "random")
+    p.AddError("reclaim", "expected 'least-cost' or 'random', found '" + o.policy_params.reclaim + "'");
+  o.policy_params.switch_s = p.Get<double>("switch_s", 0.005, Range::Between(0, 1e4));
   o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
   o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));
   p.Finish();
@@ -352,6 +429,7 @@ Result<ClusterOptions> ParseClusterScenario(std::string_view text, std::string f
   MapReader c = root.Section("cluster");
   if (!c.present()) root.AddError("cluster", "missing required section 'cluster'");
   o.cluster = ReadCluster(c, catalogs.hardware, base_dir);
+  if (MapReader l = c.Section("lendable"); l.present()) ReadLendable(l, catalogs.hardware, base_dir, o);
   MapReader j = root.Section("jobs");
   if (!j.present())
     root.AddError("jobs", "missing required section 'jobs'");

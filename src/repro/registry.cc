@@ -16,6 +16,8 @@ void RegisterAutoLrs(ReproRegistry& reg);          // repro_autolrs.cc
 void RegisterUgrapher(ReproRegistry& reg);         // repro_ugrapher.cc
 void RegisterGnnAlgebra(ReproRegistry& reg);       // repro_gnn_algebra.cc
 void RegisterHelios(ReproRegistry& reg);           // repro_helios.cc
+void RegisterAryl(ReproRegistry& reg);             // repro_aryl.cc
+void RegisterEasyScale(ReproRegistry& reg);        // repro_easyscale.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -31,6 +33,8 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterUgrapher(reg);
   RegisterGnnAlgebra(reg);
   RegisterHelios(reg);
+  RegisterAryl(reg);
+  RegisterEasyScale(reg);
 }
 
 }  // namespace dlsim::repro

@@ -25,6 +25,23 @@ inline ClusterSpec Nodes(int count, int gpus) {
   return c;
 }
 
+// One 2-GPU training node and a pool of two 2-GPU nodes (1, 2) needing 2 servers until 100 s, none
+// until 300 s, then 1; three 2-GPU jobs at 0 of 200, 150 and 400 s; a 10 s restore after a
+// preemption (tests/cluster/capacity_test.cc and aryl_test.cc work out its JCTs).
+inline ClusterOptions LoaningCase() {
+  ClusterOptions o;
+  o.cluster.AddNodes("train", "gpu", 1, 2, 0, 0, 0);
+  o.cluster.AddNodes("pool", "gpu", 2, 2, 0, 0, 0);
+  CapacityOptions cap;
+  cap.pool = {1, 2};
+  const TimePoint t0 = TimePoint::Start();
+  cap.demand = {{t0, 2}, {t0 + Seconds(100), 0}, {t0 + Seconds(300), 1}};
+  o.capacity = cap;
+  o.jobs = {Job(1, 0, 2, 200), Job(2, 0, 2, 150), Job(3, 0, 2, 400)};
+  o.restart_overhead = Seconds(10);
+  return o;
+}
+
 // Runs and returns JCT by job id; fails the test on an error.
 inline ClusterResult RunCluster(const ClusterOptions& o) {
   catalog::Catalogs none;

@@ -1,6 +1,7 @@
 // The cluster scenario reader: good scenarios, and bad ones with the file, line, key and range.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -307,6 +308,47 @@ TEST(ClusterScenario, SweepSeedsKeepTheInputClasses) {
   auto jobs = s->regenerate(2);
   ASSERT_TRUE(jobs.ok());
   for (const cluster::JobSpec& j : *jobs) EXPECT_GT(j.input_core_s, 0) << j.id;
+}
+
+}  // namespace
+}  // namespace dlsim::io
+
+namespace dlsim::io {
+namespace {
+
+TEST(ClusterScenario, ShippedLoaningScenariosParseAndRun) {
+  for (const char* name : {"cluster_aryl.yaml", "cluster_easyscale.yaml"}) {
+    auto o = LoadClusterScenarioFile(std::string(DLSIM_DATA_DIR) + "/scenarios/" + name, Cat());
+    ASSERT_TRUE(o.ok()) << name << ": " << o.error().message;
+    ASSERT_TRUE(o->capacity.has_value());
+    EXPECT_EQ(o->capacity->pool.size(), std::string(name) == "cluster_aryl.yaml" ? 8u : 12u);
+    EXPECT_EQ(o->capacity->period, Seconds(86400));
+    // The GenAI curve at these capacities: the peak 10 minutes need the whole pool.
+    int peak = 0;
+    for (const cluster::DemandStep& s : o->capacity->demand) peak = std::max(peak, s.servers);
+    EXPECT_EQ(peak, static_cast<int>(o->capacity->pool.size()));
+  }
+  auto aryl = LoadClusterScenarioFile(std::string(DLSIM_DATA_DIR) + "/scenarios/cluster_aryl.yaml", Cat());
+  int elastic = 0;
+  for (const cluster::JobSpec& j : aryl->jobs) elastic += cluster::IsElastic(j);
+  EXPECT_NEAR(static_cast<double>(elastic) / aryl->jobs.size(), 0.3, 0.03);
+}
+
+TEST(ClusterScenario, LendablePoolErrorsAreLocated) {
+  const std::string jobs = "jobs: {list: [{gpus: 1, duration_s: 1}]}\n";
+  const std::string pool = "cluster:\n  lendable:\n    nodes: [{gpu: v100, gpus: 8, count: 2}]\n";
+  EXPECT_NE(ErrorOf(pool + jobs).find("needs `demand"), std::string::npos) << ErrorOf(pool + jobs);
+  const std::string bad_format = pool + "    demand: {file: demand.csv, format: rps}\n" + jobs;
+  EXPECT_NE(ErrorOf(bad_format).find("expected 'servers'"), std::string::npos) << ErrorOf(bad_format);
+  const std::string missing = pool + "    demand: {file: nope.csv}\n" + jobs;
+  EXPECT_NE(ErrorOf(missing).find("nope.csv"), std::string::npos) << ErrorOf(missing);
+  const std::string bad_reclaim = "cluster: {nodes: [{gpu: v100, gpus: 8, count: 2}]}\n" + jobs +
+                                  "policy: {name: aryl, reclaim: cheapest}\n";
+  EXPECT_NE(ErrorOf(bad_reclaim).find("'least-cost' or 'random'"), std::string::npos);
+  const std::string bad_elastic =
+      "cluster: {nodes: [{gpu: v100, gpus: 8, count: 2}]}\n"
+      "jobs: {list: [{gpus: 1, duration_s: 1}], elastic: {fraction: 2}}\n";
+  EXPECT_NE(ErrorOf(bad_elastic).find("fraction"), std::string::npos) << ErrorOf(bad_elastic);
 }
 
 }  // namespace

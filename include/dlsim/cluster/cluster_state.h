@@ -63,6 +63,11 @@ class ClusterState {
   // Does `node` have the CPU and memory for the job (when both are tracked)?
   bool HostFits(const JobSpec& job, int node) const;
 
+  // Takes an idle node out of service (its GPUs are then neither free nor busy) or puts it back
+  // (capacity loaning, capacity.h). Precondition for taking it out: no job holds any of its GPUs.
+  void SetOnline(int node, bool online);
+  bool online(int node) const { return !offline_[node]; }
+
   void Allocate(const JobSpec& job, const Allocation& a);
   void Release(const JobSpec& job, const Allocation& a);
   PlacementShape ShapeOf(const Allocation& a) const;
@@ -75,6 +80,7 @@ class ClusterState {
   std::vector<int16_t> node_free_whole_;
   std::vector<int64_t> cpu_free_, mem_free_;
   std::vector<int64_t> type_free_whole_;
+  std::vector<char> offline_;
   int64_t busy_milli_ = 0;
   int64_t free_whole_total_ = 0;
 };

@@ -40,7 +40,18 @@ struct JobSpec {
   // preprocessed input per unit of work (what a remote data worker ships). 0: never input-bound.
   double input_core_s = 0;
   double input_bytes = 0;
+  // Elastic jobs (Aryl, EasyScale; cluster/elastic.h): the job runs on min_gpus..max_gpus GPUs;
+  // max_gpus 0: rigid (exactly `gpus`). A duration job on n GPUs runs at (n / gpus)^scaling of
+  // its trace speed (1: linear scaling); a steps job's speed model prices n itself.
+  int min_gpus = 0;
+  int max_gpus = 0;
+  double scaling = 1;
 };
+
+inline bool IsElastic(const JobSpec& j) { return j.max_gpus > 0; }
+// The fewest GPUs the job runs on (its request when rigid).
+inline int MinGpus(const JobSpec& j) { return IsElastic(j) ? j.min_gpus : j.gpus; }
+inline int MaxGpus(const JobSpec& j) { return IsElastic(j) ? j.max_gpus : j.gpus; }
 
 // Total GPU demand in milli-GPUs (what the job holds while it runs).
 inline int64_t DemandMilli(const JobSpec& j) { return j.gpus == 1 ? j.gpu_milli : int64_t{j.gpus} * 1000; }

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dlsim/cluster/capacity.h"
 #include "dlsim/cluster/cluster_spec.h"
 #include "dlsim/cluster/job.h"
 #include "dlsim/cluster/policy.h"
@@ -35,6 +37,8 @@ struct ClusterOptions {
   int64_t measure_from = 0;
   int64_t measure_to = 0;
   bool keep_records = true;  // per-job records in the result (off for million-job benchmarks)
+  // A lendable pool whose demand changes over time (capacity.h); nullopt: a fixed cluster.
+  std::optional<CapacityOptions> capacity;
 };
 
 }  // namespace dlsim::cluster

@@ -13,12 +13,17 @@
 //
 // Builtins: fifo, sjf (oracle duration), srtf (oracle remaining time, preemptive), las
 // (least attained GPU-service, preemptive, in rounds), tiresias (discretised 2D-LAS: queues by
-// attained GPU-seconds, FIFO within a queue, optional starvation promotion).
+// attained GPU-seconds, FIFO within a queue, optional starvation promotion); allocation
+// policies pollux, gavel, gavel-agnostic, aryl (aryl_policy.h) and easyscale,
+// easyscale-homogeneous, easyscale-fixed (easyscale_policy.h).
 #ifndef DLSIM_CLUSTER_POLICY_H_
 #define DLSIM_CLUSTER_POLICY_H_
 
+#include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "dlsim/cluster/input_pipeline.h"
@@ -50,6 +55,13 @@ struct PolicyParams {
   // are split: by marginal gain (GoldMiner's rule) or equally among the input-bound jobs.
   double goldminer_worker_cores = 1;
   bool goldminer_equal_split = false;
+  // aryl: give elastic jobs extra workers (the multiple-choice knapsack); false: base demands only.
+  bool elastic = true;
+  // aryl: which lent nodes to give back when the pool reclaims: "least-cost" (fewest preempted
+  // jobs, greedily) or "random" (the ablation).
+  std::string reclaim = "least-cost";
+  // easyscale: seconds per step each extra EasyScaleThread on a GPU costs (its context switch).
+  double switch_s = 0.005;
 };
 
 // What an allocation policy sees each round: the active jobs and their progress, the cluster, and
@@ -66,13 +78,30 @@ class AllocationView {
   virtual const JobProgress& progress(int j) const = 0;
   // Work per second of job j on `gpus` GPUs of `gpu_type`, packed; 0 when it cannot run so.
   virtual double RateIf(int j, int gpu_type, int gpus) const = 0;
+  // GPUs of `gpu_type` training may use now (fewer than the cluster's while a lendable pool,
+  // capacity.h, keeps some of its nodes).
+  virtual int64_t available_gpus(int gpu_type) const { return cluster().gpus_of_type(gpu_type); }
 };
 
 // What a job should hold after this round: `gpus` GPUs of `gpu_type` (0 GPUs: not run).
 struct AllocationTarget {
+  AllocationTarget() = default;
+  AllocationTarget(int job_index, int type, int count) : job(job_index), gpu_type(type), gpus(count) {}
   int job = 0;
   int gpu_type = 0;
   int gpus = 0;
+  // A mixed allocation (EasyScale): (gpu_type, gpus) parts, each placed on its type; when set,
+  // `gpus` is their total and gpu_type is not used.
+  std::vector<std::pair<int, int>> parts;
+  // The job's work per second on this target when the policy prices it itself (a mixed
+  // allocation no speed model covers); 0: the engine's speed of the placed shape.
+  double rate = 0;
+};
+
+// A node of the lendable pool now lent to training, and the running jobs holding GPUs on it.
+struct LentNode {
+  int node = 0;
+  std::vector<std::pair<int, int>> jobs;  // (job index, GPUs it holds on this node)
 };
 
 class SchedulingPolicy {
@@ -115,6 +144,18 @@ class SchedulingPolicy {
   virtual std::vector<double> PlanDataWorkers(const std::vector<DataWorkerDemand>& demands,
                                               double idle_cores) const {
     return {};
+  }
+
+  // Capacity loaning (capacity.h): the pool takes `k` of the `lent` nodes back (lent is in
+  // lending order, k <= its size). Returns k distinct node ids of `lent`; anything else is
+  // completed by the default. Default: the nodes lent last. The jobs on the chosen nodes are
+  // preempted, or shrunk when elastic (JobSpec::max_gpus) and left with at least min_gpus.
+  virtual std::vector<int> ChooseReclaim(const AllocationView& view, const std::vector<LentNode>& lent,
+                                         int k) const;
+  // The fewest GPUs `job` may keep running on when a reclaim takes some of its GPUs; with fewer
+  // it is preempted. Default: min_gpus (at least 1) of an elastic job; a rigid job never shrinks.
+  virtual int ShrinkFloor(const JobSpec& job) const {
+    return IsElastic(job) ? std::max(1, MinGpus(job)) : kMaxJobGpus + 1;
   }
 };
 

@@ -44,6 +44,15 @@ struct ClusterSummary {
   int64_t preemptions = 0;
   int64_t resizes = 0;             // allocation changes of running jobs (allocation policies)
   int64_t passes = 0, events = 0;  // scheduler work, for docs/cluster.md's complexity figures
+  // Capacity loaning (capacity.h), over [0, makespan]: GPU-seconds training could use (the whole
+  // cluster when there is no pool), GPU-seconds the pool's own demand used, nodes reclaimed, and
+  // the jobs a reclaim preempted or shrank, and the GPU-seconds of work preempted jobs lost since
+  // their last checkpoint. usage = (busy + inference GPU-s) / (GPUs x makespan).
+  double available_gpu_s = 0;
+  double inference_gpu_s = 0;
+  double usage = 0;
+  int64_t reclaimed_nodes = 0, reclaim_preemptions = 0, reclaim_shrinks = 0;
+  double reclaim_lost_gpu_s = 0;
 };
 
 struct ClusterResult {
