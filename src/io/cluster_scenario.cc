@@ -380,6 +380,18 @@ cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const Cl
   return s;
 }
 
+// A preemptive policy that re-ranks every round can preempt a job each round; when a restart costs a
+// whole round or more, no job ever progresses and the run would never end.
+void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
+  if (o.restart_overhead < o.policy_params.round) return;
+  auto policy = cluster::BuiltinPolicies().Create(o.policy, o.policy_params);
+  if (!policy.ok() || !(*policy)->Preemptive() || (*policy)->Round() <= Duration::Zero()) return;
+  p.AddError("restart_overhead_s",
+             fmt::format("{} s is not shorter than round_s ({} s): under {}, a job "
+                         "preempted every round would never progress",
+                         o.restart_overhead.ToSeconds(), o.policy_params.round.ToSeconds(), o.policy));
+}
+
 void ReadPolicy(const MapReader& p, ClusterOptions& o) {
   o.policy = p.Get<std::string>("name", "fifo");
   if (!cluster::BuiltinPolicies().Contains(o.policy))
@@ -405,6 +417,7 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
     p.AddError("reclaim", "expected 'least-cost' or 'random', found '" + o.policy_params.reclaim + "'");
   o.policy_params.switch_s = p.Get<double>("switch_s", 0.005, Range::Between(0, 1e4));
   o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
+  CheckRoundAgainstRestart(p, o);
   o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));
   p.Finish();
 }

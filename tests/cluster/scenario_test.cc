@@ -62,6 +62,17 @@ TEST(ClusterScenario, TraceFilesAndNodeLists) {
   EXPECT_EQ(g->jobs[1].gpus, 8);
 }
 
+// A restart that costs a whole round under a preemptive round policy would never end (LAS preempts
+// every job before it progresses): refused with the reason; FIFO never preempts, so it may.
+TEST(ClusterScenario, RestartNotShorterThanTheRoundIsRefused) {
+  const std::string jobs = "jobs: {list: [{gpus: 8, duration_s: 600}, {gpus: 8, duration_s: 600}]}\n";
+  const std::string e = ErrorOf(kNodes + jobs + "policy: {name: las, round_s: 30, restart_overhead_s: 60}\n");
+  EXPECT_NE(e.find("policy.restart_overhead_s"), std::string::npos) << e;
+  EXPECT_NE(e.find("never progress"), std::string::npos) << e;
+  EXPECT_TRUE(Parse(kNodes + jobs + "policy: {name: fifo, round_s: 30, restart_overhead_s: 60}\n").ok());
+  EXPECT_TRUE(Parse(kNodes + jobs + "policy: {name: las, round_s: 120, restart_overhead_s: 60}\n").ok());
+}
+
 TEST(ClusterScenario, MissingSections) {
   EXPECT_NE(ErrorOf("jobs: {list: [{gpus: 1, duration_s: 1}]}\n").find("missing required section 'cluster'"),
             std::string::npos);
