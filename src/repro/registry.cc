@@ -18,6 +18,7 @@ void RegisterGnnAlgebra(ReproRegistry& reg);       // repro_gnn_algebra.cc
 void RegisterHelios(ReproRegistry& reg);           // repro_helios.cc
 void RegisterAryl(ReproRegistry& reg);             // repro_aryl.cc
 void RegisterEasyScale(ReproRegistry& reg);        // repro_easyscale.cc
+void RegisterMigServing(ReproRegistry& reg);       // repro_mig_serving.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -35,6 +36,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterHelios(reg);
   RegisterAryl(reg);
   RegisterEasyScale(reg);
+  RegisterMigServing(reg);
 }
 
 }  // namespace dlsim::repro

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/serve/mig_serving.h"
 #include "dlsim/serve/setup.h"
 #include "dlsim/train/simulate.h"
 
@@ -310,6 +312,44 @@ TEST(SelectNMechanism, IntervalBelowTheAdmittedOneBreaksTheSlo) {
     // Observed p99 (s): v100 0.564 (SLO 0.2), t4 0.515 (0.2), a10 0.137 (0.1).
     EXPECT_GT(forced.p99_tpot, s.tpot_s) << s.model << " on " << s.gpu;
   }
+}
+
+// MIG-serving saves GPUs by putting several services on the instances of one GPU: three small
+// services at 0.3 of a whole GPU each need 3 whole GPUs but fit 2 partitioned ones, at least one
+// of which serves two services; one large service at whole-GPU multiples keeps its whole GPUs
+// (108 SMs beat the 98 of a MIG-mode 7g).
+TEST(MigServingMechanism, SharesGpusBetweenServicesOnlyWhereItSaves) {
+  serve::DnnModelRegistry models("dnn-model");
+  serve::RegisterDnnModels(models, Cat().models);
+  serve::MigOptimizerRegistry reg("mig-optimizer");
+  serve::RegisterMigOptimizers(reg);
+  const hw::GpuSpec& a100 = *Cat().hardware.FindGpu("a100-sxm4-80gb").value();
+  auto solve = [&](const serve::MigServingProblem& p, const char* name) {
+    return (*reg.Create(name, serve::MigOptimizerOptions{}))->Optimize(p).value();
+  };
+  std::vector<serve::MigService> small = {{"resnet50", "resnet50", 1, Millis(30)},
+                                          {"bert-base", "bert-base", 1, Millis(40)},
+                                          {"dlrm", "dlrm-mlp", 1, Millis(10)}};
+  auto unit = serve::MakeMigServingProblem(a100, small, models, Cat().compute).value();
+  for (size_t m = 0; m < small.size(); ++m) small[m].demand_rps = 0.3 * unit.whole_gpu_throughput[m];
+  const auto p = serve::MakeMigServingProblem(a100, small, models, Cat().compute).value();
+  EXPECT_EQ(solve(p, "whole-gpu").gpus.size(), 3u);
+  const serve::MigDeployment ga = solve(p, "ga");
+  EXPECT_LE(ga.gpus.size(), 2u);
+  bool shared = false;
+  for (const serve::GpuConfig& g : ga.gpus) {
+    std::set<int> distinct(g.service.begin(), g.service.end());
+    distinct.erase(-1);
+    shared = shared || distinct.size() >= 2;
+  }
+  EXPECT_TRUE(shared);
+  std::vector<serve::MigService> large = {{"bert-large", "bert-large", 1, Millis(80)}};
+  auto lunit = serve::MakeMigServingProblem(a100, large, models, Cat().compute).value();
+  large[0].demand_rps = 4 * lunit.whole_gpu_throughput[0];
+  const auto lp = serve::MakeMigServingProblem(a100, large, models, Cat().compute).value();
+  const serve::MigDeployment lg = solve(lp, "greedy");
+  EXPECT_EQ(lg.gpus.size(), 4u);
+  for (const serve::GpuConfig& g : lg.gpus) EXPECT_EQ(g.partition, -1);
 }
 
 }  // namespace

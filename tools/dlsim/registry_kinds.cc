@@ -13,8 +13,11 @@
 #include "dlsim/gnn/sampler.h"
 #include "dlsim/gnn/seed_order.h"
 #include "dlsim/gnn/topology_cache.h"
+#include "dlsim/io/catalog_loader.h"
 #include "dlsim/net/collective.h"
 #include "dlsim/repro/reproduction.h"
+#include "dlsim/serve/dnn_model.h"
+#include "dlsim/serve/mig_serving.h"
 #include "dlsim/serve/router.h"
 #include "dlsim/serve/scheduler.h"
 #include "dlsim/train/pipeline_schedule.h"
@@ -47,6 +50,12 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["data-policy"] = Kind<data::DataPolicyRegistry>("data-policy", data::RegisterDataPolicies);
   kinds["serving-scheduler"] = Kind<serve::SchedulerRegistry>("serving-scheduler", serve::RegisterSchedulers);
   kinds["router"] = Kind<serve::RouterRegistry>("router", serve::RegisterRouters);
+  kinds["mig-optimizer"] = Kind<serve::MigOptimizerRegistry>("mig-optimizer", serve::RegisterMigOptimizers);
+  kinds["dnn-model"] = Kind<serve::DnnModelRegistry>("dnn-model", [](serve::DnnModelRegistry& reg) {
+    const Result<catalog::Catalogs> cat = io::LoadCatalogs({});  // the embedded model shapes
+    model::ModelCatalog none;
+    serve::RegisterDnnModels(reg, cat.ok() ? cat->models : none);
+  });
   kinds["cluster-policy"] = Kind<cluster::PolicyRegistry>("cluster-policy", cluster::RegisterBuiltinPolicies);
   kinds["cluster-placement"] =
       Kind<cluster::PlacementRegistry>("cluster-placement", cluster::RegisterBuiltinPlacements);
