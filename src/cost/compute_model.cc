@@ -4,6 +4,7 @@
 #include <string>
 
 #include "dlsim/cost/kernel_time.h"
+#include "dlsim/cost/sparse_gemm.h"
 
 namespace dlsim::cost {
 namespace {
@@ -54,6 +55,11 @@ class RooflineComputeModel final : public ComputeModel {
   Duration MemoryBound(Bytes moved, Flops flops, MemoryKind kind) const override {
     return Seconds(MemoryBoundSeconds(moved.value(), flops.value(), arch_.memory,
                                       rates_[static_cast<int>(hw::DType::kBf16)], kind));
+  }
+  Duration SparseWeightGemm(const GemmShape& s, hw::DType dt, double sparsity,
+                            const SparseWeightFormat& format) const override {
+    const int i = static_cast<int>(dt);
+    return Seconds(SparseWeightGemmSeconds(s, DTypeSize(dt), sparsity, format, arch_, gemm_[i], rates_[i]));
   }
   std::string_view name() const override { return "roofline"; }
 

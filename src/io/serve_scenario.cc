@@ -8,6 +8,7 @@
 
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
+#include "dlsim/hw/mig.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
@@ -277,7 +278,7 @@ serve::OffloadOptions ReadOffload(const MapReader& m) {
 
 // Reads the model section of `root` into `spec`: a catalog entry, shape keys override.
 void ReadServeModel(const MapReader& root, const Document& doc, const model::ModelCatalog& models,
-                    model::ModelSpec& spec) {
+                    model::ModelSpec& spec, double& weight_sparsity) {
   MapReader m = root.Section("model");
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
   ReadHfConfigKey(m, spec);  // its errors are the document's; a failed load requires no shape keys
@@ -290,8 +291,33 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
   }
   const bool is_new = !m.Has("name") && !m.Has("hf_config");
   if (is_new) spec.name = "custom";
+  weight_sparsity = m.Get<double>("weight_sparsity", 0.0, Range::Between(0.0, 0.99));
   ReadModelShape(m, spec, is_new);
   m.Finish();
+}
+
+// hardware.mig: a partition of every GPU into instances of one profile, each instance a replica
+// (tp 1, pp 1); `replicas` counts the partitioned GPUs. The device becomes the instance
+// (hw::MigInstanceSpec: its SMs, memory, bandwidth and L2 share).
+void ReadServeMig(const MapReader& h, serve::ServeOptions& o) {
+  const std::vector<std::string> mig = h.FindList<std::string>("mig").value_or(std::vector<std::string>{});
+  if (mig.empty()) return h.AddError("mig", "expected a list of MIG profiles, e.g. [3g.40gb, 3g.40gb]");
+  Result<hw::MigPartition> part = hw::MigPartition::Place(o.gpu, mig);
+  if (!part.ok()) return h.AddError("mig", part.error().message);
+  for (const std::string& name : mig) {
+    if (name != mig[0])
+      return h.AddError("mig", "instances of different profiles (" + mig[0] + ", " + name +
+                                   ") would be replicas of different speeds; give one profile");
+  }
+  if (o.hardware.tp != 1 || o.hardware.pp != 1)
+    return h.AddError("mig", "MIG instances do not share NVLink: each instance is one replica (tp 1, pp 1)");
+  const int64_t replicas = static_cast<int64_t>(o.hardware.replicas) * part->size();
+  if (replicas > serve::kMaxReplicas)
+    return h.AddError("mig", std::to_string(replicas) + " replicas (" + std::to_string(o.hardware.replicas) +
+                                 " GPUs x " + std::to_string(part->size()) + " instances); at most " +
+                                 std::to_string(serve::kMaxReplicas));
+  o.hardware.replicas = static_cast<int>(replicas);
+  o.gpu = hw::MigInstanceSpec(o.gpu, *o.gpu.FindMigProfile(mig[0]));
 }
 
 // Reads the hardware section `h` into the GPU (a catalog entry) and the hardware options of `o`.
@@ -305,6 +331,7 @@ void ReadServeHardware(const MapReader& h, const hw::Catalog& hardware, serve::S
   o.hardware.pp = h.Get<int>("pp", 1, limits::kServeDegree);
   o.hardware.replicas = h.Get<int>("replicas", 1, limits::kServeReplicas);
   o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, limits::kMemoryMargin);
+  if (h.Has("mig") && !o.gpu.name.empty()) ReadServeMig(h, o);
   h.Finish();
 }
 
@@ -421,7 +448,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   MapReader root = doc.Root();
   serve::ServeOptions o;
   o.name = std::filesystem::path(file_name).stem().string();
-  ReadServeModel(root, doc, models, o.model);
+  ReadServeModel(root, doc, models, o.model, o.weight_sparsity);
   MapReader h = root.Section("hardware");
   ReadServeHardware(h, hardware, o);
   o.workload = ReadWorkload(root.Section("workload"), base_dir);

@@ -19,6 +19,7 @@ void RegisterHelios(ReproRegistry& reg);           // repro_helios.cc
 void RegisterAryl(ReproRegistry& reg);             // repro_aryl.cc
 void RegisterEasyScale(ReproRegistry& reg);        // repro_easyscale.cc
 void RegisterMigServing(ReproRegistry& reg);       // repro_mig_serving.cc
+void RegisterFlashLlm(ReproRegistry& reg);         // repro_flash_llm.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -37,6 +38,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterAryl(reg);
   RegisterEasyScale(reg);
   RegisterMigServing(reg);
+  RegisterFlashLlm(reg);
 }
 
 }  // namespace dlsim::repro

@@ -67,15 +67,22 @@ class ProfiledCostModel final : public IterationCostModel {
     return d;
   }
 
+  // A linear layer's GEMM: dense, or Flash-LLM's sparse-weight kernel.
+  Duration WeightGemm(const cost::GemmShape& g) const {
+    if (in_.weight_sparsity > 0)
+      return in_.compute->SparseWeightGemm(g, in_.dtype, in_.weight_sparsity, in_.sparse_format);
+    return in_.compute->Gemm(g, in_.dtype);
+  }
+
   Duration RooflineLinear(int64_t t) const {
     const auto& m = in_.model;
     const int64_t h = m.hidden, ffn = m.ffn_hidden / in_.tp;
     const int64_t qkv = static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
     const cost::ComputeModel& c = *in_.compute;
-    Duration d = c.Gemm({.m = t, .n = qkv, .k = h}, in_.dtype) +
-                 c.Gemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_}, in_.dtype) +
-                 c.Gemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}, in_.dtype) +
-                 c.Gemm({.m = t, .n = h, .k = ffn}, in_.dtype);
+    Duration d = WeightGemm({.m = t, .n = qkv, .k = h}) +
+                 WeightGemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_}) +
+                 WeightGemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}) +
+                 WeightGemm({.m = t, .n = h, .k = ffn});
     const double act = static_cast<double>(t) * h * elem_;
     // Two norms (read + write), rotary on q and k, the MLP activation, the
     // residual add.

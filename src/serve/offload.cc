@@ -66,8 +66,14 @@ Result<MemoryPlan> PlanMemory(const ServeOptions& o, const IterationCostModel& c
   MemoryPlan p;
   const int gpus = o.hardware.tp * o.hardware.pp;
   p.usable = o.gpu.hbm_capacity * (1.0 - o.hardware.memory_margin);
-  p.weights = Bytes(o.model.ParameterCount() * kWeightBytes / gpus);
-  p.layer_weights = Bytes(o.model.LayerParameters() * kWeightBytes / o.hardware.tp);
+  // Sparse linear weights (Flash-LLM's Tiled-CSL) shrink every layer to (1 - s) x 4 / 2 of its
+  // dense bytes (norms and biases included: under 0.1% of a layer); embeddings stay dense.
+  const double layer_scale = o.weight_sparsity > 0 ? (1.0 - o.weight_sparsity) * 4.0 / kWeightBytes : 1.0;
+  const double layer_params = o.model.LayerParameters() * layer_scale;
+  const double params =
+      o.model.ParameterCount() - o.model.layers * o.model.LayerParameters() + o.model.layers * layer_params;
+  p.weights = Bytes(params * kWeightBytes / gpus);
+  p.layer_weights = Bytes(layer_params * kWeightBytes / o.hardware.tp);
   p.layers = std::max(1, o.model.layers / o.hardware.pp);
   p.pcie = PcieBandwidth(o);
   p.block_bytes = KvBytesPerToken(o) * static_cast<double>(o.scheduler.block_size);

@@ -68,7 +68,10 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.compute = cost::MakeRooflineComputeModel(o.gpu, env.compute);
   in.collective = env.collective;
   in.fabric = SingleNodeFabric(o.gpu);
-  in.profile = FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
+  // Measured profiles are of dense weights.
+  in.profile =
+      o.weight_sparsity > 0 ? nullptr : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
+  in.weight_sparsity = o.weight_sparsity;
   in.overhead = env.overhead;
   return in;
 }

@@ -40,6 +40,36 @@ TEST(ServeScenarioTest, DistServeReplicasAreThePools) {
       Parse("model: {name: llama2-7b}\nhardware: {replicas: 2}\nscheduler: {name: distserve}\n").ok());
 }
 
+// hardware.mig: each instance of the partition is a replica priced as the instance.
+TEST(ServeScenarioTest, MigPartitionInstancesAreReplicas) {
+  auto r = Parse("model: {name: llama2-7b}\nhardware: {mig: [3g.40gb, 3g.40gb], replicas: 2}\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->hardware.replicas, 4);
+  EXPECT_EQ(r->gpu.name, "a100-sxm4-80gb/3g.40gb");
+  EXPECT_EQ(r->gpu.sm_count, 42);
+  EXPECT_DOUBLE_EQ(r->gpu.hbm_capacity.ToGiB(), 39.25);
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b}\nhardware: {mig: [4g.40gb, 4g.40gb]}\n")
+                .find("s.yaml:2:17: hardware.mig: 2 instances of 4g.40gb"),
+            std::string::npos)
+      << ErrorOf("model: {name: llama2-7b}\nhardware: {mig: [4g.40gb, 4g.40gb]}\n");
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b}\nhardware: {mig: [4g.40gb, 3g.40gb]}\n").find("one profile"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b}\nhardware: {mig: [3g.40gb], tp: 2}\n").find("tp 1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b}\nhardware: {mig: [5g.50gb]}\n").find("known: 1g.10gb"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b}\nhardware: {gpu: l4, mig: [1g.6gb]}\n").find("no MIG"),
+            std::string::npos);
+}
+
+TEST(ServeScenarioTest, WeightSparsityIsReadAndBounded) {
+  auto r = Parse("model: {name: opt-30b, weight_sparsity: 0.8}\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_DOUBLE_EQ(r->weight_sparsity, 0.8);
+  EXPECT_NE(ErrorOf("model: {name: opt-30b, weight_sparsity: 1.0}\n").find("model.weight_sparsity"),
+            std::string::npos);
+}
+
 // One set of shape rules (model::ModelSpec::ShapeIssues): both readers say the same at the same key.
 TEST(ServeScenarioTest, ModelShapeErrorsMatchTrain) {
   const std::string model = "model:\n  name: llama2-7b\n  kv_heads: 5\n";

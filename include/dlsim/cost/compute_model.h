@@ -49,6 +49,17 @@ struct AttentionShape {
   Flops BackwardFlops() const;  // 2.5x forward (recomputed scores, dQ, dK, dV)
 };
 
+// How unstructured-sparse weights are stored and expanded (Flash-LLM; cost/sparse_gemm.h).
+struct SparseWeightFormat {
+  // Tiled-CSL: a 32-bit word per non-zero (fp16 value + 16-bit location in the tile), Flash-LLM
+  // section 4 (our notes: ../shared/docs/research/serving_sims.md 4.4, [M]).
+  double bytes_per_nonzero = 4.0;
+  // Sparse-to-dense expansion rate of one SM, non-zeros per second: an assumption of 32 per
+  // cycle (one 4-byte word read and one 2-byte shared-memory store per lane of a warp) at the
+  // A100's 1.41 GHz boost clock. Not measured.
+  double extract_nonzeros_per_sm_s = 32 * 1.41e9;
+};
+
 class ComputeModel {
  public:
   virtual ~ComputeModel() = default;
@@ -73,6 +84,13 @@ class ComputeModel {
   // `moved` = bytes read + written, `flops` = arithmetic on the vector units.
   virtual Duration MemoryBound(Bytes moved, Flops flops,
                                MemoryKind kind = MemoryKind::kElementwise) const = 0;
+  // One GEMM whose weight operand (k x n) is pruned to `sparsity` and stored in `format`
+  // (Flash-LLM's Load-as-Sparse, Compute-as-Dense; cost/sparse_gemm.h). The default prices the
+  // dense GEMM (models without a sparse kernel).
+  virtual Duration SparseWeightGemm(const GemmShape& s, hw::DType dt, double /*sparsity*/,
+                                    const SparseWeightFormat& /*format*/) const {
+    return Gemm(s, dt);
+  }
   virtual std::string_view name() const = 0;
 };
 

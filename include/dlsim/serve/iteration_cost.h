@@ -94,6 +94,10 @@ struct ProfiledCostInputs {
   const OperatorProfile* profile = nullptr;                // copied; null = roofline
   hw::DType dtype = hw::DType::kFp16;
   CollectiveOverhead overhead;  // added to every TP all-reduce
+  // Linear weights pruned to this sparsity (ServeOptions::weight_sparsity): their GEMMs go
+  // through ComputeModel::SparseWeightGemm and the measured dense profile is not used.
+  double weight_sparsity = 0.0;
+  cost::SparseWeightFormat sparse_format;
 };
 
 std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs& in);

@@ -125,6 +125,10 @@ struct ServeOptions {
   SchedulerOptions scheduler;
   OffloadOptions offload;
   SloOptions slo;
+  // Unstructured sparsity of the decoder layers' linear weights (Flash-LLM): 0 = dense. With
+  // sparsity > 0 they are stored in Tiled-CSL (4 bytes per non-zero) and priced by
+  // cost::ComputeModel::SparseWeightGemm; embeddings and the LM head stay dense.
+  double weight_sparsity = 0.0;
   int64_t max_iterations = kMaxIterations;  // the simulation stops with an error past it (tests lower it)
 };
 
