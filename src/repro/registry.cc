@@ -20,6 +20,7 @@ void RegisterAryl(ReproRegistry& reg);             // repro_aryl.cc
 void RegisterEasyScale(ReproRegistry& reg);        // repro_easyscale.cc
 void RegisterMigServing(ReproRegistry& reg);       // repro_mig_serving.cc
 void RegisterFlashLlm(ReproRegistry& reg);         // repro_flash_llm.cc
+void RegisterElasticBatch(ReproRegistry& reg);     // repro_elasticbatch.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -39,6 +40,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterEasyScale(reg);
   RegisterMigServing(reg);
   RegisterFlashLlm(reg);
+  RegisterElasticBatch(reg);
 }
 
 }  // namespace dlsim::repro

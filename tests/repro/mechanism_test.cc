@@ -13,6 +13,7 @@
 #include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/mig_serving.h"
 #include "dlsim/serve/setup.h"
 #include "dlsim/train/simulate.h"
@@ -350,6 +351,26 @@ TEST(MigServingMechanism, SharesGpusBetweenServicesOnlyWhereItSaves) {
   const serve::MigDeployment lg = solve(lp, "greedy");
   EXPECT_EQ(lg.gpus.size(), 4u);
   for (const serve::GpuConfig& g : lg.gpus) EXPECT_EQ(g.partition, -1);
+}
+
+// ElasticBatch's two mechanisms: buckets cut the padding (fewer whole GPUs at high demand than
+// one padded bucket), and MIG packs the buckets' instances (a GPU per bucket on whole GPUs, but
+// all four on one partitioned GPU at low demand). Never more GPUs than the baseline.
+TEST(ElasticBatchMechanism, BucketsCutPaddingAndMigPacksTheBuckets) {
+  ReproRegistry reg("reproduction");
+  RegisterReproductions(reg);
+  auto r = (*reg.Create("elasticbatch"))->Run(ReproEnv{&Cat()});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->details.size(), 3u);
+  for (const auto& row : r->details) {
+    EXPECT_LE(row["elasticbatch_gpus"].get<int>(), row["baseline_gpus"].get<int>()) << row.dump();
+    EXPECT_LE(row["elasticbatch_gpus"].get<int>(), row["bucketed_whole_gpus"].get<int>()) << row.dump();
+  }
+  const auto& low = r->details[0];
+  EXPECT_EQ(low["bucketed_whole_gpus"].get<int>(), 4);  // one whole GPU per bucket
+  EXPECT_EQ(low["elasticbatch_gpus"].get<int>(), 1);
+  const auto& high = r->details[2];
+  EXPECT_LT(high["bucketed_whole_gpus"].get<int>(), high["baseline_gpus"].get<int>());
 }
 
 }  // namespace
