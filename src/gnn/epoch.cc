@@ -24,7 +24,7 @@ struct Inspected {
   std::vector<NodeId> pending;  // reads that missed the GPU cache and are not the machine's own
 };
 
-bool PageMode(const EpochSetup& s) { return s.page_cache_pages > 0 || s.options.disk.page_cache; }
+bool PageMode(const EpochSetup& s) { return s.options.disk.page_cache; }
 
 Result<MachineState> MakeState(const EpochSetup& s, const Registries& reg, int machine) {
   MachineState st;
@@ -60,6 +60,7 @@ void ForPages(int64_t offset, int64_t bytes, int64_t base, Fn&& fn) {
 void CountTopology(const EpochSetup& s, MachineState& st, BatchCounts& c) {
   if (s.options.topology.store != TopologyStore::kDisk || st.mb.frontiers.size() < 2) return;
   const Csr& csr = s.graph.csr();
+  const bool paged = PageMode(s);
   for (NodeId v : st.mb.frontiers[st.mb.frontiers.size() - 2]) {
     ++c.adjacency_reads;
     if (st.topology && st.topology->Holds(v)) {
@@ -68,7 +69,7 @@ void CountTopology(const EpochSetup& s, MachineState& st, BatchCounts& c) {
     }
     const auto deg = static_cast<int64_t>(csr.offsets[v + 1] - csr.offsets[v]);
     ForPages(static_cast<int64_t>(csr.offsets[v]) * 4, deg * 4, 0, [&](int64_t page) {
-      if (PageMode(s) && st.host_cache->Access(static_cast<NodeId>(page))) return;
+      if (paged && st.host_cache->Access(static_cast<NodeId>(page))) return;
       ++c.topology_pages;
       ++c.disk_pages;
     });

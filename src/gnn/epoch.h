@@ -54,7 +54,7 @@ struct EpochSetup {
   std::span<const uint32_t> frequency;  // for the "frequency" cache policy
   // Per machine (empty: no topology cache): the adjacency lists held in host memory.
   std::span<const std::unique_ptr<TopologyCache>> topology;
-  int64_t page_cache_pages = 0;  // disk.page_cache: the LRU page cache over both files
+  int64_t page_cache_pages = 0;  // with disk.page_cache: pages the LRU page cache over both files holds
 };
 
 // Disk layout used for page counts: the CSR targets file (4 B per target, lists in node order;

@@ -48,6 +48,12 @@ void ReadName(const MapReader& m, std::string_view key, const std::vector<std::s
   m.AddError(key, msg + "; allowed: " + Join(allowed, ", "));
 }
 
+// `topology_share`: a fraction of the memory budget, or `auto` (-1: CaliEX's search).
+double ReadShare(const MapReader& m, double def) {
+  if (auto share = m.Find<std::string>("topology_share"); share && *share == "auto") return -1;
+  return m.Get<double>("topology_share", def, kFraction);
+}
+
 hw::DType ReadDType(const MapReader& m, hw::DType def) {
   return m.GetEnum("dtype", def,
                    {{"fp32", hw::DType::kFp32},
@@ -192,11 +198,7 @@ std::vector<gnn::GnnVariant> ReadCompare(const MapReader& g, const GnnNames& nam
     ReadName(v, "topology_cache", names.topology_caches, var.topology_cache);
     if (auto pl = v.Find<bool>("pipelined")) var.pipelined = *pl ? 1 : 0;
     if (auto pc = v.Find<bool>("page_cache")) var.page_cache = *pc ? 1 : 0;
-    if (auto share = v.Find<std::string>("topology_share"); share && *share == "auto") {
-      var.topology_share = -1;
-    } else {
-      var.topology_share = v.Get<double>("topology_share", var.topology_share, kFraction);
-    }
+    var.topology_share = ReadShare(v, var.topology_share);
     var.superbatch = v.Get<int>("superbatch", var.superbatch, Range::Between(1, 4096));
     v.Finish();
     out.push_back(std::move(var));
@@ -217,11 +219,7 @@ void ReadTopologyAndDisk(const MapReader& g, const GnnNames& names, GnnOptions& 
   MapReader d = g.Section("disk");
   o.disk.page_cache = d.Get<bool>("page_cache", o.disk.page_cache);
   o.disk.memory_gib = d.Get<double>("memory_gib", o.disk.memory_gib, kCacheGib);
-  if (auto share = d.Find<std::string>("topology_share"); share && *share == "auto") {
-    o.disk.topology_share = -1;
-  } else {
-    o.disk.topology_share = d.Get<double>("topology_share", o.disk.topology_share, kFraction);
-  }
+  o.disk.topology_share = ReadShare(d, o.disk.topology_share);
   o.disk.superbatch = d.Get<int>("superbatch", o.disk.superbatch, Range::Between(1, 4096));
   d.Finish();
 }
