@@ -75,6 +75,10 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
     if (!r.ok()) return ReportError("cluster", r.error(), err);
     results.push_back(std::move(*r));
   }
+  if (!args.html_path.empty()) {
+    Status w = ClusterHtml(args.file, results).WriteFile(args.html_path);
+    if (!w.ok()) return ReportError("cluster", w.error(), err);
+  }
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& r : results) j.push_back(ClusterJson(r, false));
@@ -118,6 +122,7 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
   if (!result.ok()) return ReportError("cluster", result.error(), err);
   Status w = WriteFile(args.jobs_csv, [&](std::ostream& f) { WriteJobsCsv(*result, f); });
   if (w.ok()) w = WriteFile(args.series_csv, [&](std::ostream& f) { WriteSeriesCsv(*result, f); });
+  if (w.ok() && !args.html_path.empty()) w = ClusterHtml(args.file, {*result}).WriteFile(args.html_path);
   if (!w.ok()) return ReportError("cluster", w.error(), err);
   if (args.json)
     out << report::DumpDeterministic(ClusterJson(*result, args.records));

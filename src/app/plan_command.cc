@@ -26,8 +26,9 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-// The CSV and best-layout files the flags ask for.
+// The CSV, HTML and best-layout files the flags ask for.
 Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const plan::PlanResult& r) {
+  if (!args.html_path.empty()) DLSIM_RETURN_IF_ERROR(PlanHtml(base, r).WriteFile(args.html_path));
   if (!args.csv_path.empty()) {
     std::ostringstream csv;
     WritePlanCsv(r, csv);

@@ -1,12 +1,15 @@
 // `dlsim serve`: scenario -> serve::Simulate (or FindCapacity) -> terminal or JSON report.
 #include "dlsim/app/serve_command.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include "dlsim/app/serve_render.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/report/json_report.h"
-#include "dlsim/report/trace_file.h"
 #include "dlsim/serve/setup.h"
+#include "run_sinks.h"
 
 namespace dlsim::app {
 namespace {
@@ -26,21 +29,39 @@ int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const
 // A serving trace holds a span per iteration (about 3 KB per request); say so before a big one.
 constexpr int64_t kTraceWarnRequests = 100000;
 
-// Says on `err` where the trace went.
-Result<serve::ServeResult> SimulateWithTrace(const serve::ServeOptions& options,
-                                             const serve::ServeEnvironment& env,
+// Writes DIR/requests.csv. Error: the folder or the file cannot be written.
+Status WriteCsv(const std::string& dir, const serve::ServeResult& r, std::ostream& err) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = (std::filesystem::path(dir) / "requests.csv").string();
+  std::ofstream f(path, std::ios::binary);
+  if (ec || !f) return Error::InvalidArgument("--csv " + dir + ": cannot write " + path);
+  WriteRequestsCsv(r.records, f);
+  f.close();
+  if (!f) return Error::InvalidArgument("--csv " + dir + ": writing " + path + " failed");
+  err << "csv: " << path << " (" << r.records.size() << " requests)\n";
+  return Status::Ok();
+}
+
+// Simulates with the trace and the HTML recorder (if any) attached; says on `err` where the
+// trace went; writes the HTML report and the CSV folder when asked.
+Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const serve::ServeEnvironment& env,
                                              const serve::IterationCostModel& cost, const ServeArgs& args,
                                              std::ostream& err) {
   const report::RunInfo run{options.name, "serve", {{"seed", static_cast<int64_t>(options.workload.seed)}}};
-  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(args.trace_path, run, {args.file}));
-  if (trace && options.workload.requests > kTraceWarnRequests)
+  DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path, run, {args.file}));
+  if (!args.trace_path.empty() && options.workload.requests > kTraceWarnRequests)
     err << "dlsim serve: warning: tracing " << options.workload.requests
         << " requests writes about 3 KB per request to " << args.trace_path << "\n";
-  DLSIM_ASSIGN_OR_RETURN(serve::ServeResult r, serve::Simulate(options, cost, env.schedulers, env.routers,
-                                                               trace ? trace->sink() : nullptr));
-  if (!trace) return r;
-  DLSIM_RETURN_IF_ERROR(trace->Finish());
-  err << trace->Summary() << "\n";
+  options.keep_records = !args.html_path.empty() || !args.csv_dir.empty();
+  DLSIM_ASSIGN_OR_RETURN(serve::ServeResult r,
+                         serve::Simulate(options, cost, env.schedulers, env.routers, sinks.sink()));
+  DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
+  if (!args.csv_dir.empty()) DLSIM_RETURN_IF_ERROR(WriteCsv(args.csv_dir, r, err));
+  if (!args.html_path.empty()) {
+    DLSIM_RETURN_IF_ERROR(ServeHtml(options, r, *sinks.recorder()).WriteFile(args.html_path));
+    err << "html: " << args.html_path << "\n";
+  }
   return r;
 }
 
@@ -60,8 +81,12 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
   }
   auto cost = serve::MakeCostModel(*options, **env);
   if (!cost.ok()) return ReportError("serve", cost.error(), err);
+  if (args.capacity && !(args.html_path.empty() && args.csv_dir.empty())) {
+    err << "dlsim serve: --html and --csv describe one run, not a --capacity search; drop one\n";
+    return kExitUsage;
+  }
   if (args.capacity) return RunCapacity(args, *options, **env, **cost, out, err);
-  auto result = SimulateWithTrace(*options, **env, **cost, args, err);
+  auto result = SimulateWithSinks(*options, **env, **cost, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
   if (args.json) {
     out << report::DumpDeterministic(ServeJson(*result));

@@ -6,8 +6,8 @@
 #include "dlsim/io/embedded.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/report/json_report.h"
-#include "dlsim/report/trace_file.h"
 #include "dlsim/train/simulate.h"
+#include "run_sinks.h"
 
 namespace dlsim::app {
 namespace {
@@ -20,18 +20,19 @@ Result<train::TrainOptions> LoadScenario(const TrainArgs& args, const catalog::C
   return io::LoadTrainScenarioFile(args.file, catalogs.hardware, catalogs.models);
 }
 
-// Simulates with the trace (if any) attached; the trace is finished before the result returns.
-// Says on `err` where the trace went.
-Result<train::StepResult> SimulateWithTrace(const train::TrainOptions& options,
+// Simulates with the trace and the HTML recorder (if any) attached; the trace is finished
+// before the result returns. Says on `err` where the trace went; writes the HTML report.
+Result<train::StepResult> SimulateWithSinks(const train::TrainOptions& options,
                                             const catalog::Catalogs& catalogs, const TrainArgs& args,
                                             std::ostream& err) {
-  DLSIM_ASSIGN_OR_RETURN(
-      auto trace, report::TraceFile::Open(args.trace_path, {options.model.name, "train"}, {args.file}));
-  DLSIM_ASSIGN_OR_RETURN(train::StepResult r,
-                         train::Simulate(options, catalogs, trace ? trace->sink() : nullptr));
-  if (!trace) return r;
-  DLSIM_RETURN_IF_ERROR(trace->Finish());
-  err << trace->Summary() << "\n";
+  DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path,
+                                                        {options.model.name, "train"}, {args.file}));
+  DLSIM_ASSIGN_OR_RETURN(train::StepResult r, train::Simulate(options, catalogs, sinks.sink()));
+  DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
+  if (args.html_path.empty()) return r;
+  const Bytes capacity = (*catalogs.hardware.FindGpu(options.hardware.gpu))->hbm_capacity;
+  DLSIM_RETURN_IF_ERROR(TrainHtml(options, r, capacity, *sinks.recorder()).WriteFile(args.html_path));
+  err << "html: " << args.html_path << "\n";
   return r;
 }
 
@@ -50,7 +51,7 @@ int RunTrainCommand(const TrainArgs& args, const CommonArgs& common, std::ostrea
     out << "ok: " << io::SummarizeTrainOptions(*options) << "\n";
     return kExitOk;
   }
-  Result<train::StepResult> r = SimulateWithTrace(*options, *catalogs, args, err);
+  Result<train::StepResult> r = SimulateWithSinks(*options, *catalogs, args, err);
   if (!r.ok()) return ReportError("train", r.error(), err);
   const Bytes capacity = (*catalogs->hardware.FindGpu(options->hardware.gpu))->hbm_capacity;
   if (args.json) {

@@ -84,6 +84,8 @@ class Simulation {
   }
 
   ServeMetrics Metrics() const;
+  // One record per request, in arrival order.
+  std::vector<RequestRecord> Records() const;
   // The sanity phase (train's CheckSane for serving): ok when every request completed at ordered,
   // finite times. Errors: kInfeasible when a request can never run (more KV than a replica holds),
   // kInvalidArgument when the clock overflowed or the run went past options.max_iterations, kInternal
@@ -242,6 +244,7 @@ class Simulation {
     r.kv.Release(req.blocks);
     req.blocks = 0;
     req.replica = -1;
+    req.finished_on = r.id;
     ++completions_;
   }
 
@@ -298,20 +301,46 @@ Simulation::Completed Simulation::CollectCompleted() const {
   c.tpot.reserve(reqs_.size());
   c.e2e.reserve(reqs_.size());
   c.queueing.reserve(reqs_.size());
-  for (const Request& r : reqs_) {
-    if (!r.done) continue;
+  for (const RequestRecord& r : Records()) {
+    if (!r.completed) continue;
     ++c.requests;
-    c.tokens += r.output;
-    c.last = std::max(c.last, r.finish);
-    const double t1 = (r.first_token - r.arrival).ToSeconds();
-    const double tp = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
-    c.ttft.push_back(t1);
-    c.tpot.push_back(tp);
-    c.e2e.push_back((r.finish - r.arrival).ToSeconds());
-    c.queueing.push_back((r.first_scheduled - r.arrival).ToSeconds());
-    if (t1 <= o_.slo.ttft_s && tp <= o_.slo.tpot_s) ++c.good;
+    c.tokens += r.output_tokens;
+    c.last = std::max(c.last, reqs_[r.id].finish);
+    c.ttft.push_back(r.ttft_s);
+    c.tpot.push_back(r.tpot_s);
+    c.e2e.push_back(r.e2e_s);
+    c.queueing.push_back(r.queueing_s);
+    c.good += r.met_slo;
   }
   return c;
+}
+
+std::vector<RequestRecord> Simulation::Records() const {
+  std::vector<RequestRecord> out;
+  out.reserve(reqs_.size());
+  const TimePoint start;
+  for (size_t i = 0; i < reqs_.size(); ++i) {
+    const Request& r = reqs_[i];
+    RequestRecord rec{.id = static_cast<int64_t>(i),
+                      .replica = r.finished_on,
+                      .prompt_tokens = r.prompt,
+                      .output_tokens = r.output};
+    rec.arrival_s = (r.arrival - start).ToSeconds();
+    rec.preemptions = r.preemptions;
+    rec.completed = r.done;
+    if (r.done) {
+      rec.first_scheduled_s = (r.first_scheduled - start).ToSeconds();
+      rec.first_token_s = (r.first_token - start).ToSeconds();
+      rec.finish_s = (r.finish - start).ToSeconds();
+      rec.ttft_s = (r.first_token - r.arrival).ToSeconds();
+      rec.tpot_s = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
+      rec.e2e_s = (r.finish - r.arrival).ToSeconds();
+      rec.queueing_s = (r.first_scheduled - r.arrival).ToSeconds();
+      rec.met_slo = rec.ttft_s <= o_.slo.ttft_s && rec.tpot_s <= o_.slo.tpot_s;
+    }
+    out.push_back(rec);
+  }
+  return out;
 }
 
 void Simulation::AddRequestMetrics(ServeMetrics& m) const {
@@ -450,6 +479,7 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   sim.Run();
   if (Status sane = sim.CheckSane(); !sane.ok()) return InfeasibleOr(std::move(result), sane.error(), total);
   result.metrics = sim.Metrics();
+  if (options.keep_records) result.records = sim.Records();
   return result;
 }
 

@@ -25,6 +25,9 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--csv", args->jobs_csv, "Write every job's record as CSV to this file");
   cmd->add_option("--series", args->series_csv, "Write the utilisation time series as CSV to this file");
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON (a track per node)");
+  cmd->add_option(
+      "--html", args->html_path,
+      "Write a self-contained HTML report (utilisation, queue, JCT CDF; per policy with --compare)");
   cmd->add_flag("--check", args->check, "Validate the scenario and print a summary");
   cmd->add_flag("--sweep", args->sweep, "Run the scenario's sweep: section (policies x load scales x seeds)");
   cmd->add_option("--threads", args->threads, "Threads of --sweep (0: all cores)")

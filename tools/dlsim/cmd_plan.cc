@@ -59,6 +59,8 @@ void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
                 "Print one JSON object (best, top, evaluated, pruned, candidates, ...)");
   cmd->add_option("--csv", args->csv_path, "Write every simulated candidate to this CSV file");
   cmd->add_option("--write-best", args->best_path, "Write the best layout as a scenario for 'dlsim train'");
+  cmd->add_option("--html", args->html_path,
+                  "Write a self-contained HTML report (step time vs memory and GPUs, Pareto fronts)");
   cmd->add_option("--threads", args->threads, "Worker threads per process (default: all cores)")
       ->check(CLI::Range(0, 4096).description("0 (all cores) to 4096"));
   cmd->add_option("--top", args->top, "Rows of the top table (default: search.top_k, 10)")

@@ -1,4 +1,5 @@
-// dlsim serve FILE [--json] [--trace OUT.json] [--check] [--capacity [--target 0.9]]
+// dlsim serve FILE [--json] [--trace OUT.json] [--html OUT.html] [--csv DIR] [--check]
+//                  [--capacity [--target 0.9]]
 // Argument parsing only; the command is app::RunServeCommand (docs/serving.md).
 #include <cstdlib>
 #include <iostream>
@@ -26,6 +27,10 @@ void AddServeCommand(CLI::App& app, GlobalOptions& global) {
           },
           "in (0, 1]"));
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON of the iterations");
+  cmd->add_option(
+      "--html", args->html_path,
+      "Write a self-contained HTML report (latency CDFs, throughput, queue and KV use over time)");
+  cmd->add_option("--csv", args->csv_dir, "Write DIR/requests.csv: one row per request");
   cmd->callback([args, &global] { Exit(app::RunServeCommand(*args, global, std::cout, std::cerr)); });
 }
 

@@ -1,4 +1,4 @@
-// dlsim train FILE [--json] [--trace OUT.json] [--check] | --default ...
+// dlsim train FILE [--json] [--trace OUT.json] [--html OUT.html] [--check] | --default ...
 // Argument parsing only; the command is app::RunTrainCommand.
 #include <iostream>
 #include <memory>
@@ -18,6 +18,8 @@ void AddTrainCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--json", args->json, "Print the result as one JSON object");
   cmd->add_option("--trace", args->trace_path,
                   "Write a Perfetto / Chrome trace JSON of the step to this file");
+  cmd->add_option("--html", args->html_path,
+                  "Write a self-contained HTML report (timeline, memory, breakdown) to this file");
   cmd->add_flag("--check", args->check, "Only validate the scenario: print 'ok: <summary>' and exit 0");
   cmd->callback([args, &global] { Exit(app::RunTrainCommand(*args, global, std::cout, std::cerr)); });
 }

@@ -24,6 +24,7 @@ struct ClusterArgs {
   std::string jobs_csv;    // per-job records as CSV, when not empty
   std::string series_csv;  // the utilisation time series as CSV, when not empty
   std::string trace_path;  // Perfetto trace: a track per node, a slice per job run
+  std::string html_path;   // self-contained HTML report with charts (also with --compare)
   bool sweep = false;      // run the scenario's `sweep:` (policies x load scales x seeds)
   int threads = 0;         // sweep threads; 0: all cores
 };

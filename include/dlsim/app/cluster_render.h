@@ -11,6 +11,7 @@
 #include "dlsim/cluster/options.h"
 #include "dlsim/cluster/result.h"
 #include "dlsim/cluster/sweep.h"
+#include "dlsim/report/html_page.h"
 
 namespace dlsim::app {
 
@@ -23,6 +24,10 @@ nlohmann::ordered_json ClusterSweepJson(const std::vector<cluster::SweepRow>& ro
 nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records);
 void WriteJobsCsv(const cluster::ClusterResult& r, std::ostream& out);
 void WriteSeriesCsv(const cluster::ClusterResult& r, std::ostream& out);
+
+// The HTML report (`dlsim cluster --html`, also with --compare): per policy, busy GPUs and
+// waiting jobs over time and the CDF of job completion times of the measured jobs.
+report::HtmlPage ClusterHtml(const std::string& title, const std::vector<cluster::ClusterResult>& results);
 
 }  // namespace dlsim::app
 

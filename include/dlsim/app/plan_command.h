@@ -19,6 +19,7 @@ struct PlanArgs {
   bool json = false;          // one JSON object instead of the report
   std::string csv_path;       // every simulated candidate as CSV, when not empty
   std::string best_path;      // the best layout as a `dlsim train` scenario, when not empty
+  std::string html_path;      // self-contained HTML report with charts, when not empty
   int threads = 0;            // worker threads per process (0: all cores)
   int top = 0;                // rows of the top table (0: search.top_k)
   bool no_dominance = false;  // simulate heavier recompute modes even when a lighter fits

@@ -9,6 +9,7 @@
 
 #include "dlsim/plan/planner.h"
 #include "dlsim/plan/search_space.h"
+#include "dlsim/report/html_page.h"
 #include "dlsim/train/options.h"
 
 namespace dlsim::app {
@@ -28,6 +29,11 @@ nlohmann::ordered_json PlanJson(const plan::PlanResult& r, const plan::PlanOptio
 // Every evaluated candidate, one CSV row each (header first), enumeration
 // order.
 void WritePlanCsv(const plan::PlanResult& r, std::ostream& out);
+
+// The HTML report (`dlsim plan --html`): step time against peak memory of every feasible
+// candidate with the memory Pareto front, step time against GPUs with its front, the best
+// layout and the scenario's own layout marked; infeasible candidates counted by reason.
+report::HtmlPage PlanHtml(const train::TrainOptions& base, const plan::PlanResult& r);
 
 // The terminal report.
 void WritePlanReport(const train::TrainOptions& base, const plan::PlanOptions& options,

@@ -19,6 +19,8 @@ struct ServeArgs {
   bool capacity = false;   // search the highest rate per replica meeting the SLO target
   double target = 0.9;     // SLO attainment target of the capacity search
   std::string trace_path;  // Perfetto / Chrome trace of the iterations, when not empty
+  std::string html_path;   // self-contained HTML report with charts, when not empty
+  std::string csv_dir;     // folder for requests.csv (one row per request), when not empty
 };
 
 // Returns an ExitCode (kExitInfeasible when the deployment cannot run: the result says why).

@@ -4,8 +4,11 @@
 #define DLSIM_APP_SERVE_RENDER_H_
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
+#include "dlsim/report/html_page.h"
+#include "dlsim/report/timeline_recorder.h"
 #include "dlsim/serve/capacity.h"
 #include "dlsim/serve/options.h"
 #include "dlsim/serve/simulator.h"
@@ -23,6 +26,17 @@ nlohmann::ordered_json CapacityJson(const serve::CapacityResult& cap, double tar
 std::string FormatServeReport(const serve::ServeOptions& options, const serve::ServeResult& result);
 std::string FormatCapacityReport(const serve::ServeOptions& options, const serve::CapacityResult& cap,
                                  double target);
+
+// The per-request records as CSV (header first, arrival order): id, replica, prompt_tokens,
+// output_tokens, arrival_s, first_scheduled_s, first_token_s, finish_s, ttft_s, tpot_s, e2e_s,
+// queueing_s, preemptions, completed, met_slo.
+void WriteRequestsCsv(const std::vector<serve::RequestRecord>& records, std::ostream& out);
+
+// The HTML report (`dlsim serve --html`): key figures; TTFT, TPOT and end-to-end latency CDFs
+// from `result.records`; output throughput and queue length over time; KV-cache use over time
+// per replica from `timeline`'s kv_utilization counters.
+report::HtmlPage ServeHtml(const serve::ServeOptions& options, const serve::ServeResult& result,
+                           const report::TimelineRecorder& timeline);
 
 }  // namespace dlsim::app
 

@@ -20,6 +20,7 @@ struct TrainArgs {
   bool json = false;         // one JSON object instead of the tables
   bool check = false;        // only validate: print "ok: <summary>"
   std::string trace_path;    // Perfetto / Chrome trace of the step, when not empty
+  std::string html_path;     // self-contained HTML report with charts, when not empty
 };
 
 // Returns an ExitCode: kExitOk, kExitError (bad scenario or catalog, unwritable trace),

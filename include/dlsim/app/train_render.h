@@ -7,6 +7,8 @@
 #include <ostream>
 
 #include "dlsim/core/units.h"
+#include "dlsim/report/html_page.h"
+#include "dlsim/report/timeline_recorder.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/step_model.h"
 
@@ -20,6 +22,12 @@ nlohmann::ordered_json TrainJson(const train::TrainOptions& options, const train
 // stage. An infeasible result prints its reason (and the rest only when a step time exists).
 void WriteTrainReport(const train::TrainOptions& options, const train::StepResult& r, Bytes capacity,
                       std::ostream& out);
+
+// The HTML report (`dlsim train --html`): key figures, the pipeline timeline per rank and
+// stream from `timeline` (forward, backward, communication; gaps are bubbles), memory per
+// pipeline rank as stacked bars against the GPU's capacity, and the critical-path breakdown.
+report::HtmlPage TrainHtml(const train::TrainOptions& options, const train::StepResult& r, Bytes capacity,
+                           const report::TimelineRecorder& timeline);
 
 }  // namespace dlsim::app
 

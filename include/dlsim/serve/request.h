@@ -29,7 +29,8 @@ struct Request {
   int32_t kv_tokens = 0;       // tokens whose KV is in the cache
   int32_t generated = 0;       // output tokens produced
   int32_t blocks = 0;          // KV blocks held on the GPU
-  int32_t replica = -1;        // replica it is queued on or runs on
+  int32_t replica = -1;        // replica it is queued on or runs on (-1 once done or handed off)
+  int32_t finished_on = -1;    // replica it completed on
   int32_t preemptions = 0;
   bool swapped = false;    // KV swapped out to host memory
   bool scheduled = false;  // has been in a batch at least once

@@ -53,6 +53,20 @@ struct ServeMetrics {
   double offload_stall_s = 0;        // summed over replicas
 };
 
+// One request of a run, for per-request tables (CSV) and distributions (CDFs). Times are
+// seconds from the start of the run; the latency fields are those the metrics summarise, and
+// are 0 for a request that did not complete.
+struct RequestRecord {
+  int64_t id = 0;    // index in arrival order
+  int replica = -1;  // the replica it completed on (the decode replica when disaggregated)
+  int32_t prompt_tokens = 0, output_tokens = 0;
+  double arrival_s = 0, first_scheduled_s = 0, first_token_s = 0, finish_s = 0;
+  double ttft_s = 0, tpot_s = 0, e2e_s = 0, queueing_s = 0;
+  int preemptions = 0;
+  bool completed = false;
+  bool met_slo = false;  // TTFT and TPOT within the SLO
+};
+
 struct ServeResult {
   bool feasible = true;
   std::string reason;  // why not, when infeasible
@@ -61,6 +75,7 @@ struct ServeResult {
   MemoryPlan memory;
   bool profiled = false;  // token-level operators from measured profiles
   ServeMetrics metrics;
+  std::vector<RequestRecord> records;  // arrival order; only with options.keep_records
 };
 
 // Runs the scenario. `sink` (may be null) receives a span per iteration and KV counters; the

@@ -1,0 +1,29 @@
+#include "run_sinks.h"
+
+namespace dlsim::app {
+
+Result<RunSinks> RunSinks::Open(const std::string& trace_path, const std::string& html_path,
+                                const report::RunInfo& run, const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs) {
+    if (!html_path.empty() && html_path == in)
+      return Error::InvalidArgument("--html " + html_path + " is the input file " + in +
+                                    ": the report would overwrite it; give another path");
+  }
+  RunSinks s;
+  DLSIM_ASSIGN_OR_RETURN(s.trace_, report::TraceFile::Open(trace_path, run, inputs));
+  if (s.trace_) s.set_->Add(*s.trace_->sink());
+  if (!html_path.empty()) {
+    s.recorder_ = std::make_unique<report::TimelineRecorder>();
+    s.set_->Add(*s.recorder_);
+  }
+  return s;
+}
+
+Status RunSinks::Finish(std::ostream& err) {
+  if (!trace_) return Status::Ok();
+  DLSIM_RETURN_IF_ERROR(trace_->Finish());
+  err << trace_->Summary() << "\n";
+  return Status::Ok();
+}
+
+}  // namespace dlsim::app

@@ -1,0 +1,44 @@
+// Private to src/app: the sinks one command run feeds — the Perfetto trace (--trace FILE) and
+// the bounded recorder behind the HTML report (--html FILE) — as one Sink, so a simulator is
+// given a single pointer whatever the user asked for.
+//
+//   DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path, run,
+//   {args.file})); Simulate(options, ..., sinks.sink());   // null when neither output was asked for
+//   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
+#ifndef DLSIM_SRC_APP_RUN_SINKS_H_
+#define DLSIM_SRC_APP_RUN_SINKS_H_
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/report/sink.h"
+#include "dlsim/report/timeline_recorder.h"
+#include "dlsim/report/trace_file.h"
+
+namespace dlsim::app {
+
+class RunSinks {
+ public:
+  // Opens the trace when `trace_path` is not empty (TraceFile::Open's errors) and a recorder
+  // when `html_path` is not empty. Error (kInvalidArgument): `html_path` is one of `inputs`.
+  static Result<RunSinks> Open(const std::string& trace_path, const std::string& html_path,
+                               const report::RunInfo& run, const std::vector<std::string>& inputs);
+  // The sink to give the simulator; null when there is neither a trace nor a recorder.
+  report::Sink* sink() { return set_->size() == 0 ? nullptr : set_.get(); }
+  // The recorder; null when no HTML report was asked for.
+  const report::TimelineRecorder* recorder() const { return recorder_.get(); }
+  // Finishes the trace and says on `err` where it went. Error: a trace write failed.
+  Status Finish(std::ostream& err);
+
+ private:
+  std::unique_ptr<report::TraceFile> trace_;
+  std::unique_ptr<report::TimelineRecorder> recorder_;
+  std::unique_ptr<report::SinkSet> set_ = std::make_unique<report::SinkSet>();
+};
+
+}  // namespace dlsim::app
+
+#endif  // DLSIM_SRC_APP_RUN_SINKS_H_

@@ -1,0 +1,138 @@
+#include "svg_frame.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim::report::svg {
+namespace {
+
+constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+constexpr double kLegendWidth = 170;
+constexpr int kMaxTicks = 12;
+
+std::string AxisTitle(const Axis& a) { return a.unit.empty() ? a.label : a.label + " (" + a.unit + ")"; }
+
+}  // namespace
+
+const char* Colour(size_t i) { return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))]; }
+
+void Range::Add(double v) {
+  if (!std::isfinite(v)) return;
+  lo = empty ? v : std::min(lo, v);
+  hi = empty ? v : std::max(hi, v);
+  empty = false;
+}
+
+Range Range::Drawable(bool from_zero) const {
+  Range r = empty ? Range{0, 1, false} : *this;
+  if (from_zero) {
+    r.lo = std::min(r.lo, 0.0);
+    r.hi = std::max(r.hi, 0.0);
+  }
+  if (r.hi - r.lo <= 0) {
+    const double pad = r.lo == 0 ? 1.0 : std::abs(r.lo) * 0.1;
+    r.lo -= from_zero && r.lo >= 0 ? 0 : pad;
+    r.hi += pad;
+  }
+  return r;
+}
+
+std::vector<double> NiceTicks(const Range& r, int target) {
+  const double span = r.hi - r.lo;
+  if (!(span > 0) || !std::isfinite(span)) return {r.lo};
+  const double raw = span / std::max(1, target);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * mag;
+    if (step >= raw) break;
+  }
+  std::vector<double> ticks;
+  for (double v = std::ceil(r.lo / step - 1e-9) * step; v <= r.hi + step * 1e-9; v += step) {
+    ticks.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+    if (ticks.size() > kMaxTicks) break;
+  }
+  return ticks;
+}
+
+std::string FormatTick(double v) { return fmt::format("{:.4g}", v); }
+
+Frame::Frame(const ChartSpec& spec, Range x, Range y, bool legend)
+    : spec_(spec),
+      x_(x),
+      y_(y),
+      left_(std::max(40, spec.left_margin)),
+      right_(spec.width - 16 - (legend ? kLegendWidth : 0)),
+      top_(34),
+      bottom_(spec.height - 48) {
+  right_ = std::max(right_, left_ + 40);
+  bottom_ = std::max(bottom_, top_ + 40);
+}
+
+double Frame::X(double v) const { return left_ + (v - x_.lo) / (x_.hi - x_.lo) * (right_ - left_); }
+double Frame::Y(double v) const { return bottom_ - (v - y_.lo) / (y_.hi - y_.lo) * (bottom_ - top_); }
+
+std::string Frame::Open() const {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n<title>{2}</title>\n"
+      "<rect width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
+      "<text x=\"{3}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
+      spec_.width, spec_.height, XmlEscape(spec_.title), left_);
+}
+
+std::string Frame::Axes(const std::vector<std::string>& x_labels, bool y_ticks) const {
+  std::string s = "<g stroke=\"#dddddd\">\n";
+  std::string text = "<g fill=\"#333333\">\n";
+  for (double t : y_ticks ? NiceTicks(y_, 6) : std::vector<double>{}) {
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>\n", left_, Y(t), right_,
+                     Y(t));
+    text += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left_ - 6,
+                        Y(t) + 4, FormatTick(t));
+  }
+  if (x_labels.empty()) {
+    for (double t : NiceTicks(x_, 8)) {
+      s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>\n", X(t), top_, X(t),
+                       bottom_);
+      text += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", X(t),
+                          bottom_ + 16, FormatTick(t));
+    }
+  }
+  for (size_t i = 0; i < x_labels.size(); ++i) {
+    text += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+                        X(static_cast<double>(i)), bottom_ + 16, XmlEscape(x_labels[i]));
+  }
+  s += "</g>\n" + text + "</g>\n";
+  s += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
+      "stroke=\"#888888\"/>\n",
+      left_, top_, right_ - left_, bottom_ - top_);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", (left_ + right_) / 2,
+                   bottom_ + 36, XmlEscape(AxisTitle(spec_.x)));
+  s += fmt::format("<text transform=\"translate(16 {:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+                   (top_ + bottom_) / 2, XmlEscape(AxisTitle(spec_.y)));
+  return s;
+}
+
+std::string Frame::Legend(const std::vector<std::string>& names) const {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const double y = top_ + 8 + 18.0 * static_cast<double>(i);
+    s += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
+        right_ + 14, y - 10, Colour(i), right_ + 32, y, XmlEscape(names[i]));
+  }
+  return s;
+}
+
+std::string Frame::NoData() const {
+  return fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#888888\">no data</text>\n",
+      (left_ + right_) / 2, (top_ + bottom_) / 2);
+}
+
+}  // namespace dlsim::report::svg

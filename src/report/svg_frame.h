@@ -1,0 +1,62 @@
+// Private to src/report: the frame every SVG chart shares — the data-to-pixel mapping, nice
+// ticks, axes with grid lines, the title and the legend — and number formatting for labels.
+#ifndef DLSIM_SRC_REPORT_SVG_FRAME_H_
+#define DLSIM_SRC_REPORT_SVG_FRAME_H_
+
+#include <string>
+#include <vector>
+
+#include "dlsim/report/svg_chart.h"
+
+namespace dlsim::report::svg {
+
+// The i-th colour of the fixed palette (wraps around).
+const char* Colour(size_t i);
+
+// A closed interval of data values; empty until the first finite value is added.
+struct Range {
+  double lo = 0, hi = 0;
+  bool empty = true;
+  void Add(double v);
+  // Widens a zero-width range so it can be drawn; `from_zero` includes 0 (bars, CDFs).
+  Range Drawable(bool from_zero) const;
+};
+
+// Tick values over `r`: about `target` of them at 1, 2 or 5 x 10^k, covering the range.
+std::vector<double> NiceTicks(const Range& r, int target);
+
+// "1.5", "12", "3.2e+06": up to four significant digits, no trailing zeros.
+std::string FormatTick(double v);
+
+// The plot area of a chart and the mapping from data to pixels.
+class Frame {
+ public:
+  // Margins leave room for the title, the axis labels and (when `legend`) a legend column.
+  Frame(const ChartSpec& spec, Range x, Range y, bool legend);
+  double X(double v) const;
+  double Y(double v) const;
+  double left() const { return left_; }
+  double right() const { return right_; }
+  double top() const { return top_; }
+  double bottom() const { return bottom_; }
+
+  // "<svg ...>" with the title; the caller appends the body and then Close().
+  std::string Open() const;
+  // Grid, ticks and axis labels for both axes (x ticks numeric; pass `x_labels` to label
+  // category positions 0..n-1 instead). `y_ticks` false: no y grid or tick labels (lanes).
+  std::string Axes(const std::vector<std::string>& x_labels = {}, bool y_ticks = true) const;
+  // A legend entry per name, in the right margin.
+  std::string Legend(const std::vector<std::string>& names) const;
+  // "No data" in the middle of the plot area.
+  std::string NoData() const;
+  static std::string Close() { return "</svg>\n"; }
+
+ private:
+  ChartSpec spec_;
+  Range x_, y_;
+  double left_, right_, top_, bottom_;
+};
+
+}  // namespace dlsim::report::svg
+
+#endif  // DLSIM_SRC_REPORT_SVG_FRAME_H_

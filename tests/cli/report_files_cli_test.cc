@@ -1,0 +1,152 @@
+// The file outputs of the commands: --html (a self-contained page of charts) and --csv (the
+// per-record tables). Results never depend on them: stdout is the same with and without.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/run_dlsim.h"
+
+namespace dlsim {
+namespace {
+
+using testing::Outcome;
+using testing::ReadFile;
+using testing::RunDlsim;
+
+std::string Tmp(const std::string& name) { return ::testing::TempDir() + "report_files_" + name; }
+const std::string kData = DLSIM_DATA_DIR;
+const std::string kTestData = DLSIM_TEST_DATA_DIR;
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+void ExpectSelfContained(const std::string& html) {
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("href="), std::string::npos);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+}
+
+TEST(HtmlReport, TrainShowsTheTimelineMemoryAndBreakdownAndChangesNoResult) {
+  const std::string scenario = kData + "/scenarios/llama3_8b_dp16_h100.yaml", page = Tmp("train.html");
+  const Outcome plain = RunDlsim("train " + scenario + " --json", false);
+  const Outcome with = RunDlsim("train " + scenario + " --json --html " + page, false);
+  ASSERT_EQ(with.exit_code, 0) << with.output;
+  EXPECT_EQ(with.output, plain.output);
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 3u);
+  EXPECT_NE(html.find("<h2>Pipeline timeline</h2>"), std::string::npos);
+  EXPECT_NE(html.find("pipeline rank 0 / compute"), std::string::npos);
+  EXPECT_NE(html.find(">forward</text>"), std::string::npos);  // the legend names the span kinds
+  EXPECT_NE(html.find(">backward</text>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Memory</h2>"), std::string::npos);
+}
+
+// The nearest-rank quantile, as core/stats Summarize computes it.
+double NearestRank(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::max<size_t>(rank, 1) - 1];
+}
+
+TEST(CsvReport, ServeRequestsAreTheRecordsTheMetricsSummarise) {
+  const std::string dir = Tmp("serve_csv");
+  const Outcome r = RunDlsim("serve " + kTestData + "/report/serve_small.yaml --json --csv " + dir, false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  std::istringstream csv(ReadFile(dir + "/requests.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line.rfind("id,replica,prompt_tokens,output_tokens,arrival_s", 0), 0u) << line;
+  std::vector<double> ttft, tpot;
+  std::vector<int> replicas(2, 0);
+  int rows = 0, met = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    ASSERT_EQ(f.size(), 15u) << line;
+    EXPECT_EQ(std::stoi(f[0]), rows++);
+    ++replicas.at(std::stoi(f[1]));
+    EXPECT_LE(std::stod(f[4]), std::stod(f[5]));  // arrival <= first scheduled <= first token <= finish
+    EXPECT_LE(std::stod(f[5]), std::stod(f[6]));
+    EXPECT_LE(std::stod(f[6]), std::stod(f[7]));
+    ttft.push_back(std::stod(f[8]));
+    tpot.push_back(std::stod(f[9]));
+    met += f[14] == "1";
+  }
+  EXPECT_EQ(rows, j["requests_total"].get<int>());
+  EXPECT_GT(replicas[0], 0);  // the router used both replicas
+  EXPECT_GT(replicas[1], 0);
+  EXPECT_NEAR(NearestRank(ttft, 0.5), j["ttft_s"]["p50"].get<double>(), 1e-8);
+  EXPECT_NEAR(NearestRank(tpot, 0.99), j["tpot_s"]["p99"].get<double>(), 1e-8);
+  EXPECT_NEAR(static_cast<double>(met) / rows, j["slo_attainment"].get<double>(), 1e-12);
+}
+
+TEST(HtmlReport, ServeHasLatencyCdfsAndTimeSeries) {
+  const std::string page = Tmp("serve.html");
+  const Outcome r = RunDlsim("serve " + kTestData + "/report/serve_small.yaml --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("html: " + page), std::string::npos);
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 6u);
+  for (const char* h : {"Time to first token", "Time per output token", "End-to-end latency",
+                        "Throughput over time", "Queue length over time", "KV-cache use over time"})
+    EXPECT_NE(html.find(std::string("<h2>") + h + "</h2>"), std::string::npos) << h;
+  EXPECT_EQ(Count(html, "no data"), 0u);
+}
+
+TEST(HtmlReport, PlanMarksTheBestLayoutOnItsParetoFront) {
+  const std::string page = Tmp("plan.html");
+  const Outcome r = RunDlsim("plan " + kTestData + "/plan/small_13b.yaml --quiet --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 2u);
+  EXPECT_EQ(Count(html, ">best</text>"), 2u);
+  EXPECT_EQ(Count(html, ">scenario</text>"), 2u);
+  EXPECT_NE(html.find(">Pareto front</text>"), std::string::npos);
+}
+
+TEST(HtmlReport, ClusterCompareDrawsOneSeriesPerPolicy) {
+  const std::string page = Tmp("cluster.html");
+  const Outcome r =
+      RunDlsim("cluster " + kTestData + "/report/cluster_small.yaml --compare fifo,las --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 3u);
+  EXPECT_EQ(Count(html, ">fifo</text>"), 3u);  // one legend entry per chart
+  EXPECT_EQ(Count(html, ">las</text>"), 3u);
+}
+
+TEST(HtmlReport, BadPathsAreErrorsAndNeverOverwriteTheScenario) {
+  const std::string copy = Tmp("scenario.yaml");
+  const std::string text = ReadFile(kTestData + "/report/serve_small.yaml");
+  std::ofstream(copy) << text;
+  Outcome r = RunDlsim("serve " + copy + " --html " + copy);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("would overwrite it"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadFile(copy), text);
+  r = RunDlsim("train " + kData + "/scenarios/llama3_8b_dp16_h100.yaml --html /nonexistent-dir/x.html");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write the HTML report '/nonexistent-dir/x.html'"), std::string::npos)
+      << r.output;
+  r = RunDlsim("serve " + copy + " --capacity --html " + Tmp("cap.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+}  // namespace
+}  // namespace dlsim
