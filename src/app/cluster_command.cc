@@ -93,7 +93,7 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
              std::ostream& out, std::ostream& err) {
   auto spec = io::LoadClusterSweep(args.file, o);
   if (!spec.ok()) return ReportError("cluster", spec.error(), err);
-  auto rows = cluster::Sweep(o, cat, *spec, args.threads);
+  auto rows = cluster::Sweep(o, cat, *spec, args.threads, args.progress);
   if (!rows.ok()) return ReportError("cluster", rows.error(), err);
   if (args.json)
     out << report::DumpDeterministic(ClusterSweepJson(*rows));

@@ -45,14 +45,14 @@ Result<ClusterOptions> PointOptions(const ClusterOptions& base, const SweepSpec&
 }  // namespace
 
 Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog::Catalogs& catalogs,
-                                    const SweepSpec& spec, int threads) {
+                                    const SweepSpec& spec, int threads, const ProgressFn& progress) {
   DLSIM_RETURN_IF_ERROR(CheckSpec(spec));
   std::vector<SweepRow> rows;
   for (const std::string& p : spec.policies)
     for (double l : spec.load_scales)
       for (uint64_t seed : spec.seeds) rows.push_back({p, l, seed, {}});
   std::vector<std::optional<Error>> errors(rows.size());
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, finished{0};
   auto work = [&] {
     for (size_t i = next++; i < rows.size(); i = next++) {
       Result<ClusterOptions> o = PointOptions(options, spec, rows[i]);
@@ -61,6 +61,7 @@ Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog
         rows[i].summary = r->summary;
       else
         errors[i] = r.error();
+      if (progress) progress(++finished, rows.size());
     }
   };
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());

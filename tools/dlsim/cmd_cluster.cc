@@ -1,12 +1,13 @@
 // dlsim cluster FILE [--compare fifo,las] [--policy P] [--placement P] [--json [--records]]
 //                    [--csv JOBS.csv] [--series UTIL.csv] [--trace OUT.json] [--check]
-//                    [--sweep [--threads N]]
+//                    [--html OUT.html] [--sweep [--threads N] [--quiet]]
 // Argument parsing only; the command is app::RunClusterCommand (docs/cluster.md).
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "dlsim/app/cluster_command.h"
+#include "progress.h"
 
 namespace dlsim::cli {
 
@@ -32,7 +33,14 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--sweep", args->sweep, "Run the scenario's sweep: section (policies x load scales x seeds)");
   cmd->add_option("--threads", args->threads, "Threads of --sweep (0: all cores)")
       ->check(CLI::Range(0, 4096));
-  cmd->callback([args, &global] { Exit(app::RunClusterCommand(*args, global, std::cout, std::cerr)); });
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("--quiet", *quiet, "No progress line during --sweep");
+  cmd->callback([args, quiet, &global] {
+    Exit(WithProgress("sweep points", *quiet, [&](ProgressFn progress) {
+      args->progress = std::move(progress);
+      return app::RunClusterCommand(*args, global, std::cout, std::cerr);
+    }));
+  });
 }
 
 }  // namespace dlsim::cli

@@ -1,52 +1,18 @@
 // dlsim plan: search the parallel layouts of a training scenario (docs/planner.md).
 //
 //   dlsim plan FILE [--json] [--csv OUT.csv] [--write-best OUT.yaml] [--threads N] [--top K]
-//                   [--no-dominance] [--quiet]
+//                   [--html OUT.html] [--no-dominance] [--quiet]
 //   mpirun -n N dlsim plan FILE ...      (candidates split across ranks; rank 0 prints)
 //
-// Argument parsing and the progress bar only; the command is app::RunPlanCommand.
-#include <fmt/core.h>
-#include <unistd.h>
-
-#include <chrono>
+// Argument parsing and the progress line only; the command is app::RunPlanCommand.
 #include <iostream>
-#include <mutex>
+#include <memory>
 
 #include "commands.h"
 #include "dlsim/app/plan_command.h"
+#include "progress.h"
 
 namespace dlsim::cli {
-namespace {
-
-// A one-line progress bar on stderr, redrawn at most every 100 ms.
-class ProgressBar {
- public:
-  void Update(size_t done, size_t total) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const auto now = std::chrono::steady_clock::now();
-    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const int width = 40;
-    const int filled = total ? static_cast<int>(width * done / total) : width;
-    fmt::print(stderr, "\r[{}{}] {}/{} simulated", std::string(filled, '#'), std::string(width - filled, ' '),
-               done, total);
-    drawn_ = true;
-  }
-  // Clears the bar (before the report or an error is printed).
-  void Finish() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (drawn_) fmt::print(stderr, "\r{}\r", std::string(72, ' '));
-    drawn_ = false;
-  }
-
- private:
-  std::mutex mu_;
-  std::chrono::steady_clock::time_point last_{};
-  bool drawn_ = false;
-};
-
-}  // namespace
-
 void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
   auto* cmd = app.add_subcommand("plan",
                                  "Search parallel layouts of a training scenario with a 'search:' "
@@ -67,13 +33,12 @@ void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::Range(1, 100000).description("1 to 100000"));
   cmd->add_flag("--no-dominance", args->no_dominance,
                 "Simulate heavier recompute modes even when a lighter fits");
-  cmd->add_flag("--quiet", *quiet, "No progress bar");
+  cmd->add_flag("--quiet", *quiet, "No progress line");
   cmd->callback([args, quiet, &global] {
-    auto bar = std::make_shared<ProgressBar>();
-    if (!*quiet && isatty(STDERR_FILENO)) args->progress = [bar](size_t d, size_t t) { bar->Update(d, t); };
-    const int code = app::RunPlanCommand(*args, global, std::cout, std::cerr);
-    bar->Finish();
-    Exit(code);
+    Exit(WithProgress("candidates", *quiet, [&](ProgressFn progress) {
+      args->progress = std::move(progress);
+      return app::RunPlanCommand(*args, global, std::cout, std::cerr);
+    }));
   });
 }
 

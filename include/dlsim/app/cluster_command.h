@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dlsim/app/command.h"
+#include "dlsim/core/progress.h"
 
 namespace dlsim::app {
 
@@ -27,6 +28,7 @@ struct ClusterArgs {
   std::string html_path;   // self-contained HTML report with charts (also with --compare)
   bool sweep = false;      // run the scenario's `sweep:` (policies x load scales x seeds)
   int threads = 0;         // sweep threads; 0: all cores
+  ProgressFn progress;     // hears of each finished sweep point (from worker threads); may be empty
 };
 
 // Returns an ExitCode: 0 when the run completed (jobs that never fit are reported, not an

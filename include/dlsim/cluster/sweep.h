@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dlsim/cluster/simulate.h"
+#include "dlsim/core/progress.h"
 
 namespace dlsim::cluster {
 
@@ -38,9 +39,10 @@ struct SweepRow {
 };
 
 // Errors: an empty or oversized sweep, an unknown policy (with a suggestion), a load scale that is
-// not positive, any simulation's error (the first in sweep order).
+// not positive, any simulation's error (the first in sweep order). `progress` (may be empty)
+// hears of every finished point, from the worker threads.
 Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog::Catalogs& catalogs,
-                                    const SweepSpec& spec, int threads);
+                                    const SweepSpec& spec, int threads, const ProgressFn& progress = {});
 
 }  // namespace dlsim::cluster
 

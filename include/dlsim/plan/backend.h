@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/core/progress.h"
 #include "dlsim/plan/candidate.h"
 #include "dlsim/plan/evaluation.h"
 
@@ -27,8 +28,8 @@ namespace dlsim::plan {
 using EvaluateFn = std::function<Evaluation(const Candidate& candidate, int worker)>;
 // Reports `done` evaluations finished by this process so far in the batch of
 // `total`. Called from worker threads, possibly concurrently: the callee
-// synchronises.
-using ProgressFn = std::function<void(size_t done, size_t total)>;
+// synchronises (core/progress.h).
+using ProgressFn = dlsim::ProgressFn;
 
 class Backend {
  public:
