@@ -39,15 +39,6 @@ Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Cat
   if (policy->Allocates() && policy->Round() <= Duration::Zero())
     return Error::InvalidArgument("policy '" + options.policy +
                                   "' allocates per round but has no round length");
-  // A preemptive round policy can preempt a job every round; a restart that costs a round or more
-  // means no job ever progresses and the run would not end. The scenario reader says so at its key;
-  // this catches the same under a policy set later (`--policy`, the Python API, a custom policy).
-  if (policy->Preemptive() && policy->Round() > Duration::Zero() &&
-      options.restart_overhead >= policy->Round())
-    return Error::InvalidArgument(fmt::format(
-        "restart_overhead_s {} s is not shorter than the round ({} s) of the preemptive policy '{}': a job "
-        "preempted every round would never progress",
-        options.restart_overhead.ToSeconds(), policy->Round().ToSeconds(), options.policy));
   DLSIM_ASSIGN_OR_RETURN(auto placement, BuiltinPlacements().Create(options.placement));
   if (sink)
     for (size_t n = 0; n < options.cluster.nodes().size(); ++n)
