@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include "dlsim/core/strings.h"
 #include "dlsim/report/format.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
@@ -34,6 +35,11 @@ nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) 
   par["recompute"] = std::string(RecomputeName(o.parallel.recompute));
   par["sequence_parallel"] = r.plan.sequence_parallel;
   par["layers_per_stage"] = r.plan.layers;
+  if (o.model.moe.enabled()) {
+    par["ep"] = r.plan.ep;
+    par["etp"] = r.plan.etp;
+    par["edp"] = r.plan.edp;
+  }
   return par;
 }
 
@@ -66,7 +72,7 @@ nlohmann::ordered_json MemoryJson(const StepResult& r, Bytes capacity) {
   return mem;
 }
 
-nlohmann::ordered_json BreakdownJson(const StepResult& r) {
+nlohmann::ordered_json BreakdownJson(const TrainOptions& o, const StepResult& r) {
   const Breakdown& b = r.breakdown;
   nlohmann::ordered_json br;
   br["critical_rank"] = r.critical_rank;
@@ -74,6 +80,7 @@ nlohmann::ordered_json BreakdownJson(const StepResult& r) {
   br["recompute_s"] = b.recompute_s;
   br["tp_comm_s"] = b.tp_comm_s;
   br["cp_comm_s"] = b.cp_comm_s;
+  if (o.model.moe.enabled()) br["ep_comm_s"] = b.ep_comm_s;
   br["pp_bubble_s"] = b.pp_bubble_s;
   br["dp_comm_s"] = b.dp_comm_s;
   br["optimizer_s"] = b.optimizer_s;
@@ -95,6 +102,21 @@ nlohmann::ordered_json DataJson(const DataSummary& d) {
   return dj;
 }
 
+nlohmann::ordered_json RoutingJson(const train::RoutingSummary& s) {
+  nlohmann::ordered_json rj;
+  rj["skew"] = s.skew;
+  rj["ep"] = s.ep;
+  rj["experts_per_shard"] = s.experts_per_shard;
+  rj["draws"] = s.draws;
+  rj["hottest_shard"] = {
+      {"ep_rank", s.hottest_shard},
+      {"experts", {s.hottest_first_expert, s.hottest_first_expert + s.experts_per_shard - 1}},
+      {"load", s.hottest_load}};
+  rj["slowest_shard_load"] = {{"mean", s.mean_slowest_load}, {"max", s.max_slowest_load}};
+  rj["dropped_fraction"] = s.dropped_fraction;
+  return rj;
+}
+
 }  // namespace
 
 nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Bytes capacity) {
@@ -112,9 +134,10 @@ nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Byt
   j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
   j["mfu"] = r.mfu;
   j["memory"] = MemoryJson(r, capacity);
-  j["breakdown"] = BreakdownJson(r);
+  j["breakdown"] = BreakdownJson(o, r);
   j["bottleneck"] = r.bottleneck;
   if (r.data) j["data"] = DataJson(*r.data);
+  if (r.routing) j["routing"] = RoutingJson(*r.routing);
   return j;
 }
 
@@ -164,6 +187,19 @@ report::Table DataTable(const DataSummary& d) {
   return dt;
 }
 
+report::Table RoutingTable(const train::RoutingSummary& s) {
+  report::Table rt(fmt::format("MoE routing (skew {}, ep {}, {} draws)", s.skew, s.ep, s.draws));
+  rt.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
+  rt.AddRow({"hottest expert shard",
+             fmt::format("ep rank {} (experts {}..{})", s.hottest_shard, s.hottest_first_expert,
+                         s.hottest_first_expert + s.experts_per_shard - 1)});
+  rt.AddRow({"hottest shard load (vs balanced)", FormatNumber(s.hottest_load, 4) + "x"});
+  rt.AddRow({"slowest shard load mean / max",
+             FormatNumber(s.mean_slowest_load, 4) + "x / " + FormatNumber(s.max_slowest_load, 4) + "x"});
+  rt.AddRow({"dropped routed tokens", FormatPercent(s.dropped_fraction)});
+  return rt;
+}
+
 report::Table BreakdownTable(const StepResult& r) {
   const Breakdown& b = r.breakdown;
   report::Table br(fmt::format("Critical path (pipeline rank {})", r.critical_rank));
@@ -175,6 +211,8 @@ report::Table BreakdownTable(const StepResult& r) {
   row("  of which recomputation", b.recompute_s);
   row("tensor-parallel comm (exposed)", b.tp_comm_s);
   row("context-parallel comm (exposed)", b.cp_comm_s);
+  if (r.plan.ep > 1 || r.plan.etp > 1 || b.ep_comm_s > 0)
+    row("expert-parallel all-to-all (exposed)", b.ep_comm_s);
   row("pipeline bubble", b.pp_bubble_s);
   row("data-parallel comm (exposed)", b.dp_comm_s);
   row("optimizer", b.optimizer_s);
@@ -206,6 +244,7 @@ void WriteTrainReport(const TrainOptions& o, const StepResult& r, Bytes capacity
   }
   out << "\n" << StepTable(r);
   if (r.data) out << "\n" << DataTable(*r.data);
+  if (r.routing) out << "\n" << RoutingTable(*r.routing);
   out << "\n" << BreakdownTable(r);
   out << "\n" << MemoryTable(r, capacity);
 }

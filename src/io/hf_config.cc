@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
 
@@ -16,18 +17,19 @@ namespace {
 
 using Json = nlohmann::json;
 
-enum class Family { kLlama, kGpt2, kOpt, kBert };
+enum class Family { kLlama, kGpt2, kOpt, kBert, kMixtral, kQwenMoe, kDeepSeek };
 
 struct TypeInfo {
   const char* type;
   Family family;
 };
 
-constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},   {"gpt2", Family::kGpt2},
-                               {"llama", Family::kLlama}, {"mistral", Family::kLlama},
-                               {"opt", Family::kOpt},     {"qwen2", Family::kLlama},
-                               {"qwen3", Family::kLlama}};
-constexpr const char* kMoeTypes[] = {"mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "deepseek_v2"};
+constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},         {"gpt2", Family::kGpt2},
+                               {"llama", Family::kLlama},       {"mistral", Family::kLlama},
+                               {"opt", Family::kOpt},           {"qwen2", Family::kLlama},
+                               {"qwen3", Family::kLlama},       {"mixtral", Family::kMixtral},
+                               {"qwen3_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
+constexpr const char* kMoeTypes[] = {"qwen2_moe", "deepseek_v2"};
 
 // Reads the keys of one config, remembering the first error.
 class ConfigReader {
@@ -83,6 +85,35 @@ void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
   s.dropout = c.Fraction("attention_dropout");
 }
 
+// Mixtral / Qwen3-MoE / DeepSeek-V3: a Llama-style decoder whose MLPs are experts.
+void ReadMoe(ConfigReader& c, const Json& j, Family f, model::ModelSpec& s) {
+  ReadLlama(c, j["model_type"].get<std::string>(), s);
+  model::MoeSpec& e = s.moe;
+  e.experts = c.Int(f == Family::kMixtral   ? "num_local_experts"
+                    : f == Family::kQwenMoe ? "num_experts"
+                                            : "n_routed_experts");
+  e.top_k = c.Int("num_experts_per_tok");
+  e.expert_ffn_hidden = f == Family::kMixtral ? s.ffn_hidden : c.Int("moe_intermediate_size");
+  if (f == Family::kQwenMoe &&
+      (c.Int("decoder_sparse_step", 1) != 1 ||
+       (j.contains("mlp_only_layers") && j["mlp_only_layers"].is_array() && !j["mlp_only_layers"].empty())))
+    c.Fail(
+        "'decoder_sparse_step' other than 1 or a non-empty 'mlp_only_layers' (dense layers between MoE "
+        "layers) is not modelled; dlsim's MoE layers are every layer from first_dense_layers on");
+  if (f != Family::kDeepSeek) return;
+  if (c.Int("moe_layer_freq", 1) != 1) c.Fail("'moe_layer_freq' other than 1 is not modelled");
+  e.shared_experts =
+      j.contains("n_shared_experts") && j["n_shared_experts"].is_null() ? 0 : c.Int("n_shared_experts", 0);
+  e.first_dense_layers = j.value("first_k_dense_replace", 0);
+  s.kv_heads = s.heads;  // MLA: every head has its own key and value (from the shared latent)
+  model::MlaSpec& a = s.mla;
+  a.q_lora_rank = j.contains("q_lora_rank") && j["q_lora_rank"].is_null() ? 0 : c.Int("q_lora_rank", 0);
+  a.kv_lora_rank = c.Int("kv_lora_rank");
+  a.qk_nope_head_dim = c.Int("qk_nope_head_dim");
+  a.qk_rope_head_dim = c.Int("qk_rope_head_dim");
+  a.v_head_dim = c.Int("v_head_dim");
+}
+
 void ReadGpt2(ConfigReader& c, model::ModelSpec& s) {
   s.layers = c.Int("n_layer");
   s.hidden = c.Int("n_embd");
@@ -131,9 +162,9 @@ Result<Family> FamilyOf(const Json& j, const std::string& file) {
     if (type == t.type) return t.family;
   for (const char* moe : kMoeTypes)
     if (type == moe)
-      return Error::InvalidArgument(
-          file + ": model_type '" + type +
-          "' is a mixture of experts; dlsim's model catalog has no expert layers yet");
+      return Error::InvalidArgument(file + ": model_type '" + type +
+                                    "' is a mixture of experts dlsim does not read (supported MoE types: "
+                                    "mixtral, qwen3_moe, deepseek_v3)");
   return Error::InvalidArgument(file + ": unknown model_type '" + type +
                                 "'; supported: " + Join(SupportedHfModelTypes(), ", "));
 }
@@ -164,13 +195,14 @@ Result<model::ModelSpec> ParseHfConfig(std::string_view text, const std::string&
   if (family == Family::kLlama) ReadLlama(c, j["model_type"].get<std::string>(), s);
   if (family == Family::kGpt2) ReadGpt2(c, s);
   if (family == Family::kOpt || family == Family::kBert) ReadOptOrBert(c, family, s);
+  if (family == Family::kMixtral || family == Family::kQwenMoe || family == Family::kDeepSeek)
+    ReadMoe(c, j, family, s);
+  // An explicit head width (Qwen3: 128 with hidden 2048 and 32 heads); MLA sets its own.
+  if (j.contains("head_dim") && !s.mla.enabled()) {
+    const int d = c.Int("head_dim", 0, 1 << 16);
+    if (s.heads > 0 && int64_t{d} * s.heads != s.hidden) s.explicit_head_dim = d;
+  }
   if (c.error()) return *c.error();
-  if (j.contains("head_dim") && j["head_dim"].is_number_integer() && s.heads > 0 &&
-      j["head_dim"].get<int64_t>() * s.heads != s.hidden)
-    return Error::InvalidArgument(
-        fmt::format("{}: head_dim {} x {} heads is not hidden_size {}; dlsim's attention "
-                    "assumes head_dim = hidden / heads",
-                    file, j["head_dim"].get<int64_t>(), s.heads, s.hidden));
   if (const auto issues = s.ShapeIssues(); !issues.empty())
     return Error::InvalidArgument(file + ": " + issues.front().message);
   return s;
@@ -214,6 +246,7 @@ std::string FormatModelCatalogEntry(const model::ModelSpec& s) {
       "    attention_bias: {}\n    linear_bias: {}\n    norm: {}\n    position_embedding: {}\n",
       s.attention_bias, s.linear_bias, NormName(s.norm), PositionEmbeddingName(s.position_embedding));
   out += fmt::format("    dropout: {}\n    max_seq_len: {}\n", s.dropout, s.max_seq_len);
+  out += FormatMoeAndMlaKeys(s, "    ");
   return out;
 }
 

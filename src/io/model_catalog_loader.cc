@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "catalog_entries.h"
+#include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/limits.h"
 
@@ -24,8 +25,63 @@ const std::vector<std::string>& ModelShapeKeys() {
                                                  "norm",
                                                  "position_embedding",
                                                  "dropout",
-                                                 "max_seq_len"};
+                                                 "max_seq_len",
+                                                 "head_dim",
+                                                 "experts",
+                                                 "top_k",
+                                                 "expert_ffn_hidden",
+                                                 "shared_experts",
+                                                 "first_dense_layers",
+                                                 "capacity_factor",
+                                                 "q_lora_rank",
+                                                 "kv_lora_rank",
+                                                 "qk_nope_head_dim",
+                                                 "qk_rope_head_dim",
+                                                 "v_head_dim"};
   return kKeys;
+}
+
+std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& indent) {
+  std::string out;
+  auto key = [&](const char* k, const std::string& v) { out += indent + k + ": " + v + "\n"; };
+  if (s.explicit_head_dim > 0) key("head_dim", std::to_string(s.explicit_head_dim));
+  if (s.moe.enabled()) {
+    const model::MoeSpec& e = s.moe;
+    key("experts", std::to_string(e.experts));
+    key("top_k", std::to_string(e.top_k));
+    key("expert_ffn_hidden", std::to_string(e.expert_ffn_hidden));
+    key("shared_experts", std::to_string(e.shared_experts));
+    key("first_dense_layers", std::to_string(e.first_dense_layers));
+    key("capacity_factor", FormatNumber(e.capacity_factor, 17));
+  }
+  if (s.mla.enabled()) {
+    const model::MlaSpec& a = s.mla;
+    key("q_lora_rank", std::to_string(a.q_lora_rank));
+    key("kv_lora_rank", std::to_string(a.kv_lora_rank));
+    key("qk_nope_head_dim", std::to_string(a.qk_nope_head_dim));
+    key("qk_rope_head_dim", std::to_string(a.qk_rope_head_dim));
+    key("v_head_dim", std::to_string(a.v_head_dim));
+  }
+  return out;
+}
+
+void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec) {
+  spec.explicit_head_dim = m.Get<int>("head_dim", spec.explicit_head_dim, limits::kHeadDim);
+  model::MoeSpec& e = spec.moe;
+  e.experts = m.Get<int>("experts", e.experts, limits::kExperts);
+  e.top_k = m.Get<int>("top_k", e.enabled() && e.top_k == 0 ? 1 : e.top_k, limits::kTopK);
+  e.expert_ffn_hidden =
+      m.Get<int>("expert_ffn_hidden", e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : spec.ffn_hidden,
+                 limits::kFfnHidden);
+  e.shared_experts = m.Get<int>("shared_experts", e.shared_experts, limits::kSharedExperts);
+  e.first_dense_layers = m.Get<int>("first_dense_layers", e.first_dense_layers, limits::kDenseLayers);
+  e.capacity_factor = m.Get<double>("capacity_factor", e.capacity_factor, limits::kCapacityFactor);
+  model::MlaSpec& a = spec.mla;
+  a.q_lora_rank = m.Get<int>("q_lora_rank", a.q_lora_rank, limits::kLoraRank);
+  a.kv_lora_rank = m.Get<int>("kv_lora_rank", a.kv_lora_rank, limits::kLoraRank);
+  a.qk_nope_head_dim = m.Get<int>("qk_nope_head_dim", a.qk_nope_head_dim, limits::kHeadDim);
+  a.qk_rope_head_dim = m.Get<int>("qk_rope_head_dim", a.qk_rope_head_dim, limits::kHeadDim);
+  a.v_head_dim = m.Get<int>("v_head_dim", a.v_head_dim, limits::kHeadDim);
 }
 
 void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
@@ -55,6 +111,7 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
                                        {"none", model::PositionEmbedding::kNone}});
   spec.dropout = m.Get<double>("dropout", spec.dropout, limits::kDropout);
   spec.max_seq_len = m.Get<int>("max_seq_len", spec.max_seq_len, limits::kMaxSeqLen);
+  ReadMoeAndMlaShape(m, spec);
 }
 
 void CheckModelShape(const MapReader& m, const model::ModelSpec& spec) {

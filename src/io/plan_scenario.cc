@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/data_section.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/train_scenario.h"
@@ -79,6 +80,7 @@ void ReadSearch(const MapReader& s, plan::PlanOptions* p) {
                                         PipelineScheduleKind::kInterleaved},
       PipelineScheduleName);
   sp.sequence_parallel = ReadList<bool>(s, "sequence_parallel", Range::Any());
+  sp.ep = ReadList<int>(s, "ep", limits::kDegree);
   p->top_k = s.Get<int>("top_k", p->top_k, Range::Between(1, 100000));
   p->dominance = s.Get<bool>("dominance", p->dominance);
   ReadConstraints(s.Section("constraints"), &p->constraints);
@@ -106,9 +108,9 @@ void CheckSpaceSize(const MapReader& s, const plan::PlanOptions& p) {
   const plan::SearchSpace& sp = p.space;
   const plan::Constraints& c = p.constraints;
   double n = 1;
-  for (size_t k :
-       {sp.tp.size(), sp.pp.size(), sp.cp.size(), sp.micro_batch.size(), sp.virtual_stages.size(),
-        sp.zero.size(), sp.recompute.size(), sp.pipeline_schedule.size(), sp.sequence_parallel.size()})
+  for (size_t k : {sp.tp.size(), sp.pp.size(), sp.cp.size(), sp.micro_batch.size(), sp.virtual_stages.size(),
+                   sp.zero.size(), sp.recompute.size(), sp.pipeline_schedule.size(),
+                   sp.sequence_parallel.size(), sp.ep.size()})
     n *= std::max<size_t>(k, 1);
   const double gpus = !sp.dp.empty()    ? static_cast<double>(sp.dp.size())
                       : !c.gpus.empty() ? static_cast<double>(c.gpus.size())
@@ -139,6 +141,7 @@ void WriteModelYaml(const model::ModelSpec& m, std::ostringstream& y) {
       model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, b(m.gated_mlp),
       b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
       model::PositionEmbeddingName(m.position_embedding), m.dropout, m.max_seq_len);
+  y << FormatMoeAndMlaKeys(m, "  ");
 }
 
 // Writes the hardware section.
@@ -173,6 +176,7 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
       p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), train::PipelineScheduleName(p.pipeline_schedule),
       p.virtual_stages, p.zero, train::RecomputeName(p.recompute), b(p.overlap_grad_reduce),
       b(p.overlap_param_gather), b(p.tp_comm_overlap));
+  if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
   if (!p.layers_per_stage.empty()) {
     std::vector<std::string> v;
     for (int n : p.layers_per_stage) v.push_back(std::to_string(n));

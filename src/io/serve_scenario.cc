@@ -460,6 +460,13 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   DLSIM_RETURN_IF_ERROR(doc.status());
   // Semantic checks (types are right by now): the model's shape (as train checks it), then tp and pp.
   CheckModelShape(root.Section("model"), o.model);
+  const model::ModelSpec& m = o.model;
+  if (m.moe.enabled() || m.mla.enabled() ||
+      (m.explicit_head_dim > 0 && m.explicit_head_dim * m.heads != m.hidden))
+    doc.AddError(root.Section("model").location(), "model",
+                 "model '" + m.name +
+                     "' has experts, MLA or a head_dim other than hidden / heads; dlsim serve prices dense "
+                     "multi-head / grouped-query attention models only (dlsim train models MoE)");
   DLSIM_RETURN_IF_ERROR(doc.status());
   CheckServeLayout(o, h, doc);
   CheckPromptContext(root.Section("workload"), o.workload, o.model.max_seq_len);

@@ -3,12 +3,15 @@
 #include <utility>
 #include <vector>
 
+#include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/data_section.h"
 #include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
+#include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/train/expert_routing.h"
 #include "dlsim/train/layout_check.h"
 #include "dlsim/train/node_defaults.h"
 
@@ -112,6 +115,7 @@ void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::Mod
                                        {{"rope", model::PositionEmbedding::kRope},
                                         {"learned", model::PositionEmbedding::kLearned},
                                         {"none", model::PositionEmbedding::kNone}});
+  ReadMoeAndMlaShape(m, *spec);
   m.Finish();
 }
 
@@ -179,12 +183,77 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
   par->overlap_grad_reduce = p.Get<bool>("overlap_grad_reduce", par->overlap_grad_reduce);
   par->overlap_param_gather = p.Get<bool>("overlap_param_gather", par->overlap_param_gather);
   par->tp_comm_overlap = p.Get<bool>("tp_comm_overlap", par->tp_comm_overlap);
+  par->ep = p.Get<int>("ep", par->ep, limits::kDegree);
+  par->etp = p.Get<int>("etp", par->etp, Range::Between(0, 1 << 20));
   par->layers_per_stage =
       p.FindList<int>("layers_per_stage", limits::kStageLayers).value_or(std::vector<int>{});
   p.Finish();
 }
 
+// A histogram file: CSV with a `tokens` column, one row per expert in expert order; every value >= 0.
+std::vector<double> ReadHistogramFile(const MapReader& r, const std::string& path) {
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) {
+    r.AddError("histogram_file", text.error().message);
+    return {};
+  }
+  Result<CsvTable> t = ParseCsv(*text, path);
+  std::vector<double> out;
+  for (size_t i = 0; t.ok() && i < t->rows.size(); ++i) {
+    Result<double> v = t->Number(i, "tokens");
+    if (!v.ok() || *v < 0) {
+      r.AddError("histogram_file",
+                 v.ok() ? t->Where(i, 0) + ": tokens must not be negative, found " + FormatNumber(*v, 6)
+                        : v.error().message);
+      return {};
+    }
+    out.push_back(*v);
+  }
+  if (!t.ok()) r.AddError("histogram_file", t.error().message);
+  return out;
+}
+
+// routing: {skew: uniform | zipf | histogram, zipf_s: S, histogram_file: PATH}.
+train::RoutingOptions ReadRoutingSection(const MapReader& r, const std::string& base_dir) {
+  train::RoutingOptions o;
+  train::RoutingSkewRegistry skews("routing-skew");
+  train::RegisterRoutingSkews(skews);
+  const std::vector<std::string> names = skews.Names();
+  if (std::optional<size_t> i = r.FindChoice("skew", names)) o.skew = names[*i];
+  if (o.skew == "zipf") o.zipf_s = r.Get<double>("zipf_s", o.zipf_s, limits::kZipfS);
+  if (o.skew == "histogram") {
+    if (std::optional<std::string> file = r.Require<std::string>("histogram_file")) {
+      o.histogram_file = *file;
+      o.histogram = ReadHistogramFile(r, ResolvePath(base_dir, *file));
+    }
+  }
+  r.Finish();
+  return o;
+}
+
 // ----- semantic checks (run once keys and types are right) -----
+
+// Routing needs a MoE model, full sequences (no data section) and, for a histogram, one positive-sum
+// entry per expert.
+void CheckRouting(const MapReader& root, const train::TrainOptions& o) {
+  const MapReader r = root.Section("routing");
+  const int experts = o.model.moe.experts;
+  if (!o.model.moe.enabled()) {
+    root.AddError("routing", "model " + o.model.name + " is dense; routing needs a mixture-of-experts model");
+  } else if (o.data) {
+    root.AddError("routing",
+                  "routing and data together are not modelled yet: give one of them (data-aware documents "
+                  "with balanced routing, or data-aware routing with full sequences)");
+  } else if (o.routing->skew == "histogram" && !o.routing->histogram.empty()) {
+    double sum = 0;
+    for (double w : o.routing->histogram) sum += w;
+    if (static_cast<int>(o.routing->histogram.size()) != experts || !(sum > 0))
+      r.AddError("histogram_file", o.routing->histogram_file + " has " +
+                                       std::to_string(o.routing->histogram.size()) + " rows (sum " +
+                                       FormatNumber(sum, 6) + "); expected one row per expert (" +
+                                       std::to_string(experts) + ") with a positive sum");
+  }
+}
 
 void CheckPrecision(const MapReader& t, const train::TrainingOptions& o, const hw::GpuSpec* gpu) {
   if (gpu == nullptr || gpu->Peak(o.precision).value() > 0) return;
@@ -235,6 +304,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   ReadTraining(s.training, &o.training);
   ReadParallel(s.parallel, &o.parallel);
   if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);
+  if (root.Has("routing")) o.routing = ReadRoutingSection(root.Section("routing"), base_dir);
   o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, limits::kSeed));
   s.root.Allow(extra_root_keys);
   s.root.Finish();
@@ -243,6 +313,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   CheckModelShape(s.model, o.model);  // the shape rules of ModelSpec, each at its key
   CheckPrecision(s.training, o.training, gpu);
   CheckParallelLayout(s, &o);
+  if (o.routing) CheckRouting(root, o);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;
 }

@@ -1,5 +1,6 @@
 #include "dlsim/model/model_spec.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,17 +28,76 @@ double NormParameters(const ModelSpec& m, double width) {
 }
 }  // namespace
 
-double ModelSpec::LayerParameters() const {
-  const double h = hidden;
-  const double kv = static_cast<double>(kv_heads) * head_dim();  // width of K and of V
-  const double f = ffn_hidden;
-  double attn = 2 * h * h + 2 * h * kv;                   // Q, O; K, V
-  if (attention_bias || linear_bias) attn += h + 2 * kv;  // QKV bias
-  if (linear_bias) attn += h;                             // output projection bias
-  const double up = gated_mlp ? 2 * f : f;                // gate + up, or up
+int ModelSpec::head_dim() const {
+  if (mla.enabled()) return (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) / 2;
+  return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads;
+}
+
+double ModelSpec::QueryWidth() const {
+  const double per_head = mla.enabled() ? mla.qk_nope_head_dim + mla.qk_rope_head_dim : head_dim();
+  return static_cast<double>(heads) * per_head;
+}
+
+double ModelSpec::AttentionOutputWidth() const {
+  return static_cast<double>(heads) * (mla.enabled() ? mla.v_head_dim : head_dim());
+}
+
+int ModelSpec::MoeLayers() const { return moe.enabled() ? std::max(0, layers - moe.first_dense_layers) : 0; }
+
+namespace {
+
+// MLA's projections (DeepSeek-V3 modeling code): q down (h x q_lora), its norm, q up (q_lora x heads
+// (nope + rope)) -- or one h x heads (nope + rope) matrix without q_lora; kv down (h x (kv_lora + rope),
+// the rope part is the shared key), its norm, kv up (kv_lora x heads (nope + v)); output (heads v x h).
+double MlaParameters(const ModelSpec& m) {
+  const double h = m.hidden, q = m.QueryWidth(), rope = m.mla.qk_rope_head_dim;
+  const double ql = m.mla.q_lora_rank, kvl = m.mla.kv_lora_rank;
+  const double q_params = ql > 0 ? h * ql + NormParameters(m, ql) + ql * q : h * q;
+  const double kv_params =
+      h * (kvl + rope) + NormParameters(m, kvl) + kvl * m.heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
+  return q_params + kv_params + m.AttentionOutputWidth() * h;
+}
+
+// The parameters of a dense MLP of width `f` on `h` features.
+double MlpParameters(const ModelSpec& m, double f) {
+  const double h = m.hidden;
+  const double up = m.gated_mlp ? 2 * f : f;  // gate + up, or up
   double mlp = up * h + f * h;
-  if (linear_bias) mlp += up + h;
-  return attn + mlp + 2 * NormParameters(*this, h);
+  if (m.linear_bias) mlp += up + h;
+  return mlp;
+}
+
+}  // namespace
+
+double ModelSpec::AttentionParameters() const {
+  if (mla.enabled()) return MlaParameters(*this);
+  const double h = hidden, q = QueryWidth();
+  const double kv = static_cast<double>(kv_heads) * head_dim();  // width of K and of V
+  double attn = h * q + q * h + 2 * h * kv;                      // Q, O; K, V
+  if (attention_bias || linear_bias) attn += q + 2 * kv;         // QKV bias
+  if (linear_bias) attn += h;                                    // output projection bias
+  return attn;
+}
+
+double ModelSpec::ExpertParameters() const { return MlpParameters(*this, moe.expert_ffn_hidden); }
+
+double ModelSpec::MoeMlpParameters() const {
+  const double router = static_cast<double>(moe.experts) * hidden;
+  return router + (moe.experts + moe.shared_experts) * ExpertParameters();
+}
+
+double ModelSpec::LayerParameters() const {
+  return AttentionParameters() + MlpParameters(*this, ffn_hidden) + 2 * NormParameters(*this, hidden);
+}
+
+double ModelSpec::MoeLayerParameters() const {
+  return AttentionParameters() + MoeMlpParameters() + 2 * NormParameters(*this, hidden);
+}
+
+double ModelSpec::ActiveParameterCount() const {
+  const int moe_layers = MoeLayers();
+  const double idle = static_cast<double>(moe.experts - moe.top_k) * ExpertParameters();
+  return ParameterCount() - moe_layers * idle;
 }
 
 double ModelSpec::EmbeddingParameters() const {
@@ -53,7 +113,10 @@ double ModelSpec::HeadParameters() const {
 }
 
 double ModelSpec::ParameterCount() const {
-  return layers * LayerParameters() + EmbeddingParameters() + HeadParameters();
+  const int moe_layers = MoeLayers();
+  double p = (layers - moe_layers) * LayerParameters() + EmbeddingParameters() + HeadParameters();
+  if (moe_layers > 0) p += moe_layers * MoeLayerParameters();
+  return p;
 }
 
 namespace {
@@ -71,12 +134,61 @@ std::vector<ShapeIssue> PositivityIssues(const ModelSpec& m) {
   return out;
 }
 
+std::string S(int v) { return std::to_string(v); }
+
+// The rules of the MoE MLP (model_spec.h).
+void AddMoeIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
+  const MoeSpec& e = m.moe;
+  if (e.experts < 0)
+    out.push_back({{"experts"}, "experts must be 0 (dense) or positive, found " + S(e.experts)});
+  if (!e.enabled()) return;
+  if (e.top_k < 1 || e.top_k > e.experts)
+    out.push_back({{"top_k", "experts"},
+                   "top_k " + S(e.top_k) + " must be in 1..experts = " + S(e.experts) +
+                       " (each token is routed to top_k distinct experts)"});
+  if (e.expert_ffn_hidden <= 0)
+    out.push_back({{"expert_ffn_hidden"},
+                   "expert_ffn_hidden must be a positive integer, found " + S(e.expert_ffn_hidden)});
+  if (e.shared_experts < 0)
+    out.push_back({{"shared_experts"}, "shared_experts must not be negative, found " + S(e.shared_experts)});
+  if (e.first_dense_layers < 0 || e.first_dense_layers >= m.layers)
+    out.push_back({{"first_dense_layers", "layers"},
+                   "first_dense_layers " + S(e.first_dense_layers) + " must be in 0.." + S(m.layers - 1) +
+                       " (at least one layer has experts)"});
+  if (!(e.capacity_factor >= 0))
+    out.push_back(
+        {{"capacity_factor"},
+         "capacity_factor must be 0 (dropless) or positive, found " + std::to_string(e.capacity_factor)});
+}
+
+// The rules of multi-head latent attention (model_spec.h).
+void AddMlaIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
+  const MlaSpec& a = m.mla;
+  if (a.kv_lora_rank < 0) out.push_back({{"kv_lora_rank"}, "kv_lora_rank must not be negative"});
+  if (!a.enabled()) return;
+  if (a.q_lora_rank < 0)
+    out.push_back({{"q_lora_rank"}, "q_lora_rank must be 0 (no bottleneck) or positive"});
+  const std::pair<std::string_view, int> widths[] = {{"qk_nope_head_dim", a.qk_nope_head_dim},
+                                                     {"qk_rope_head_dim", a.qk_rope_head_dim},
+                                                     {"v_head_dim", a.v_head_dim}};
+  for (const auto& [field, v] : widths)
+    if (v <= 0)
+      out.push_back(
+          {{field}, std::string(field) + " must be positive under MLA (kv_lora_rank > 0), found " + S(v)});
+  if ((a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) % 2 != 0)
+    out.push_back(
+        {{"v_head_dim", "qk_nope_head_dim"},
+         "qk_nope_head_dim + qk_rope_head_dim + v_head_dim must be even (dlsim prices MLA attention "
+         "with their mean as one head width)"});
+}
+
 }  // namespace
 
 std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
   std::vector<ShapeIssue> out = PositivityIssues(*this);
   if (!out.empty()) return out;
-  if (hidden % heads != 0) {
+  if (explicit_head_dim < 0) out.push_back({{"head_dim"}, "head_dim must be 0 (hidden / heads) or positive"});
+  if (hidden % heads != 0 && explicit_head_dim == 0 && !mla.enabled()) {
     out.push_back({{"heads", "hidden"},
                    "hidden " + std::to_string(hidden) + " is not divisible by heads " +
                        std::to_string(heads) + " (head_dim = hidden / heads)"});
@@ -93,6 +205,8 @@ std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
   if (position_embedding == PositionEmbedding::kLearned && max_seq_len <= 0)
     out.push_back(
         {{"max_seq_len", "position_embedding"}, "learned position embeddings need a positive max_seq_len"});
+  AddMoeIssues(*this, out);
+  AddMlaIssues(*this, out);
   return out;
 }
 

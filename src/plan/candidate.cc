@@ -25,6 +25,7 @@ struct Lists {
   std::vector<Recompute> recompute;
   std::vector<PipelineScheduleKind> schedule;
   std::vector<bool> sp;
+  std::vector<int> ep;
   int min_zero = 0;
 
   Lists(const SearchSpace& s, const train::TrainOptions& b)
@@ -36,12 +37,13 @@ struct Lists {
         zero(OrDefault(s.zero, b.parallel.zero)),
         recompute(OrDefault(s.recompute, b.parallel.recompute)),
         schedule(OrDefault(s.pipeline_schedule, b.parallel.pipeline_schedule)),
-        sp(OrDefault(s.sequence_parallel, b.parallel.sequence_parallel)) {
+        sp(OrDefault(s.sequence_parallel, b.parallel.sequence_parallel)),
+        ep(OrDefault(s.ep, b.parallel.ep)) {
     min_zero = *std::min_element(zero.begin(), zero.end());
   }
   uint64_t Inner() const {
     return uint64_t{schedule.size()} * virtual_stages.size() * micro_batch.size() * zero.size() * sp.size() *
-           recompute.size();
+           recompute.size() * ep.size();
   }
 };
 
@@ -98,6 +100,8 @@ const char* PruneReason(train::LayoutRule rule) {
       return kPrunedBatch;
     case train::LayoutRule::kStages:
       return kPrunedStages;
+    case train::LayoutRule::kExperts:
+      return kPrunedExperts;
   }
   return kPrunedStages;
 }
@@ -121,7 +125,7 @@ Candidate Canonical(Candidate c, int min_zero) {
 auto Key(const Candidate& c) {
   return std::make_tuple(c.gpus, c.global_batch, c.micro_batch, c.tp, c.pp, c.cp, c.dp, c.virtual_stages,
                          c.zero, static_cast<int>(c.recompute), static_cast<int>(c.schedule),
-                         c.sequence_parallel);
+                         c.sequence_parallel, c.ep);
 }
 
 // One enumeration in progress: its inputs, the candidates and pruning counts so far, the keys already kept.
@@ -167,9 +171,10 @@ void ConsiderInnerChoices(int gpus, int tp, int pp, int cp, int dp, Search& s) {
         for (int zero : l.zero)
           for (bool sp : l.sp)
             for (auto rc : l.recompute)
-              Consider(
-                  {gpus, GlobalBatch(s.base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule, sp},
-                  s);
+              for (int ep : l.ep)
+                Consider({gpus, GlobalBatch(s.base, cons, mb, dp), mb, tp, pp, cp, dp, vs, zero, rc, schedule,
+                          sp, ep},
+                         s);
 }
 
 // Counts the combinations of one tp*pp*cp product and enumerates those of its GPU counts that are allowed.
@@ -206,6 +211,7 @@ Candidate CandidateOf(const train::TrainOptions& o) {
   c.recompute = o.parallel.recompute;
   c.schedule = o.parallel.pipeline_schedule;
   c.sequence_parallel = o.parallel.sequence_parallel;
+  c.ep = o.parallel.ep;
   return c;
 }
 
@@ -231,6 +237,7 @@ train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candid
   p.recompute = c.recompute;
   p.pipeline_schedule = c.schedule;
   p.sequence_parallel = c.sequence_parallel;
+  p.ep = c.ep;
   return o;
 }
 
@@ -247,7 +254,8 @@ std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate
           {"virtual_stages", s(c.virtual_stages)},
           {"zero", s(c.zero)},
           {"recompute", std::string(train::RecomputeName(c.recompute))},
-          {"sequence_parallel", c.sequence_parallel ? "true" : "false"}};
+          {"sequence_parallel", c.sequence_parallel ? "true" : "false"},
+          {"ep", s(c.ep)}};
 }
 
 std::string DescribeCandidate(const Candidate& c, bool with_gpus) {
@@ -258,6 +266,7 @@ std::string DescribeCandidate(const Candidate& c, bool with_gpus) {
   if (c.schedule == PipelineScheduleKind::kInterleaved) out += " x" + std::to_string(c.virtual_stages);
   out += " zero " + std::to_string(c.zero) + " recompute " + std::string(train::RecomputeName(c.recompute));
   if (c.sequence_parallel) out += " sp";
+  if (c.ep > 1) out += " ep " + std::to_string(c.ep);
   return out;
 }
 
@@ -274,7 +283,13 @@ std::string DiffCandidates(const Candidate& ref, const Candidate& c) {
 
 Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::ParallelPlan& plan, Bytes overhead) {
   const model::ModelSpec& m = o.model;
-  const double layer = m.LayerParameters() / plan.tp;
+  double layer = m.LayerParameters() / plan.tp;
+  if (m.moe.enabled()) {
+    const double routed = m.moe.experts * m.ExpertParameters();
+    const double moe_layer =
+        (m.MoeLayerParameters() - routed) / plan.tp + routed / (double(plan.ep) * plan.etp);
+    layer = std::min(layer, moe_layer);
+  }
   const double embedding = static_cast<double>(m.vocab) * m.hidden / plan.tp;
   // Bytes per parameter of the simulator's memory model (train::StateBytes, src/train/step_model.cc); a test
   // (MemoryLowerBoundNeverExceedsSimulatedPeak) checks that the bound stays below the simulated memory, so a

@@ -40,11 +40,11 @@ class Reader {
 };
 
 double* BreakdownFields(train::Breakdown& b, size_t i) {
-  double* fields[] = {&b.compute_s,   &b.recompute_s, &b.tp_comm_s,   &b.cp_comm_s,
-                      &b.pp_bubble_s, &b.dp_comm_s,   &b.optimizer_s, &b.param_gather_s};
+  double* fields[] = {&b.compute_s, &b.recompute_s, &b.tp_comm_s,      &b.cp_comm_s, &b.pp_bubble_s,
+                      &b.dp_comm_s, &b.optimizer_s, &b.param_gather_s, &b.ep_comm_s};
   return fields[i];
 }
-constexpr size_t kBreakdownFields = 8;
+constexpr size_t kBreakdownFields = 9;
 
 }  // namespace
 

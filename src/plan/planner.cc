@@ -262,6 +262,7 @@ std::string WhyDifferent(const EvaluatedCandidate& best, const EvaluatedCandidat
   const std::pair<double, const char*> deltas[] = {{b.compute_s - a.compute_s, "compute"},
                                                    {b.tp_comm_s - a.tp_comm_s, "TP communication"},
                                                    {b.cp_comm_s - a.cp_comm_s, "CP communication"},
+                                                   {b.ep_comm_s - a.ep_comm_s, "EP all-to-all"},
                                                    {b.pp_bubble_s - a.pp_bubble_s, "pipeline bubble"},
                                                    {b.dp_comm_s - a.dp_comm_s, "DP communication"},
                                                    {b.optimizer_s - a.optimizer_s, "optimizer"},

@@ -19,11 +19,16 @@ struct Pricing {
   const TrainOptions& o;
   const StepContext& ctx;
   const data::Load& load;
+  const ParallelPlan& plan;
   int t, cp;          // tensor- and context-parallel sizes
   bool sp, layer;     // sequence parallelism; pricing a transformer layer (not the embedding or the head)
   double tokens;      // tokens through one GPU's GEMMs
   hw::DType gemm_dt;  // GEMM precision
   hw::DType act_dt;   // attention precision (bf16 under fp8 training)
+  // MoE layers: routed copies the priced expert shard computes (0: not a MoE layer), and the size of
+  // one dispatch all-to-all on one GPU.
+  int64_t shard_tokens = 0;
+  Bytes dispatch_bytes;
 };
 
 // The pricing inputs of `load` on one GPU of `plan`.
@@ -34,13 +39,16 @@ Pricing PricingOf(const TrainOptions& o, const ParallelPlan& plan, const StepCon
   return {.o = o,
           .ctx = ctx,
           .load = load,
+          .plan = plan,
           .t = plan.tp,
           .cp = plan.cp,
           .sp = plan.sequence_parallel,
           .layer = layer,
           .tokens = static_cast<double>(load.tokens),
           .gemm_dt = gemm_dt,
-          .act_dt = act_dt};
+          .act_dt = act_dt,
+          .shard_tokens = 0,
+          .dispatch_bytes = Bytes(0)};
 }
 
 // The cost of one operator on one GPU.
@@ -57,11 +65,13 @@ struct OverlapSums {
   Flops attn_flops;  // core-attention forward FLOPs so far
 };
 
-// One GEMM with its weight split over the TP ranks: forward, and the backward's data and weight gradients.
+// One GEMM with its weight split over the TP ranks (a routed expert's over the expert-TP ranks, on the
+// shard's routed copies): forward, and the backward's data and weight gradients.
 OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
   const cost::ComputeModel& cm = *p.ctx.compute;
-  const int t = p.t;
-  const int64_t T = p.load.tokens;
+  const int t = op.routed ? p.plan.etp : p.t;
+  int64_t T = op.routed ? p.shard_tokens : p.load.tokens;
+  if (op.shard == Shard::kTokens && p.sp) T = (T + t - 1) / t;  // the router, on the rank's own tokens
   int64_t n = op.n, k = op.k;
   if (op.shard == Shard::kColumn) n = (n + t - 1) / t;
   if (op.shard == Shard::kRow) k = (k + t - 1) / t;
@@ -69,8 +79,13 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
   c.fwd = cm.Gemm({T, n, k, 1}, p.gemm_dt);
   c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) + cm.Gemm({k, n, T, 1}, p.gemm_dt);
   sums.gemm_fwd += c.fwd;
-  c.flops = Flops(2.0 * p.tokens * n * k);
-  c.saved = op.saved_bytes_per_token * p.tokens / (op.shard == Shard::kColumn && !p.sp ? 1 : t);
+  const double tokens = op.routed || op.shard == Shard::kTokens ? static_cast<double>(T) : p.tokens;
+  c.flops = Flops(2.0 * tokens * n * k);
+  // A column GEMM's input is whole on every rank without sp (and for the gathered routed copies); a
+  // replicated GEMM's too; a row GEMM's input is split.
+  const bool whole = (op.shard == Shard::kColumn && (!p.sp || op.routed)) || op.shard == Shard::kReplicated ||
+                     op.shard == Shard::kTokens;
+  c.saved = op.saved_bytes_per_token * tokens / (whole ? 1 : t);
   // FP8 training (Transformer Engine) keeps the fp8-cast GEMM input for the weight
   // gradient: one byte per element instead of two.
   if (p.gemm_dt == hw::DType::kFp8) c.saved *= 0.5;
@@ -143,7 +158,9 @@ cost::MemoryKind MemoryKindOf(model::Access access) {
 OpCost PriceMemoryOp(const Op& op, const Pricing& p) {
   const cost::ComputeModel& cm = *p.ctx.compute;
   const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && p.sp);
-  const double tok = split ? p.tokens / p.t : p.tokens;
+  const double tok = op.routed ? static_cast<double>(p.shard_tokens) / p.plan.etp
+                     : split   ? p.tokens / p.t
+                               : p.tokens;
   const cost::MemoryKind kind = MemoryKindOf(op.access);
   OpCost c;
   c.fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
@@ -179,7 +196,10 @@ PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd) {
   const StepContext& ctx = p.ctx;
   const Bytes hidden_bytes(p.tokens * p.o.model.hidden * kActBytes);
   const net::GroupLayout tpg{t, std::min(t, ctx.gpus_per_node)};
-  const int count = p.layer ? 2 : 1;
+  // A dense layer: attention and MLP; a MoE layer: attention and the shared experts (the routed ones
+  // exchange tokens by all-to-all instead).
+  const bool moe = p.shard_tokens > 0;
+  const int count = !p.layer ? 1 : !moe ? 2 : p.o.model.moe.shared_experts > 0 ? 2 : 1;
   Duration pass;
   if (p.sp) {
     pass = (ctx.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx.fabric) +
@@ -219,6 +239,29 @@ PassComm AttentionServerComm(const Pricing& p, Duration gemm_fwd) {
   return {MaxZero(ship - gemm_fwd * 0.5), MaxZero(ship * int64_t{2} - gemm_fwd)};
 }
 
+// Expert parallelism (Megatron-Core's all-to-all dispatcher): dispatch and combine all-to-alls over the
+// ep ranks of the expert grid, and with expert-TP an all-gather of the shard's copies before the experts
+// and a reduce-scatter after; the backward repeats them. Not overlapped. The slowest shard receives
+// shard_tokens / etp copies per GPU; an all-to-all ends when its busiest rank does.
+PassComm ExpertParallelComm(const Pricing& p) {
+  const ParallelPlan& plan = p.plan;
+  if (p.shard_tokens <= 0 || (plan.ep <= 1 && plan.etp <= 1)) return {};
+  const StepContext& ctx = p.ctx;
+  const double copy_bytes = p.o.model.hidden * kActBytes;
+  const Bytes received(static_cast<double>(p.shard_tokens) / plan.etp * copy_bytes);
+  const Bytes a2a = std::max(p.dispatch_bytes, received);
+  const int ep_per_node = std::clamp(ctx.gpus_per_node / plan.etp, 1, plan.ep);
+  Duration pass =
+      ctx.comm->Time(net::Collective::kAllToAll, a2a, {plan.ep, ep_per_node}, ctx.fabric) * int64_t{2};
+  if (plan.etp > 1) {
+    const Bytes gathered(static_cast<double>(p.shard_tokens) * copy_bytes);
+    const net::GroupLayout etpg{plan.etp, std::min(plan.etp, ctx.gpus_per_node)};
+    pass += ctx.comm->Time(net::Collective::kAllGather, gathered, etpg, ctx.fabric) +
+            ctx.comm->Time(net::Collective::kReduceScatter, gathered, etpg, ctx.fabric);
+  }
+  return {pass, pass};
+}
+
 // Raises a layer's pass times to the host's launch time: a layer cannot run faster than the framework issues
 // its kernels (forward: the host time, backward: twice as many kernels).
 void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
@@ -251,6 +294,26 @@ data::Load UniformLoad(const ParallelPlan& plan, bool causal) {
   return load;
 }
 
+MoeVolumes MoeLayerVolumes(const model::ModelSpec& m, const ParallelPlan& plan, int64_t tokens,
+                           double act_bytes) {
+  MoeVolumes v;
+  if (!m.moe.enabled()) return v;
+  ExpertGroup& g = v.group;
+  g.experts = m.moe.experts;
+  g.ep = plan.ep;
+  g.etp = plan.etp;
+  g.top_k = m.moe.top_k;
+  g.capacity_factor = m.moe.capacity_factor;
+  g.tokens_per_gpu = plan.sequence_parallel ? (tokens + plan.tp - 1) / plan.tp : tokens;
+  const int per_shard = g.experts / g.ep;
+  const std::vector<double> uniform(per_shard, 1.0);
+  const double capacity =
+      g.capacity_factor > 0 ? std::ceil(g.capacity_factor * static_cast<double>(g.Copies()) / g.experts) : 0;
+  v.balanced_shard_tokens = ComputedCopies(g.BalancedShard(), uniform.data(), per_shard, per_shard, capacity);
+  v.dispatch_bytes = Bytes(static_cast<double>(g.tokens_per_gpu) * m.moe.top_k * m.hidden * act_bytes);
+  return v;
+}
+
 ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx)
     : o_(o), plan_(plan), ctx_(ctx) {
   model::LayerOptions lo;
@@ -260,6 +323,12 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   embed_ops_ = model::BuildEmbeddingOps(o.model, lo);
   head_ops_ = model::BuildHeadOps(o.model, lo);
   layer_params_ = o.model.LayerParameters() / plan.tp;
+  if (o.model.moe.enabled()) {
+    moe_ops_ = model::BuildMoeLayerOps(o.model, lo);
+    const double routed = o.model.moe.experts * o.model.ExpertParameters();
+    moe_layer_params_ = (o.model.MoeLayerParameters() - routed) / plan.tp;
+    expert_layer_params_ = routed / (static_cast<double>(plan.ep) * plan.etp);
+  }
   // Pipeline p2p: the activation of one micro-batch, scattered across the TP ranks.
   const double tokens = static_cast<double>(plan.micro_batch) * plan.seq_len / plan.cp;
   const Bytes act(tokens * o.model.hidden * kActBytes / plan.tp);
@@ -269,15 +338,54 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   data::Load uniform_load = UniformLoad(plan, o.model.arch == model::Arch::kDecoder);
   // Ring attention: the local K and V travel cp-1 hops.
   uniform_load.cp_bytes = KvBytesPerToken() * static_cast<double>(uniform_load.tokens * (plan.cp - 1));
-  const LoadCosts uniform = PriceLoad(uniform_load);
+  uniform_load_ = uniform_load;
+  moe_ = MoeLayerVolumes(o.model, plan, uniform_load.tokens, kActBytes);
+  uniform_ = PriceLoad(uniform_load_);
   costs_.resize(plan.VirtualStages());
   for (int c = 0; c < plan.chunks; ++c)
-    for (int r = 0; r < plan.pp; ++r) costs_[c * plan.pp + r] = Assemble(uniform, r, c);
+    for (int r = 0; r < plan.pp; ++r) costs_[c * plan.pp + r] = Assemble(uniform_, r, c);
 }
 
 ChunkCostModel::LoadCosts ChunkCostModel::PriceLoad(const data::Load& load) const {
-  return {PriceOps(layer_ops_, load, true), PriceOps(embed_ops_, load, false),
-          PriceOps(head_ops_, load, false)};
+  LoadCosts lc{PriceOps(layer_ops_, load, true),
+               PriceOps(embed_ops_, load, false),
+               PriceOps(head_ops_, load, false),
+               {}};
+  if (!moe_ops_.empty()) {
+    const MoeVolumes v = MoeLayerVolumes(o_.model, plan_, load.tokens, kActBytes);
+    lc.moe = PriceOps(moe_ops_, load, true, v.balanced_shard_tokens);
+  }
+  return lc;
+}
+
+std::vector<ChunkCosts> ChunkCostModel::PriceRouted(const std::vector<int64_t>& shard_tokens,
+                                                    RoutedCache& cache) const {
+  std::vector<ChunkCosts> out(plan_.VirtualStages());
+  for (int c = 0; c < plan_.chunks; ++c) {
+    for (int r = 0; r < plan_.pp; ++r) {
+      int first = 0;
+      const int n = MoeLayersOf(r, c, &first);
+      std::map<int64_t, int> counts;  // routed copies -> layers (ordered: deterministic sums)
+      for (int i = first; i < first + n; ++i) ++counts[shard_tokens[i]];
+      MoeGroups groups;
+      for (const auto& [tokens, layers] : counts) {
+        auto it = cache.find(tokens);
+        if (it == cache.end())
+          it = cache.emplace(tokens, PriceOps(moe_ops_, uniform_load_, true, tokens)).first;
+        groups.emplace_back(&it->second, layers);
+      }
+      out[c * plan_.pp + r] = Assemble(uniform_, r, c, &groups);
+    }
+  }
+  return out;
+}
+
+int ChunkCostModel::MoeLayersOf(int rank, int chunk, int* first_moe) const {
+  const int first = plan_.FirstLayerOf(rank, chunk), count = plan_.LayersOf(rank, chunk);
+  const int dense = o_.model.moe.enabled() ? o_.model.moe.first_dense_layers : o_.model.layers;
+  const int begin = std::max(first, dense), end = first + count;
+  if (first_moe) *first_moe = std::max(0, begin - dense);
+  return std::max(0, end - begin);
 }
 
 std::vector<ChunkCosts> ChunkCostModel::Price(const data::MicroBatch& mb) const {
@@ -317,8 +425,11 @@ Bytes ChunkCostModel::QBytesPerToken() const {
 }
 
 ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, const data::Load& load,
-                                                   bool layer) const {
-  const Pricing p = PricingOf(o_, plan_, ctx_, load, layer);
+                                                   bool layer, int64_t shard_tokens) const {
+  Pricing p = PricingOf(o_, plan_, ctx_, load, layer);
+  p.shard_tokens = shard_tokens;
+  if (shard_tokens > 0)
+    p.dispatch_bytes = MoeLayerVolumes(o_.model, plan_, load.tokens, kActBytes).dispatch_bytes;
   LayerCost lc;
   OverlapSums sums;
   for (const Op& op : ops) {
@@ -335,6 +446,9 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
   const PassComm ring = RingAttentionComm(p, sums), server = AttentionServerComm(p, sums.gemm_fwd);
   lc.fwd.cp_comm = ring.fwd + server.fwd;
   lc.bwd.cp_comm = ring.bwd + server.bwd;
+  const PassComm ep = ExpertParallelComm(p);
+  lc.fwd.ep_comm = ep.fwd;
+  lc.bwd.ep_comm = ep.bwd;
   ApplyHostFloor(p, lc.fwd, lc.bwd);
   FoldRecompute(lc, p.tokens, sums.attn_flops, layer);
   return lc;
@@ -351,6 +465,7 @@ void ChunkCostModel::FoldRecompute(LayerCost& lc, double tokens, Flops attn_flop
     lc.bwd.compute += lc.fwd.compute;
     lc.bwd.tp_comm += lc.fwd.tp_comm;
     lc.bwd.cp_comm += lc.fwd.cp_comm;
+    lc.bwd.ep_comm += lc.fwd.ep_comm;
     lc.recompute_flops = lc.fwd_flops;
   } else if (o_.parallel.recompute == Recompute::kSelective && layer) {
     lc.recompute_flops = attn_flops;
@@ -358,25 +473,36 @@ void ChunkCostModel::FoldRecompute(LayerCost& lc, double tokens, Flops attn_flop
   lc.bwd.recompute = lc.recompute;
 }
 
-ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk) const {
-  const LayerCost& layer = lc.layer;
+ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk, const MoeGroups* moe) const {
   const bool first = plan_.IsFirst(rank, chunk), last = plan_.IsLast(rank, chunk);
   ChunkCosts c;
-  const double L = plan_.LayersOf(rank, chunk);
+  const int moe_layers = MoeLayersOf(rank, chunk, nullptr);
+  const MoeGroups balanced = {{&lc.moe, moe_layers}};
+  const MoeGroups& groups = moe ? *moe : balanced;
   auto add = [](TaskCost& into, const TaskCost& x, double k) {
     into.compute += x.compute * k;
     into.recompute += x.recompute * k;
     into.tp_comm += x.tp_comm * k;
     into.cp_comm += x.cp_comm * k;
+    into.ep_comm += x.ep_comm * k;
   };
-  add(c.forward, layer.fwd, L);
-  add(c.backward, layer.bwd, L);
-  c.params = L * layer_params_;
   const bool full = o_.parallel.recompute == Recompute::kFull;
-  c.activations = full ? layer.saved_full_recompute * L : layer.saved * L;
-  c.recompute_working_set = full ? layer.saved : Bytes(0);
-  c.model_flops = layer.fwd_flops * (3.0 * L);
-  c.hardware_flops = c.model_flops + layer.recompute_flops * L;
+  // Dense layers first, then the MoE layers by cost group.
+  auto add_layers = [&](const LayerCost& layer, double k) {
+    add(c.forward, layer.fwd, k);
+    add(c.backward, layer.bwd, k);
+    c.activations += full ? layer.saved_full_recompute * k : layer.saved * k;
+    if (full) c.recompute_working_set = std::max(c.recompute_working_set, layer.saved);
+    c.model_flops += layer.fwd_flops * (3.0 * k);
+    c.hardware_flops += layer.fwd_flops * (3.0 * k) + layer.recompute_flops * k;
+  };
+  const double L = plan_.LayersOf(rank, chunk) - moe_layers;
+  add_layers(lc.layer, L);
+  c.params = L * layer_params_;
+  for (const auto& [cost, count] : groups)
+    if (count > 0) add_layers(*cost, count);
+  c.params += moe_layers * moe_layer_params_;
+  c.expert_params = moe_layers * expert_layer_params_;
   const double emb_params = static_cast<double>(o_.model.vocab) * o_.model.hidden / plan_.tp;
   if (first) {
     add(c.forward, lc.embed.fwd, 1);

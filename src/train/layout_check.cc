@@ -131,7 +131,43 @@ void CheckStages(const TrainOptions& o, int dp, Issues& out) {
   }
 }
 
+// The expert grid (parallel.h): ep and etp divide the experts, the expert width and the stage's GPUs.
+void CheckExperts(const TrainOptions& o, int dp, Issues& out) {
+  const ParallelOptions& p = o.parallel;
+  const model::ModelSpec& m = o.model;
+  if (!m.moe.enabled()) {
+    if (p.ep != 1 || p.etp > 1)
+      Add(out, p.ep != 1 ? "parallel.ep" : "parallel.etp", LayoutRule::kExperts,
+          "expert parallelism (ep " + S(p.ep) + ", etp " + S(p.etp) + ") needs a mixture-of-experts model; " +
+              m.name + " is dense (ep 1, etp 0 or 1)");
+    return;
+  }
+  const int etp = ExpertTensorParallelSize(o);
+  if (m.moe.experts % p.ep != 0)
+    Add(out, "parallel.ep", LayoutRule::kExperts,
+        "the " + S(m.moe.experts) + " experts of model " + m.name + " are not divisible by ep " + S(p.ep) +
+            " (each expert-parallel rank holds experts / ep whole experts)");
+  if (m.moe.expert_ffn_hidden % etp != 0)
+    Add(out, "parallel.etp", LayoutRule::kExperts,
+        "expert_ffn_hidden " + S(m.moe.expert_ffn_hidden) + " is not divisible by etp " + S(etp) +
+            (p.etp == 0 ? " (etp not given: tp)" : ""));
+  const int64_t stage = int64_t{p.tp} * p.cp * dp;
+  if (dp > 0 && stage % (int64_t{p.ep} * etp) != 0)
+    Add(out, "parallel.ep", LayoutRule::kExperts,
+        "ep * etp = " + S(p.ep) + " * " + S(etp) + " does not divide tp * cp * dp = " + S(stage) +
+            " (the GPUs of a pipeline stage hold etp x ep x edp expert shards)");
+  if (p.tp > 1 && !p.sequence_parallel)
+    Add(out, "parallel.sequence_parallel", LayoutRule::kExperts,
+        "a mixture-of-experts model with tp " + S(p.tp) +
+            " needs sequence_parallel: true (Megatron-Core requires it: the token all-to-all moves each TP "
+            "rank's own tokens)");
+}
+
 }  // namespace
+
+int ExpertTensorParallelSize(const TrainOptions& o) {
+  return o.parallel.etp > 0 ? o.parallel.etp : o.parallel.tp;
+}
 
 int DataParallelSize(const TrainOptions& o) {
   if (o.parallel.dp > 0) return o.parallel.dp;
@@ -148,6 +184,7 @@ std::vector<LayoutIssue> CheckLayout(const TrainOptions& o) {
   CheckSequence(o, out);
   CheckBatch(o, dp, out);
   CheckStages(o, dp, out);
+  CheckExperts(o, dp, out);
   return out;
 }
 

@@ -3,6 +3,13 @@
 #include "dlsim/train/layout_check.h"
 
 namespace dlsim::train {
+
+int ParallelPlan::FirstLayerOf(int rank, int chunk) const {
+  int first = 0;
+  for (int j = 0; j < chunk * pp + rank; ++j) first += layers[j];
+  return first;
+}
+
 std::vector<int> BalancedLayerPlacement(int layers, int stages) {
   std::vector<int> out(stages, (layers + stages - 1) / stages);
   int surplus = out[0] * stages - layers;
@@ -37,6 +44,13 @@ Result<ParallelPlan> MakeParallelPlan(const TrainOptions& o) {
   DLSIM_RETURN_IF_ERROR(LayoutStatus(CheckLayout(o)));
   plan.dp = DataParallelSize(o);
   plan.micro_batches = o.training.global_batch / (plan.micro_batch * plan.dp);
+  if (m.moe.enabled()) {
+    plan.ep = par.ep;
+    plan.etp = ExpertTensorParallelSize(o);
+    plan.edp = plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp);
+  } else {
+    plan.edp = plan.dp;
+  }
   plan.layers = par.layers_per_stage.empty() ? BalancedLayerPlacement(m.layers, plan.VirtualStages())
                                              : par.layers_per_stage;
   return plan;

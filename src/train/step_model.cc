@@ -39,32 +39,46 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
   return prog;
 }
 
+// Gradient buckets of `params` parameters of chunk `c`, reduced over the data-parallel group `g` (dp
+// for the dense parameters, edp for the routed experts').
+void AddBuckets(double params, int c, const net::GroupLayout& g, net::Collective reduce, double gbytes,
+                const StepContext& ctx, std::vector<GradBucket>& out) {
+  if (g.size <= 1 || params <= 0) return;
+  const double bucket = std::max(kMaxBucketParams, 1e6 * g.size);
+  const int n = std::max(1, static_cast<int>(std::ceil(params / bucket)));
+  const Duration t = ctx.comm->Time(reduce, Bytes(params / n * gbytes), g, ctx.fabric);
+  for (int i = 0; i < n; ++i) out.push_back({c, double(i + 1) / n, t});
+}
+
 // Data-parallel gradient reduction buckets, the optimizer and parameter gathering per
-// pipeline rank.
+// pipeline rank. Routed-expert parameters are reduced, sharded and gathered over the expert-data-
+// parallel group (edp ranks at stride etp * ep) instead of dp.
 void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                          const ChunkCostModel& costs, StepProgram& prog) {
   const int dp = plan.dp, zero = o.parallel.zero;
   const int dp_per_node = std::clamp(ctx.gpus_per_node / (plan.tp * plan.cp), 1, dp);
   const net::GroupLayout dpg{dp, dp_per_node};
+  const int edp = plan.edp;
+  const net::GroupLayout edpg{edp, std::clamp(ctx.gpus_per_node / (plan.ep * plan.etp), 1, edp)};
   const net::Collective reduce = zero >= 1 ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
   const double gbytes = StateBytes(o.training).gradients;
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
-    double rank_params = 0;
+    double rank_params = 0, rank_experts = 0;
     for (int c = 0; c < plan.chunks; ++c) {
-      const double params = costs.Get(r, c).params;
-      rank_params += params;
-      if (dp <= 1) continue;
-      const double bucket = std::max(kMaxBucketParams, 1e6 * dp);
-      const int n = std::max(1, static_cast<int>(std::ceil(params / bucket)));
-      const Duration t = ctx.comm->Time(reduce, Bytes(params / n * gbytes), dpg, ctx.fabric);
-      for (int i = 0; i < n; ++i) prog.buckets[r].push_back({c, double(i + 1) / n, t});
+      const ChunkCosts& cc = costs.Get(r, c);
+      rank_params += cc.params;
+      rank_experts += cc.expert_params;
+      AddBuckets(cc.params, c, dpg, reduce, gbytes, ctx, prog.buckets[r]);
+      AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, prog.buckets[r]);
     }
-    const double shard = zero >= 1 ? rank_params / dp : rank_params;
+    const double shard = zero >= 1 ? rank_params / dp + rank_experts / edp : rank_params + rank_experts;
     prog.optimizer.push_back(ctx.compute->MemoryBound(Bytes(shard * kAdamBytesPerParam), Flops(shard * 12)));
     Duration gather;
     if (zero >= 1 && dp > 1) {
       gather = ctx.comm->Time(net::Collective::kAllGather, Bytes(rank_params * 2.0), dpg, ctx.fabric);
+      if (rank_experts > 0)
+        gather += ctx.comm->Time(net::Collective::kAllGather, Bytes(rank_experts * 2.0), edpg, ctx.fabric);
       // Overlapped with the next step's first forward pass, layer by layer.
       if (o.parallel.overlap_param_gather)
         gather = std::max(Duration::Zero(), gather - costs.Get(r, 0).forward.Total());
@@ -85,6 +99,7 @@ struct SimulatedSteps {
   double real_tokens_per_step = 0;
   uint64_t events = 0;
   std::optional<DataSummary> data;
+  std::optional<RoutingSummary> routing;
 };
 
 DataSummary SummarizeDataSteps(const TrainOptions& o, const DataStepsResult& runs) {
@@ -119,6 +134,17 @@ Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan,
                                 report::Sink* sink) {
   SimulatedSteps out;
   out.real_tokens_per_step = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+  if (o.routing && o.data)
+    return Error::InvalidArgument(
+        "routing and data together are not modelled yet: give one of them (data-aware documents with "
+        "balanced routing, or data-aware routing with full sequences)");
+  if (o.routing) {
+    DLSIM_ASSIGN_OR_RETURN(RoutedStep routed, SimulateRoutedStep(o, plan, costs, prog, sink));
+    out.timeline = std::move(routed.timeline);
+    out.events = out.timeline.events;
+    out.routing = std::move(routed.summary);
+    return out;
+  }
   if (!o.data) {
     out.timeline = SimulateStep(prog, sink);
     out.events = out.timeline.events;
@@ -145,20 +171,26 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
   const int dp = plan.dp, zero = o.parallel.zero;
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory mem;
-    double params = 0;
+    double params = 0, experts = 0;
     Bytes act_per_mb, working;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       params += cc.params;
+      experts += cc.expert_params;
       act_per_mb += run.stage_act.empty() ? cc.activations : run.stage_act[c * plan.pp + rank];
       working = std::max(working, cc.recompute_working_set);
       mem.layers += plan.LayersOf(rank, c);
     }
     const int in_flight = run.timeline.ranks[rank].peak_in_flight;  // chunk-micro-batches
     mem.micro_batches_in_flight = in_flight;
-    mem.weights = Bytes(params * state.weights / (zero >= 3 ? dp : 1));
-    mem.gradients = Bytes(params * state.gradients / (zero >= 2 ? dp : 1));
-    mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1));
+    // Routed experts are sharded over their expert-data-parallel group.
+    const int edp = plan.edp;
+    mem.weights = Bytes(params * state.weights / (zero >= 3 ? dp : 1) +
+                        experts * state.weights / (zero >= 3 ? edp : 1));
+    mem.gradients = Bytes(params * state.gradients / (zero >= 2 ? dp : 1) +
+                          experts * state.gradients / (zero >= 2 ? edp : 1));
+    mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +
+                          experts * state.optimizer / (zero >= 1 ? edp : 1));
     mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working;
     mem.workspace = ctx.framework_overhead;
     if (mem.Total() > r.peak_memory) {
@@ -207,16 +239,16 @@ void AddBreakdown(const StepTimeline& tl, StepResult& r) {
   b.recompute_s = c.recompute.ToSeconds();
   b.tp_comm_s = c.tp_comm.ToSeconds();
   b.cp_comm_s = c.cp_comm.ToSeconds();
+  b.ep_comm_s = c.ep_comm.ToSeconds();
   b.pp_bubble_s = c.bubble.ToSeconds();
   b.dp_comm_s = c.dp_exposed.ToSeconds();
   b.optimizer_s = c.optimizer.ToSeconds();
   b.param_gather_s = c.param_gather.ToSeconds();
-  const std::pair<double, const char*> shares[] = {{b.tp_comm_s, "tensor-parallel communication"},
-                                                   {b.cp_comm_s, "context-parallel communication"},
-                                                   {b.pp_bubble_s, "pipeline bubble"},
-                                                   {b.dp_comm_s, "data-parallel gradient reduction"},
-                                                   {b.optimizer_s, "optimizer step"},
-                                                   {b.param_gather_s, "parameter all-gather"}};
+  const std::pair<double, const char*> shares[] = {
+      {b.tp_comm_s, "tensor-parallel communication"},    {b.cp_comm_s, "context-parallel communication"},
+      {b.ep_comm_s, "expert-parallel all-to-all"},       {b.pp_bubble_s, "pipeline bubble"},
+      {b.dp_comm_s, "data-parallel gradient reduction"}, {b.optimizer_s, "optimizer step"},
+      {b.param_gather_s, "parameter all-gather"}};
   const auto* top = &shares[0];
   for (const auto& s : shares)
     if (s.first > top->first) top = &s;
@@ -279,6 +311,7 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   r.plan = *plan;
   r.events = run->events;
   r.data = run->data;
+  r.routing = run->routing;
   AddMemory(o, *plan, ctx, costs, *run, r);
   AddThroughput(o, *plan, ctx, costs, *run, r);
   AddBreakdown(run->timeline, r);

@@ -171,6 +171,7 @@ class StepRun {
     u.t.recompute += c.recompute;
     u.t.tp_comm += c.tp_comm;
     u.t.cp_comm += c.cp_comm;
+    u.t.ep_comm += c.ep_comm;
     if (task.forward) {
       u.t.peak_in_flight = std::max(u.t.peak_in_flight, ++u.in_flight);
     } else {
@@ -282,7 +283,7 @@ class StepRun {
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);
         assert(u.compute_done);
-        const Duration busy = u.t.compute + u.t.tp_comm + u.t.cp_comm;
+        const Duration busy = u.t.compute + u.t.tp_comm + u.t.cp_comm + u.t.ep_comm;
         u.t.bubble = (u.last_compute_end - TimePoint::Start()) - busy;
         end = std::max(end, u.last_compute_end - TimePoint::Start());
         if (u.t.finish > out.step_time ||

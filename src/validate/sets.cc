@@ -14,6 +14,7 @@ std::string_view Korthikanti2022Table5Csv();
 std::string_view Korthikanti2022MemoryCsv();
 std::string_view VtrainSingleNodeCsv();
 std::string_view Nemo2407H100Csv();
+std::string_view MegatronBridgeMoeB200Csv();
 }  // namespace dlsim::embedded
 
 namespace dlsim::validate {
@@ -286,6 +287,32 @@ Result<ValidationSet> Nemo(Runner& run) {
   return set;
 }
 
+// Megatron-Bridge's MoE rows on DGX B200 (MXFP8 as fp8): NeMo's recipe (flash attention, distributed
+// optimizer, bf16 gradient reduction, no recomputation) with expert parallelism, expert-TP 1, balanced
+// dropless routing as the pages state. A held-out check: no constant is fitted to it (not in the fitting
+// program's sets), and bound_pct is 0 (informational).
+Result<ValidationSet> MegatronBridgeMoe(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
+                         ParseCsv(embedded::MegatronBridgeMoeB200Csv(), "megatron_bridge_moe_b200.csv"));
+  ValidationSet set{"megatron-bridge-moe-b200", "step time (s)", Source(t), 0.0, {}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const std::string label = *t.Text(i, "model");
+    auto spec = run.catalogs.models.Find(label == "DeepSeekV3" ? "deepseek-v3" : "qwen3-30b-a3b");
+    if (!spec.ok()) return spec.error();
+    TrainOptions o = NemoRow(t, i, **spec);
+    o.hardware.gpu = "b200-sxm-180gb";
+    o.hardware.node = "dgx-b200";
+    o.parallel.ep = static_cast<int>(std::lround(*t.Number(i, "ep")));
+    o.parallel.etp = 1;
+    const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+    const double measured = tokens / (*t.Number(i, "tokens_per_s_per_gpu") * o.hardware.gpus);
+    set.rows.push_back(
+        Row(label + " " + *t.Text(i, "container") + " " + std::to_string(o.hardware.gpus) + "gpu", measured,
+            run.Run(o)));
+  }
+  return set;
+}
+
 }  // namespace
 
 double ValidationSet::Mape() const {
@@ -324,6 +351,10 @@ Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalo
   }
   if (want("nemo-24.07-h100-fp8")) {
     DLSIM_ASSIGN_OR_RETURN(ValidationSet s, Nemo(run));
+    out.push_back(std::move(s));
+  }
+  if (want("megatron-bridge-moe-b200")) {
+    DLSIM_ASSIGN_OR_RETURN(ValidationSet s, MegatronBridgeMoe(run));
     out.push_back(std::move(s));
   }
   return out;

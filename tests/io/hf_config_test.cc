@@ -102,15 +102,24 @@ TEST(HfConfigTest, BadConfigsSayWhy) {
   EXPECT_NE(ErrorOf("{\"model_type\": \"gpt2\", \"n_layer\": \"12\"}")
                 .find("'n_layer' is \"12\"; expected an integer"),
             std::string::npos);
+  // Mixtral reads as a MoE model (issue 15); other MoE types are refused by name.
   auto moe = LoadHfConfig(Config("Mixtral-8x7B-v0.1"));
-  ASSERT_FALSE(moe.ok());
-  EXPECT_NE(moe.error().message.find("mixture of experts"), std::string::npos) << moe.error().message;
-  // head_dim other than hidden / heads (Qwen3-0.6B: 1024 / 16 = 64, but head_dim 128).
-  EXPECT_NE(ErrorOf("{\"model_type\": \"qwen3\", \"num_hidden_layers\": 28, \"hidden_size\": 1024, "
-                    "\"num_attention_heads\": 16, \"num_key_value_heads\": 8, \"intermediate_size\": 3072, "
-                    "\"vocab_size\": 151936, \"head_dim\": 128}")
-                .find("head_dim 128"),
+  ASSERT_TRUE(moe.ok()) << moe.error().message;
+  EXPECT_EQ(moe->moe.experts, 8);
+  EXPECT_EQ(moe->moe.top_k, 2);
+  EXPECT_EQ(moe->moe.expert_ffn_hidden, 14336);
+  EXPECT_NEAR(moe->ParameterCount() * 1e-9, 46.7, 0.1);
+  EXPECT_NE(ErrorOf("{\"model_type\": \"qwen2_moe\"}").find("mixture of experts dlsim does not read"),
             std::string::npos);
+  // head_dim other than hidden / heads (Qwen3-0.6B: 1024 / 16 = 64, but head_dim 128) is kept.
+  auto qwen3 = ParseHfConfig(
+      "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 28, \"hidden_size\": 1024, "
+      "\"num_attention_heads\": 16, \"num_key_value_heads\": 8, \"intermediate_size\": 3072, "
+      "\"vocab_size\": 151936, \"head_dim\": 128}",
+      "c.json", "qwen3-0.6b");
+  ASSERT_TRUE(qwen3.ok()) << qwen3.error().message;
+  EXPECT_EQ(qwen3->head_dim(), 128);
+  EXPECT_DOUBLE_EQ(qwen3->QueryWidth(), 2048);
 }
 
 TEST(HfConfigTest, ScenarioKeyErrorsAreLocated) {

@@ -275,6 +275,19 @@ void PrintModel(const model::ModelSpec& m) {
                                   Num(m.LayerParameters() * 1e-6, 5) + " M",
                                   Num(m.EmbeddingParameters() * 1e-6, 5) + " M")},
        {"source", m.source}});
+  if (!m.moe.enabled()) return;
+  const model::MoeSpec& e = m.moe;
+  std::cout << FieldTable(
+      "Experts of " + m.name,
+      {{"routed experts", fmt::format("{} (top {}, width {})", e.experts, e.top_k, e.expert_ffn_hidden)},
+       {"shared experts", std::to_string(e.shared_experts)},
+       {"dense layers first", std::to_string(e.first_dense_layers)},
+       {"capacity factor", e.capacity_factor > 0 ? Num(e.capacity_factor) : "dropless"},
+       {"attention", m.mla.enabled()
+                         ? fmt::format("MLA (q rank {}, kv rank {})", m.mla.q_lora_rank, m.mla.kv_lora_rank)
+                         : "multi-head / grouped-query"},
+       {"activated parameters", Num(m.ActiveParameterCount() * 1e-9, 4) + " B"},
+       {"MoE layer parameters", Num(m.MoeLayerParameters() * 1e-6, 5) + " M"}});
 }
 
 // --- commands ---------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include "dlsim/serve/mig_serving.h"
 #include "dlsim/serve/router.h"
 #include "dlsim/serve/scheduler.h"
+#include "dlsim/train/expert_routing.h"
 #include "dlsim/train/pipeline_schedule.h"
 
 namespace dlsim::cli {
@@ -43,6 +44,7 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   std::map<std::string, std::function<RegistryEntries()>> kinds;
   kinds["pipeline-schedule"] =
       Kind<train::PipelineScheduleRegistry>("pipeline-schedule", train::RegisterPipelineSchedules);
+  kinds["routing-skew"] = Kind<train::RoutingSkewRegistry>("routing-skew", train::RegisterRoutingSkews);
   kinds["compute-model"] = Kind<cost::ComputeModelRegistry>("compute-model", cost::RegisterComputeModels);
   kinds["collective-model"] =
       Kind<net::CollectiveRegistry>("collective-model", net::RegisterCollectiveModels);

@@ -52,6 +52,14 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new);
 // multiple of kv_heads 5 (...)"; an issue none of whose keys is given is recorded at the section as
 // "model 'NAME': MESSAGE". The one shape check of train and serve scenarios.
 void CheckModelShape(const MapReader& m, const model::ModelSpec& spec);
+// Reads the mixture-of-experts keys (experts, top_k, expert_ffn_hidden, shared_experts,
+// first_dense_layers, capacity_factor), MLA's (q_lora_rank, kv_lora_rank, qk_nope_head_dim,
+// qk_rope_head_dim, v_head_dim) and head_dim present in `m` into `spec` (ReadModelShape calls it; the
+// train scenario's model section too). expert_ffn_hidden follows ffn_hidden unless given.
+void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec);
+// The keys ReadMoeAndMlaShape reads that `s` sets (none for a dense multi-head model), one "KEY: VALUE"
+// line each after `indent`: what catalog import and the planner's best-layout scenario write.
+std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& indent);
 // The keys ReadModelShape reads.
 const std::vector<std::string>& ModelShapeKeys();
 

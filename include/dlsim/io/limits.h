@@ -19,6 +19,16 @@ inline const Range kFfnHidden = Range::Between(1, 1 << 22);
 inline const Range kVocab = Range::Between(1, 1 << 24);
 inline const Range kMaxSeqLen = Range::Between(0, 1 << 24);
 inline const Range kDropout = Range::HalfOpen(0, 1);  // a probability of dropping; 1 drops everything
+// Mixture of experts and MLA (the largest published: 256 routed experts, top-8; DeepSeek-V3 ranks 1536 /
+// 512).
+inline const Range kExperts = Range::Between(0, 1 << 16);  // 0: dense
+inline const Range kTopK = Range::Between(1, 1 << 16);
+inline const Range kSharedExperts = Range::Between(0, 1024);
+inline const Range kDenseLayers = Range::Between(0, 10000);
+inline const Range kCapacityFactor = Range::Between(0, 1024);  // 0: dropless
+inline const Range kLoraRank = Range::Between(0, 1 << 20);     // 0: none
+inline const Range kHeadDim = Range::Between(0, 1 << 16);      // 0: hidden / heads
+inline const Range kZipfS = Range::Between(0.01, 10);          // routing skew exponent
 
 // Hardware of a training job.
 inline const Range kGpus = Range::Between(1, 1 << 20);  // a million GPUs

@@ -28,8 +28,9 @@ enum class Shard {
   kColumn,  // GEMM: n split by tp (QKV, MLP up/gate, LM head)
   kRow,     // GEMM: k split by tp (attention output projection, MLP down)
   kHeads,   // attention: heads split by tp
-  kTokens,  // memory-bound op on the full hidden: replicated across tp, or split by tp under sp
+  kTokens,  // op on the full hidden: replicated across tp, or split by tp under sp (norms, the MoE router)
   kInner,   // memory-bound op inside a TP region (already split by tp): always divided by tp
+  kReplicated,  // GEMM every TP rank runs whole on every token, sp or not (MLA's down projections)
 };
 
 // Memory access pattern of a memory-bound operator (sets its achievable bandwidth).
@@ -57,6 +58,10 @@ struct Op {
   // Part of the attention core (recomputed under selective recomputation).
   bool attention_core = false;
   Access access = Access::kElementwise;  // kMemory ops
+  // A routed-expert operator of a MoE layer: it runs on the routed token copies an expert-parallel
+  // rank receives (not the layer's tokens), and kColumn / kRow / kInner split it by the expert-tensor-
+  // parallel size instead of tp. Its per-token sizes are per routed copy.
+  bool routed = false;
 };
 
 struct LayerOptions {
@@ -64,8 +69,13 @@ struct LayerOptions {
   double activation_bytes = 2;  // bf16/fp16 activations
 };
 
-// Operators of one transformer layer in execution order.
+// Operators of one transformer layer with a dense MLP, in execution order (MLA attention when m.mla
+// is enabled).
 std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o);
+// Operators of one MoE layer: the same attention, then the router, the shared experts (a dense MLP
+// of shared_experts * expert_ffn_hidden) and the routed experts (permute, up, activation, down,
+// unpermute; `routed` set). The token all-to-all is communication, priced by train.
+std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o);
 // Operators of the input embedding (first pipeline stage) and of the final norm, LM head
 // and loss (last pipeline stage).
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o);
@@ -73,7 +83,8 @@ std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o);
 
 // Forward FLOPs of a model for `tokens` tokens of sequence length `seq` (matmuls and
 // attention only, the convention of MFU): 2 * params_matmul * tokens + attention; causal
-// attention counts half the score work when `causal_halving` is set.
+// attention counts half the score work when `causal_halving` is set. MoE layers count the router and
+// the top_k + shared experts a token passes through.
 double ModelForwardFlops(const ModelSpec& m, double tokens, double seq, bool causal_halving);
 
 }  // namespace dlsim::model

@@ -33,6 +33,34 @@ struct ShapeIssue {
   std::string message;
 };
 
+// Mixture-of-experts MLP (issue 15): every layer from `first_dense_layers` on replaces its dense MLP
+// with `experts` routed experts of width `expert_ffn_hidden` (each token goes to `top_k` of them,
+// chosen by a linear router) plus `shared_experts` always-on experts of the same width. experts == 0:
+// a dense model. capacity_factor 0: dropless (every routed token is computed); c > 0: an expert
+// computes at most ceil(c * routed tokens / experts) tokens of its expert-parallel group and drops the
+// rest (Switch/GShard capacity).
+struct MoeSpec {
+  int experts = 0;
+  int top_k = 0;
+  int expert_ffn_hidden = 0;
+  int shared_experts = 0;
+  int first_dense_layers = 0;  // DeepSeek-V3: the first 3 layers keep a dense MLP of ffn_hidden
+  double capacity_factor = 0;
+  bool enabled() const { return experts > 0; }
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3): queries through a low-rank q_lora_rank bottleneck
+// (0: a full projection), keys and values through a shared kv_lora_rank latent; per head, a
+// qk_nope_head_dim + qk_rope_head_dim query/key and a v_head_dim value. kv_lora_rank == 0: not MLA.
+struct MlaSpec {
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  bool enabled() const { return kv_lora_rank > 0; }
+};
+
 struct ModelSpec {
   std::string name;
   std::vector<std::string> aliases;
@@ -52,20 +80,48 @@ struct ModelSpec {
   double dropout = 0.0;  // > 0 adds dropout operators and masks to activations
   int max_seq_len = 0;   // longest trained context; size of the learned position table
   std::string source;    // where the shape comes from (paper table, HF config.json)
+  // Width of one attention head when it is not hidden / heads (Qwen3: 128 with hidden 2048 and 32
+  // heads); 0: hidden / heads.
+  int explicit_head_dim = 0;
+  MoeSpec moe;
+  MlaSpec mla;
 
-  int head_dim() const { return hidden / heads; }
+  // Width of one head: explicit_head_dim, else hidden / heads. Under MLA, the mean of the query/key
+  // width (nope + rope) and the value width, so that 4 * s * heads * head_dim() counts the QK^T and AV
+  // FLOPs exactly and 2 * heads * head_dim() is the K plus V width.
+  int head_dim() const;
+  // Width of all query heads together (heads * head_dim(); == hidden for plain multi-head attention)
+  // and of the attention output that the output projection reads (heads * v_head_dim under MLA).
+  double QueryWidth() const;
+  double AttentionOutputWidth() const;
+  // Layers with a MoE MLP (0 for a dense model) and whether layer `i` (0-based) is one.
+  int MoeLayers() const;
+  bool IsMoeLayer(int i) const { return moe.enabled() && i >= moe.first_dense_layers; }
+  // Parameters of the attention block (projections, and MLA's latent norms), of one routed expert,
+  // and of a MoE layer's MLP (router, routed and shared experts).
+  double AttentionParameters() const;
+  double ExpertParameters() const;
+  double MoeMlpParameters() const;
+  // Parameters of one MoE layer (attention, MoE MLP, two norms); LayerParameters() is a dense one.
+  double MoeLayerParameters() const;
+  // Parameters one token passes through: ParameterCount() with only top_k routed experts per MoE
+  // layer (the "activated" parameters of MoE papers; == ParameterCount() for a dense model).
+  double ActiveParameterCount() const;
   // Parameters (a count, not bytes) of one transformer layer (attention, MLP, two norms), of
   // the input embedding (tokens, plus positions when learned), of the output head (0 when
   // tied) and final norm, and of the whole model:
-  //   ParameterCount = layers * LayerParameters + EmbeddingParameters + HeadParameters.
+  //   ParameterCount = (layers - MoeLayers) * LayerParameters + MoeLayers * MoeLayerParameters
+  //                    + EmbeddingParameters + HeadParameters.
   // BERT's pooler and MLM transform are not counted.
   double LayerParameters() const;
   double EmbeddingParameters() const;
   double HeadParameters() const;
   double ParameterCount() const;
   // The shape rules, the one place they live (train and serve scenarios and the catalog use them):
-  // every field positive; then heads divide hidden, kv_heads divide heads (so kv_heads <= heads),
-  // 0 <= dropout < 1, max_seq_len >= 0 and positive for learned positions. Every broken rule, in
+  // every field positive; then heads divide hidden (unless head_dim is explicit), kv_heads divide heads
+  // (so kv_heads <= heads), 0 <= dropout < 1, max_seq_len >= 0 and positive for learned positions; for
+  // MoE, 1 <= top_k <= experts, expert_ffn_hidden > 0, 0 <= first_dense_layers < layers, shared_experts
+  // >= 0, capacity_factor >= 0; for MLA, positive head widths. Every broken rule, in
   // that order; empty when the shape is valid. When a field is not positive only those are returned
   // (the other rules would divide by it).
   std::vector<ShapeIssue> ShapeIssues() const;

@@ -41,6 +41,7 @@ struct Candidate {
   train::Recompute recompute = train::Recompute::kNone;
   train::PipelineScheduleKind schedule = train::PipelineScheduleKind::kOneFOneB;
   bool sequence_parallel = false;
+  int ep = 1;  // expert parallelism (MoE)
 
   bool operator==(const Candidate&) const = default;
 };
@@ -51,7 +52,7 @@ Candidate CandidateOf(const train::TrainOptions& o);
 // model chunks; otherwise placement is balanced.
 train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candidate& c);
 // (key, value) pairs in a fixed order, with the scenario's value names: gpus, global_batch, micro_batch, tp,
-// pp, cp, dp, pipeline_schedule, virtual_stages, zero, recompute, sequence_parallel.
+// pp, cp, dp, pipeline_schedule, virtual_stages, zero, recompute, sequence_parallel, ep.
 std::vector<std::pair<std::string, std::string>> CandidateFields(const Candidate& c);
 // "tp 8 pp 16 cp 1 dp 128 mb 1 1f1b zero 1 recompute selective sp" (gpus when `with_gpus`).
 std::string DescribeCandidate(const Candidate& c, bool with_gpus = false);
@@ -72,7 +73,8 @@ struct MemoryLimits {
 // weights, plus an fp8 copy under fp8; grad_dtype gradients: fp32, or fp16 for fp16 training; fp32 master
 // weights and Adam moments), each divided by dp per its ZeRO stage, plus the overhead. Parameters per GPU:
 // the rank's layers and the embedding/head divided by tp (replicated norms ignored, which only lowers the
-// bound). No activations.
+// bound); a MoE layer counts the lesser of a dense layer and its non-expert part / tp plus its experts / (ep
+// * etp), all divided by dp per ZeRO stage (experts are sharded over edp <= dp). No activations.
 Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::ParallelPlan& plan,
                              Bytes framework_overhead);
 
@@ -82,6 +84,7 @@ inline constexpr const char* kPrunedHeads = "attention heads not divisible by tp
 inline constexpr const char* kPrunedBatch = "global batch not divisible by micro_batch * dp";
 inline constexpr const char* kPrunedSequence = "seq_len not divisible by 2*cp or tp*cp";
 inline constexpr const char* kPrunedStages = "layers or micro-batches do not fill the pipeline";
+inline constexpr const char* kPrunedExperts = "ep / etp do not divide the experts or the stage's GPUs";
 inline constexpr const char* kPrunedEquivalent = "equivalent to another candidate";
 inline constexpr const char* kPrunedMemory = "memory lower bound exceeds usable memory";
 inline constexpr const char* kPrunedDominated = "dominated: a lighter recompute mode of the layout fits";

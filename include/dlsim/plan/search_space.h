@@ -23,6 +23,7 @@ namespace dlsim::plan {
 
 struct SearchSpace {
   std::vector<int> tp, pp, cp, dp, micro_batch, virtual_stages, zero;
+  std::vector<int> ep;  // expert-parallel sizes (MoE models; parallel.etp is kept)
   std::vector<train::Recompute> recompute;
   std::vector<train::PipelineScheduleKind> pipeline_schedule;
   std::vector<bool> sequence_parallel;

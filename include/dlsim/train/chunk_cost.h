@@ -9,10 +9,13 @@
 #ifndef DLSIM_TRAIN_CHUNK_COST_H_
 #define DLSIM_TRAIN_CHUNK_COST_H_
 
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "dlsim/data/step_data.h"
 #include "dlsim/model/layer_graph.h"
+#include "dlsim/train/expert_routing.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/parallel_plan.h"
 #include "dlsim/train/step_context.h"
@@ -23,7 +26,8 @@ namespace dlsim::train {
 struct ChunkCosts {
   TaskCost forward;
   TaskCost backward;            // includes recomputation under the chosen mode
-  double params = 0;            // parameters held by one GPU for this chunk
+  double params = 0;            // parameters held by one GPU for this chunk, routed experts excluded
+  double expert_params = 0;     // routed-expert parameters held by one GPU (reduced over edp, not dp)
   Bytes activations;            // stored per micro-batch in flight
   Bytes recompute_working_set;  // extra activations while one layer is being recomputed
   Flops model_flops;            // forward + backward, no recomputation, one GPU
@@ -33,6 +37,21 @@ struct ChunkCosts {
 // The load of one GPU when every row is a full sequence of seq_len tokens: with context
 // parallelism, the load-balanced causal split (chunks i and 2cp-1-i of 2cp).
 data::Load UniformLoad(const ParallelPlan& plan, bool causal);
+
+// Expert-parallel volumes of one MoE layer on one GPU (closed form, docs/models.md#mixture-of-experts):
+// each of the tokens_per_gpu tokens (after the sequence-parallel split) is dispatched to top_k experts,
+// so the dispatch all-to-all sends tokens_per_gpu * top_k * hidden * act_bytes bytes (own share
+// included, the nccl-tests convention), the combine all-to-all returns as much, and the backward
+// repeats both: 4 all-to-alls per layer per micro-batch. A balanced shard computes tokens_per_gpu *
+// etp * top_k routed copies (its etp GPUs gather what their expert-parallel peers send).
+// With a capacity factor, the balanced shard computes at most experts/ep times the per-expert capacity.
+struct MoeVolumes {
+  ExpertGroup group;  // the expert-parallel group of one micro-batch (tokens_per_gpu: after the sp split)
+  int64_t balanced_shard_tokens = 0;
+  Bytes dispatch_bytes;  // one all-to-all, per GPU
+};
+MoeVolumes MoeLayerVolumes(const model::ModelSpec& m, const ParallelPlan& plan, int64_t tokens,
+                           double act_bytes);
 
 class ChunkCostModel {
  public:
@@ -49,30 +68,52 @@ class ChunkCostModel {
   Duration p2p_time() const { return p2p_; }
   double layer_params() const { return layer_params_; }
 
- private:
+  // Cost of one layer (or the embedding / head) for one micro-batch on one GPU.
   struct LayerCost {
     TaskCost fwd, bwd;
     Duration recompute;
     Bytes saved, saved_full_recompute;
     Flops fwd_flops, recompute_flops;
   };
+  // MoE layer costs by the routed copies the slowest expert shard computes, filled on demand by
+  // PriceRouted (one cache per caller keeps the model thread-compatible).
+  using RoutedCache = std::map<int64_t, LayerCost>;
+  // Costs of the uniform micro-batch on every virtual stage (index chunk * pp + rank) when MoE layer i
+  // (0-based among the MoE layers, model order) has its slowest expert shard compute
+  // shard_tokens[i] routed copies; shard_tokens[i] == MoeLayerVolumes().balanced_shard_tokens for
+  // every i gives exactly the costs of Get().
+  std::vector<ChunkCosts> PriceRouted(const std::vector<int64_t>& shard_tokens, RoutedCache& cache) const;
+  const MoeVolumes& moe_volumes() const { return moe_; }
+
+ private:
   struct LoadCosts {
     LayerCost layer, embed, head;
+    LayerCost moe;  // a MoE layer at balanced routing (MoE models)
   };
+  // MoE layers of a virtual stage, grouped by cost: (cost, how many layers).
+  using MoeGroups = std::vector<std::pair<const LayerCost*, int>>;
   LoadCosts PriceLoad(const data::Load& load) const;
   // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
   // operators, then tensor- and context-parallel communication, the host floor and recomputation.
-  LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer) const;
+  LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer,
+                     int64_t shard_tokens = 0) const;
   // Adds the recomputation mode's re-run forward (`attn_flops` under selective) to the backward of `lc`, and
   // under full recomputation sizes the kept layer input of `tokens` tokens.
   void FoldRecompute(LayerCost& lc, double tokens, Flops attn_flops, bool layer) const;
-  ChunkCosts Assemble(const LoadCosts& lc, int rank, int chunk) const;
+  // `moe`: the stage's MoE layers by cost; null: all at lc.moe.
+  ChunkCosts Assemble(const LoadCosts& lc, int rank, int chunk, const MoeGroups* moe = nullptr) const;
+  // MoE layers (count) among the layers of a virtual stage, and the index of its first one.
+  int MoeLayersOf(int rank, int chunk, int* first_moe) const;
 
   const TrainOptions& o_;
   const ParallelPlan& plan_;
   const StepContext& ctx_;
-  std::vector<model::Op> layer_ops_, embed_ops_, head_ops_;
+  std::vector<model::Op> layer_ops_, embed_ops_, head_ops_, moe_ops_;
   std::vector<ChunkCosts> costs_;
+  data::Load uniform_load_;
+  LoadCosts uniform_;
+  MoeVolumes moe_;
+  double moe_layer_params_ = 0, expert_layer_params_ = 0;  // per GPU, one MoE layer
   Duration p2p_;
   double layer_params_ = 0;
 };

@@ -24,6 +24,7 @@ enum class LayoutRule {
   kSequence,  // seq_len against 2*cp and tp*cp (sequence parallelism)
   kBatch,     // global batch against micro_batch * dp
   kStages,    // layers and micro-batches against the pipeline stages; schedule shape
+  kExperts,   // ep and etp against the experts, the expert width and the GPUs of a stage (MoE)
 };
 
 struct LayoutIssue {
@@ -39,7 +40,7 @@ inline constexpr int64_t kMaxMicroBatches = 100000;
 // Tokens per step (seq_len x global_batch): 2^40, a thousand times the largest published batches.
 inline constexpr double kMaxTokensPerStep = 1099511627776.0;
 
-// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages); empty when the
+// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages, experts); empty when the
 // layout can run. parallel.dp 0 means gpus / (tp*pp*cp). The model shape itself (hidden divisible
 // by heads, ...) is the model's rule (ModelSpec::Validate), not a layout rule.
 std::vector<LayoutIssue> CheckLayout(const TrainOptions& o);
@@ -47,6 +48,9 @@ std::vector<LayoutIssue> CheckLayout(const TrainOptions& o);
 // The data-parallel size of `o`: parallel.dp when given, else gpus / (tp*pp*cp) (0 when that does
 // not divide).
 int DataParallelSize(const TrainOptions& o);
+
+// The expert-tensor-parallel size of `o`: parallel.etp when given, else tp (Megatron-Core's default).
+int ExpertTensorParallelSize(const TrainOptions& o);
 
 // Error::Infeasible with the first issue's message ("key: message"), or OK.
 Status LayoutStatus(const std::vector<LayoutIssue>& issues);

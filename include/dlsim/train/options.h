@@ -73,9 +73,27 @@ struct ParallelOptions {
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   bool tp_comm_overlap = false;
+  // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts
+  // as etp x ep x edp (expert-tensor-parallel innermost, then expert-parallel, then expert-data-
+  // parallel). ep: ranks the experts are spread over (experts / ep each); etp: ranks each expert's
+  // MLP is split over, 0 meaning tp (Megatron-Core's default). Dense models need ep 1.
+  int ep = 1;
+  int etp = 0;
   // Layers per pipeline stage (pp * virtual_stages entries, in model order); empty means
   // balanced placement (see docs/models.md).
   std::vector<int> layers_per_stage;
+};
+
+// Data-aware MoE routing (issue 15): how many of a micro-batch's routed tokens each expert receives.
+// The skew is a registry policy (train/expert_routing.h): "uniform" (every expert exactly its share),
+// "zipf" (expert popularity ~ 1 / rank^zipf_s, ranks shuffled per layer by the seed), "histogram"
+// (tokens per expert as measured, one weight per expert). Per micro-batch and layer the shard counts
+// are drawn (multinomial) from those shares; the slowest expert shard sets the layer's time.
+struct RoutingOptions {
+  std::string skew = "uniform";
+  double zipf_s = 1.0;
+  std::vector<double> histogram;  // weights per expert (histogram skew), experts entries
+  std::string histogram_file;     // where they came from (for the report)
 };
 
 struct TrainOptions {
@@ -86,6 +104,8 @@ struct TrainOptions {
   // Data-aware simulation (issue 4): real micro-batch contents over several steps. Unset:
   // every micro-batch holds micro_batch full sequences of seq_len tokens.
   std::optional<data::DataOptions> data;
+  // Data-aware MoE routing; unset: the balanced router (every expert exactly its share), priced once.
+  std::optional<RoutingOptions> routing;
   uint64_t seed = 1;
 };
 

@@ -20,6 +20,8 @@ namespace dlsim::train {
 
 struct ParallelPlan {
   int tp = 1, pp = 1, cp = 1, dp = 1;
+  // Expert layout of a pipeline stage (MoE): etp * ep * edp == tp * cp * dp; 1, 1, dp for dense models.
+  int ep = 1, etp = 1, edp = 1;
   int chunks = 1;         // virtual stages per pipeline rank
   int micro_batch = 1;    // sequences per micro-batch
   int micro_batches = 1;  // per pipeline per step (gradient accumulation steps)
@@ -29,6 +31,8 @@ struct ParallelPlan {
 
   int VirtualStages() const { return pp * chunks; }
   int LayersOf(int rank, int chunk) const { return layers[chunk * pp + rank]; }
+  // The model index of the first layer of a virtual stage.
+  int FirstLayerOf(int rank, int chunk) const;
   bool IsFirst(int rank, int chunk) const { return rank == 0 && chunk == 0; }
   bool IsLast(int rank, int chunk) const { return rank == pp - 1 && chunk == chunks - 1; }
 };

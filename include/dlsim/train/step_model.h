@@ -16,6 +16,7 @@
 #include "dlsim/train/options.h"
 #include "dlsim/train/parallel_plan.h"
 #include "dlsim/train/pipeline_schedule.h"
+#include "dlsim/train/routed_steps.h"
 #include "dlsim/train/step_context.h"
 #include "dlsim/train/step_sim.h"
 
@@ -33,6 +34,7 @@ struct Breakdown {         // seconds on the critical pipeline rank; they add up
   double recompute_s = 0;  // of which recomputation
   double tp_comm_s = 0;    // exposed tensor-parallel communication
   double cp_comm_s = 0;    // exposed context-parallel communication
+  double ep_comm_s = 0;    // exposed expert-parallel token all-to-all (MoE)
   double pp_bubble_s = 0;  // pipeline bubble and p2p waits
   double dp_comm_s = 0;    // exposed gradient reduction (after the last backward)
   double optimizer_s = 0;
@@ -71,7 +73,8 @@ struct StepResult {
   int critical_rank = 0;
   std::string bottleneck;  // the largest non-compute share, in words
   uint64_t events = 0;
-  std::optional<DataSummary> data;  // set for data-aware runs; step_time_s is then the mean
+  std::optional<DataSummary> data;        // set for data-aware runs; step_time_s is then the mean
+  std::optional<RoutingSummary> routing;  // set for data-aware MoE routing runs
 };
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus

@@ -32,7 +32,8 @@ struct TaskCost {
   Duration recompute;  // part of compute spent re-running the forward (backward tasks only)
   Duration tp_comm;    // exposed tensor-parallel communication
   Duration cp_comm;    // exposed context-parallel communication
-  Duration Total() const { return compute + tp_comm + cp_comm; }
+  Duration ep_comm;    // exposed expert-parallel token all-to-all (and expert-TP gathers), MoE layers
+  Duration Total() const { return compute + tp_comm + cp_comm + ep_comm; }
 };
 
 // One gradient reduction bucket of a model chunk: it becomes ready when the backward of the
@@ -66,6 +67,7 @@ struct RankTimeline {
   Duration recompute;
   Duration tp_comm;
   Duration cp_comm;
+  Duration ep_comm;
   Duration bubble;      // idle on the compute stream before its last backward ended
   Duration dp_exposed;  // last backward end -> gradients reduced
   Duration optimizer;
