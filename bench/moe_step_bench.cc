@@ -38,7 +38,7 @@ void Step(benchmark::State& state, const std::string& routing) {
   }
 }
 
-BENCHMARK_CAPTURE(Step, deepseek_v3_2048gpu_zipf, std::string("routing: {skew: zipf, zipf_s: 1.0}\n"))
+BENCHMARK_CAPTURE(Step, deepseek_v3_2048gpu_zipf, std::string("routing: {skew: zipf, zipf_s: 0.5}\n"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(Step, deepseek_v3_2048gpu_balanced, std::string(""))->Unit(benchmark::kMillisecond);
 

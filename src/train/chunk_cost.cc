@@ -76,8 +76,16 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
   if (op.shard == Shard::kColumn) n = (n + t - 1) / t;
   if (op.shard == Shard::kRow) k = (k + t - 1) / t;
   OpCost c;
-  c.fwd = cm.Gemm({T, n, k, 1}, p.gemm_dt);
-  c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) + cm.Gemm({k, n, T, 1}, p.gemm_dt);
+  if (op.routed) {
+    // Megatron-Core's grouped GEMM: one problem per local expert, the shard's copies spread evenly over them.
+    const int64_t local = std::max(1, p.o.model.moe.experts / p.plan.ep);
+    const int64_t per_expert = (T + local - 1) / local;
+    c.fwd = cm.Gemm({per_expert, n, k, local}, p.gemm_dt);
+    c.bwd = cm.Gemm({per_expert, k, n, local}, p.gemm_dt) + cm.Gemm({k, n, per_expert, local}, p.gemm_dt);
+  } else {
+    c.fwd = cm.Gemm({T, n, k, 1}, p.gemm_dt);
+    c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) + cm.Gemm({k, n, T, 1}, p.gemm_dt);
+  }
   sums.gemm_fwd += c.fwd;
   const double tokens = op.routed || op.shard == Shard::kTokens ? static_cast<double>(T) : p.tokens;
   c.flops = Flops(2.0 * tokens * n * k);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/train/step_model.h"
@@ -198,6 +199,40 @@ TEST(EvaluationCodec, RoundTrips) {
   EXPECT_EQ((*back)[0], a);
   EXPECT_EQ((*back)[1], b);
   EXPECT_FALSE(DecodeEvaluations(std::string_view(bytes).substr(0, bytes.size() - 1)).ok());
+}
+
+}  // namespace
+}  // namespace dlsim::plan
+
+namespace dlsim::plan {
+namespace {
+
+// The planner searches expert parallelism (issue 15): ep values that do not divide the experts or the
+// stage's GPUs are pruned under their reason; the rest are simulated, the memory lower bound holds for
+// them, and the best layout spreads the experts (ep > 1: less expert memory and compute per GPU than
+// replicating all 8 experts).
+TEST_F(PlannerTest, SearchesExpertParallelism) {
+  const io::PlanScenario s = Load("small_moe.yaml");
+  const PlanResult r = Run(s, 2, /*dominance=*/false);
+  uint64_t pruned = 0;
+  for (const auto& [reason, n] : r.pruned)
+    if (reason == std::string(kPrunedExperts)) pruned = n;
+  EXPECT_EQ(pruned, 4u);  // ep 3 and ep 16 (8 experts), at pp 1 and 2
+  std::set<int> eps;
+  auto owned = Factory(s.base)();
+  ASSERT_TRUE(owned.ok());
+  for (const EvaluatedCandidate& e : r.evaluated) {
+    eps.insert(e.candidate.ep);
+    const train::TrainOptions o = ApplyCandidate(s.base, e.candidate);
+    auto plan = train::MakeParallelPlan(o);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_LE(StaticMemoryLowerBound(o, *plan, (*owned)->ctx.framework_overhead).value(),
+              e.eval.peak_memory_bytes * (1 + 1e-9))
+        << DescribeCandidate(e.candidate);
+  }
+  EXPECT_EQ(eps, (std::set<int>{1, 2, 4, 8}));
+  ASSERT_FALSE(r.ranking.empty());
+  EXPECT_GT(r.evaluated[r.ranking[0]].candidate.ep, 1);
 }
 
 }  // namespace
