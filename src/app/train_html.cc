@@ -48,10 +48,14 @@ std::string MemoryChart(const train::StepResult& r, Bytes capacity) {
 }
 
 std::string BreakdownChart(const train::Breakdown& b) {
-  const std::vector<std::string> parts{"compute", "TP comm",   "CP comm",     "PP bubble",
-                                       "DP comm", "optimizer", "param gather"};
-  const double values[] = {b.compute_s, b.tp_comm_s,   b.cp_comm_s,     b.pp_bubble_s,
-                           b.dp_comm_s, b.optimizer_s, b.param_gather_s};
+  std::vector<std::string> parts{"compute", "TP comm",   "CP comm",     "PP bubble",
+                                 "DP comm", "optimizer", "param gather"};
+  std::vector<double> values{b.compute_s, b.tp_comm_s,   b.cp_comm_s,     b.pp_bubble_s,
+                             b.dp_comm_s, b.optimizer_s, b.param_gather_s};
+  if (b.ep_comm_s > 0) {  // MoE: the expert-parallel all-to-all
+    parts.insert(parts.begin() + 3, "EP all-to-all");
+    values.insert(values.begin() + 3, b.ep_comm_s);
+  }
   report::Series s{"critical rank"};
   for (double v : values) s.y.push_back(v * 1e3);
   return report::StackedBarChart(
