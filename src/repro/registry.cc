@@ -21,6 +21,9 @@ void RegisterEasyScale(ReproRegistry& reg);        // repro_easyscale.cc
 void RegisterMigServing(ReproRegistry& reg);       // repro_mig_serving.cc
 void RegisterFlashLlm(ReproRegistry& reg);         // repro_flash_llm.cc
 void RegisterElasticBatch(ReproRegistry& reg);     // repro_elasticbatch.cc
+void RegisterByteComp(ReproRegistry& reg);         // repro_bytecomp.cc
+void RegisterPicasso(ReproRegistry& reg);          // repro_picasso.cc
+void RegisterQSync(ReproRegistry& reg);            // repro_qsync.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -41,6 +44,9 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterMigServing(reg);
   RegisterFlashLlm(reg);
   RegisterElasticBatch(reg);
+  RegisterByteComp(reg);
+  RegisterPicasso(reg);
+  RegisterQSync(reg);
 }
 
 }  // namespace dlsim::repro

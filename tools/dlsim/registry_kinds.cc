@@ -2,6 +2,7 @@
 
 #include "dlsim/cluster/placement.h"
 #include "dlsim/cluster/policy.h"
+#include "dlsim/compress/selector.h"
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/data/data_policy.h"
 #include "dlsim/gnn/feature_cache.h"
@@ -14,7 +15,10 @@
 #include "dlsim/gnn/seed_order.h"
 #include "dlsim/gnn/topology_cache.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/mixprec/allocator.h"
 #include "dlsim/net/collective.h"
+#include "dlsim/recsys/embedding_cache.h"
+#include "dlsim/recsys/iteration.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/dnn_model.h"
 #include "dlsim/serve/mig_serving.h"
@@ -74,6 +78,13 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["gnn-rewrite"] = Kind<gnn::RewriteRegistry>("gnn-rewrite", gnn::RegisterRewrites);
   kinds["online-sampler"] = Kind<gnn::SampleStoreRegistry>("online-sampler", gnn::RegisterSampleStores);
   kinds["online-serving"] = Kind<gnn::OnlineServingRegistry>("online-serving", gnn::RegisterOnlineServing);
+  kinds["compression-selector"] =
+      Kind<compress::SelectorRegistry>("compression-selector", compress::RegisterSelectors);
+  kinds["embedding-cache"] =
+      Kind<recsys::EmbeddingCacheRegistry>("embedding-cache", recsys::RegisterEmbeddingCaches);
+  kinds["recsys-system"] = Kind<recsys::SystemRegistry>("recsys-system", recsys::RegisterSystems);
+  kinds["precision-allocator"] =
+      Kind<mixprec::AllocatorRegistry>("precision-allocator", mixprec::RegisterAllocators);
   return kinds;
 }
 
