@@ -84,7 +84,7 @@ void LatencyRow(report::Table& t, const std::string& name, const Percentiles& p)
 std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
   std::string out = fmt::format("{}: {} on {} x {} (tp {}, pp {}), scheduler {}, {} operators\n", o.name,
                                 o.model.name, o.hardware.replicas, o.gpu.name, o.hardware.tp, o.hardware.pp,
-                                r.scheduler, r.profiled ? "profiled (Vidur)" : "roofline");
+                                r.scheduler, r.profiled ? "profiled (Vidur)" : o.compute_model);
   if (!r.feasible) return out + "infeasible: " + r.reason + "\n";
   const ServeMetrics& m = r.metrics;
   report::Table lat("latency");

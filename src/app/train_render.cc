@@ -126,6 +126,7 @@ nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Byt
   j["model"] = o.model.name;
   j["gpu"] = o.hardware.gpu;
   j["gpus"] = o.hardware.gpus;
+  j["compute_model"] = o.compute_model;
   j["parallel"] = ParallelJson(o, r);
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
@@ -149,6 +150,7 @@ using report::FormatPercent;
 void WriteHeader(const TrainOptions& o, const ParallelPlan& p, std::ostream& out) {
   out << fmt::format("dlsim train: {} on {} x {}\n", o.model.name.empty() ? "custom model" : o.model.name,
                      o.hardware.gpus, o.hardware.gpu);
+  out << fmt::format("cost model: {}\n", o.compute_model);
   if (p.layers.empty()) return;
   out << fmt::format(
       "layout: tp {} | pp {} | cp {} | dp {} | {} micro-batch{} of {} | schedule {}{} | zero {} | "

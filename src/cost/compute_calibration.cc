@@ -14,6 +14,15 @@ const GemmCalibration* Find(const std::map<hw::DType, GemmCalibration>& m, hw::D
   return it == m.end() ? nullptr : &it->second;
 }
 
+// Adds `a` / n to the running mean `sum`.
+void AddTile(const TileCalibration& a, double n, TileCalibration& sum) {
+  sum.mma_efficiency += a.mma_efficiency / n;
+  sum.hbm_efficiency += a.hbm_efficiency / n;
+  sum.launch += Seconds(a.launch.ToSeconds() / n);
+  sum.tile_overhead += Seconds(a.tile_overhead.ToSeconds() / n);
+  sum.memory_latency += Seconds(a.memory_latency.ToSeconds() / n);
+}
+
 }  // namespace
 
 GemmCalibration ArchCalibration::Gemm(hw::DType dt) const {
@@ -58,6 +67,7 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
   GemmCalibration g16{0, 0, 0, 0};
   AttentionCalibration att{0, 0, Duration::Zero()};
   MemoryBoundCalibration mem{0, 0, 0, Duration::Zero()};
+  TileCalibration tile{0, 0, Duration::Zero(), Duration::Zero(), Duration::Zero()};
   double gemm_overhead_s = 0;
   for (const auto& a : cal.archs) {
     const GemmCalibration g = a.Gemm(hw::DType::kBf16);
@@ -73,11 +83,13 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
     mem.gather_efficiency += a.memory.Efficiency(MemoryKind::kGather) / n;
     mem.overhead += Seconds(a.memory.overhead.ToSeconds() / n);
     gemm_overhead_s += a.gemm_overhead.ToSeconds() / n;
+    AddTile(a.tile, n, tile);
   }
   d.gemm[hw::DType::kBf16] = g16;
   d.gemm[hw::DType::kFp16] = g16;
   d.attention = att;
   d.memory = mem;
+  d.tile = tile;
   d.gemm_overhead = Seconds(gemm_overhead_s);
   return d;
 }

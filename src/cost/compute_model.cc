@@ -138,6 +138,14 @@ void RegisterComputeModels(ComputeModelRegistry& reg) {
         return MakeRooflineComputeModel(gpu, cal);
       });
   reg.RegisterBuiltin(
+      "tile", "GEMMs by template search over a CUTLASS-style tile model (waves, occupancy, traffic)",
+      [](const hw::GpuSpec& gpu, const ComputeCalibration& cal) { return MakeTileComputeModel(gpu, cal); });
+  reg.RegisterBuiltin("learned",
+                      "GEMMs by the tile model corrected by trees fitted on profiles (CDMPP-style)",
+                      [](const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
+                        return MakeLearnedComputeModel(gpu, cal);
+                      });
+  reg.RegisterBuiltin(
       "constant", "Fixed time per kernel call (a fake for tests)",
       [](const hw::GpuSpec&, const ComputeCalibration&) { return MakeConstantComputeModel(); });
 }

@@ -284,6 +284,7 @@ GpuSpec MigInstanceSpec(const GpuSpec& gpu, const MigProfile& profile) {
   s.hbm_capacity = profile.memory;
   s.hbm_bandwidth = gpu.hbm_bandwidth * mem_share;
   s.l2_size = gpu.l2_size * mem_share;
+  s.l2_bandwidth = gpu.l2_bandwidth * mem_share;
   s.nvlink_bandwidth = BytesPerSecond(0);
   s.nvls = false;
   return s;

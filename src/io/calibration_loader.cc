@@ -1,7 +1,9 @@
 #include "dlsim/io/calibration_loader.h"
 
+#include <memory>
 #include <utility>
 
+#include "dlsim/cost/tree_ensemble.h"
 #include "dlsim/io/embedded.h"
 #include "dlsim/io/yaml_reader.h"
 
@@ -16,6 +18,17 @@ const Range kFraction = Range{0, 1, true};  // (0, 1]
 
 Duration Micros(const MapReader& r, const char* key, Duration def) {
   return Seconds(r.Get<double>(key, def.ToSeconds() * 1e6, Range::NonNegative()) * 1e-6);
+}
+
+// The tile-level GEMM model's constants (cost/tile_gemm.h); absent: the built-in defaults.
+void ReadTile(const MapReader& r, cost::TileCalibration& t) {
+  const MapReader tile = r.Section("tile");
+  t.mma_efficiency = tile.Get<double>("mma_efficiency", t.mma_efficiency, kFraction);
+  t.hbm_efficiency = tile.Get<double>("hbm_efficiency", t.hbm_efficiency, kFraction);
+  t.launch = Micros(tile, "launch_us", t.launch);
+  t.tile_overhead = Micros(tile, "tile_overhead_us", t.tile_overhead);
+  t.memory_latency = Micros(tile, "memory_latency_us", t.memory_latency);
+  tile.Finish();
 }
 
 cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
@@ -50,6 +63,7 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   a.memory.gather_efficiency = mem.Get<double>("gather_efficiency", a.memory.gather_efficiency, kFraction);
   a.memory.overhead = Micros(mem, "overhead_us", a.memory.overhead);
   mem.Finish();
+  ReadTile(r, a.tile);
   r.Finish();
   return a;
 }
@@ -75,7 +89,14 @@ Result<cost::ComputeCalibration> LoadComputeCalibrationFile(const std::string& p
 }
 
 Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
-  return ParseComputeCalibration(embedded::ComputeCalibrationYaml(), "data/calibration/compute.yaml");
+  DLSIM_ASSIGN_OR_RETURN(
+      cost::ComputeCalibration cal,
+      ParseComputeCalibration(embedded::ComputeCalibrationYaml(), "data/calibration/compute.yaml"));
+  DLSIM_ASSIGN_OR_RETURN(
+      cost::TreeEnsemble learned,
+      cost::ParseTreeEnsemble(embedded::LearnedGemmModelTxt(), "data/calibration/learned_gemm.txt"));
+  cal.learned_gemm = std::make_shared<const cost::TreeEnsemble>(std::move(learned));
+  return cal;
 }
 
 }  // namespace dlsim::io

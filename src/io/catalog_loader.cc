@@ -61,6 +61,20 @@ std::vector<hw::MigProfile> ReadMig(const MapReader& e) {
   return out;
 }
 
+// Shared memory, registers and blocks per SM (the tile GEMM model's occupancy) and L2 bandwidth.
+void ReadSmLimits(const MapReader& e, hw::GpuSpec& g) {
+  g.smem_per_sm =
+      KiB(e.Get<double>("smem_per_sm_kib", g.smem_per_sm.ToBytes() / 1024, Range::Between(16, 4096)));
+  g.smem_per_block =
+      KiB(e.Get<double>("smem_per_block_kib", g.smem_per_block.ToBytes() / 1024, Range::Between(16, 4096)));
+  g.regs_per_sm = e.Get<int>("regs_per_sm", g.regs_per_sm, Range::Between(8192, 1 << 20));
+  g.max_blocks_per_sm = e.Get<int>("max_blocks_per_sm", g.max_blocks_per_sm, Range::Between(1, 64));
+  g.l2_bandwidth =
+      GBps(e.Get<double>("l2_bandwidth_gb_per_s", g.l2_bandwidth.ToGBps(), limits::kBandwidthGBps));
+  if (g.smem_per_block.value() > g.smem_per_sm.value())
+    e.AddError("smem_per_block_kib", "must not exceed smem_per_sm_kib");
+}
+
 hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   const bool is_new = found == nullptr;
   hw::GpuSpec g = StartEntry(e, found);
@@ -72,6 +86,7 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   g.sm_count = Field<int>(e, "sm_count", g.sm_count, is_new, limits::kSmCount);
   g.max_threads_per_sm = e.Get<int>("max_threads_per_sm", g.max_threads_per_sm, Range::Between(32, 4096));
   g.l2_size = MiB(e.Get<double>("l2_mib", g.l2_size.ToMiB(), limits::kCacheMib));
+  ReadSmLimits(e, g);
   g.nvlink_bandwidth = GBps(e.Get<double>("nvlink_gb_per_s", g.nvlink_bandwidth.ToGBps(), limits::kLinkGBps));
   g.pcie_gen = e.Get<int>("pcie_gen", g.pcie_gen, Range::Between(0, 6));
   g.pcie_lanes = e.Get<int>("pcie_lanes", g.pcie_lanes, Range::Between(0, 32));

@@ -10,6 +10,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/hw/mig.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/cost_section.h"
 #include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
@@ -456,6 +457,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   CheckPools(h, root.Section("scheduler"), o);
   o.offload = ReadOffload(root.Section("offload"));
   ReadSlo(root.Section("slo"), o.slo);
+  o.compute_model = ReadCostSection(root.Section("cost"), o.compute_model);
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
   // Semantic checks (types are right by now): the model's shape (as train checks it), then tp and pp.

@@ -6,6 +6,7 @@
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/cost_section.h"
 #include "dlsim/io/data_section.h"
 #include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
@@ -306,6 +307,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);
   if (root.Has("routing")) o.routing = ReadRoutingSection(root.Section("routing"), base_dir);
   o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, limits::kSeed));
+  o.compute_model = ReadCostSection(root.Section("cost"), o.compute_model);
   s.root.Allow(extra_root_keys);
   s.root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());

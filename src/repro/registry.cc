@@ -24,6 +24,8 @@ void RegisterElasticBatch(ReproRegistry& reg);     // repro_elasticbatch.cc
 void RegisterByteComp(ReproRegistry& reg);         // repro_bytecomp.cc
 void RegisterPicasso(ReproRegistry& reg);          // repro_picasso.cc
 void RegisterQSync(ReproRegistry& reg);            // repro_qsync.cc
+void RegisterBolt(ReproRegistry& reg);             // repro_bolt.cc
+void RegisterCdmpp(ReproRegistry& reg);            // repro_cdmpp.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -47,6 +49,8 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterByteComp(reg);
   RegisterPicasso(reg);
   RegisterQSync(reg);
+  RegisterBolt(reg);
+  RegisterCdmpp(reg);
 }
 
 }  // namespace dlsim::repro

@@ -59,13 +59,25 @@ Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::Compu
   return env;
 }
 
+namespace {
+
+// The scenario's compute model (io checked the name against the same registry).
+std::unique_ptr<cost::ComputeModel> ComputeModelOf(const ServeOptions& o, const ServeEnvironment& env) {
+  cost::ComputeModelRegistry reg("compute-model");
+  cost::RegisterComputeModels(reg);
+  auto m = reg.Create(o.compute_model, o.gpu, env.compute);
+  return m.ok() ? std::move(m).value() : cost::MakeRooflineComputeModel(o.gpu, env.compute);
+}
+
+}  // namespace
+
 ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env) {
   ProfiledCostInputs in;
   in.model = o.model;
   in.gpu = o.gpu;
   in.tp = o.hardware.tp;
   in.pp = o.hardware.pp;
-  in.compute = cost::MakeRooflineComputeModel(o.gpu, env.compute);
+  in.compute = ComputeModelOf(o, env);
   in.collective = env.collective;
   in.fabric = SingleNodeFabric(o.gpu);
   // Measured profiles are of dense weights.

@@ -30,7 +30,9 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   cost::ComputeModelRegistry computes("compute-model");
   cost::RegisterComputeModels(computes);
   const cost::ComputeCalibration cal = training ? training->Apply(compute_cal) : compute_cal;
-  DLSIM_ASSIGN_OR_RETURN(owned->compute, computes.Create(choice.compute, owned->gpu, cal));
+  DLSIM_ASSIGN_OR_RETURN(
+      owned->compute,
+      computes.Create(choice.compute.empty() ? o.compute_model : choice.compute, owned->gpu, cal));
   StepContext& ctx = owned->ctx;
   ctx.gpu = &owned->gpu;
   ctx.gpus_per_node = o.hardware.gpus_per_node;

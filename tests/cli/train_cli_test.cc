@@ -113,6 +113,8 @@ const BadCase kBadCases[] = {
      {":3:11: parallel: expected a mapping (indented 'key: value' lines), found '8'"}},
     {"list_for_scalar.yaml", {":2:9: model.name: expected a string, found a list"}},
     {"two_documents.yaml", {":4:1: expected one YAML document, found more"}},
+    {"unknown_cost_model.yaml",
+     {":3:15: cost.model: expected one of the allowed names, found 'learnd' (did you mean 'learned'?)"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Train, BadScenarioTest, ::testing::ValuesIn(kBadCases),

@@ -19,7 +19,9 @@
 
 #include "dlsim/io/calibration_loader.h"
 #include "fit.h"
+#include "learned_cmd.h"
 #include "profiles.h"
+#include "tile_fit.h"
 #include "yaml_out.h"
 
 namespace {
@@ -74,11 +76,30 @@ int main(int argc, char** argv) {
   auto* score = app.add_subcommand("score", "Print fit/held-out MAPE per operator for a calibration");
   score->add_option("--profiles", profiles, "Profile root (contains vidur/ and distca/)")->required();
   score->add_option("--calibration", calibration, "Calibration YAML (default: embedded)");
+  auto* accuracy =
+      app.add_subcommand("accuracy", "Fit the roofline and tile models on three held-out splits and compare");
+  accuracy->add_option("--profiles", profiles, "Profile root (contains vidur/ and distca/)")->required();
+  std::string gemm_csv;
+  auto* learned = app.add_subcommand("learned", "Fit the learned GEMM latency model and write its file");
+  learned->add_option("--profiles", gemm_csv, "Compact GEMM CSV (data/profiles/vidur_gemm.csv)")->required();
+  learned->add_option("--out", out, "Output model file")->required();
   CLI11_PARSE(app, argc, argv);
+  if (learned->parsed()) {
+    auto text = dlsim::fit::FitLearnedModelText(gemm_csv,
+                                                "dlsim-fit learned --profiles " + gemm_csv + " --out " + out);
+    if (!text.ok()) return Fail(text.error());
+    std::ofstream f(out);
+    f << *text;
+    return f.good() ? 0 : 1;
+  }
 
   auto samples = LoadAll(profiles);
   if (!samples.ok()) return Fail(samples.error());
 
+  if (accuracy->parsed()) {
+    std::cout << dlsim::fit::SplitTable(dlsim::fit::CompareModels(*samples, dlsim::fit::LiteratureStart()));
+    return 0;
+  }
   if (score->parsed()) {
     auto cal = calibration.empty() ? dlsim::io::LoadDefaultComputeCalibration()
                                    : dlsim::io::LoadComputeCalibrationFile(calibration);
@@ -90,8 +111,10 @@ int main(int argc, char** argv) {
   }
 
   dlsim::cost::ComputeCalibration cal;
-  for (const auto& arch : dlsim::fit::LiteratureStart())
+  for (const auto& arch : dlsim::fit::LiteratureStart()) {
     cal.archs.push_back(dlsim::fit::FitArchitecture(*samples, arch));
+    dlsim::fit::FitTile(*samples, cal.archs.back());
+  }
   dlsim::fit::AddLiteratureConstants(cal);
   const auto errors = dlsim::fit::Score(*samples, cal);
   const auto training_errors = dlsim::fit::Score(*samples, cal, dlsim::fit::kTrainingTokens);

@@ -212,6 +212,10 @@ hw::GpuSpec ProfiledGpu(const std::string& architecture) {
     set(hw::DType::kInt8, 1978.9);
     g.hbm_bandwidth = GBps(3350);
     g.sm_count = 132;
+    g.smem_per_sm = KiB(228);  // CUDA Programming Guide, compute capability 9.0
+    g.smem_per_block = KiB(227);
+    g.max_blocks_per_sm = 32;
+    g.l2_size = MiB(50);
   } else {  // A100 SXM4 80GB datasheet (dense)
     g.name = "a100-sxm4-80gb";
     set(hw::DType::kFp32, 19.5);
@@ -221,6 +225,11 @@ hw::GpuSpec ProfiledGpu(const std::string& architecture) {
     set(hw::DType::kInt8, 624);
     g.hbm_bandwidth = GBps(2039);
     g.sm_count = 108;
+    g.smem_per_sm = KiB(164);  // CUDA Programming Guide, compute capability 8.0
+    g.smem_per_block = KiB(163);
+    g.max_blocks_per_sm = 32;
+    g.l2_size = MiB(40);
+    g.l2_bandwidth = GBps(7219);  // A100 whitepaper: 5120 B/clk x 1410 MHz
   }
   return g;
 }

@@ -14,6 +14,7 @@
 #define DLSIM_COST_COMPUTE_CALIBRATION_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,22 @@ struct MemoryBoundCalibration {
   }
 };
 
+// Constants of the tile-level GEMM model (cost/tile_gemm.h); fitted by `dlsim-fit compute` on
+// the same rows as the roofline curve. Everything else in that model is hardware (catalog).
+struct TileCalibration {
+  // Fraction of an SM's tensor-core peak the MMA main loop sustains (issue slots, bank
+  // conflicts, clock under load).
+  double mma_efficiency = 0.85;
+  // Fraction of HBM bandwidth reached by the operand stream.
+  double hbm_efficiency = 0.8;
+  Duration launch = Duration::Nanos(4'000);       // per kernel
+  Duration tile_overhead = Duration::Nanos(500);  // per wave: prologue fill, epilogue, scheduling
+  // Global-memory load latency the multistage pipeline hides with stages - 1 loads in flight.
+  // Microbenchmarks (Jia et al., "Dissecting the NVIDIA Volta/Turing GPU architecture via
+  // microbenchmarking", 2018/2019; similar on Ampere): ~400-600 cycles at ~1.4 GHz.
+  Duration memory_latency = Duration::Nanos(450);
+};
+
 struct ArchCalibration {
   std::string architecture;                         // "ampere", "hopper", ... (matches GpuSpec::architecture)
   std::string source;                               // where the constants come from
@@ -73,15 +90,21 @@ struct ArchCalibration {
   std::map<hw::DType, GemmCalibration> gemm;        // by input data type
   AttentionCalibration attention;
   MemoryBoundCalibration memory;
+  TileCalibration tile;
 
   // The curve for `dt`: its own entry, else the closest one (fp16 <-> bf16; tf32/fp32 use
   // the 16-bit curve; int8 uses fp8; fp8 uses 0.85x the 16-bit max_efficiency).
   GemmCalibration Gemm(hw::DType dt) const;
 };
 
+struct TreeEnsemble;  // cost/tree_ensemble.h
+
 struct ComputeCalibration {
   std::string source;  // header of the file it came from
   std::vector<ArchCalibration> archs;
+  // The learned GEMM latency model ("learned" compute model; cost/learned_fit.h fits it), or
+  // null when none is loaded (io loads data/calibration/learned_gemm.txt). Shared, immutable.
+  std::shared_ptr<const TreeEnsemble> learned_gemm;
 
   const ArchCalibration* FindArchOrNull(std::string_view architecture) const;
 };

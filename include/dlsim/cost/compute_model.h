@@ -96,7 +96,9 @@ class ComputeModel {
 
 using ComputeModelRegistry = Registry<ComputeModel, const hw::GpuSpec&, const ComputeCalibration&>;
 
-// Registers "roofline" (the calibrated analytical model) and "constant" (a fake for tests:
+// Registers "roofline" (the calibrated analytical model), "tile" (CUTLASS-style tile model with
+// Bolt's template search for GEMMs), "learned" (the tile model corrected by gradient-boosted
+// trees fitted on measured profiles) and "constant" (a fake for tests:
 // every call costs kConstantModelCallTime, zero-size work costs nothing).
 void RegisterComputeModels(ComputeModelRegistry& reg);
 
@@ -104,6 +106,13 @@ inline constexpr Duration kConstantModelCallTime = Duration::Nanos(10'000);
 
 // Direct constructors, for code that does not go through the registry.
 std::unique_ptr<ComputeModel> MakeRooflineComputeModel(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
+// GEMMs by template search over the tile-level kernel model (tile_search.h); attention and
+// memory-bound kernels as the roofline model; GEMMs too on a device where no template fits.
+// Thread-safe (an internal memo under a mutex).
+std::unique_ptr<ComputeModel> MakeTileComputeModel(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
+// GEMMs by the tile model corrected by the learned tree ensemble in cal.learned_gemm (CDMPP's
+// idea; cost/gemm_features.h); the rest as the roofline model. Thread-safe.
+std::unique_ptr<ComputeModel> MakeLearnedComputeModel(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
 std::unique_ptr<ComputeModel> MakeConstantComputeModel(Duration per_call = kConstantModelCallTime);
 
 }  // namespace dlsim::cost

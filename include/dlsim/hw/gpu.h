@@ -47,6 +47,13 @@ struct GpuSpec {
   BytesPerSecond hbm_bandwidth;
   int sm_count = 0;
   int max_threads_per_sm = 2048;  // resident threads per SM (the occupancy limit)
+  // Per-SM limits of the tile-level GEMM model's occupancy (cost/tile_gemm.h); CUDA C++
+  // Programming Guide, "Technical Specifications per Compute Capability".
+  Bytes smem_per_sm = KiB(100);    // shared memory per SM
+  Bytes smem_per_block = KiB(99);  // largest shared memory one thread block may use
+  int regs_per_sm = 65536;         // 32-bit registers per SM
+  int max_blocks_per_sm = 16;      // resident thread blocks per SM
+  BytesPerSecond l2_bandwidth;     // L2 read bandwidth; zero when not published
   Bytes l2_size;
   BytesPerSecond nvlink_bandwidth;  // per GPU, per direction; zero for PCIe-only parts
   int pcie_gen = 0;

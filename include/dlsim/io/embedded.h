@@ -13,6 +13,7 @@ std::string_view DefaultTrainScenarioYaml();  // data/scenarios/default_train.ya
 std::string_view ComputeCalibrationYaml();    // data/calibration/compute.yaml
 std::string_view NetworkCalibrationYaml();    // data/calibration/network.yaml
 std::string_view TrainingCalibrationYaml();   // data/calibration/training.yaml
+std::string_view LearnedGemmModelTxt();       // data/calibration/learned_gemm.txt
 }  // namespace dlsim::embedded
 
 #endif  // DLSIM_IO_EMBEDDED_H_

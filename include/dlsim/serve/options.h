@@ -129,6 +129,7 @@ struct ServeOptions {
   // sparsity > 0 they are stored in Tiled-CSL (4 bytes per non-zero) and priced by
   // cost::ComputeModel::SparseWeightGemm; embeddings and the LM head stay dense.
   double weight_sparsity = 0.0;
+  std::string compute_model = "roofline";   // cost.model: prices kernels without a measured profile
   int64_t max_iterations = kMaxIterations;  // the simulation stops with an error past it (tests lower it)
   bool keep_records = false;  // ServeResult::records: one per request (memory grows with the requests)
 };

@@ -29,7 +29,7 @@ struct OwnedStepContext {
 };
 
 struct ModelChoice {
-  std::string compute = "roofline";
+  std::string compute;  // empty: the scenario's cost.model (TrainOptions::compute_model)
   std::string collective = "nccl";
 };
 

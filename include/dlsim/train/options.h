@@ -107,6 +107,7 @@ struct TrainOptions {
   // Data-aware MoE routing; unset: the balanced router (every expert exactly its share), priced once.
   std::optional<RoutingOptions> routing;
   uint64_t seed = 1;
+  std::string compute_model = "roofline";  // cost.model: a compute-model registry name
 };
 
 }  // namespace dlsim::train
