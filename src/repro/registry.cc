@@ -26,6 +26,8 @@ void RegisterPicasso(ReproRegistry& reg);          // repro_picasso.cc
 void RegisterQSync(ReproRegistry& reg);            // repro_qsync.cc
 void RegisterBolt(ReproRegistry& reg);             // repro_bolt.cc
 void RegisterCdmpp(ReproRegistry& reg);            // repro_cdmpp.cc
+void RegisterRlhfuse(ReproRegistry& reg);          // repro_rlhfuse.cc
+void RegisterTapas(ReproRegistry& reg);            // repro_tapas.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -51,6 +53,8 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterQSync(reg);
   RegisterBolt(reg);
   RegisterCdmpp(reg);
+  RegisterRlhfuse(reg);
+  RegisterTapas(reg);
 }
 
 }  // namespace dlsim::repro
