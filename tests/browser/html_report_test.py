@@ -79,7 +79,7 @@ class HtmlReportInBrowser(unittest.TestCase):
         self.assertIsNotNone(self.chromium, "chromium is not installed: run scripts/install-deps")
         png = html_path + ".png"
         profile = tempfile.mkdtemp(dir=self.tmp)
-        run = subprocess.run([self.chromium, "--headless", "--no-sandbox", "--disable-gpu",
+        run = subprocess.run([self.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                               "--no-first-run", f"--user-data-dir={profile}", "--window-size=1100,1600",
                               "--enable-logging=stderr", "--v=0", f"--screenshot={png}",
                               "file://" + os.path.abspath(html_path)],
