@@ -2,24 +2,14 @@
 // credits (docs/reproductions.md), not only a positive ratio.
 #include <gtest/gtest.h>
 
-#include "dlsim/io/catalog_loader.h"
 #include "dlsim/repro/reproduction.h"
+#include "repro/run_repro.h"
 
 namespace dlsim::repro {
 namespace {
 
-ReproResult RunRepro(const std::string& name) {
-  static const catalog::Catalogs* const cat = new catalog::Catalogs(io::LoadCatalogs({}).value());
-  ReproRegistry reg("reproduction");
-  RegisterReproductions(reg);
-  auto repro = reg.Create(name);
-  EXPECT_TRUE(repro.ok());
-  Result<ReproResult> r = (*repro)->Run({cat});
-  EXPECT_TRUE(r.ok()) << r.error().message;
-  return *r;
-}
-
-double At(const ReproResult& r, size_t row, const char* key) { return r.details[row][key].get<double>(); }
+using testing::At;
+using testing::RunRepro;
 
 TEST(ByteCompRepro, EspressoBeatsItsBaselinesAndMatchesBruteForce) {
   const ReproResult r = RunRepro("bytecomp");
