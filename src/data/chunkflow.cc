@@ -5,8 +5,11 @@
 // decreasing). A long document's chunks stay together on one DP rank, in order;
 // chunk groups go to DP ranks largest workload first (LPT). State-aware
 // scheduling keeps the activations of only the last chunk_keep chunks of a long
-// document; the earlier ones are marked for recomputation, so memory is bounded
-// by the chunk size.
+// document (its chunks share a chain id: the simulator runs their backward passes
+// in reverse order); the earlier ones are marked for recomputation, so memory is bounded
+// by the chunk size plus the document's prefix K/V state. A dependent chunk's
+// GPUs hold their shares of the earlier chunks' K/V (prefix_kv_tokens), and
+// under CP those shares travel the ring with the chunk's own K/V.
 #include <algorithm>
 #include <map>
 #include <queue>
@@ -78,6 +81,30 @@ std::vector<Unit> BuildUnits(const std::vector<int64_t>& docs, int64_t chunk, co
   return units;
 }
 
+// Appends the chunks of `u` to a DP rank's micro-batches, in order. Each GPU of the CP group keeps
+// its share of every earlier chunk's K/V (the prefix state); a later chunk's attention reads the
+// whole prefix, so under CP (cp > 1) each GPU also passes its prefix share to the cp - 1 others.
+// `chain`: the chain id of a dependent unit's chunks (-1 for a standalone chunk).
+void PlaceUnit(const Unit& u, const DataShape& s, int chain, std::vector<MicroBatch>& out) {
+  const int n = static_cast<int>(u.chunks.size());
+  std::vector<int64_t> held(static_cast<size_t>(s.cp), 0);  // prefix K/V rows per CP rank
+  for (int j = 0; j < n; ++j) {
+    const Row& chunk = u.chunks[static_cast<size_t>(j)];
+    MicroBatch mb = NewMicroBatch(s.cp);
+    PlaceRow(chunk, s.causal, mb);
+    mb.sequences = static_cast<int>(chunk.segments.size());
+    mb.recompute = u.dependent && j < n - s.chunk_keep;
+    mb.chain = chain;
+    for (int r = 0; r < s.cp; ++r) {
+      Load& load = mb.cp[static_cast<size_t>(r)];
+      load.prefix_kv_tokens = held[static_cast<size_t>(r)];
+      load.cp_kv_tokens += static_cast<int64_t>(s.cp - 1) * held[static_cast<size_t>(r)];
+      if (u.dependent) held[static_cast<size_t>(r)] += ZigzagShare(chunk.size(), s.cp, r);
+    }
+    out.push_back(std::move(mb));
+  }
+}
+
 }  // namespace
 
 Result<StepData> ScheduleChunkFlow(const Docs& docs, const DataShape& s) {
@@ -90,18 +117,11 @@ Result<StepData> ScheduleChunkFlow(const Docs& docs, const DataShape& s) {
   using Entry = std::pair<double, int>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ranks;
   for (int d = 0; d < s.dp; ++d) ranks.push({0.0, d});
+  int chains = 0;
   for (const Unit& u : units) {
     auto [work, d] = ranks.top();
     ranks.pop();
-    auto& out = step.dp[static_cast<size_t>(d)];
-    int n = static_cast<int>(u.chunks.size());
-    for (int j = 0; j < n; ++j) {
-      MicroBatch mb = NewMicroBatch(s.cp);
-      PlaceRow(u.chunks[static_cast<size_t>(j)], s.causal, mb);
-      mb.sequences = static_cast<int>(u.chunks[static_cast<size_t>(j)].segments.size());
-      mb.recompute = u.dependent && j < n - s.chunk_keep;
-      out.push_back(std::move(mb));
-    }
+    PlaceUnit(u, s, u.dependent ? chains++ : -1, step.dp[static_cast<size_t>(d)]);
     ranks.push({work + u.work, d});
   }
   FinishStep(step);

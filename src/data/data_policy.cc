@@ -32,9 +32,13 @@ struct Builtin {
 
 constexpr Builtin kBuiltins[] = {
     {"pad",
-     "micro-batches of micro_batch documents, each padded to the longest; "
-     "dense attention",
+     "micro-batches of micro_batch documents, each padded to the longest (pad_to: max_len: to "
+     "max_len); dense attention",
      internal::SchedulePad},
+    {"pad_attention",
+     "FasterTransformer's remove-padding: real tokens only through the per-token operators (GEMMs), "
+     "attention over rows padded as pad pads them",
+     internal::SchedulePadAttention},
     {"pack",
      "documents concatenated into seq_len rows (split at row ends), "
      "document-masked attention",

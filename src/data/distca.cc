@@ -1,6 +1,9 @@
-// DistCA (core attention disaggregation). The linear (per-token) work is balanced by token count:
-// documents are placed for equal TOKENS per DP rank and micro-batch (PackBalanced with tokens as
-// the weight), since the quadratic part is balanced separately. Then core attention is cut into
+// DistCA (core attention disaggregation). The linear (per-token) work is balanced by token count at
+// token level, as the paper places it: documents in sampling order fill the (DP rank, micro-batch)
+// slots one after the other, every slot exactly its share of the step's tokens, and a document that
+// reaches a slot's share continues in the next slot. A piece [a, b) of a document attends to keys
+// [0, b): the K/V of the earlier pieces travel from the slots that hold them (server_kv tokens), since
+// core attention is disaggregated and needs no context parallelism. Then core attention is cut into
 // token-level tasks (blocks of query rows with their causal key prefix) and rebalanced over every
 // GPU of the DP x CP group, micro-batch index by micro-batch index, so each GPU's attention pairs
 // end near the mean. The greedy follows the DistCA planner: the neediest GPU first; it takes
@@ -131,11 +134,70 @@ void Rebalance(const std::vector<Load*>& gpus, double tolerance) {
   FinishBalance(bal);
 }
 
+// Slot b is micro-batch b / dp of DP rank b % dp (consecutive slots spread over the ranks).
+MicroBatch& SlotAt(StepData& step, int dp, int64_t b) {
+  return step.dp[static_cast<size_t>(b % dp)][static_cast<size_t>(b / dp)];
+}
+
+// Micro-batches per DP rank: the nominal count, or more when the step's tokens exceed what that many
+// micro-batches hold (MicroBatchCapacity).
+int64_t SlotsPerRank(const Prepared& p, const DataShape& s) {
+  const int64_t cap = MicroBatchCapacity(s), per_round = cap * s.dp;
+  return std::max<int64_t>(s.micro_batches, (p.real_tokens + per_round - 1) / per_round);
+}
+
+// A piece of a document: the slot that holds it and its length.
+struct Piece {
+  int64_t slot = 0;
+  int64_t length = 0;
+};
+
+// The K/V of the document's earlier pieces travel to the slot of a later piece, unless they are on the
+// same DP rank already (an earlier micro-batch of the same GPUs keeps them, as ChunkFlow's prefix).
+void ShipPrefix(StepData& step, const DataShape& s, const std::vector<Piece>& earlier, int64_t slot) {
+  MicroBatch& to = SlotAt(step, s.dp, slot);
+  for (const Piece& e : earlier) {
+    if (e.slot % s.dp == slot % s.dp) continue;
+    MicroBatch& from = SlotAt(step, s.dp, e.slot);
+    for (int r = 0; r < s.cp; ++r) {
+      const int64_t rows = ZigzagShare(e.length, s.cp, r);
+      from.cp[static_cast<size_t>(r)].server_kv_tokens_out += rows;
+      to.cp[static_cast<size_t>(r)].server_kv_tokens_in += rows;
+    }
+  }
+}
+
+// Places the documents in sampling order into equal token shares (slots), splitting a document where a
+// share ends.
+StepData SplitByTokens(const Prepared& p, const DataShape& s) {
+  StepData step = NewStep(p, s);
+  const int64_t per_rank = SlotsPerRank(p, s), slots = per_rank * s.dp;
+  for (auto& rank : step.dp) rank.assign(static_cast<size_t>(per_rank), NewMicroBatch(s.cp));
+  auto share = [&](int64_t b) { return (p.real_tokens * (b + 1)) / slots - (p.real_tokens * b) / slots; };
+  int64_t slot = 0, used = 0;
+  for (int64_t l : p.docs) {
+    std::vector<Piece> earlier;
+    for (int64_t a = 0; a < l;) {
+      while (slot + 1 < slots && used >= share(slot)) {
+        ++slot;
+        used = 0;
+      }
+      const int64_t piece = std::min(l - a, std::max<int64_t>(1, share(slot) - used));
+      PlaceRow(Row{{Segment{a, a + piece, l}}, 0, piece}, s.causal, SlotAt(step, s.dp, slot));
+      ShipPrefix(step, s, earlier, slot);
+      earlier.push_back({slot, piece});
+      a += piece;
+      used += piece;
+    }
+  }
+  return step;
+}
+
 }  // namespace
 
 Result<StepData> ScheduleDistCa(const Docs& docs, const DataShape& s) {
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(docs, s));
-  StepData step = PackBalanced(p, s, PackWeight::kTokens);
+  StepData step = SplitByTokens(p, s);
   size_t depth = 0;
   for (const auto& rank : step.dp) depth = std::max(depth, rank.size());
   for (size_t k = 0; k < depth; ++k) {

@@ -165,4 +165,14 @@ std::vector<int64_t> DrawDocuments(const LengthSource& src, Rng& rng, int64_t to
   return docs;
 }
 
+std::vector<int64_t> DrawDocumentCount(const LengthSource& src, Rng& rng, int count, int64_t max_len) {
+  std::vector<int64_t> docs;
+  docs.reserve(static_cast<size_t>(std::max(0, count)));
+  for (int i = 0; i < count; ++i) {
+    int64_t l = src.Draw(rng);
+    docs.push_back(max_len > 0 ? std::min(l, max_len) : l);
+  }
+  return docs;
+}
+
 }  // namespace dlsim::data

@@ -13,6 +13,7 @@ namespace dlsim::data::internal {
 
 using Docs = std::vector<int64_t>;
 Result<StepData> SchedulePad(const Docs& docs, const DataShape& shape);
+Result<StepData> SchedulePadAttention(const Docs& docs, const DataShape& shape);
 Result<StepData> SchedulePack(const Docs& docs, const DataShape& shape);
 Result<StepData> SchedulePackNoMask(const Docs& docs, const DataShape& shape);
 Result<StepData> SchedulePaddingFree(const Docs& docs, const DataShape& shape);

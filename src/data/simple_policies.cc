@@ -1,4 +1,4 @@
-// pad, pack, pack_nomask and padding_free: documents in sampling order, split contiguously
+// pad, pad_attention, pack, pack_nomask and padding_free: documents in sampling order, split contiguously
 // over DP ranks.
 #include <algorithm>
 
@@ -22,21 +22,29 @@ void DistributeRows(const std::vector<Row>& rows, const DataShape& s, StepData& 
   }
 }
 
-// One row per document; pad: each padded to the longest of its micro-batch and
-// dense.
-std::vector<Row> DocumentRows(const std::vector<int64_t>& docs, const DataShape& s, bool pad) {
-  std::vector<Row> rows;
-  rows.reserve(docs.size());
+// The width each document is padded to under `pad`: the longest of its micro-batch, or the
+// effective max_len (pad_to: max_len).
+std::vector<int64_t> PaddedWidths(const Prepared& p, const DataShape& s) {
+  std::vector<int64_t> widths(p.docs.size());
   for (int d = 0; d < s.dp; ++d) {
-    size_t begin = PartBegin(docs.size(), s.dp, d), end = PartBegin(docs.size(), s.dp, d + 1);
+    size_t begin = PartBegin(p.docs.size(), s.dp, d), end = PartBegin(p.docs.size(), s.dp, d + 1);
     for (size_t i = begin; i < end; i += static_cast<size_t>(s.micro_batch)) {
       size_t stop = std::min(end, i + static_cast<size_t>(s.micro_batch));
-      int64_t longest = *std::max_element(docs.begin() + i, docs.begin() + stop);
-      for (size_t k = i; k < stop; ++k) {
-        int64_t width = pad ? longest : docs[k];
-        rows.push_back(Row{{WholeDocument(width)}, 0, docs[k]});
-      }
+      int64_t longest = *std::max_element(p.docs.begin() + i, p.docs.begin() + stop);
+      if (s.pad_to == PadTo::kMaxLen) longest = p.max_len;
+      for (size_t k = i; k < stop; ++k) widths[k] = longest;
     }
+  }
+  return widths;
+}
+
+// One row per document, `widths[k]` tokens wide (the document itself when widths is empty).
+std::vector<Row> DocumentRows(const std::vector<int64_t>& docs, const std::vector<int64_t>& widths) {
+  std::vector<Row> rows;
+  rows.reserve(docs.size());
+  for (size_t k = 0; k < docs.size(); ++k) {
+    int64_t width = widths.empty() ? docs[k] : widths[k];
+    rows.push_back(Row{{WholeDocument(width)}, 0, docs[k]});
   }
   return rows;
 }
@@ -46,7 +54,8 @@ Result<StepData> ScheduleByDocument(const Docs& docs, const DataShape& s, bool p
   StepData step = NewStep(p, s);
   // Rows are built in DP-rank order with the same contiguous split, so
   // DistributeRows gives each rank back exactly its documents.
-  DistributeRows(DocumentRows(p.docs, s, pad), s, step);
+  const std::vector<int64_t> widths = pad ? PaddedWidths(p, s) : std::vector<int64_t>{};
+  DistributeRows(DocumentRows(p.docs, widths), s, step);
   FinishStep(step);
   return step;
 }
@@ -59,6 +68,24 @@ Result<StepData> SchedulePad(const Docs& docs, const DataShape& s) {
 
 Result<StepData> SchedulePaddingFree(const Docs& docs, const DataShape& s) {
   return ScheduleByDocument(docs, s, false);
+}
+
+// The padding-free step with the attention (blocks and ring K/V rows) of the padded one: both place
+// the same documents in the same micro-batches, so the loads correspond one to one.
+Result<StepData> SchedulePadAttention(const Docs& docs, const DataShape& s) {
+  DLSIM_ASSIGN_OR_RETURN(StepData step, ScheduleByDocument(docs, s, false));
+  DLSIM_ASSIGN_OR_RETURN(const StepData padded, ScheduleByDocument(docs, s, true));
+  for (size_t d = 0; d < step.dp.size(); ++d) {
+    for (size_t m = 0; m < step.dp[d].size(); ++m) {
+      for (size_t r = 0; r < step.dp[d][m].cp.size(); ++r) {
+        const Load& from = padded.dp[d][m].cp[r];
+        Load& to = step.dp[d][m].cp[r];
+        to.attention = from.attention;
+        to.cp_kv_tokens = from.cp_kv_tokens;
+      }
+    }
+  }
+  return step;
 }
 
 namespace {

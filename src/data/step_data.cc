@@ -1,5 +1,7 @@
 #include "dlsim/data/step_data.h"
 
+#include <algorithm>
+
 namespace dlsim::data {
 
 double AttentionBlock::Pairs() const {
@@ -33,8 +35,12 @@ void ApplyTokenBytes(StepData& step, Bytes kv_bytes_per_token, Bytes q_bytes_per
     for (MicroBatch& mb : rank) {
       for (Load& l : mb.cp) {
         l.cp_bytes = static_cast<double>(l.cp_kv_tokens) * kv_bytes_per_token;
-        l.attention_server_bytes = static_cast<double>(2 * l.server_q_tokens_out) * q_bytes_per_token +
-                                   static_cast<double>(l.server_kv_tokens_out) * kv_bytes_per_token;
+        // Sent: Q of the tasks given away, O of the tasks received, K/V out; received: Q in, O back, K/V
+        // in. Links are full duplex, so the larger direction is the time.
+        const int64_t q_rows = l.server_q_tokens_out + l.server_q_tokens_in;
+        l.attention_server_bytes =
+            static_cast<double>(q_rows) * q_bytes_per_token +
+            static_cast<double>(std::max(l.server_kv_tokens_out, l.server_kv_tokens_in)) * kv_bytes_per_token;
       }
     }
   }

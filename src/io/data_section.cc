@@ -107,8 +107,9 @@ std::string FormatLengths(const data::LengthSpec& s) {
 std::string FormatDataSectionYaml(const data::DataOptions& o) {
   return fmt::format(
       "data:\n  lengths: {}\n  max_len: {}\n  policy: {}\n  seed: {}\n  steps: {}\n  chunk_size: {}\n"
-      "  token_budget: {}\n",
-      FormatLengths(o.lengths), o.lengths.max_len, o.policy, o.seed, o.steps, o.chunk_size, o.token_budget);
+      "  token_budget: {}\n  pad_to: {}\n  documents: {}\n",
+      FormatLengths(o.lengths), o.lengths.max_len, o.policy, o.seed, o.steps, o.chunk_size, o.token_budget,
+      o.pad_to == data::PadTo::kMaxLen ? "max_len" : "longest", o.documents);
 }
 
 std::string FolderOf(const std::string& path) {
@@ -152,6 +153,9 @@ data::DataOptions ReadDataSection(const MapReader& data, const std::string& base
   o.steps = data.Get<int>("steps", 1, limits::kDataSteps);
   o.chunk_size = data.Get<int64_t>("chunk_size", 0, limits::kTokens);
   o.token_budget = data.Get<int64_t>("token_budget", 0, limits::kTokens);
+  o.documents = data.Get<int>("documents", 0, limits::kDocuments);
+  o.pad_to = data.GetEnum("pad_to", data::PadTo::kLongest,
+                          {{"longest", data::PadTo::kLongest}, {"max_len", data::PadTo::kMaxLen}});
   data.Finish();
   return o;
 }

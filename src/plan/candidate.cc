@@ -295,7 +295,7 @@ Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::Parallel
   // (MemoryLowerBoundNeverExceedsSimulatedPeak) checks that the bound stays below the simulated memory, so a
   // change there cannot go unnoticed.
   const train::StateBytesPerParam state = train::StateBytes(o.training);
-  const int zero = o.parallel.zero, dp = plan.dp;
+  const int zero = o.parallel.zero, dp = plan.WeightGroup();
   const double per_param = state.weights / (zero >= 3 ? dp : 1) + state.gradients / (zero >= 2 ? dp : 1) +
                            state.optimizer / (zero >= 1 ? dp : 1);
   double worst = 0;

@@ -21,13 +21,14 @@ Result<train::TrainOptions> MakeTrainOptions(const catalog::Catalogs& cat, const
   o.training.global_batch = s.global_batch;
   o.training.micro_batch = s.micro_batch;
   o.training.precision = s.precision;
+  o.training.attention = s.attention;
   train::ParallelOptions& p = o.parallel;
   p.tp = s.tp;
   p.pp = s.pp;
   p.cp = s.cp;
   p.dp = s.dp;
   p.sequence_parallel = s.tp > 1;
-  p.zero = 1;
+  p.zero = s.zero;
   p.recompute = s.recompute;
   DLSIM_RETURN_IF_ERROR(train::LayoutStatus(train::CheckLayout(o)));
   p.dp = train::DataParallelSize(o);

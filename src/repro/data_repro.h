@@ -30,6 +30,8 @@ struct JobSetup {
   int micro_batch = 1;
   hw::DType precision = hw::DType::kBf16;
   train::Recompute recompute = train::Recompute::kSelective;
+  model::AttentionImpl attention = model::AttentionImpl::kFlash;  // core-attention kernel
+  int zero = 1;                                                   // ZeRO stage
 };
 
 // The options of `s` with `data`. Errors: kNotFound for a model or node the catalogs do not

@@ -238,13 +238,17 @@ PassComm RingAttentionComm(const Pricing& p, const OverlapSums& sums) {
 }
 
 // Disaggregated core attention (DistCA): Q out, O back and the needed K/V go to attention
-// servers and back, overlapped with the linear layers of the other nano-batch (ping-pong).
-PassComm AttentionServerComm(const Pricing& p, Duration gemm_fwd) {
+// servers and back. Ping-pong (DistCA section 4.1): a micro-batch runs as two nano-batches, and each
+// nano-batch's transfers overlap the other's compute, its linear layers or its core attention, so the
+// traffic hides behind the layer's whole compute (forward: GEMMs + attention; backward: about twice
+// the forward GEMMs + the attention backward); what is left is exposed.
+PassComm AttentionServerComm(const Pricing& p, const OverlapSums& sums) {
   if (!(p.layer && p.load.attention_server_bytes > Bytes(0))) return {};
   const net::GroupLayout pair{2, 1};
   const Duration ship =
       p.ctx.comm->Time(net::Collective::kSendRecv, p.load.attention_server_bytes, pair, p.ctx.fabric);
-  return {MaxZero(ship - gemm_fwd * 0.5), MaxZero(ship * int64_t{2} - gemm_fwd)};
+  return {MaxZero(ship - (sums.gemm_fwd + sums.attn_fwd)),
+          MaxZero(ship * int64_t{2} - (sums.gemm_fwd * int64_t{2} + sums.attn_bwd))};
 }
 
 // Expert parallelism (Megatron-Core's all-to-all dispatcher): dispatch and combine all-to-alls over the
@@ -411,10 +415,14 @@ std::vector<ChunkCosts> ChunkCostModel::Price(const data::MicroBatch& mb) const 
           x.backward.cp_comm += x.forward.cp_comm;
           x.hardware_flops += x.model_flops * (1.0 / 3.0);
         }
+        x.resident_state =
+            KvBytesPerToken() * (2.0 * static_cast<double>(load.prefix_kv_tokens) * plan_.LayersOf(r, c));
         ChunkCosts& w = worst[c * plan_.pp + r];
         const Bytes act = std::max(x.activations, w.activations);
+        const Bytes state = std::max(x.resident_state, w.resident_state);
         if (first || x.forward.Total() + x.backward.Total() > w.forward.Total() + w.backward.Total()) w = x;
         w.activations = act;
+        w.resident_state = state;
       }
     }
     first = false;
@@ -451,7 +459,7 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
   const PassComm tp = TensorParallelComm(p, sums.gemm_fwd);
   lc.fwd.tp_comm = tp.fwd;
   lc.bwd.tp_comm = tp.bwd;
-  const PassComm ring = RingAttentionComm(p, sums), server = AttentionServerComm(p, sums.gemm_fwd);
+  const PassComm ring = RingAttentionComm(p, sums), server = AttentionServerComm(p, sums);
   lc.fwd.cp_comm = ring.fwd + server.fwd;
   lc.bwd.cp_comm = ring.bwd + server.bwd;
   const PassComm ep = ExpertParallelComm(p);

@@ -5,6 +5,7 @@
 #include "dlsim/core/rng.h"
 #include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
+#include "dlsim/train/chain_order.h"
 
 namespace dlsim::train {
 namespace {
@@ -22,6 +23,7 @@ data::DataShape ShapeOf(const TrainOptions& o, const ParallelPlan& plan) {
   shape.chunk_size = d.chunk_size;
   shape.token_budget = d.token_budget;
   shape.seed = d.seed;
+  shape.pad_to = d.pad_to;
   shape.causal = o.model.arch == model::Arch::kDecoder;
   // Balancers weigh a document as tokens + pairs / pairs_per_token: the attention FLOPs of a
   // pair (4 d per head) against the linear FLOPs of a token (~24 h^2 / h = 24 h for GPT).
@@ -39,18 +41,32 @@ void AddStepCounts(const data::StepData& sd, DataStepsResult& out) {
 
 using CostTable = std::vector<std::vector<std::vector<ChunkCosts>>>;  // [replica][micro-batch][virtual stage]
 
-// Prices every micro-batch of every replica on every virtual stage into `table`, raising `stage_activations`
-// to the largest activations seen per stage.
+// Prices every micro-batch of every replica on every virtual stage into `table`, raising the largest
+// activations and resident state seen per stage in `out`.
 void PriceMicroBatches(const data::StepData& sd, const ChunkCostModel& costs, CostTable& table,
-                       std::vector<Bytes>& stage_activations) {
+                       DataStepsResult& out) {
   table.resize(sd.dp.size());
   for (size_t x = 0; x < sd.dp.size(); ++x) {
     for (const data::MicroBatch& mb : sd.dp[x]) {
       table[x].push_back(costs.Price(mb));
-      for (size_t s = 0; s < table[x].back().size(); ++s)
-        stage_activations[s] = std::max(stage_activations[s], table[x].back()[s].activations);
+      for (size_t s = 0; s < table[x].back().size(); ++s) {
+        out.stage_activations[s] = std::max(out.stage_activations[s], table[x].back()[s].activations);
+        out.stage_state[s] = std::max(out.stage_state[s], table[x].back()[s].resident_state);
+      }
     }
   }
+}
+
+// The order of one replica's micro-batches: the schedule's, or, when some are chained (chunkflow), the
+// chain-aware 1F1B (or GPipe) order that runs each chain's backward passes in reverse.
+Result<PipeOrder> OrderReplica(const std::vector<data::MicroBatch>& mbs, const ParallelPlan& plan,
+                               const PipelineSchedule& schedule) {
+  const int m = static_cast<int>(mbs.size());
+  std::vector<int> chain_of;
+  for (const data::MicroBatch& mb : mbs) chain_of.push_back(mb.chain);
+  if (std::all_of(chain_of.begin(), chain_of.end(), [](int c) { return c < 0; }))
+    return schedule.Order({plan.pp, plan.chunks, m});
+  return ChainAwareOrder({plan.pp, plan.chunks, m}, ChainBackwardOrder(chain_of), schedule.name() == "gpipe");
 }
 
 // Appends one pipeline order per replica of `sd` to `prog`; returns the most micro-batches any replica runs
@@ -65,7 +81,7 @@ Result<int> OrderReplicas(const data::StepData& sd, const ParallelPlan& plan,
       prog.orders.push_back(PipeOrder(plan.pp));
       continue;
     }
-    DLSIM_ASSIGN_OR_RETURN(PipeOrder order, schedule.Order({plan.pp, plan.chunks, m}));
+    DLSIM_ASSIGN_OR_RETURN(PipeOrder order, OrderReplica(mbs, plan, schedule));
     prog.orders.push_back(std::move(order));
   }
   return most;
@@ -79,11 +95,14 @@ Result<StepTimeline> SimulateStepData(const data::StepData& sd, const ParallelPl
   StepProgram prog = base;
   prog.orders.clear();
   CostTable table;
-  PriceMicroBatches(sd, costs, table, out.stage_activations);
+  PriceMicroBatches(sd, costs, table, out);
   DLSIM_ASSIGN_OR_RETURN(const int most, OrderReplicas(sd, plan, schedule, prog));
   out.max_micro_batches = std::max(out.max_micro_batches, most);
   prog.shape.micro_batches = most;
   const int pp = plan.pp;
+  prog.keeps_activations = [&sd](int replica, int micro_batch) {
+    return !sd.dp[static_cast<size_t>(replica)][static_cast<size_t>(micro_batch)].recompute;
+  };
   prog.task_cost = [&table, pp](int replica, int rank, const PipeTask& t) {
     const ChunkCosts& c = table[replica][t.micro_batch][t.chunk * pp + rank];
     return t.forward ? c.forward : c.backward;
@@ -107,9 +126,11 @@ Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelP
 
   DataStepsResult out;
   out.stage_activations.assign(plan.VirtualStages(), Bytes(0));
+  out.stage_state.assign(plan.VirtualStages(), Bytes(0));
   for (int step = 0; step < d.steps; ++step) {
     Rng rng = root.Stream("step " + std::to_string(step));
-    const std::vector<int64_t> docs = data::DrawDocuments(*lengths, rng, budget, 0);
+    const std::vector<int64_t> docs = d.documents > 0 ? data::DrawDocumentCount(*lengths, rng, d.documents, 0)
+                                                      : data::DrawDocuments(*lengths, rng, budget, 0);
     DLSIM_ASSIGN_OR_RETURN(data::StepData sd, policy->Schedule(docs, shape));
     data::ApplyTokenBytes(sd, costs.KvBytesPerToken(), costs.QBytesPerToken());
     AddStepCounts(sd, out);

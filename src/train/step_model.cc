@@ -51,12 +51,12 @@ void AddBuckets(double params, int c, const net::GroupLayout& g, net::Collective
 }
 
 // Data-parallel gradient reduction buckets, the optimizer and parameter gathering per
-// pipeline rank. Routed-expert parameters are reduced, sharded and gathered over the expert-data-
-// parallel group (edp ranks at stride etp * ep) instead of dp.
+// pipeline rank, over the weight group (dp x cp ranks). Routed-expert parameters are reduced, sharded and
+// gathered over the expert-data- parallel group (edp ranks at stride etp * ep) instead of dp.
 void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                          const ChunkCostModel& costs, StepProgram& prog) {
-  const int dp = plan.dp, zero = o.parallel.zero;
-  const int dp_per_node = std::clamp(ctx.gpus_per_node / (plan.tp * plan.cp), 1, dp);
+  const int dp = plan.WeightGroup(), zero = o.parallel.zero;
+  const int dp_per_node = std::clamp(ctx.gpus_per_node / plan.tp, 1, dp);  // cp and dp ranks follow tp
   const net::GroupLayout dpg{dp, dp_per_node};
   const int edp = plan.edp;
   const net::GroupLayout edpg{edp, std::clamp(ctx.gpus_per_node / (plan.ep * plan.etp), 1, edp)};
@@ -94,8 +94,9 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
 
 // What the simulated step(s) give the metrics below.
 struct SimulatedSteps {
-  StepTimeline timeline;         // the step (data-aware: the slowest, at the mean step time)
-  std::vector<Bytes> stage_act;  // per virtual stage, data-aware runs (empty otherwise)
+  StepTimeline timeline;           // the step (data-aware: the slowest, at the mean step time)
+  std::vector<Bytes> stage_act;    // per virtual stage, data-aware runs (empty otherwise)
+  std::vector<Bytes> stage_state;  // resident state per virtual stage, data-aware runs (empty otherwise)
   double real_tokens_per_step = 0;
   uint64_t events = 0;
   std::optional<DataSummary> data;
@@ -161,6 +162,7 @@ Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan,
   out.timeline = runs.steps[worst];  // breakdown and memory of the slowest step
   out.timeline.step_time = Seconds(out.data->mean_s);
   out.stage_act = std::move(runs.stage_activations);
+  out.stage_state = std::move(runs.stage_state);
   return out;
 }
 
@@ -168,17 +170,18 @@ Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan,
 void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                const ChunkCostModel& costs, const SimulatedSteps& run, StepResult& r) {
   const StateBytesPerParam state = StateBytes(o.training);
-  const int dp = plan.dp, zero = o.parallel.zero;
+  const int dp = plan.WeightGroup(), zero = o.parallel.zero;  // ZeRO shards over dp x cp
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory mem;
     double params = 0, experts = 0;
-    Bytes act_per_mb, working;
+    Bytes act_per_mb, working, resident;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       params += cc.params;
       experts += cc.expert_params;
       act_per_mb += run.stage_act.empty() ? cc.activations : run.stage_act[c * plan.pp + rank];
       working = std::max(working, cc.recompute_working_set);
+      if (!run.stage_state.empty()) resident += run.stage_state[c * plan.pp + rank];
       mem.layers += plan.LayersOf(rank, c);
     }
     const int in_flight = run.timeline.ranks[rank].peak_in_flight;  // chunk-micro-batches
@@ -191,7 +194,7 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
                           experts * state.gradients / (zero >= 2 ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +
                           experts * state.optimizer / (zero >= 1 ? edp : 1));
-    mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working;
+    mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working + resident;
     mem.workspace = ctx.framework_overhead;
     if (mem.Total() > r.peak_memory) {
       r.peak_memory = mem.Total();

@@ -172,7 +172,10 @@ class StepRun {
     u.t.tp_comm += c.tp_comm;
     u.t.cp_comm += c.cp_comm;
     u.t.ep_comm += c.ep_comm;
-    if (task.forward) {
+    const bool keeps = !prog_.keeps_activations || prog_.keeps_activations(x, task.micro_batch);
+    if (!keeps) {  // recomputed at its backward: holds activations only while that runs
+      if (!task.forward) u.t.peak_in_flight = std::max(u.t.peak_in_flight, u.in_flight + 1);
+    } else if (task.forward) {
       u.t.peak_in_flight = std::max(u.t.peak_in_flight, ++u.in_flight);
     } else {
       --u.in_flight;

@@ -25,6 +25,8 @@ data:
   steps: 20
   chunk_size: 4096
   token_budget: 65536
+  pad_to: max_len
+  documents: 256
 )");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->lengths.distribution, "lognormal");
@@ -36,6 +38,16 @@ data:
   EXPECT_EQ(r->steps, 20);
   EXPECT_EQ(r->chunk_size, 4096);
   EXPECT_EQ(r->token_budget, 65536);
+  EXPECT_EQ(r->pad_to, data::PadTo::kMaxLen);
+  EXPECT_EQ(r->documents, 256);
+}
+
+TEST(DataSection, PadToIsOneOfTwoNames) {
+  auto r = Parse("data:\n  lengths: {distribution: fixed, value: 10}\n  policy: pad\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->pad_to, data::PadTo::kLongest);
+  ExpectError("data:\n  lengths: {distribution: fixed, value: 10}\n  pad_to: max\n", "max_len");
+  ExpectError("data:\n  lengths: {distribution: fixed, value: 10}\n  documents: -1\n", "documents");
 }
 
 TEST(DataSection, FileRelativeToTheScenarioFolder) {

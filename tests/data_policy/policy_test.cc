@@ -66,7 +66,8 @@ std::vector<int64_t> SkewedDocs(uint64_t seed, int64_t budget) {
 TEST(DataPolicy, RegistryListsTheBuiltins) {
   DataPolicyRegistry reg("data-policy");
   RegisterDataPolicies(reg);
-  for (const char* n : {"pad", "pack", "pack_nomask", "padding_free", "chunkflow", "skrull", "wlb", "distca"})
+  for (const char* n : {"pad", "pad_attention", "pack", "pack_nomask", "padding_free", "chunkflow", "skrull",
+                        "wlb", "distca"})
     EXPECT_TRUE(reg.Contains(n)) << n;
   auto bad = reg.Create("paddingfree");
   ASSERT_FALSE(bad.ok());
@@ -117,6 +118,38 @@ TEST(DataPolicy, PadTruncatesAtMaxLen) {
   EXPECT_EQ(s.dp[0][0].cp[0].tokens, 256);
 }
 
+TEST(DataPolicy, PadToMaxLenPadsEveryDocumentToMaxLen) {
+  // Closed form: batch x max_len tokens, batch x max_len^2 bidirectional pairs, whatever the lengths;
+  // a single document is padded too (pad_to: longest leaves it as it is).
+  DataShape shape{
+      .dp = 1, .micro_batch = 4, .seq_len = 512, .max_len = 256, .causal = false, .pad_to = PadTo::kMaxLen};
+  StepData s = Schedule("pad", {100, 7, 300, 50, 60}, shape);
+  ASSERT_EQ(s.dp[0].size(), 2u);
+  EXPECT_EQ(s.computed_tokens, 5 * 256);
+  EXPECT_EQ(s.real_tokens, 100 + 7 + 256 + 50 + 60);
+  EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), 5 * 256.0 * 256);
+  StepData one = Schedule("pad", {40}, shape);
+  EXPECT_EQ(one.computed_tokens, 256);
+  shape.pad_to = PadTo::kLongest;
+  EXPECT_EQ(Schedule("pad", {40}, shape).computed_tokens, 40);
+}
+
+TEST(DataPolicy, PadAttentionKeepsRealTokensAndPadsOnlyAttention) {
+  std::vector<int64_t> docs = {100, 7, 300, 50, 60};
+  for (int cp : {1, 2}) {
+    for (PadTo to : {PadTo::kLongest, PadTo::kMaxLen}) {
+      DataShape shape{.dp = 1, .cp = cp, .micro_batch = 3, .seq_len = 4096, .max_len = 512, .pad_to = to};
+      StepData ft = Schedule("pad_attention", docs, shape);
+      StepData padded = Schedule("pad", docs, shape);
+      StepData free = Schedule("padding_free", docs, shape);
+      EXPECT_EQ(ft.computed_tokens, Sum(docs));  // GEMMs see the real tokens only
+      EXPECT_EQ(Count(ft).tokens, Count(free).tokens);
+      EXPECT_DOUBLE_EQ(TotalAttentionPairs(ft), TotalAttentionPairs(padded));  // attention is padded
+      EXPECT_EQ(Count(ft).cp_kv, Count(padded).cp_kv);
+    }
+  }
+}
+
 TEST(DataPolicy, PackMasksDocumentsAndSplitsAtRowEnds) {
   // seq_len 10: rows [6 4] [5 5] [7 | pad 3]: the 9-token document splits 4 + 5
   // at a row end.
@@ -164,6 +197,28 @@ TEST(DataPolicy, BidirectionalAttentionIsSquare) {
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), 100.0 * 100 + 200.0 * 200);
   StepData p = Schedule("pad", {100, 200}, shape);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(p), 2 * 200.0 * 200);
+}
+
+// A later chunk's ring attention reads the whole prefix: each CP rank holds its zigzag shares of the
+// earlier chunks (prefix_kv_tokens) and passes them, with its share of the chunk, to the cp - 1 others.
+TEST(ChunkFlow, RingStepOfALaterChunkMovesThePrefixKv) {
+  DataShape shape{.dp = 1, .cp = 2, .seq_len = 32768, .max_len = 32768, .chunk_size = 8192};
+  StepData s = Schedule("chunkflow", {20000}, shape);  // chunks 8192, 8192, 3616, in order
+  ASSERT_EQ(s.dp[0].size(), 3u);
+  const std::vector<int64_t> prefix = {0, 8192, 16384};
+  for (size_t j = 0; j < 3; ++j) {
+    int64_t held = 0;
+    for (const Load& l : s.dp[0][j].cp) {
+      held += l.prefix_kv_tokens;
+      EXPECT_EQ(l.cp_kv_tokens, 1 * (l.tokens + l.prefix_kv_tokens)) << "chunk " << j;
+    }
+    EXPECT_EQ(held, prefix[j]) << "chunk " << j;
+    EXPECT_EQ(s.dp[0][j].cp[0].prefix_kv_tokens, prefix[j] / 2);  // 8192-token chunks split evenly
+  }
+  // Standalone (packed) chunks carry no prefix.
+  StepData shorts = Schedule("chunkflow", {3000, 4000, 100}, shape);
+  for (const MicroBatch& mb : shorts.dp[0])
+    for (const Load& l : mb.cp) EXPECT_EQ(l.prefix_kv_tokens, 0);
 }
 
 TEST(ChunkFlow, ChunksBoundTokensAndCarryTheirPrefix) {
@@ -330,7 +385,36 @@ TEST(DistCa, FewerDocumentsThanMicroBatchesLosesNoWork) {
   DataShape shape{.dp = 4, .cp = 2, .micro_batches = 4, .seq_len = 32768};
   StepData s = Schedule("distca", docs, shape);
   EXPECT_DOUBLE_EQ(TotalAttentionPairs(s), CausalSum(docs));
-  EXPECT_EQ(Count(s).micro_batches, 3);
+  EXPECT_EQ(Count(s).micro_batches, 16);  // split at token level: every slot gets its 1,950 tokens
+  EXPECT_LT(WorstTokenSpread(s), 1.01);
+}
+
+// The paper's placement for the linear layers: documents split at token level, so every GPU computes
+// the same number of tokens even when the longest document is longer than a replica's share (which a
+// document-level packer must give a micro-batch of its own). The later pieces of a split document
+// receive the K/V of its earlier pieces from the GPUs that hold them.
+TEST(DistCa, TokenLevelSplitEvensTokensPastTheLongestDocument) {
+  std::vector<int64_t> docs = SkewedDocs(5, 1 << 20);
+  docs.insert(docs.begin() + 7, 400000);  // > a replica's share of ~1.4M / 8
+  const int64_t total = Sum(docs);
+  for (int cp : {1, 2}) {
+    DataShape shape{.dp = 8, .cp = cp, .micro_batches = 1, .seq_len = 262144, .max_len = 400000};
+    StepData ca = Schedule("distca", docs, shape);
+    StepData wlb = Schedule("wlb", docs, shape);
+    EXPECT_LT(WorstTokenSpread(ca), 1.02) << "cp " << cp;
+    EXPECT_GT(WorstTokenSpread(wlb), 1.5) << "cp " << cp;  // the long document's micro-batch
+    EXPECT_EQ(Count(ca).real, total);
+    EXPECT_NEAR(TotalAttentionPairs(ca), CausalSum(docs), CausalSum(docs) * 1e-12);
+    int64_t kv_in = 0, kv_out = 0;
+    for (const auto& rank : ca.dp)
+      for (const MicroBatch& mb : rank)
+        for (const Load& l : mb.cp) {
+          kv_in += l.server_kv_tokens_in;
+          kv_out += l.server_kv_tokens_out;
+        }
+    EXPECT_GT(kv_in, 150000);  // the long document spans 3+ slots: its third piece gets a full slot of K/V
+    EXPECT_EQ(kv_in, kv_out);
+  }
 }
 
 // pack_nomask (Megatron-LM without reset_attention_mask): every row, the padded last one too, is
@@ -444,7 +528,8 @@ TEST_P(EveryPolicy, EveryTokenOnceAndDeterministic) {
     for (const auto& rank : a.dp) {
       for (const MicroBatch& mb : rank) EXPECT_EQ(mb.cp.size(), static_cast<size_t>(cp));
     }
-    if (GetParam() != "pad" && GetParam() != "pack" && GetParam() != "pack_nomask") {
+    if (GetParam() != "pad" && GetParam() != "pad_attention" && GetParam() != "pack" &&
+        GetParam() != "pack_nomask") {
       // Document-masked, unsplit (or split with the earlier chunks visible):
       // exact causal sum.
       EXPECT_NEAR(TotalAttentionPairs(a), CausalSum(docs), CausalSum(docs) * 1e-12) << "cp " << cp;
@@ -481,8 +566,8 @@ TEST_P(EveryPolicy, BadInputIsAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Builtins, EveryPolicy,
-                         ::testing::Values("pad", "pack", "pack_nomask", "padding_free", "chunkflow",
-                                           "skrull", "wlb", "distca"));
+                         ::testing::Values("pad", "pad_attention", "pack", "pack_nomask", "padding_free",
+                                           "chunkflow", "skrull", "wlb", "distca"));
 
 }  // namespace
 }  // namespace dlsim::data

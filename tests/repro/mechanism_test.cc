@@ -157,10 +157,17 @@ MemoryRun RunMemory(const std::string& policy, int64_t doc_len, int64_t chunk) {
   return m;
 }
 
+// K and V of one token on one GPU of tp 8, bf16, over all layers of llama3-8b, in GiB.
+double KvGibPerToken() {
+  const model::ModelSpec& m = *Cat().models.Find("llama3-8b").value();
+  return 2.0 * std::max(1, m.kv_heads / 8) * m.head_dim() * 2 * m.layers / (1024.0 * 1024 * 1024);
+}
+
 // ChunkFlow keeps the activations of one chunk of a long document (K = 1) and recomputes the
-// others: its activation memory is set by the chunk size, while packing whole documents grows
-// with the longest one.
-TEST(ChunkFlowMechanism, ActivationMemoryIsBoundedByTheChunkNotTheDocument) {
+// others, so its activation memory is the chunk's plus the document's prefix K/V state (with its
+// gradients): it grows by 2 x K/V bytes per extra prefix token, while packing whole documents grows
+// with the longest one at the full activation cost per token.
+TEST(ChunkFlowMechanism, ActivationMemoryIsTheChunkPlusThePrefixKvState) {
   constexpr int64_t kChunk = 4096;
   const MemoryRun chunk16 = RunMemory("chunkflow", 16384, kChunk);
   const MemoryRun pack16 = RunMemory("pack", 16384, kChunk);
@@ -168,29 +175,24 @@ TEST(ChunkFlowMechanism, ActivationMemoryIsBoundedByTheChunkNotTheDocument) {
     const MemoryRun chunk = RunMemory("chunkflow", len, kChunk);
     const MemoryRun pack = RunMemory("pack", len, kChunk);
     const double growth = static_cast<double>(len) / 16384;
-    // Observed (GiB): chunkflow 2.38 at 16K, 32K and 64K; pack 9.52, 19.04, 38.07.
-    EXPECT_NEAR(chunk.activations_gib, chunk16.activations_gib, 0.01 * chunk16.activations_gib) << len;
+    const double state_gib = 2.0 * static_cast<double>(len - 16384) * KvGibPerToken();  // K/V + dK/dV
+    // Observed (GiB): pack 9.52, 19.04, 38.07; chunkflow 2.38 + the prefix state.
+    EXPECT_NEAR(chunk.activations_gib - chunk16.activations_gib, state_gib, 1e-6) << len;
     EXPECT_GT(pack.activations_gib, 0.9 * growth * pack16.activations_gib) << len;
+    EXPECT_LT(chunk.activations_gib - chunk16.activations_gib,
+              0.2 * (pack.activations_gib - pack16.activations_gib))
+        << len;
     EXPECT_LE(chunk.max_gpu_tokens, kChunk) << len;
     EXPECT_EQ(pack.max_gpu_tokens, len);
   }
   EXPECT_LT(chunk16.activations_gib, pack16.activations_gib);
 }
 
-// FINDING (disabled until train/ models it; see the report of this change): docs/data.md says
-// chunkflow's peak activation memory is "bounded by K chunks (plus the K/V state of the
-// document's earlier chunks)", and a later chunk's attention needs that K/V in its forward and
-// backward. The memory model (train/step_model.cc AddMemory) takes the largest single
-// micro-batch times the micro-batches in flight, so chunkflow's activations are exactly equal at
-// 16K and 64K documents (2.38 GiB both): the K/V state is not counted, and the bound holds even
-// if the policy keeps every chunk (with MicroBatch.recompute never set the test above still
-// passes: only the recomputation TIME depends on the state-aware schedule, not the memory).
-TEST(ChunkFlowMechanism, DISABLED_FindingActivationsCountTheEarlierChunksKvState) {
+// Regression (issue 19): chunkflow's activations used to be exactly equal at 16K and 64K documents (2.38
+// GiB both), the K/V state of the earlier chunks uncounted although a later chunk's attention needs it.
+TEST(ChunkFlowMechanism, ActivationsCountTheEarlierChunksKvState) {
   constexpr int64_t kChunk = 4096;
-  const model::ModelSpec& m = *Cat().models.Find("llama3-8b").value();
-  // K and V of one token on one GPU of tp 8, bf16, over all layers.
-  const double kv_per_token = 2.0 * std::max(1, m.kv_heads / 8) * m.head_dim() * 2 * m.layers;
-  const double extra_gib = (65536 - 16384) * kv_per_token / (1024.0 * 1024 * 1024);  // ~0.75 GiB
+  const double extra_gib = (65536 - 16384) * KvGibPerToken();  // ~0.75 GiB of K and V alone
   const MemoryRun short_docs = RunMemory("chunkflow", 16384, kChunk);
   const MemoryRun long_docs = RunMemory("chunkflow", 65536, kChunk);
   EXPECT_GT(long_docs.activations_gib, short_docs.activations_gib + 0.5 * extra_gib);

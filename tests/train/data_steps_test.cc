@@ -4,8 +4,12 @@
 
 #include <cmath>
 
+#include "dlsim/data/data_policy.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/model/layer_graph.h"
+#include "dlsim/train/chunk_cost.h"
 #include "dlsim/train/context_builder.h"
+#include "dlsim/train/parallel_plan.h"
 #include "dlsim/train/step_model.h"
 
 namespace dlsim::train {
@@ -99,6 +103,95 @@ TEST_F(DataStepsTest, SkewedLengthsCreateStragglers) {
   EXPECT_GT(r.data->straggler_mean_s, 0);
   EXPECT_GT(r.data->padding_fraction, 0.1);
   EXPECT_LE(r.data->p50_s, r.data->max_s);
+}
+
+// Padding to max_len (a fixed-shape engine's input) makes every micro-batch micro_batch x max_len dense
+// tokens whatever the lengths: exactly the uniform model's micro-batch (time, FLOPs, activations);
+// padding to the batch's longest costs less.
+TEST_F(DataStepsTest, PadToMaxLenIsTheUniformDenseMicroBatch) {
+  o_.model = **catalogs_->models.Find("bert-base");
+  o_.hardware.gpu = "a100-sxm4-80gb";
+  o_.hardware.node = "dgx-a100";
+  o_.hardware.gpus = 1;
+  o_.parallel = ParallelOptions{};
+  o_.training.seq_len = 512;
+  o_.training.global_batch = 16;
+  o_.training.micro_batch = 16;
+  auto plan = MakeParallelPlan(o_);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto owned = MakeStepContext(o_, *catalogs_);
+  ASSERT_TRUE(owned.ok());
+  const ChunkCostModel costs(o_, *plan, (*owned)->ctx);
+  data::DataPolicyRegistry policies("data-policy");
+  data::RegisterDataPolicies(policies);
+  auto pad = policies.Create("pad");
+  ASSERT_TRUE(pad.ok());
+  std::vector<int64_t> docs;
+  for (int i = 0; i < 16; ++i) docs.push_back(102 + 25 * i);  // 102..477, all shorter than 512
+  data::DataShape shape{.micro_batch = 16, .seq_len = 512, .causal = false, .pad_to = data::PadTo::kMaxLen};
+  auto step = (*pad)->Schedule(docs, shape);
+  ASSERT_TRUE(step.ok());
+  ASSERT_EQ(step->dp[0].size(), 1u);
+  const ChunkCosts padded = costs.Price(step->dp[0][0])[0], uniform = costs.Get(0, 0);
+  EXPECT_EQ(padded.forward.Total(), uniform.forward.Total());
+  EXPECT_EQ(padded.backward.Total(), uniform.backward.Total());
+  EXPECT_DOUBLE_EQ(padded.model_flops.ToFlops(), uniform.model_flops.ToFlops());
+  EXPECT_DOUBLE_EQ(padded.activations.ToBytes(), uniform.activations.ToBytes());
+  EXPECT_DOUBLE_EQ(padded.model_flops.ToFlops(),
+                   3 * model::ModelForwardFlops(o_.model, 16.0 * 512, 512, /*causal_halving=*/false));
+  shape.pad_to = data::PadTo::kLongest;
+  auto longest = (*pad)->Schedule(docs, shape);
+  ASSERT_TRUE(longest.ok());
+  EXPECT_LT(costs.Price(longest->dp[0][0])[0].forward.Total(), uniform.forward.Total());
+}
+
+// ChunkFlow keeps the K/V of a long document's earlier chunks (and their gradients) resident while its
+// later chunks run: 2 x prefix tokens x (K + V bytes per token on one TP rank) per layer, once per
+// stage. Documents of 2 and 4 chunks of 8K: the last chunk's prefix is 8K and 24K tokens, and every
+// chunk is the same 8K tokens, so peak memory differs by exactly the extra prefix state.
+TEST_F(DataStepsTest, ChunkFlowMemoryGrowsWithThePrefixItKeeps) {
+  o_.parallel.pp = 1;
+  o_.parallel.tp = 8;
+  o_.hardware.gpus = 8;  // tp 8, dp 1
+  o_.parallel.recompute = Recompute::kSelective;
+  o_.training.seq_len = 8192;
+  o_.training.global_batch = 4;  // 32K tokens per step
+  auto peak = [&](int64_t length) {
+    o_.data = Fixed(length, "chunkflow");
+    o_.data->chunk_size = 8192;
+    o_.data->lengths.max_len = 65536;
+    const StepResult r = Run();
+    EXPECT_TRUE(r.feasible) << r.reason;
+    return r.peak_memory.ToBytes();
+  };
+  const double two_chunks = peak(16384), four_chunks = peak(32768);
+  const double kv_bytes = 2.0 * (o_.model.kv_heads / 8) * o_.model.head_dim() * 2;  // bf16 K + V, tp 8
+  EXPECT_NEAR(four_chunks - two_chunks, 2.0 * (24576 - 8192) * kv_bytes * o_.model.layers, 1.0);
+  EXPECT_GT(peak(8192 * 6), four_chunks);
+}
+
+// Under pipeline parallelism a long document's chunks run forward in order and backward in reverse
+// (state-aware 1F1B). With K = 1 only the last chunk keeps its activations; the earlier ones hold theirs
+// only while they are recomputed at their backward, so a stage holds one chunk's activations at a time,
+// where 1F1B over the same number of independent micro-batches holds pp on the first stage.
+TEST_F(DataStepsTest, ChunkFlowChainsUnderPipelineHoldOneChunk) {
+  o_.hardware.gpus = 4;  // tp 2, pp 2, dp 1
+  o_.parallel.recompute = Recompute::kSelective;
+  o_.training.seq_len = 8192;
+  o_.training.global_batch = 4;  // 32K tokens per step: one document of four chunks
+  o_.data = Fixed(32768, "chunkflow");
+  o_.data->chunk_size = 8192;
+  o_.data->lengths.max_len = 65536;
+  const StepResult chained = Run();
+  ASSERT_TRUE(chained.feasible) << chained.reason;
+  EXPECT_GT(chained.step_time_s, 0);
+  EXPECT_EQ(chained.memory[0].micro_batches_in_flight, 1);
+  o_.data = Fixed(8192, "pack");  // four independent 8K micro-batches
+  const StepResult packed = Run();
+  ASSERT_TRUE(packed.feasible) << packed.reason;
+  EXPECT_EQ(packed.memory[0].micro_batches_in_flight, 2);
+  // The chain's reverse backward starts only after its last forward: a longer pipeline fill.
+  EXPECT_GT(chained.step_time_s, packed.step_time_s);
 }
 
 // An unknown policy is an error, not an infeasible layout (infeasibility is a property of the

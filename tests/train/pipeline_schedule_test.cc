@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "dlsim/train/chain_order.h"
+
 namespace dlsim::train {
 namespace {
 
@@ -28,6 +30,52 @@ TEST(PipelineScheduleTest, OneFOneBOrder) {
   PipeOrder o = MakeOrder("1f1b", {4, 1, 6});
   EXPECT_EQ(Render(o[0]), "F00 F10 F20 F30 B00 F40 B10 F50 B20 B30 B40 B50 ");
   EXPECT_EQ(Render(o[3]), "F00 B00 F10 B10 F20 B20 F30 B30 F40 B40 F50 B50 ");
+}
+
+TEST(ChainOrder, ChainsRunTheirBackwardInReverse) {
+  EXPECT_EQ(ChainBackwardOrder({-1, 0, 0, 0, -1, 1, 1}), (std::vector<int>{0, 3, 2, 1, 4, 6, 5}));
+  EXPECT_EQ(ChainBackwardOrder({}), std::vector<int>{});
+}
+
+// Without chains the chain-aware order is exactly 1F1B (and GPipe).
+TEST(ChainOrder, WithoutChainsItIsOneFOneB) {
+  for (PipeShape shape : {PipeShape{4, 1, 6}, PipeShape{4, 1, 2}, PipeShape{1, 1, 5}, PipeShape{3, 1, 3}}) {
+    std::vector<int> identity(shape.micro_batches);
+    for (int i = 0; i < shape.micro_batches; ++i) identity[i] = i;
+    auto o = ChainAwareOrder(shape, identity, false);
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(*o, MakeOrder("1f1b", shape));
+    auto g = ChainAwareOrder(shape, identity, true);
+    ASSERT_TRUE(g.ok());
+    EXPECT_EQ(*g, MakeOrder("gpipe", shape));
+  }
+}
+
+// A chain of three chunks (micro-batches 1..3) among standalone ones, 3 stages: the last stage cannot
+// run B3 before F3, so it runs F0 B0 F1 F2 F3 B3 B2 B1 F4 B4; every rank runs at least as many
+// forwards before each backward as the rank after it (no deadlock), and each forward precedes its
+// backward.
+TEST(ChainOrder, AChainWaitsForItsLastChunk) {
+  const std::vector<int> back = ChainBackwardOrder({-1, 0, 0, 0, -1});
+  auto o = ChainAwareOrder({3, 1, 5}, back, false);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(Render((*o)[2]), "F00 B00 F10 F20 F30 B30 B20 B10 F40 B40 ");
+  EXPECT_EQ(Render((*o)[0]), "F00 F10 F20 B00 F30 B30 F40 B20 B10 B40 ");
+  for (int r = 0; r < 3; ++r) {
+    std::set<int> forwarded;
+    std::vector<int> backs;
+    for (const PipeTask& t : (*o)[r]) {
+      if (t.forward) {
+        forwarded.insert(t.micro_batch);
+      } else {
+        EXPECT_TRUE(forwarded.count(t.micro_batch)) << "rank " << r;
+        backs.push_back(t.micro_batch);
+      }
+    }
+    EXPECT_EQ(backs, back);
+  }
+  EXPECT_FALSE(ChainAwareOrder({2, 2, 4}, {0, 1, 2, 3}, false).ok());  // interleaved: not modelled
+  EXPECT_FALSE(ChainAwareOrder({2, 1, 3}, {0, 0, 2}, false).ok());     // not a permutation
 }
 
 TEST(PipelineScheduleTest, GpipeOrder) {

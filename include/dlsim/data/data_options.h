@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
 
 namespace dlsim::data {
@@ -27,6 +28,10 @@ struct DataOptions {
   // Tokens one GPU may hold per micro-batch: skrull's budget (0: seq_len x micro_batch / cp);
   // wlb/distca micro-batch capacity / cp (0: capacity seq_len x micro_batch). See DataShape.
   int64_t token_budget = 0;
+  PadTo pad_to = PadTo::kLongest;  // pad, pad_attention: `pad_to: longest | max_len`
+  // Documents per step: a batch of N sequences, as SFT trainers count it (0: documents are drawn
+  // until they hold global_batch x seq_len tokens, the pre-training convention).
+  int documents = 0;
 };
 
 }  // namespace dlsim::data

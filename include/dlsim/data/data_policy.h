@@ -20,6 +20,11 @@
 
 namespace dlsim::data {
 
+// How far `pad` and `pad_attention` pad a document: to the longest document of its micro-batch
+// (dynamic padding, what training loaders do) or to max_len (a fixed-shape engine's input, what
+// inference benchmarks such as ByteTransformer's and FasterTransformer's feed).
+enum class PadTo { kLongest, kMaxLen };
+
 struct DataShape {
   int dp = 1;
   int cp = 1;
@@ -45,6 +50,7 @@ struct DataShape {
   // since a document's causal attention is about l^2/2 pairs.
   double pairs_per_token = 65536;
   double distca_tolerance = 0.02;  // distca: stop filling a GPU within this fraction of the mean
+  PadTo pad_to = PadTo::kLongest;  // pad, pad_attention: the padded width (max_len: the effective max_len)
 };
 
 class DataPolicy {
@@ -58,7 +64,7 @@ class DataPolicy {
 };
 
 using DataPolicyRegistry = Registry<DataPolicy>;
-// pad, pack, pack_nomask, padding_free, chunkflow, skrull, wlb, distca.
+// pad, pad_attention, pack, pack_nomask, padding_free, chunkflow, skrull, wlb, distca.
 void RegisterDataPolicies(DataPolicyRegistry& reg);
 
 }  // namespace dlsim::data

@@ -65,6 +65,8 @@ Result<LengthSpec> ParseLengthFile(std::string_view text, const std::string& fil
 // Draws documents until their total reaches `token_budget` (the last one may overshoot), each
 // truncated to max_len when max_len > 0. token_budget <= 0 gives no documents.
 std::vector<int64_t> DrawDocuments(const LengthSource& src, Rng& rng, int64_t token_budget, int64_t max_len);
+// Draws exactly `count` documents (none when count <= 0), each truncated to max_len when max_len > 0.
+std::vector<int64_t> DrawDocumentCount(const LengthSource& src, Rng& rng, int count, int64_t max_len);
 
 }  // namespace dlsim::data
 

@@ -51,6 +51,13 @@ struct Load {
   int64_t server_kv_tokens_out = 0;
   int64_t server_q_tokens_in = 0;
   int64_t server_kv_tokens_in = 0;
+  // chunkflow: K/V rows of the earlier chunks of this micro-batch's document that this GPU keeps
+  // resident while the document's chunks run (its share of the prefix state: under CP, the sum of
+  // its zigzag shares of those chunks). They are read by this chunk's attention (and already
+  // counted in cp_kv_tokens when they travel the ring), held once per document rather than per
+  // micro-batch in flight, with their gradients (dK, dV accumulate over the later chunks'
+  // backward). Memory per layer: 2 x prefix_kv_tokens x (K + V bytes of one token).
+  int64_t prefix_kv_tokens = 0;
 };
 
 // One micro-batch: the loads of the CP ranks, which run in lock step.
@@ -61,6 +68,10 @@ struct MicroBatch {
   // before its backward pass (state-aware scheduling keeps only the last K chunks of a long
   // sequence), so the simulator adds one more forward of it.
   bool recompute = false;
+  // chunkflow: the dependent chunks of one long document share a chain id (>= 0; -1: none). They are
+  // consecutive micro-batches of one DP rank, in document order, and their backward passes run in
+  // reverse order: a chunk's backward needs the dK, dV of its prefix from the later chunks' backward.
+  int chain = -1;
 };
 
 struct StepData {
@@ -77,9 +88,11 @@ double TotalAttentionPairs(const MicroBatch& mb);  // over its CP ranks
 double TotalAttentionPairs(const StepData& s);
 
 // Sets every load's cp_bytes = cp_kv_tokens x kv_bytes_per_token and attention_server_bytes =
-// (2 x server_q_tokens_out) x q_bytes_per_token + server_kv_tokens_out x kv_bytes_per_token
-// (Q out and O back, K/V out), per layer. kv_bytes_per_token covers K and V together
-// (2 x kv_heads x head_dim x element bytes); q_bytes_per_token = heads x head_dim x element bytes.
+// (server_q_tokens_out + server_q_tokens_in) x q_bytes_per_token + max(server_kv_tokens_out,
+// server_kv_tokens_in) x kv_bytes_per_token, per layer: the larger direction of a full-duplex link
+// (a GPU sends Q of the tasks it gives away and O of the tasks it serves, and receives the others).
+// kv_bytes_per_token covers K and V together (2 x kv_heads x head_dim x element bytes); q_bytes_per_token =
+// heads x head_dim x element bytes.
 void ApplyTokenBytes(StepData& step, Bytes kv_bytes_per_token, Bytes q_bytes_per_token);
 
 }  // namespace dlsim::data

@@ -54,7 +54,8 @@ inline const Range kLength = Range::Between(1, 1 << 30);  // tokens of one docum
 inline const Range kSigma = Range::Between(0, 20);        // lognormal shape (e^20 ~ 5e8 spread)
 inline const Range kTailAlpha = Range::Between(0.01, 100);
 inline const Range kLengthWeight = Range::Between(0, 1e15);
-inline const Range kTokens = Range::Between(0, 1 << 30);  // max_len, chunk_size, token_budget
+inline const Range kTokens = Range::Between(0, 1 << 30);     // max_len, chunk_size, token_budget
+inline const Range kDocuments = Range::Between(0, 1 << 20);  // documents per step (each is held and placed)
 
 // Catalog entries (physical bounds with a wide margin; 0 means "none" where allowed).
 inline const Range kTflops = Range::ZeroOr(0.001, 1e6);  // per dtype; 0: no tensor cores

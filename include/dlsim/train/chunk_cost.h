@@ -25,10 +25,13 @@ namespace dlsim::train {
 
 struct ChunkCosts {
   TaskCost forward;
-  TaskCost backward;            // includes recomputation under the chosen mode
-  double params = 0;            // parameters held by one GPU for this chunk, routed experts excluded
-  double expert_params = 0;     // routed-expert parameters held by one GPU (reduced over edp, not dp)
-  Bytes activations;            // stored per micro-batch in flight
+  TaskCost backward;         // includes recomputation under the chosen mode
+  double params = 0;         // parameters held by one GPU for this chunk, routed experts excluded
+  double expert_params = 0;  // routed-expert parameters held by one GPU (reduced over edp, not dp)
+  Bytes activations;         // stored per micro-batch in flight
+  // Held once per stage while a document's micro-batches run, not per micro-batch in flight: the
+  // prefix K/V state of a chunked document and its gradients (data::Load::prefix_kv_tokens).
+  Bytes resident_state;
   Bytes recompute_working_set;  // extra activations while one layer is being recomputed
   Flops model_flops;            // forward + backward, no recomputation, one GPU
   Flops hardware_flops;         // including recomputation

@@ -21,6 +21,7 @@ namespace dlsim::train {
 struct DataStepsResult {
   std::vector<StepTimeline> steps;
   std::vector<Bytes> stage_activations;  // largest per-micro-batch activations, per virtual stage
+  std::vector<Bytes> stage_state;        // largest resident state (ChunkCosts::resident_state), per stage
   int64_t real_tokens = 0;               // over all steps
   int64_t computed_tokens = 0;           // padding included
   int documents = 0;

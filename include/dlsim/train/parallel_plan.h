@@ -30,6 +30,10 @@ struct ParallelPlan {
   std::vector<int> layers;  // per virtual stage, model order (pp * chunks entries)
 
   int VirtualStages() const { return pp * chunks; }
+  // The ranks that hold the same dense weights: data- and context-parallel ranks together. Context-parallel
+  // ranks compute partial gradients over their shares of the sequence, so gradients are reduced, and ZeRO
+  // shards states, over dp x cp (Megatron-Core's data-parallel group "with context parallel").
+  int WeightGroup() const { return dp * cp; }
   int LayersOf(int rank, int chunk) const { return layers[chunk * pp + rank]; }
   // The model index of the first layer of a virtual stage.
   int FirstLayerOf(int rank, int chunk) const;

@@ -23,6 +23,8 @@
 namespace dlsim::train {
 
 struct StageMemory {
+  // activations: per micro-batch in flight x in flight, plus the recompute working set, plus state a
+  // data policy keeps resident across micro-batches (chunkflow's prefix K/V and its gradients).
   Bytes weights, gradients, optimizer, activations, workspace;
   Bytes Total() const { return weights + gradients + optimizer + activations + workspace; }
   int micro_batches_in_flight = 0;

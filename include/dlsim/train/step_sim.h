@@ -44,6 +44,10 @@ struct GradBucket {
   Duration reduce;  // time on the dp stream
 };
 
+// Whether micro-batch `micro_batch` of `replica` keeps its activations from its forward to its backward
+// (false: dropped after the forward and recomputed at the backward, as ChunkFlow's early chunks).
+using KeepsActivationsFn = std::function<bool(int replica, int micro_batch)>;
+
 struct StepProgram {
   PipeShape shape;  // stages, chunks; micro_batches = the most any replica runs
   // The order of each simulated data-parallel replica ([replica][rank][position]). One
@@ -52,6 +56,9 @@ struct StepProgram {
   std::vector<PipeOrder> orders;
   // Cost of a task on a pipeline rank of a replica.
   std::function<TaskCost(int replica, int rank, const PipeTask&)> task_cost;
+  // Null: every micro-batch keeps its activations (peak_in_flight counts forwarded, not yet backwarded
+  // ones). A micro-batch that does not keep them counts only while its backward runs.
+  KeepsActivationsFn keeps_activations;
   Duration p2p;                                  // one activation (or its gradient) to the next stage
   std::vector<std::vector<GradBucket>> buckets;  // [rank]
   bool overlap_grad_reduce = true;               // false: reductions start after the last backward
