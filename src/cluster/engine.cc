@@ -46,6 +46,7 @@ Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
     max_gpus_per_node_[node.gpu_type] = std::max(max_gpus_per_node_[node.gpu_type], node.gpus);
   for (size_t t = 0; t < options.cluster.gpu_types().size(); ++t)
     type_capacity_.push_back(options.cluster.gpus_of_type(static_cast<int>(t)) * 1000);
+  if (ServicePassApplies()) service_.emplace(n);
 }
 
 Engine::QueueKey Engine::KeyOf(int j) const {
@@ -300,6 +301,7 @@ std::vector<std::pair<int, bool>> Engine::RankMerged() {
 
 void Engine::PassPreemptive() {
   if (active_.size() == running_.size()) return;  // nobody waits: nothing to change
+  if (service_ && PassByService()) return;
   const std::vector<std::pair<int, bool>> ranked = merge_waiting_ ? RankMerged() : RankFullSort();
   for (const auto& [j, want] : ranked) desired_[j] = want;
   for (size_t i = running_.size(); i-- > 0;) {
@@ -357,6 +359,12 @@ void Engine::Start(int j, Allocation a, double rate) {
   p.allocation = std::move(a);
   running_pos_[j] = static_cast<int>(running_.size());
   running_.push_back(j);
+  if (service_) {
+    service_->Add(j, p.held_milli,
+                  p.attained_gpu_s - now.ToSeconds() * static_cast<double>(p.held_milli) / 1000.0,
+                  Job(j).arrival.ToNanos(), Job(j).id);
+    running_milli_ += DemandMilli(Job(j));
+  }
   const TimePoint done = p.progress_from + Seconds(p.remaining / rate);
   if (done.SinceStart().IsSaturated()) {  // ~146 years: a time the integer clock cannot hold
     error_ = Error::InvalidArgument(fmt::format(
@@ -387,6 +395,10 @@ void Engine::Stop(int j, JobStatus to) {
   running_pos_[last] = running_pos_[j];
   running_.pop_back();
   running_pos_[j] = -1;
+  if (service_) {
+    service_->Remove(j);
+    running_milli_ -= DemandMilli(Job(j));
+  }
   p.status = to;
   p.since = now;
   p.rate = 0;

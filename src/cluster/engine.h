@@ -8,7 +8,9 @@
 //
 // Cost (docs/cluster.md): an event is O(log E) in the queue; a pass of a static-key policy is
 // O(W_scanned + P x N) (W_scanned waiting jobs tried, P placements of O(N) nodes each); a pass of
-// a preemptive policy is O(A log A + P x N) for A active jobs.
+// a preemptive policy is O(A log A + P x N) for A active jobs, except las on one GPU type, whose
+// incremental pass (service_pass.cc) costs O(C + W_v log R + changes x (C + log R)) for C
+// held-GPU classes, W_v waiting jobs visited and R running jobs.
 #ifndef DLSIM_SRC_CLUSTER_ENGINE_H_
 #define DLSIM_SRC_CLUSTER_ENGINE_H_
 
@@ -23,6 +25,7 @@
 #include "dlsim/cluster/result.h"
 #include "dlsim/core/event_queue.h"
 #include "dlsim/report/sink.h"
+#include "service_order.h"
 
 namespace dlsim::cluster {
 
@@ -36,7 +39,7 @@ class Engine {
   Result<ClusterResult> Run();
 
  private:
-  using QueueKey = std::tuple<Priority, int64_t, int64_t, int>;  // key, arrival ns, id, job
+  using QueueKey = RankKey;  // key, arrival ns, id, job
   const JobSpec& Job(int j) const { return options_.jobs[order_[j]]; }
   QueueKey KeyOf(int j) const;
 
@@ -49,6 +52,14 @@ class Engine {
   void PassStaticBackfill();
   static int DemandClass(const JobSpec& job);
   void PassPreemptive();
+  // The incremental pass of attained-service policies (service_pass.cc): the full pass's
+  // preemptions and starts (in rank order), found without ranking every running job.
+  struct ServicePlan {
+    std::vector<int> preempt, start;
+  };
+  bool PassByService();             // false: it does not apply now (the full pass runs)
+  bool ServicePassApplies() const;  // to this run: an attained-service policy on one GPU type
+  ServicePlan PlanByService(int64_t free);
   // The jobs a preemptive pass considers, in rank order, each with whether it gets GPUs.
   std::vector<std::pair<int, bool>> RankFullSort();
   std::vector<std::pair<int, bool>> RankMerged();
@@ -117,6 +128,10 @@ class Engine {
   std::vector<int> rank_order_;         // running jobs in the last RankMerged's order
   std::vector<char> in_rank_;           // by job: in rank_order_
   std::vector<int64_t> type_capacity_;  // milli-GPUs per GPU type
+  // Attained-service policies on one GPU type (PassByService): the running jobs by service, and
+  // their total demand in milli-GPUs.
+  std::optional<ServiceOrder> service_;
+  int64_t running_milli_ = 0;
   std::vector<int> active_pos_;
   std::vector<int> running_;
   std::vector<int> running_pos_;

@@ -59,6 +59,7 @@ class Las final : public SchedulingPolicy {
   Priority Key(const JobSpec& job, const JobProgress& p, TimePoint now) const override {
     return {AttainedAt(job, p, now), 0};
   }
+  bool KeyIsAttainedService() const override { return true; }
 
  private:
   Duration round_;

@@ -39,6 +39,9 @@ struct ClusterOptions {
   bool keep_records = true;  // per-job records in the result (off for million-job benchmarks)
   // A lendable pool whose demand changes over time (capacity.h); nullopt: a fixed cluster.
   std::optional<CapacityOptions> capacity;
+  // Testing: rank every active job at every preemptive pass, also where the incremental pass
+  // applies (las on one GPU type); the same results, more slowly: the brute-force reference.
+  bool full_passes = false;
 };
 
 }  // namespace dlsim::cluster

@@ -118,6 +118,10 @@ class SchedulingPolicy {
   // Period of re-ranking while jobs wait; Zero(): none.
   virtual Duration Round() const { return Duration::Zero(); }
   virtual Priority Key(const JobSpec& job, const JobProgress& p, TimePoint now) const = 0;
+  // True when Key() is exactly {AttainedAt(job, p, now), 0} (las): a running job's key then grows
+  // by its held GPUs per second, and the engine keeps the running jobs ordered incrementally
+  // instead of re-ranking them at every pass (same decisions; docs/cluster.md "Cost").
+  virtual bool KeyIsAttainedService() const { return false; }
   // True when keys change in steps that NextKeyChange() predicts (tiresias' demotions).
   virtual bool KeysChangeInSteps() const { return false; }
   // The next time a running job's key changes in a way that may reorder jobs; nullopt: never.
