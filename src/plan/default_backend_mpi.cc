@@ -1,6 +1,7 @@
 // MakeDefaultBackend for builds with MPI: MPI under mpirun, threads otherwise
 // (a plain start never initialises MPI, so the binary runs where no MPI
 // launcher is available).
+#include "dlsim/core/mpi_work_map.h"
 #include "dlsim/plan/backend.h"
 #include "dlsim/plan/mpi_backend.h"
 

@@ -5,7 +5,9 @@
 // (enumeration is deterministic), simulates those whose batch position i has i
 // % N == rank on its own threads, and all ranks exchange the results
 // (MPI_Allgatherv), so every rank holds the full, ordered result and the
-// ranking equals a single-process run. Rank 0 is the primary (prints).
+// ranking equals a single-process run. Rank 0 is the primary (prints). The
+// exchange is core's MPI work map (core/mpi_work_map.h), shared with the
+// cluster sweep; LaunchedByMpi() is there too.
 #ifndef DLSIM_PLAN_MPI_BACKEND_H_
 #define DLSIM_PLAN_MPI_BACKEND_H_
 
@@ -14,10 +16,6 @@
 #include "dlsim/plan/backend.h"
 
 namespace dlsim::plan {
-
-// True when an MPI launcher started this process (OpenMPI, PMIx or PMI
-// environment variables).
-bool LaunchedByMpi();
 
 // Initialises MPI (MPI_Init_thread, funneled) unless it already is, and
 // finalises it on destruction if it initialised it. `threads_per_rank` <= 0:
