@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "dlsim/app/cluster_render.h"
 #include "dlsim/cluster/simulate.h"
+#include "dlsim/core/mpi_work_map.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cluster_scenario.h"
@@ -93,8 +95,13 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
              std::ostream& out, std::ostream& err) {
   auto spec = io::LoadClusterSweep(args.file, o);
   if (!spec.ok()) return ReportError("cluster", spec.error(), err);
-  auto rows = cluster::Sweep(o, cat, *spec, args.threads, args.progress);
-  if (!rows.ok()) return ReportError("cluster", rows.error(), err);
+  // Under mpirun every rank runs this with the same inputs; rank 0 prints (core/mpi_work_map.h).
+  std::unique_ptr<WorkMap> map = MakeDefaultWorkMap(args.threads);
+  if (LaunchedByMpi() && map->IsPrimary()) err << "cluster sweep: on " << map->Describe() << "\n";
+  auto rows = cluster::Sweep(o, cat, *spec, *map, map->IsPrimary() ? args.progress : ProgressFn{});
+  std::ostringstream unheard;  // the other ranks exit with the same code, silently
+  if (!rows.ok()) return ReportError("cluster", rows.error(), map->IsPrimary() ? err : unheard);
+  if (!map->IsPrimary()) return kExitOk;
   if (args.json)
     out << report::DumpDeterministic(ClusterSweepJson(*rows));
   else

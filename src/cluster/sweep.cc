@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <cmath>
-#include <optional>
-#include <thread>
+#include <cstring>
+#include <type_traits>
 
 #include "dlsim/core/strings.h"
 
@@ -42,37 +41,50 @@ Result<ClusterOptions> PointOptions(const ClusterOptions& base, const SweepSpec&
   return o;
 }
 
+// A point's outcome as bytes for the work map: 'o' and the summary's bytes (one binary on every
+// rank), or 'e', the error code and its message.
+static_assert(std::is_trivially_copyable_v<ClusterSummary>);
+
+std::string EncodePoint(const Result<ClusterResult>& r) {
+  if (!r.ok()) return std::string("e") + static_cast<char>(r.error().code) + r.error().message;
+  std::string out(1 + sizeof(ClusterSummary), 'o');
+  std::memcpy(out.data() + 1, &r->summary, sizeof(ClusterSummary));
+  return out;
+}
+
+Status DecodePoint(const std::string& bytes, ClusterSummary& summary) {
+  if (bytes.size() == 1 + sizeof(ClusterSummary) && bytes[0] == 'o') {
+    std::memcpy(&summary, bytes.data() + 1, sizeof(ClusterSummary));
+    return Status::Ok();
+  }
+  if (bytes.size() >= 2 && bytes[0] == 'e') return Error{static_cast<ErrorCode>(bytes[1]), bytes.substr(2)};
+  return Error::Internal("sweep: a point's result was lost in transfer");
+}
+
 }  // namespace
 
 Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog::Catalogs& catalogs,
-                                    const SweepSpec& spec, int threads, const ProgressFn& progress) {
+                                    const SweepSpec& spec, WorkMap& map, const ProgressFn& progress) {
   DLSIM_RETURN_IF_ERROR(CheckSpec(spec));
   std::vector<SweepRow> rows;
   for (const std::string& p : spec.policies)
     for (double l : spec.load_scales)
       for (uint64_t seed : spec.seeds) rows.push_back({p, l, seed, {}});
-  std::vector<std::optional<Error>> errors(rows.size());
-  std::atomic<size_t> next{0}, finished{0};
-  auto work = [&] {
-    for (size_t i = next++; i < rows.size(); i = next++) {
-      Result<ClusterOptions> o = PointOptions(options, spec, rows[i]);
-      Result<ClusterResult> r = o.ok() ? Simulate(*o, catalogs, nullptr) : Result<ClusterResult>(o.error());
-      if (r.ok())
-        rows[i].summary = r->summary;
-      else
-        errors[i] = r.error();
-      if (progress) progress(++finished, rows.size());
-    }
-  };
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const size_t n = std::min<size_t>(rows.size(), threads > 0 ? static_cast<size_t>(threads) : hw);
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) return *e;
+  const std::vector<std::string> out = map.MapAll(
+      rows.size(),
+      [&](size_t i, int) {
+        Result<ClusterOptions> o = PointOptions(options, spec, rows[i]);
+        return EncodePoint(o.ok() ? Simulate(*o, catalogs, nullptr) : Result<ClusterResult>(o.error()));
+      },
+      progress);
+  for (size_t i = 0; i < rows.size(); ++i) DLSIM_RETURN_IF_ERROR(DecodePoint(out[i], rows[i].summary));
   return rows;
+}
+
+Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog::Catalogs& catalogs,
+                                    const SweepSpec& spec, int threads, const ProgressFn& progress) {
+  std::unique_ptr<WorkMap> map = MakeThreadWorkMap(threads);
+  return Sweep(options, catalogs, spec, *map, progress);
 }
 
 }  // namespace dlsim::cluster

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/cluster/sweep.h"
@@ -360,6 +363,37 @@ TEST(ClusterScenario, LendablePoolErrorsAreLocated) {
       "cluster: {nodes: [{gpu: v100, gpus: 8, count: 2}]}\n"
       "jobs: {list: [{gpus: 1, duration_s: 1}], elastic: {fraction: 2}}\n";
   EXPECT_NE(ErrorOf(bad_elastic).find("fraction"), std::string::npos) << ErrorOf(bad_elastic);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Determinism across ranks: `mpirun -n 2 dlsim cluster FILE --sweep` prints the same bytes as one
+// process (ctest runs it as cluster_mpi_two_ranks when built with MPI; 27 points, so the ranks
+// hold different counts).
+TEST(ClusterCli, MpiSweepTwoRanksEqualsOneProcess) {
+  const char* mpirun = std::getenv("DLSIM_MPIRUN");
+  if (mpirun == nullptr || *mpirun == '\0') GTEST_SKIP() << "DLSIM_MPIRUN not set (built without MPI)";
+  const std::string dir = ::testing::TempDir(), file = dir + "/mpi_sweep.yaml";
+  std::ofstream(file)
+      << "cluster: {nodes: [{gpu: v100, gpus: 4, count: 4}]}\n"
+         "jobs: {synthetic: {generator: gavel, jobs: 300, load: 0.9, seed: 1}}\n"
+         "policy: {name: fifo, restart_overhead_s: 10}\n"
+         "sweep: {policies: [fifo, las, tiresias], load_scales: [0.75, 1, 1.25], seeds: [1, 2, 3]}\n";
+  const std::string run =
+      std::string(DLSIM_BINARY) + " cluster " + file + " --sweep --json --threads 1 --quiet";
+  ASSERT_EQ(std::system((run + " > " + dir + "/one.json").c_str()), 0);
+  ASSERT_EQ(std::system((std::string(mpirun) + " -n 2 --oversubscribe " + run + " > " + dir +
+                         "/two.json 2> " + dir + "/two.err")
+                            .c_str()),
+            0)
+      << ReadAll(dir + "/two.err");
+  EXPECT_NE(ReadAll(dir + "/two.err").find("2 MPI ranks"), std::string::npos) << ReadAll(dir + "/two.err");
+  const std::string one = ReadAll(dir + "/one.json");
+  EXPECT_NE(one.find("tiresias"), std::string::npos);
+  EXPECT_EQ(one, ReadAll(dir + "/two.json"));
 }
 
 }  // namespace

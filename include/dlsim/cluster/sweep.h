@@ -1,6 +1,6 @@
 // A sweep of cluster simulations: every combination of policies x load scales x seeds on one
-// cluster and trace, run on a pool of threads, results in a fixed order (policy, then load, then
-// seed) whatever the thread count.
+// cluster and trace, run on a pool of threads or across MPI ranks (core/work_map.h), results in a
+// fixed order (policy, then load, then seed) whatever the thread or rank count.
 //
 //   cluster::SweepSpec s{.policies = {"fifo", "las"}, .load_scales = {0.5, 1, 2}, .seeds = {1, 2}};
 //   Result<std::vector<cluster::SweepRow>> rows = cluster::Sweep(options, catalogs, s, /*threads=*/0);
@@ -17,6 +17,7 @@
 
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/core/progress.h"
+#include "dlsim/core/work_map.h"
 
 namespace dlsim::cluster {
 
@@ -43,6 +44,10 @@ struct SweepRow {
 // hears of every finished point, from the worker threads.
 Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog::Catalogs& catalogs,
                                     const SweepSpec& spec, int threads, const ProgressFn& progress = {});
+// The same on `map` (this process's threads, or MPI ranks: every rank calls it with the same
+// arguments and gets every row).
+Result<std::vector<SweepRow>> Sweep(const ClusterOptions& options, const catalog::Catalogs& catalogs,
+                                    const SweepSpec& spec, WorkMap& map, const ProgressFn& progress = {});
 
 }  // namespace dlsim::cluster
 
