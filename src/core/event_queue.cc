@@ -5,6 +5,10 @@
 
 namespace dlsim {
 
+namespace {
+constexpr size_t kCompactSlack = 1024;  // dead entries tolerated beyond the live ones
+}  // namespace
+
 EventId EventQueue::Schedule(TimePoint at, Callback cb) {
   assert(at >= now_);
   uint32_t slot;
@@ -29,7 +33,25 @@ bool EventQueue::Cancel(EventId id) {
   slot_seq_[id.slot] = 0;  // cancelled; the heap entry is dropped lazily, then the slot freed
   callbacks_[id.slot] = nullptr;
   --live_;
+  if (heap_.size() > 2 * live_ + kCompactSlack) Compact();
   return true;
+}
+
+// Cancelled entries stay in the heap until they reach the top; when they outnumber the live ones
+// (a cluster's preempted jobs leave their far-future completions behind), every pop sifts through
+// them. Compact drops them in one sweep: O(n log n) once at least n/2 cancellations made them dead,
+// so O(log n) per cancellation. The pop order is unchanged: it is (time, seq) alone, and a sorted
+// array is a heap.
+void EventQueue::Compact() {
+  size_t kept = 0;
+  for (const Entry& e : heap_) {
+    if (slot_seq_[e.slot] == e.seq)
+      heap_[kept++] = e;
+    else
+      free_slots_.push_back(e.slot);  // cancelled: its slot was held back for this entry
+  }
+  heap_.resize(kept);
+  std::sort(heap_.begin(), heap_.end(), Before);
 }
 
 // The heap is 4-ary rather than binary: half as many levels, and the four children of a node

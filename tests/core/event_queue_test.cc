@@ -135,6 +135,43 @@ TEST(EventQueueTest, RandomScheduleAndCancelMatchesSortedOrder) {
   for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(fired[i], expected[i].id) << "position " << i;
 }
 
+// Cancelling most events compacts the heap (dead entries dropped, slots reused): the survivors
+// and the events scheduled after it still fire in (time, scheduling order), and a cancelled id
+// stays cancelled even once its slot serves another event.
+TEST(EventQueueTest, CompactionKeepsOrderAndIds) {
+  Rng rng(13);
+  EventQueue q;
+  std::vector<std::pair<int64_t, int>> expected;  // (time, id) of the live events
+  std::vector<int> fired;
+  std::vector<std::pair<EventId, std::pair<int64_t, int>>> live;
+  std::vector<EventId> cancelled;
+  int next_id = 0;
+  const auto schedule = [&](int64_t at) {
+    const int id = next_id++;
+    live.push_back({q.Schedule(At(at), [&fired, id] { fired.push_back(id); }), {at, id}});
+  };
+  const auto cancel_some = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      const size_t k = rng.NextBelow(live.size());
+      ASSERT_TRUE(q.Cancel(live[k].first));
+      cancelled.push_back(live[k].first);
+      live[k] = live.back();
+      live.pop_back();
+    }
+  };
+  for (int i = 0; i < 6000; ++i) schedule(static_cast<int64_t>(rng.NextBelow(300)));
+  cancel_some(5500);  // the heap compacts on the way
+  for (int i = 0; i < 3000; ++i) schedule(static_cast<int64_t>(rng.NextBelow(300)));  // reuses slots
+  cancel_some(2000);
+  for (const EventId& id : cancelled) ASSERT_FALSE(q.Cancel(id));
+  for (const auto& [id, p] : live) expected.push_back(p);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(q.pending(), expected.size());
+  q.Run();
+  ASSERT_EQ(fired.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(fired[i], expected[i].second) << "position " << i;
+}
+
 TEST(EventQueueTest, InterleavedPushPopKeepsOrder) {
   Rng rng(11);
   EventQueue q;

@@ -66,6 +66,7 @@ class EventQueue {
   void PushHeap(Entry e);
   void PopTop();
   void DropCancelledTop();
+  void Compact();
 
   std::vector<Entry> heap_;          // 4-ary heap: children of i are 4i+1 .. 4i+4
   std::vector<Callback> callbacks_;  // by slot
