@@ -12,9 +12,9 @@
 //
 // Floating point: the engine ranks by the computed key, whose rounding may order two jobs with
 // nearly equal bases otherwise than their bases do. The tail therefore takes, from a class's end,
-// each run of jobs whose bases lie within kBaseTolerance (relative; ~1e3 times the rounding error
+// each run of jobs whose bases lie within kBaseTolerance (relative; ~500 times the rounding error
 // of a key and a base together) of each other and orders that run by the computed keys: the walk's
-// order is exactly that of sorting every running job by `key` (tests/cluster/engine_test.cc
+// order is exactly that of sorting every running job by `key` (tests/cluster/service_pass_test.cc
 // `IncrementalLasPassEqualsTheFullPass`).
 //
 // Not thread-safe; a ServiceTail borrows its ServiceOrder and must not outlive a change to it.

@@ -1,6 +1,6 @@
 // The incremental preemptive pass of least-attained-service policies (las): the decisions of the
 // full pass (engine.cc RankMerged's greedy walk over every active job) found from the changes
-// alone. docs/cluster.md "Cost"; checked against the full pass in tests/cluster/engine_test.cc
+// alone. docs/cluster.md "Cost"; checked against the full pass in tests/cluster/service_pass_test.cc
 // `IncrementalLasPassEqualsTheFullPass`.
 #include <algorithm>
 
