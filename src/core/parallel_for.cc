@@ -27,4 +27,9 @@ void ParallelFor(size_t n, int threads, size_t block, const std::function<void(s
   for (std::thread& t : pool) t.join();
 }
 
+void ParallelFor(size_t n, int threads, const std::function<void(size_t i)>& body) {
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ParallelFor(n, threads > 0 ? threads : hw, 1, [&body](size_t i, int) { body(i); }, {});
+}
+
 }  // namespace dlsim

@@ -93,61 +93,6 @@ void FitAttention(const std::vector<const Sample*>& rows, cost::ArchCalibration&
 
 }  // namespace
 
-std::vector<double> NelderMead(const std::function<double(const std::vector<double>&)>& f,
-                               std::vector<double> x0, std::vector<double> step, int iterations) {
-  const size_t n = x0.size();
-  std::vector<std::vector<double>> p(n + 1, x0);
-  for (size_t i = 0; i < n; ++i) p[i + 1][i] += step[i];
-  std::vector<double> v(n + 1);
-  for (size_t i = 0; i <= n; ++i) v[i] = f(p[i]);
-  std::vector<size_t> order(n + 1);
-  for (int it = 0; it < iterations; ++it) {
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a] < v[b]; });
-    const size_t best = order[0], worst = order[n], second = order[n - 1];
-    std::vector<double> c(n, 0.0);
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < n; ++j) c[j] += p[order[i]][j] / static_cast<double>(n);
-    }
-    auto along = [&](double t) {
-      std::vector<double> x(n);
-      for (size_t j = 0; j < n; ++j) x[j] = c[j] + t * (p[worst][j] - c[j]);
-      return x;
-    };
-    auto xr = along(-1.0);
-    const double fr = f(xr);
-    if (fr < v[best]) {
-      auto xe = along(-2.0);
-      const double fe = f(xe);
-      if (fe < fr) {
-        p[worst] = xe;
-        v[worst] = fe;
-      } else {
-        p[worst] = xr;
-        v[worst] = fr;
-      }
-    } else if (fr < v[second]) {
-      p[worst] = xr;
-      v[worst] = fr;
-    } else {
-      auto xc = along(fr < v[worst] ? -0.5 : 0.5);
-      const double fc = f(xc);
-      if (fc < std::min(fr, v[worst])) {
-        p[worst] = xc;
-        v[worst] = fc;
-      } else {  // shrink towards the best point
-        for (size_t i = 0; i <= n; ++i) {
-          if (i == best) continue;
-          for (size_t j = 0; j < n; ++j) p[i][j] = p[best][j] + 0.5 * (p[i][j] - p[best][j]);
-          v[i] = f(p[i]);
-        }
-      }
-    }
-  }
-  const size_t best = static_cast<size_t>(std::min_element(v.begin(), v.end()) - v.begin());
-  return p[best];
-}
-
 double Predict(const Sample& s, const cost::ArchCalibration& arch) {
   static const cost::DeviceRates kAmpere = cost::DeviceRates::Of(ProfiledGpu("ampere"), hw::DType::kBf16);
   static const cost::DeviceRates kHopper = cost::DeviceRates::Of(ProfiledGpu("hopper"), hw::DType::kBf16);

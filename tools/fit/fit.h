@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/core/nelder_mead.h"
 #include "dlsim/cost/compute_calibration.h"
 #include "profiles.h"
 
@@ -19,10 +20,6 @@ namespace dlsim::fit {
 
 // The memory access pattern of a profiled memory-bound operator (vidur op names).
 cost::MemoryKind MemoryKindOfOp(const std::string& op);
-
-// Minimizes f over R^n from x0 with the Nelder-Mead simplex (initial steps `step`).
-std::vector<double> NelderMead(const std::function<double(const std::vector<double>&)>& f,
-                               std::vector<double> x0, std::vector<double> step, int iterations);
 
 // Predicted seconds for one sample under `arch` (GEMMs use the fp16/bf16 curve).
 double Predict(const Sample& s, const cost::ArchCalibration& arch);

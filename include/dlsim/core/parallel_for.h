@@ -20,6 +20,10 @@ namespace dlsim {
 void ParallelFor(size_t n, int threads, size_t block, const std::function<void(size_t i, int worker)>& fn,
                  const ProgressFn& progress);
 
+// The common case: body(i) for every i, one index at a time, no progress. threads <= 0: one per
+// hardware thread; never more threads than items.
+void ParallelFor(size_t n, int threads, const std::function<void(size_t i)>& body);
+
 }  // namespace dlsim
 
 #endif  // DLSIM_CORE_PARALLEL_FOR_H_
