@@ -1,5 +1,6 @@
 // The validation sets: published rows -> training scenarios. Every choice a table leaves
 // open is a named constant here and is explained in docs/validation.md.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -328,10 +329,13 @@ double ValidationSet::MaxAbsErrorPct() const {
   return m;
 }
 
-Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalogs, const std::string& only) {
+namespace {
+
+// The sets for which `want(name)` holds, in a fixed order.
+Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,
+                                             const std::function<bool(const std::string&)>& want) {
   Runner run{catalogs};
   std::vector<ValidationSet> out;
-  auto want = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
   if (want("megatron-2021-table1")) {
     DLSIM_ASSIGN_OR_RETURN(ValidationSet s, Megatron2021(run));
     out.push_back(std::move(s));
@@ -358,6 +362,21 @@ Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalo
     out.push_back(std::move(s));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalogs, const std::string& only) {
+  return RunWanted(catalogs, [&](const std::string& name) {
+    return only.empty() || name.find(only) != std::string::npos;
+  });
+}
+
+Result<std::vector<ValidationSet>> RunValidationSets(const catalog::Catalogs& catalogs,
+                                                     const std::vector<std::string>& names) {
+  return RunWanted(catalogs, [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  });
 }
 
 }  // namespace dlsim::validate

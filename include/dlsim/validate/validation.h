@@ -41,6 +41,10 @@ struct ValidationSet {
 Result<std::vector<ValidationSet>> RunValidation(const catalog::Catalogs& catalogs,
                                                  const std::string& only = "");
 
+// Runs the sets whose names are in `names` (exact), in RunValidation's order.
+Result<std::vector<ValidationSet>> RunValidationSets(const catalog::Catalogs& catalogs,
+                                                     const std::vector<std::string>& names);
+
 }  // namespace dlsim::validate
 
 #endif  // DLSIM_VALIDATE_VALIDATION_H_

@@ -1,0 +1,164 @@
+// The end-to-end training fit (see the header): objective over a row selection, the staged
+// Nelder-Mead, and the mapping between parameter vectors and training calibrations.
+#include "dlsim/validate/training_fit.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim::validate {
+namespace {
+
+// MAPE (%) over the selected rows of `s` and their count (every row when `flags` is null).
+std::pair<double, size_t> SelectedMape(const ValidationSet& s, const std::vector<bool>* flags) {
+  if (flags == nullptr) return {s.Mape(), s.rows.size()};
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < s.rows.size() && i < flags->size(); ++i) {
+    if (!(*flags)[i]) continue;
+    sum += std::fabs(s.rows[i].ErrorPct());
+    ++n;
+  }
+  return {n > 0 ? sum / static_cast<double>(n) : 0.0, n};
+}
+
+// The value of an optional constant of architecture `arch`, or `fallback`.
+double ArchValue(const cost::TrainingCalibration& c, const std::string& arch,
+                 std::optional<double> cost::ArchTrainingCalibration::*field, double fallback) {
+  for (const auto& a : c.archs)
+    if (a.architecture == arch && (a.*field).has_value()) return *(a.*field);
+  return fallback;
+}
+
+// Whether the selection has a row of set `name` (a set absent from it is seen whole).
+bool Seen(const RowSelection& selection, const std::string& name) {
+  const auto it = selection.find(name);
+  return it == selection.end() || std::find(it->second.begin(), it->second.end(), true) != it->second.end();
+}
+
+// The parameters that the selected rows inform, in order.
+std::vector<size_t> FreeParams(const FitProblem& p, size_t n, const RowSelection& selection) {
+  std::vector<size_t> free;
+  for (size_t i = 0; i < n; ++i) {
+    const bool all = i >= p.param_sets.size() || p.param_sets[i].empty();
+    bool informed = all;
+    for (size_t j = 0; !all && j < p.param_sets[i].size(); ++j)
+      informed = informed || Seen(selection, p.param_sets[i][j]);
+    if (informed) free.push_back(i);
+  }
+  return free;
+}
+
+// One Nelder-Mead stage over the entries `free` of x (the others stay as in x).
+NelderMeadResult MinimizeOver(const ObjectiveFn& f, const std::vector<double>& x,
+                              const std::vector<double>& steps, const std::vector<size_t>& free,
+                              const NelderMeadOptions& options) {
+  auto expand = [&x, &free](const std::vector<double>& y) {
+    std::vector<double> full = x;
+    for (size_t k = 0; k < free.size(); ++k) full[free[k]] = y[k];
+    return full;
+  };
+  std::vector<double> y0, step;
+  for (size_t i : free) {
+    y0.push_back(x[i]);
+    step.push_back(steps[i]);
+  }
+  if (free.empty()) return {x, f(x), 0, 1, true};
+  NelderMeadResult r =
+      MinimizeNelderMead([&](const std::vector<double>& y) { return f(expand(y)); }, y0, step, options);
+  r.x = expand(r.x);
+  return r;
+}
+
+}  // namespace
+
+double FitObjective(const std::vector<ValidationSet>& sets, const std::vector<std::string>& fit_sets,
+                    const RowSelection& selection, std::vector<std::pair<std::string, double>>* set_mape) {
+  double sum = 0;
+  int n = 0;
+  if (set_mape != nullptr) set_mape->clear();
+  for (const auto& s : sets) {
+    if (std::find(fit_sets.begin(), fit_sets.end(), s.name) == fit_sets.end()) continue;
+    const auto it = selection.find(s.name);
+    const auto [mape, rows] = SelectedMape(s, it == selection.end() ? nullptr : &it->second);
+    if (it != selection.end() && rows == 0) continue;
+    const double r = mape / (s.bound_pct > 0 ? s.bound_pct : 10.0);
+    sum += r * r;
+    ++n;
+    if (set_mape != nullptr) set_mape->emplace_back(s.name, mape);
+  }
+  return n ? sum / n : 1e9;
+}
+
+FitResult FitOnRows(const FitProblem& problem, std::vector<double> x0, const NelderMeadOptions& options,
+                    const RowSelection& selection) {
+  auto objective = [&](const std::vector<double>& x) {
+    auto sets = problem.predict(x);
+    if (!sets.ok()) return 1e9;
+    return FitObjective(*sets, problem.fit_sets, selection, nullptr);
+  };
+  FitResult r;
+  r.x = std::move(x0);
+  const std::vector<size_t> free = FreeParams(problem, r.x.size(), selection);
+  for (const auto& steps : problem.stage_steps) {
+    NelderMeadResult stage = MinimizeOver(objective, r.x, steps, free, options);
+    r.x = std::move(stage.x);
+    r.evaluations += stage.evaluations;
+    r.converged = r.converged && (options.f_tolerance < 0 || stage.converged);
+  }
+  auto sets = problem.predict(r.x);
+  ++r.evaluations;
+  if (!sets.ok()) {
+    r.objective = 1e9;
+    return r;
+  }
+  r.objective = FitObjective(*sets, problem.fit_sets, selection, &r.set_mape);
+  r.sets = std::move(sets).value();
+  return r;
+}
+
+const std::vector<std::string>& TrainingFitSets() {
+  static const std::vector<std::string> kSets = {"megatron-2021-table1", "korthikanti-2022-full",
+                                                 "korthikanti-2022-seq-sel", "vtrain-single-node",
+                                                 "nemo-24.07-h100-fp8"};
+  return kSets;
+}
+
+FitProblem TrainingFitProblem(const catalog::Catalogs& catalogs) {
+  FitProblem p;
+  p.fit_sets = TrainingFitSets();
+  p.predict = [catalogs](const std::vector<double>& x) {
+    catalog::Catalogs cal = catalogs;
+    cal.training = TrainingCalibrationFromParams(x);
+    return RunValidationSets(cal, TrainingFitSets());
+  };
+  // A coarse stage, then a fine one restarted at its optimum.
+  p.stage_steps = {{0.05, 0.05, 0.05, 200.0, 0.1}, {0.02, 0.02, 0.02, 50.0, 0.05}};
+  // The A100 constants affect the A100 sets, the H100 ones NeMo's, the host time every set.
+  const std::vector<std::string> a100 = {"megatron-2021-table1", "korthikanti-2022-full",
+                                         "korthikanti-2022-seq-sel", "vtrain-single-node"};
+  const std::vector<std::string> h100 = {"nemo-24.07-h100-fp8"};
+  p.param_sets = {a100, h100, h100, {}, a100};
+  return p;
+}
+
+cost::TrainingCalibration TrainingCalibrationFromParams(const std::vector<double>& x) {
+  cost::TrainingCalibration c;
+  auto frac = [](double v) { return std::clamp(v, 0.05, 1.0); };
+  c.archs.push_back({"ampere", frac(x[0]), std::nullopt, std::nullopt, frac(x[4])});
+  c.archs.push_back({"hopper", std::nullopt, frac(x[1]), frac(x[2]), std::nullopt});
+  c.layer_host_time = Seconds(std::max(0.0, x[3]) * 1e-6);
+  return c;
+}
+
+std::vector<double> TrainingParamsOf(const cost::TrainingCalibration& c) {
+  using A = cost::ArchTrainingCalibration;
+  const std::vector<double> s = TrainingFitStart();
+  return {ArchValue(c, "ampere", &A::gemm_max_efficiency, s[0]),
+          ArchValue(c, "hopper", &A::fp8_gemm_max_efficiency, s[1]),
+          ArchValue(c, "hopper", &A::attention_efficiency, s[2]), c.layer_host_time.ToSeconds() * 1e6,
+          ArchValue(c, "ampere", &A::elementwise_efficiency, s[4])};
+}
+
+std::vector<double> TrainingFitStart() { return {0.85, 0.48, 0.36, 870.0, 0.51}; }
+
+}  // namespace dlsim::validate
