@@ -8,6 +8,7 @@
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
 #include "dlsim/validate/validation.h"
+#include "validate_cross.h"
 
 namespace dlsim::app {
 namespace {
@@ -72,6 +73,7 @@ int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::
                        std::ostream& err) {
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("validate", catalogs.error(), err);
+  if (args.cross_validate) return RunCrossValidation(args, *catalogs, out, err);
   auto sets = validate::RunValidation(*catalogs, args.only);
   if (!sets.ok()) return ReportError("validate", sets.error(), err);
   if (sets->empty())

@@ -99,6 +99,8 @@ FitResult FitOnRows(const FitProblem& problem, std::vector<double> x0, const Nel
   FitResult r;
   r.x = std::move(x0);
   const std::vector<size_t> free = FreeParams(problem, r.x.size(), selection);
+  for (size_t i = 0; i < problem.uninformed.size() && i < r.x.size(); ++i)
+    if (std::find(free.begin(), free.end(), i) == free.end()) r.x[i] = problem.uninformed[i];
   for (const auto& steps : problem.stage_steps) {
     NelderMeadResult stage = MinimizeOver(objective, r.x, steps, free, options);
     r.x = std::move(stage.x);
@@ -138,12 +140,16 @@ FitProblem TrainingFitProblem(const catalog::Catalogs& catalogs) {
                                          "korthikanti-2022-seq-sel", "vtrain-single-node"};
   const std::vector<std::string> h100 = {"nemo-24.07-h100-fp8"};
   p.param_sets = {a100, h100, h100, {}, a100};
+  p.uninformed = std::vector<double>(5, std::nan(""));
   return p;
 }
 
 cost::TrainingCalibration TrainingCalibrationFromParams(const std::vector<double>& x) {
   cost::TrainingCalibration c;
-  auto frac = [](double v) { return std::clamp(v, 0.05, 1.0); };
+  auto frac = [](double v) -> std::optional<double> {
+    if (std::isnan(v)) return std::nullopt;
+    return std::clamp(v, 0.05, 1.0);
+  };
   c.archs.push_back({"ampere", frac(x[0]), std::nullopt, std::nullopt, frac(x[4])});
   c.archs.push_back({"hopper", std::nullopt, frac(x[1]), frac(x[2]), std::nullopt});
   c.layer_host_time = Seconds(std::max(0.0, x[3]) * 1e-6);

@@ -1,4 +1,6 @@
 // dlsim validate [--set TEXT] [--json] [--summary]
+//                [--cross-validate [--folds K] [--seed N] [--cv-iterations N]
+//                 [--loso-iterations N] [--threads N]]
 // Argument parsing only; the command is app::RunValidateCommand.
 #include <iostream>
 #include <memory>
@@ -15,6 +17,16 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--set", args->only, "Only sets whose name contains this text");
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--summary", args->summary, "Only the per-set summary");
+  cmd->add_flag("--cross-validate", args->cross_validate,
+                "Refit the training constants without each fold / set and print the cross-validated MAPE");
+  cmd->add_option("--folds", args->folds, "k of the k-fold cross-validation (default 5)");
+  cmd->add_option("--seed", args->seed, "Seed of the fold assignment (default 20)");
+  cmd->add_option("--cv-iterations", args->cv_iterations,
+                  "Nelder-Mead iterations per k-fold refit (default 60)");
+  cmd->add_option("--loso-iterations", args->loso_iterations,
+                  "Iterations per stage of a leave-one-set-out refit (default 150, as dlsim-fit-training)");
+  cmd->add_option("--threads", args->threads,
+                  "Refits in parallel (0: all cores; the output does not change)");
   cmd->callback([&global, args] { Exit(app::RunValidateCommand(*args, global, std::cout, std::cerr)); });
 }
 

@@ -40,6 +40,10 @@ struct FitProblem {
   // Per parameter, the sets whose rows it affects (empty list or empty vector: every set). A fit
   // whose selection has no row of any of them keeps the parameter at its start value.
   std::vector<std::vector<std::string>> param_sets;
+  // Per parameter, its value in a fit whose selection informs it not at all (empty: it keeps its
+  // start value). NaN in TrainingFitProblem: the constant is left out and the kernel-level value
+  // of data/calibration/compute.yaml applies.
+  std::vector<double> uninformed;
 };
 
 // Rows that a fit sees: per set name, one flag per row. A set absent from the map is seen whole;
@@ -61,7 +65,7 @@ double FitObjective(const std::vector<ValidationSet>& sets, const std::vector<st
                     const RowSelection& selection, std::vector<std::pair<std::string, double>>* set_mape);
 
 // Runs the stages from x0 with `options` per stage over the parameters the selection informs
-// (FitProblem::param_sets). A prediction that fails scores 1e9.
+// (FitProblem::param_sets); the others take FitProblem::uninformed. A failing prediction scores 1e9.
 FitResult FitOnRows(const FitProblem& problem, std::vector<double> x0, const NelderMeadOptions& options,
                     const RowSelection& selection);
 
@@ -74,7 +78,8 @@ const std::vector<std::string>& TrainingFitSets();
 
 // Parameters: {ampere gemm_max_efficiency, hopper fp8_gemm_max_efficiency, hopper
 // attention_efficiency, layer_host_us, ampere elementwise_efficiency}. Fractions are clamped to
-// [0.05, 1], the host time to >= 0.
+// [0.05, 1], the host time to >= 0; a NaN fraction leaves the constant out (kernel-level value),
+// a NaN host time is 0 (no host floor).
 cost::TrainingCalibration TrainingCalibrationFromParams(const std::vector<double>& x);
 // The inverse for a calibration that sets all five (missing ones read as TrainingFitStart's).
 std::vector<double> TrainingParamsOf(const cost::TrainingCalibration& c);
