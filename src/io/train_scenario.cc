@@ -11,6 +11,7 @@
 #include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
+#include "dlsim/io/stack_profiles.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/train/expert_routing.h"
 #include "dlsim/train/layout_check.h"
@@ -191,6 +192,23 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
   p.Finish();
 }
 
+// training.stack: the profile's training and parallel keys (data/catalog/stacks.yaml), read before
+// the scenario's own keys so that those override them.
+void ApplyStack(const MapReader& training, train::TrainOptions* o) {
+  const std::optional<std::string> name = training.Find<std::string>("stack");
+  if (!name) return;
+  Result<Document> doc = ParseStackProfiles();
+  if (!doc.ok()) return training.AddError("stack", doc.error().message);
+  const MapReader stacks = doc->Root().Section("stacks");
+  if (!stacks.Has(*name))
+    return training.AddError("stack", UnknownName("stack", *name, stacks.Keys(), stacks.Keys()));
+  const MapReader profile = stacks.Section(*name);
+  ReadTraining(profile.Section("training"), &o->training);
+  ReadParallel(profile.Section("parallel"), &o->parallel);
+  const Status status = doc->status();
+  if (!status.ok()) training.AddError("stack", "stack " + *name + ": " + status.error().message);
+}
+
 // A histogram file: CSV with a `tokens` column, one row per expert in expert order; every value >= 0.
 std::vector<double> ReadHistogramFile(const MapReader& r, const std::string& path) {
   Result<std::string> text = ReadTextFile(path);
@@ -302,6 +320,7 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   }
   ReadModel(s.model, models, &o.model);
   const hw::GpuSpec* gpu = ReadHardware(s.hardware, hardware, &o.hardware);
+  ApplyStack(s.training, &o);
   ReadTraining(s.training, &o.training);
   ReadParallel(s.parallel, &o.parallel);
   if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "dlsim/io/stack_profiles.h"
+
 namespace dlsim::io {
 namespace {
 
@@ -255,6 +257,65 @@ TEST_F(TrainScenarioTest, MissingFileNamesThePath) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
   EXPECT_NE(r.error().message.find("/no/such/scenario.yaml"), std::string::npos);
+}
+
+// training.stack (data/catalog/stacks.yaml): the profile's defaults, overridden by explicit keys.
+constexpr char kNemoStack[] =
+    "model:\n"
+    "  name: llama3-8b\n"
+    "hardware:\n"
+    "  node: dgx-h100\n"
+    "  gpus: 16\n"
+    "training:\n"
+    "  stack: nemo-24.07\n"
+    "parallel:\n"
+    "  tp: 4\n";
+
+TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
+  auto r = Parse(kNemoStack);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->parallel.zero, 1);
+  EXPECT_TRUE(r->parallel.overlap_grad_reduce);
+  EXPECT_TRUE(r->parallel.overlap_param_gather);
+  EXPECT_TRUE(r->parallel.tp_comm_overlap);
+  EXPECT_TRUE(r->parallel.sequence_parallel);
+  EXPECT_EQ(r->parallel.recompute, train::Recompute::kSelective);
+  EXPECT_EQ(r->training.grad_dtype, hw::DType::kBf16);
+  EXPECT_EQ(r->parallel.tp, 4);
+  auto core = Parse(
+      std::string(kNemoStack).replace(std::string(kNemoStack).find("nemo-24.07"), 10, "megatron-core-0.8"));
+  ASSERT_TRUE(core.ok()) << core.error().message;
+  EXPECT_EQ(core->parallel.zero, 0);
+  EXPECT_FALSE(core->parallel.overlap_grad_reduce);
+  EXPECT_FALSE(core->parallel.tp_comm_overlap);
+  EXPECT_EQ(core->training.grad_dtype, hw::DType::kFp32);
+}
+
+TEST_F(TrainScenarioTest, ExplicitKeysOverrideTheStack) {
+  auto r = Parse(std::string(kNemoStack) + "  tp_comm_overlap: false\n  recompute: full\n  zero: 0\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->parallel.tp_comm_overlap);
+  EXPECT_EQ(r->parallel.recompute, train::Recompute::kFull);
+  EXPECT_EQ(r->parallel.zero, 0);
+  EXPECT_TRUE(r->parallel.overlap_grad_reduce);  // not given: the stack's
+}
+
+TEST_F(TrainScenarioTest, UnknownStackIsALocatedErrorListingTheKnownOnes) {
+  EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\ntraining:\n  stack: nemo-24.7\n"),
+            "s.yaml:4:10: training.stack: unknown stack 'nemo-24.7' (did you mean 'nemo-24.07'?); allowed: "
+            "megatron-core-0.8, nemo-24.07");
+}
+
+TEST(StackProfilesTest, EverySettingOfEveryStackHasASource) {
+  const std::vector<std::string> names = StackNames();
+  EXPECT_EQ(names, (std::vector<std::string>{"megatron-core-0.8", "nemo-24.07"}));
+  for (const std::string& name : names) {
+    auto settings = DescribeStack(name);
+    ASSERT_TRUE(settings.ok()) << settings.error().message;
+    EXPECT_GE(settings->size(), 6u) << name;
+    for (const auto& s : *settings) EXPECT_FALSE(s.source.empty()) << name << " " << s.key;
+  }
+  EXPECT_FALSE(DescribeStack("nemo").ok());
 }
 
 }  // namespace

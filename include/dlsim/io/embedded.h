@@ -9,6 +9,7 @@ std::string_view GpusYaml();                  // data/catalog/gpus.yaml
 std::string_view NodesYaml();                 // data/catalog/nodes.yaml
 std::string_view NetworksYaml();              // data/catalog/networks.yaml
 std::string_view ModelsYaml();                // data/catalog/models.yaml
+std::string_view StacksYaml();                // data/catalog/stacks.yaml
 std::string_view DefaultTrainScenarioYaml();  // data/scenarios/default_train.yaml
 std::string_view ComputeCalibrationYaml();    // data/calibration/compute.yaml
 std::string_view NetworkCalibrationYaml();    // data/calibration/network.yaml
