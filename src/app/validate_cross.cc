@@ -29,9 +29,10 @@ nlohmann::ordered_json ReportJson(const ValidateArgs& args, const CrossValidatio
   j["kfold_refits"] = {{"start", "in-sample (loaded calibration)"},
                        {"iterations", o.kfold_fit.iterations},
                        {"f_tolerance", o.kfold_fit.f_tolerance}};
-  j["leave_one_set_out_refits"] = {{"start", "kernel-level (dlsim-fit-training's)"},
-                                   {"iterations_per_stage", o.loso_fit.iterations},
-                                   {"f_tolerance", o.loso_fit.f_tolerance}};
+  j["leave_one_set_out_refits"] = {
+      {"start", "dlsim-fit-training's start; uninformed constants at kernel level"},
+      {"iterations_per_stage", o.loso_fit.iterations},
+      {"f_tolerance", o.loso_fit.f_tolerance}};
   nlohmann::ordered_json sets = nlohmann::ordered_json::array();
   for (const SetCrossValidation& s : r.sets) {
     if (!Wanted(args, s.name)) continue;
