@@ -217,6 +217,14 @@ TEST(TrainCliTest, EveryTrainingExampleChecks) {
   }
 }
 
+// `dlsim list software-stack`: the training.stack profiles of data/catalog/stacks.yaml.
+TEST(TrainCliTest, ListShowsTheSoftwareStacks) {
+  Outcome r = RunDlsim("list software-stack");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* name : {"megatron-core-0.8", "nemo-24.07"})
+    EXPECT_NE(r.output.find(name), std::string::npos) << r.output;
+}
+
 TEST(TrainCliTest, UserCatalogOverridesWhatTheScenarioChecks) {
   // fp8 on an A100 is rejected with the embedded catalog (see fp8_on_a100 above) but accepted once a
   // user catalog gives that GPU an fp8 rate.

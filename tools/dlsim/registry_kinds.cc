@@ -15,6 +15,7 @@
 #include "dlsim/gnn/seed_order.h"
 #include "dlsim/gnn/topology_cache.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/stack_profiles.h"
 #include "dlsim/mixprec/allocator.h"
 #include "dlsim/net/collective.h"
 #include "dlsim/recsys/embedding_cache.h"
@@ -85,6 +86,15 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   kinds["recsys-system"] = Kind<recsys::SystemRegistry>("recsys-system", recsys::RegisterSystems);
   kinds["precision-allocator"] =
       Kind<mixprec::AllocatorRegistry>("precision-allocator", mixprec::RegisterAllocators);
+  kinds["software-stack"] = [] {  // training.stack profiles (data/catalog/stacks.yaml)
+    RegistryEntries out;
+    Result<io::Document> doc = io::ParseStackProfiles();
+    if (!doc.ok()) return out;
+    const io::MapReader stacks = doc->Root().Section("stacks");
+    for (const std::string& n : stacks.Keys())
+      out.emplace_back(n, stacks.Section(n).Get<std::string>("description", ""));
+    return out;
+  };
   return kinds;
 }
 
