@@ -51,7 +51,7 @@ report::Table RowsTable(const ValidationSet& s) {
 }
 
 void WriteTables(const std::vector<ValidationSet>& sets, bool summary_only, std::ostream& out) {
-  report::Table summary("Validation summary");
+  report::Table summary("Validation summary (fit sets: in-sample; --cross-validate for held-out MAPE)");
   summary.AddColumn("set", "", report::Align::kLeft)
       .AddColumn("metric", "", report::Align::kLeft)
       .AddColumn("rows")
