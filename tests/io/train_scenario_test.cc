@@ -260,19 +260,15 @@ TEST_F(TrainScenarioTest, MissingFileNamesThePath) {
 }
 
 // training.stack (data/catalog/stacks.yaml): the profile's defaults, overridden by explicit keys.
-constexpr char kNemoStack[] =
-    "model:\n"
-    "  name: llama3-8b\n"
-    "hardware:\n"
-    "  node: dgx-h100\n"
-    "  gpus: 16\n"
-    "training:\n"
-    "  stack: nemo-24.07\n"
-    "parallel:\n"
-    "  tp: 4\n";
+// kBase with `training.stack: name`.
+std::string WithStack(const std::string& name) {
+  std::string yaml = kBase;
+  yaml.insert(yaml.find("training:\n") + 10, "  stack: " + name + "\n");
+  return yaml;
+}
 
 TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
-  auto r = Parse(kNemoStack);
+  auto r = Parse(WithStack("nemo-24.07"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->parallel.zero, 1);
   EXPECT_TRUE(r->parallel.overlap_grad_reduce);
@@ -282,8 +278,7 @@ TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   EXPECT_EQ(r->parallel.recompute, train::Recompute::kSelective);
   EXPECT_EQ(r->training.grad_dtype, hw::DType::kBf16);
   EXPECT_EQ(r->parallel.tp, 4);
-  auto core = Parse(
-      std::string(kNemoStack).replace(std::string(kNemoStack).find("nemo-24.07"), 10, "megatron-core-0.8"));
+  auto core = Parse(WithStack("megatron-core-0.8"));
   ASSERT_TRUE(core.ok()) << core.error().message;
   EXPECT_EQ(core->parallel.zero, 0);
   EXPECT_FALSE(core->parallel.overlap_grad_reduce);
@@ -292,7 +287,7 @@ TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
 }
 
 TEST_F(TrainScenarioTest, ExplicitKeysOverrideTheStack) {
-  auto r = Parse(std::string(kNemoStack) + "  tp_comm_overlap: false\n  recompute: full\n  zero: 0\n");
+  auto r = Parse(WithStack("nemo-24.07") + "  tp_comm_overlap: false\n  recompute: full\n  zero: 0\n");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r->parallel.tp_comm_overlap);
   EXPECT_EQ(r->parallel.recompute, train::Recompute::kFull);
