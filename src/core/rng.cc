@@ -53,11 +53,13 @@ double Rng::NextDouble() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-
 
 uint64_t Rng::NextBelow(uint64_t n) {
   assert(n > 0);
-  uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t r;
-  do {
-    r = NextU64();
-  } while (r >= limit);
+  // Rejection keeps the draw unbiased: values at or above limit = UINT64_MAX - UINT64_MAX % n are
+  // redrawn. Since UINT64_MAX % n < n, limit > UINT64_MAX - n, so a draw at most UINT64_MAX - n is
+  // always accepted; only the rare draw above that needs limit (a second division).
+  uint64_t r = NextU64();
+  if (r <= UINT64_MAX - n) return r % n;
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  while (r >= limit) r = NextU64();
   return r % n;
 }
 

@@ -99,5 +99,24 @@ TEST(RngTest, NextBelowInRange) {
   for (int i = 0; i < 1000; ++i) EXPECT_LT(r.NextBelow(7), 7u);
 }
 
+// NextBelow skips the second division for draws that cannot be rejected; its values must equal the
+// plain rejection method draw for draw (a copy of the stream drives the reference), for small n, n near
+// 2^63 and 2^64 - 1 (where rejection happens about half or nearly never).
+TEST(RngTest, NextBelowEqualsPlainRejection) {
+  auto reference = [](Rng& g, uint64_t n) {
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do {
+      x = g.NextU64();
+    } while (x >= limit);
+    return x % n;
+  };
+  Rng fast(11), plain(11);
+  for (uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{7}, uint64_t{1000}, uint64_t{1} << 32,
+                     (uint64_t{1} << 63) + 1, UINT64_MAX / 3 * 2, UINT64_MAX - 1, UINT64_MAX}) {
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(fast.NextBelow(n), reference(plain, n)) << n << " draw " << i;
+  }
+}
+
 }  // namespace
 }  // namespace dlsim
