@@ -387,7 +387,7 @@ void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
   auto policy = cluster::BuiltinPolicies().Create(o.policy, o.policy_params);
   if (!policy.ok() || !(*policy)->Preemptive() || (*policy)->Round() <= Duration::Zero()) return;
   p.AddError("restart_overhead_s",
-             fmt::format("{} s is not shorter than round_s ({} s): under {}, a job "
+             fmt::format("{:g} s is not shorter than round_s ({:g} s): under {}, a job "
                          "preempted every round would never progress",
                          o.restart_overhead.ToSeconds(), o.policy_params.round.ToSeconds(), o.policy));
 }

@@ -72,6 +72,10 @@ TEST(ClusterScenario, RestartNotShorterThanTheRoundIsRefused) {
   const std::string e = ErrorOf(kNodes + jobs + "policy: {name: las, round_s: 30, restart_overhead_s: 60}\n");
   EXPECT_NE(e.find("policy.restart_overhead_s"), std::string::npos) << e;
   EXPECT_NE(e.find("never progress"), std::string::npos) << e;
+  // The seconds print as given, not as a double product of nanoseconds (30.000000000000004).
+  const std::string equal =
+      ErrorOf(kNodes + jobs + "policy: {name: las, round_s: 30, restart_overhead_s: 30}\n");
+  EXPECT_NE(equal.find("30 s is not shorter than round_s (30 s)"), std::string::npos) << equal;
   EXPECT_TRUE(Parse(kNodes + jobs + "policy: {name: fifo, round_s: 30, restart_overhead_s: 60}\n").ok());
   EXPECT_TRUE(Parse(kNodes + jobs + "policy: {name: las, round_s: 120, restart_overhead_s: 60}\n").ok());
 }
