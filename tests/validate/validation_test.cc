@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/validate/training_fit.h"
 
 namespace dlsim::validate {
 namespace {
@@ -47,6 +50,28 @@ TEST_F(ValidationTest, Korthikanti2022MemoryComponents) {
   const ValidationSet& s = Set("korthikanti-2022-memory");
   ASSERT_EQ(s.rows.size(), 12u);
   for (const auto& r : s.rows) EXPECT_LE(std::fabs(r.ErrorPct()), 10.0) << r.label;
+}
+
+// Held-out sets (issue 20): they load with every published row, carry no CI bound, are not among the
+// sets the training constants are fitted on, and each row is either simulated or infeasible with a reason.
+TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
+  const std::pair<const char*, size_t> held_out[] = {
+      {"megatron-bridge-moe-b200", 4}, {"nemo-long-context-cp", 17}, {"torchtitan-a100-fsdp", 3}};
+  const auto& fit = TrainingFitSets();
+  for (const auto& [name, rows] : held_out) {
+    const ValidationSet& s = Set(name);
+    EXPECT_EQ(s.rows.size(), rows) << name;
+    EXPECT_EQ(s.bound_pct, 0.0) << name;
+    EXPECT_FALSE(s.source.empty()) << name;
+    EXPECT_EQ(std::find(fit.begin(), fit.end(), name), fit.end()) << name << " is a fit set";
+    for (const auto& r : s.rows) {
+      if (r.feasible)
+        EXPECT_GT(r.predicted, 0) << name << " " << r.label;
+      else
+        EXPECT_FALSE(r.note.empty()) << name << " " << r.label << " is infeasible without a reason";
+      EXPECT_GT(r.measured, 0) << name << " " << r.label;
+    }
+  }
 }
 
 TEST_F(ValidationTest, EveryRowHasAPrediction) {
