@@ -1,14 +1,14 @@
 // The validation sets: published rows -> training scenarios. Every choice a table leaves
 // open is a named constant here and is explained in docs/validation.md.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <functional>
 
 #include "dlsim/core/csv.h"
-#include "dlsim/train/simulate.h"
 #include "dlsim/train/step_model.h"
 #include "dlsim/validate/validation.h"
+#include "held_out_sets.h"
+#include "set_scenarios.h"
 
 namespace dlsim::embedded {
 std::string_view Megatron2021Table1Csv();
@@ -16,15 +16,17 @@ std::string_view Korthikanti2022Table5Csv();
 std::string_view Korthikanti2022MemoryCsv();
 std::string_view VtrainSingleNodeCsv();
 std::string_view Nemo2407H100Csv();
-std::string_view MegatronBridgeMoeB200Csv();
-std::string_view NemoLongContextCpCsv();
-std::string_view TorchtitanA100FsdpCsv();
-std::string_view MegatronBridgeDenseB200Csv();
 }  // namespace dlsim::embedded
 
 namespace dlsim::validate {
 namespace {
 
+using internal::DgxA100;
+using internal::NemoRow;
+using internal::Row;
+using internal::Runner;
+using internal::Source;
+using internal::StepFromTokensPerGpu;
 using train::PipelineScheduleKind;
 using train::Recompute;
 using train::TrainOptions;
@@ -46,17 +48,6 @@ model::ModelSpec MegatronGpt(int heads, int hidden, int layers, int ffn, int voc
   return m;
 }
 
-// A DGX A100 (Selene, vTrain's node): 8 x A100 80GB, NVSwitch, 8 x HDR 200 Gb/s.
-void DgxA100(TrainOptions& o, int gpus) {
-  o.hardware.gpu = "a100-sxm4-80gb";
-  o.hardware.node = "dgx-a100";
-  o.hardware.gpus = gpus;
-  o.hardware.gpus_per_node = 8;
-  o.hardware.nics_per_node = 8;
-  o.hardware.nic_gbps = 200;
-  o.hardware.network = "ib-hdr";
-}
-
 // Megatron-LM of 2021-2022: unfused core attention, no distributed optimizer, gradient
 // reduction after the last backward. Narayanan et al. 2021 train in fp16 (fp16 gradients,
 // Megatron-LM's default); Korthikanti et al. 2022 keep fp32 gradients (their Figure 1 counts
@@ -68,28 +59,6 @@ void Megatron2021Training(TrainOptions& o, hw::DType precision) {
   o.parallel.overlap_grad_reduce = false;
   o.parallel.overlap_param_gather = false;
 }
-
-struct Runner {
-  const catalog::Catalogs& catalogs;
-  Result<train::StepResult> Run(const TrainOptions& o) const { return train::Simulate(o, catalogs, nullptr); }
-};
-
-ValidationRow Row(std::string label, double measured, const Result<train::StepResult>& r) {
-  ValidationRow row;
-  row.label = std::move(label);
-  row.measured = measured;
-  if (!r.ok()) {
-    row.feasible = false;
-    row.note = r.error().message;
-    return row;
-  }
-  row.predicted = r->step_time_s;
-  row.feasible = r->feasible;
-  if (!r->feasible) row.note = r->reason;
-  return row;
-}
-
-std::string Source(const CsvTable& t) { return t.comments.empty() ? t.file_name : t.comments[0]; }
 
 // Megatron-LM 2021 Table 1 (weak scaling, full recomputation, A100).
 // Open choices: micro-batch 1 and the 1F1B schedule for pipelined rows (the paper's
@@ -190,6 +159,23 @@ Result<ValidationSet> Korthikanti2022Memory(Runner& run) {
   return set;
 }
 
+// "g8 h1024 l24 b16/2 tp2 dp2 pp2": a vTrain row's GPUs, hidden, layers, batch/micro-batch and layout.
+std::string VtrainLabel(const TrainOptions& o) {
+  std::string label;
+  for (const auto& [key, value] : {std::pair<const char*, int>{"g", o.hardware.gpus},
+                                   {" h", o.model.hidden},
+                                   {" l", o.model.layers},
+                                   {" b", o.training.global_batch},
+                                   {"/", o.training.micro_batch},
+                                   {" tp", o.parallel.tp},
+                                   {" dp", o.parallel.dp},
+                                   {" pp", o.parallel.pp}}) {
+    label += key;
+    label += std::to_string(value);
+  }
+  return label;
+}
+
 // vTrain single-node ground truth (Megatron-DeepSpeed, 1F1B, activation checkpointing).
 // Open choices: GPT-2 vocabulary padded to 50304; A100 80GB DGX node.
 constexpr int kVtrainVocab = 50304;
@@ -211,11 +197,7 @@ Result<ValidationSet> Vtrain(Runner& run) {
     o.parallel.pp = num("pipeline_parallelism");
     o.parallel.dp = num("data_parallelism");
     o.parallel.recompute = Recompute::kFull;
-    const std::string label = "g" + std::to_string(o.hardware.gpus) + " h" + std::to_string(h) + " l" +
-                              std::to_string(o.model.layers) + " b" +
-                              std::to_string(o.training.global_batch) + "/" +
-                              std::to_string(o.training.micro_batch) + " tp" + std::to_string(o.parallel.tp) +
-                              " dp" + std::to_string(o.parallel.dp) + " pp" + std::to_string(o.parallel.pp);
+    const std::string label = VtrainLabel(o);
     set.rows.push_back(Row(label, *t.Number(i, "iteration_time_ms") * 1e-3, run.Run(o)));
   }
   return set;
@@ -234,65 +216,6 @@ std::string NemoCatalogName(const std::string& label) {
   return catalog_name.empty() ? label : catalog_name;
 }
 
-// Sets the DGX H100 nodes and NeMo's FP8 recipe: flash attention, distributed optimizer, no recomputation,
-// bf16 gradient reduction.
-void NemoH100Recipe(TrainOptions& o) {
-  o.hardware.gpu = "h100-sxm5-80gb";
-  o.hardware.node = "dgx-h100";
-  o.hardware.gpus_per_node = 8;
-  o.hardware.nics_per_node = 8;
-  o.hardware.nic_gbps = 400;
-  o.hardware.network = "ib-ndr";
-  o.training.precision = hw::DType::kFp8;
-  o.training.attention = model::AttentionImpl::kFlash;
-  o.parallel.zero = 1;
-  o.parallel.recompute = Recompute::kNone;
-  // Megatron-core's distributed optimizer reduces gradients in bf16 unless
-  // grad_reduce_in_fp32 is set (NeMo's default is unset).
-  o.training.grad_dtype = hw::DType::kBf16;
-}
-
-// Moves a NeMo H100 scenario to DGX B200 nodes (8 GPUs and 8 x 400 Gb/s NICs, as DGX H100).
-void DgxB200(TrainOptions& o) {
-  o.hardware.gpu = "b200-sxm-180gb";
-  o.hardware.node = "dgx-b200";
-}
-
-// The scenario of row `i` of a NeMo table for model `m` with the given micro-batch and virtual pipeline
-// stages: its GPUs, batch and layout, with sequence parallelism and TP communication overlap whenever tp > 1.
-TrainOptions NemoRowWith(const CsvTable& t, size_t i, const model::ModelSpec& m, int micro_batch, int vp) {
-  auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
-  TrainOptions o;
-  o.model = m;
-  NemoH100Recipe(o);
-  o.hardware.gpus = num("gpus");
-  o.training.seq_len = num("seq_len");
-  o.training.global_batch = num("global_batch");
-  o.training.micro_batch = micro_batch;
-  o.parallel.tp = num("tp");
-  o.parallel.pp = num("pp");
-  o.parallel.cp = num("cp");
-  o.parallel.virtual_stages = vp;
-  o.parallel.pipeline_schedule =
-      vp > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
-  o.parallel.sequence_parallel = o.parallel.tp > 1;
-  o.parallel.tp_comm_overlap = o.parallel.tp > 1;
-  return o;
-}
-
-// The scenario of row `i` of the NeMo table for model `m`, with the table's micro-batch and vp.
-TrainOptions NemoRow(const CsvTable& t, size_t i, const model::ModelSpec& m) {
-  auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
-  return NemoRowWith(t, i, m, num("micro_batch"), num("vp"));
-}
-
-// The measured step time of a row that publishes tokens/s per GPU: global batch x seq / (tokens/s/GPU x
-// GPUs).
-double StepFromTokensPerGpu(const CsvTable& t, size_t i, const TrainOptions& o) {
-  const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
-  return tokens / (*t.Number(i, "tokens_per_s_per_gpu") * o.hardware.gpus);
-}
-
 // NeMo 24.07 pre-training on DGX H100 with FP8 (Transformer Engine): flash attention,
 // distributed optimizer, sequence parallelism with TP, TP communication overlap, no
 // recomputation (NeMo's performance recipes).
@@ -306,106 +229,6 @@ Result<ValidationSet> Nemo(Runner& run) {
     const TrainOptions o = NemoRow(t, i, **spec);
     const double measured = StepFromTokensPerGpu(t, i, o);
     set.rows.push_back(Row(label + " " + std::to_string(o.hardware.gpus) + "gpu", measured, run.Run(o)));
-  }
-  return set;
-}
-
-// Megatron-Bridge's MoE rows on DGX B200 (MXFP8 as fp8): NeMo's recipe (flash attention, distributed
-// optimizer, bf16 gradient reduction, no recomputation) with expert parallelism, expert-TP 1, balanced
-// dropless routing as the pages state. A held-out check: no constant is fitted to it (not in the fitting
-// program's sets), and bound_pct is 0 (informational).
-Result<ValidationSet> MegatronBridgeMoe(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
-                         ParseCsv(embedded::MegatronBridgeMoeB200Csv(), "megatron_bridge_moe_b200.csv"));
-  ValidationSet set{"megatron-bridge-moe-b200", "step time (s)", Source(t), 0.0, {}};
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const std::string label = *t.Text(i, "model");
-    auto spec = run.catalogs.models.Find(label == "DeepSeekV3" ? "deepseek-v3" : "qwen3-30b-a3b");
-    if (!spec.ok()) return spec.error();
-    TrainOptions o = NemoRow(t, i, **spec);
-    DgxB200(o);
-    o.parallel.ep = static_cast<int>(std::lround(*t.Number(i, "ep")));
-    o.parallel.etp = 1;
-    const double measured = StepFromTokensPerGpu(t, i, o);
-    set.rows.push_back(
-        Row(label + " " + *t.Text(i, "container") + " " + std::to_string(o.hardware.gpus) + "gpu", measured,
-            run.Run(o)));
-  }
-  return set;
-}
-
-// Megatron-Bridge's dense Llama rows on DGX B200 (25.09 and 25.11; FP8-CS and MXFP8 both as fp8): NeMo's
-// recipe as for the 24.07 table (distributed optimizer, no recomputation, SP and TP overlap with TP) with the
-// rows' layouts; the page does not give the recipe's recomputation. Held out: not fitted on, bound_pct 0.
-Result<ValidationSet> MegatronBridgeDense(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
-                         ParseCsv(embedded::MegatronBridgeDenseB200Csv(), "megatron_bridge_dense_b200.csv"));
-  ValidationSet set{"megatron-bridge-dense-b200", "step time (s)", Source(t), 0.0, {}};
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const std::string label = *t.Text(i, "model");
-    auto spec = run.catalogs.models.Find(label == "LLAMA3_8B" ? "llama3-8b" : "llama3.1-405b");
-    if (!spec.ok()) return spec.error();
-    TrainOptions o = NemoRow(t, i, **spec);
-    DgxB200(o);
-    const double measured = StepFromTokensPerGpu(t, i, o);
-    set.rows.push_back(Row(label + " " + *t.Text(i, "container") + " " + *t.Text(i, "precision") + " " +
-                               std::to_string(o.hardware.gpus) + "gpu",
-                           measured, run.Run(o)));
-  }
-  return set;
-}
-
-// NeMo's long-sequence runs with context parallelism (LLAMA2-7B on DGX H100, LLAMA3-8B on DGX B200, FP8):
-// NeMo's recipe as for the 24.07 table with the rows' tp/pp/cp/dp. Open choices (the page does not give
-// them): micro-batch kNemoLongContextMicroBatch, no virtual pipeline stages, no recomputation (NeMo's
-// performance recipes). Held out: not fitted on, bound_pct 0.
-constexpr int kNemoLongContextMicroBatch = 1;
-Result<ValidationSet> NemoLongContext(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::NemoLongContextCpCsv(), "nemo_long_context_cp.csv"));
-  ValidationSet set{"nemo-long-context-cp", "step time (s)", Source(t), 0.0, {}};
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const std::string label = *t.Text(i, "model");
-    auto spec = run.catalogs.models.Find(label == "LLAMA2-7B" ? "llama2-7b" : "llama3-8b");
-    if (!spec.ok()) return spec.error();
-    TrainOptions o = NemoRowWith(t, i, **spec, kNemoLongContextMicroBatch, 1);
-    if (*t.Text(i, "system") == "DGX-B200") DgxB200(o);
-    o.parallel.dp = static_cast<int>(std::lround(*t.Number(i, "dp")));
-    const int seq_k = o.training.seq_len / 1024;
-    set.rows.push_back(Row(label + " " + std::to_string(seq_k) + "K cp" + std::to_string(o.parallel.cp) +
-                               " " + std::to_string(o.hardware.gpus) + "gpu",
-                           *t.Number(i, "derived_step_time_s"), run.Run(o)));
-  }
-  return set;
-}
-
-// torchtitan's FSDP2 runs on 64 A100 80GB (Llama 2 13B/70B, Llama 3 70B): ZeRO-3 over all 64 GPUs, one
-// micro-batch of the local batch, flash attention (PyTorch SDPA), the rows' recomputation ("no" or "full").
-// Open choices (the page does not give them): bf16 with fp32 gradient reduction (torchtitan's default mixed
-// precision) and DGX A100 nodes with 8 HDR NICs. Held out: not fitted on, bound_pct 0.
-Result<ValidationSet> TorchtitanFsdp(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::TorchtitanA100FsdpCsv(), "torchtitan_a100_fsdp.csv"));
-  ValidationSet set{"torchtitan-a100-fsdp", "step time (s)", Source(t), 0.0, {}};
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
-    const std::string label = *t.Text(i, "model");
-    std::string name = label;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    auto spec = run.catalogs.models.Find(name);
-    if (!spec.ok()) return spec.error();
-    TrainOptions o;
-    o.model = **spec;
-    DgxA100(o, num("gpus"));
-    o.training.precision = hw::DType::kBf16;
-    o.training.grad_dtype = hw::DType::kFp32;
-    o.training.attention = model::AttentionImpl::kFlash;
-    o.training.seq_len = num("seq_len");
-    o.training.micro_batch = num("local_batch");
-    o.training.global_batch = o.training.micro_batch * o.hardware.gpus;
-    o.parallel.zero = 3;
-    o.parallel.recompute =
-        *t.Text(i, "activation_checkpointing") == "full" ? Recompute::kFull : Recompute::kNone;
-    set.rows.push_back(Row(label + " ac " + *t.Text(i, "activation_checkpointing"),
-                           *t.Number(i, "derived_step_time_s"), run.Run(o)));
   }
   return set;
 }
@@ -433,10 +256,10 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"korthikanti-2022-memory", Korthikanti2022Memory},
     {"vtrain-single-node", Vtrain},
     {"nemo-24.07-h100-fp8", Nemo},
-    {"megatron-bridge-moe-b200", MegatronBridgeMoe},
-    {"megatron-bridge-dense-b200", MegatronBridgeDense},
-    {"nemo-long-context-cp", NemoLongContext},
-    {"torchtitan-a100-fsdp", TorchtitanFsdp}};
+    {"megatron-bridge-moe-b200", internal::MegatronBridgeMoe},
+    {"megatron-bridge-dense-b200", internal::MegatronBridgeDense},
+    {"nemo-long-context-cp", internal::NemoLongContext},
+    {"torchtitan-a100-fsdp", internal::TorchtitanFsdp}};
 
 // The sets for which `want(name)` holds, in a fixed order.
 Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,

@@ -1,0 +1,22 @@
+// The held-out validation sets: published measurements no training constant is fitted to
+// (validate::TrainingFitSets() does not list them); their bound_pct is 0, so `dlsim validate` prints their
+// MAPE with CI bound "-". Private to src/validate; docs/validation.md describes each.
+#ifndef DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
+#define DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
+
+#include "dlsim/core/result.h"
+#include "dlsim/validate/validation.h"
+#include "set_scenarios.h"
+
+namespace dlsim::validate::internal {
+
+// Each builds its set from the embedded CSV, or returns the CSV's or the catalog's error. An infeasible row
+// is a row with feasible = false and the reason, not an error.
+Result<ValidationSet> MegatronBridgeMoe(Runner& run);    // megatron-bridge-moe-b200
+Result<ValidationSet> MegatronBridgeDense(Runner& run);  // megatron-bridge-dense-b200
+Result<ValidationSet> NemoLongContext(Runner& run);      // nemo-long-context-cp
+Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
+
+}  // namespace dlsim::validate::internal
+
+#endif  // DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
