@@ -11,6 +11,7 @@
 namespace dlsim::embedded {
 std::string_view MegatronBridgeMoeB200Csv();
 std::string_view MegatronBridgeDenseB200Csv();
+std::string_view MlperfV31Gpt3H100Csv();
 std::string_view NemoLongContextCpCsv();
 std::string_view TorchtitanA100FsdpCsv();
 }  // namespace dlsim::embedded
@@ -61,6 +62,27 @@ Result<ValidationSet> MegatronBridgeDense(Runner& run) {
     set.rows.push_back(Row(label + " " + *t.Text(i, "container") + " " + *t.Text(i, "precision") + " " +
                                std::to_string(o.hardware.gpus) + "gpu",
                            measured, run.Run(o)));
+  }
+  return set;
+}
+
+// MLPerf Training v3.1 GPT-3 175B on NVIDIA Eos (DGX H100): NeMo's recipe (NemoH100Recipe) with the submitted
+// configuration in the CSV (TP 4, PP 8, 12 virtual stages, micro-batch 1; sequence parallelism and TP overlap
+// with TP; distributed optimizer; no recomputation), dropout 0, the logged global batch. Held out: not fitted
+// on, bound_pct 0.
+Result<ValidationSet> MlperfGpt3(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::MlperfV31Gpt3H100Csv(), "mlperf_v31_gpt3_h100.csv"));
+  ValidationSet set{"mlperf-v3.1-gpt3-h100", "step time (s)", Source(t), 0.0, {}};
+  auto spec = run.catalogs.models.Find("gpt3-175b");
+  if (!spec.ok()) return spec.error();
+  model::ModelSpec m = **spec;
+  m.dropout = 0.0;  // hidden_dropout and attention_dropout 0 in the submitted conf/custom.yaml
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const int micro_batch = static_cast<int>(std::lround(*t.Number(i, "micro_batch")));
+    const int vp = static_cast<int>(std::lround(*t.Number(i, "vp")));
+    const TrainOptions o = NemoRowWith(t, i, m, micro_batch, vp);
+    set.rows.push_back(Row(*t.Text(i, "system") + " " + std::to_string(o.hardware.gpus) + "gpu",
+                           *t.Number(i, "median_step_time_s"), run.Run(o)));
   }
   return set;
 }

@@ -14,6 +14,7 @@ namespace dlsim::validate::internal {
 // is a row with feasible = false and the reason, not an error.
 Result<ValidationSet> MegatronBridgeMoe(Runner& run);    // megatron-bridge-moe-b200
 Result<ValidationSet> MegatronBridgeDense(Runner& run);  // megatron-bridge-dense-b200
+Result<ValidationSet> MlperfGpt3(Runner& run);           // mlperf-v3.1-gpt3-h100
 Result<ValidationSet> NemoLongContext(Runner& run);      // nemo-long-context-cp
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 

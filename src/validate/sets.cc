@@ -258,6 +258,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"nemo-24.07-h100-fp8", Nemo},
     {"megatron-bridge-moe-b200", internal::MegatronBridgeMoe},
     {"megatron-bridge-dense-b200", internal::MegatronBridgeDense},
+    {"mlperf-v3.1-gpt3-h100", internal::MlperfGpt3},
     {"nemo-long-context-cp", internal::NemoLongContext},
     {"torchtitan-a100-fsdp", internal::TorchtitanFsdp}};
 

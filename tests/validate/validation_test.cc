@@ -57,6 +57,7 @@ TEST_F(ValidationTest, Korthikanti2022MemoryComponents) {
 TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
   const std::pair<const char*, size_t> held_out[] = {{"megatron-bridge-moe-b200", 4},
                                                      {"megatron-bridge-dense-b200", 6},
+                                                     {"mlperf-v3.1-gpt3-h100", 7},
                                                      {"nemo-long-context-cp", 17},
                                                      {"torchtitan-a100-fsdp", 3}};
   const auto& fit = TrainingFitSets();
