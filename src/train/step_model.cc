@@ -246,7 +246,7 @@ void AddBreakdown(const StepTimeline& tl, StepResult& r) {
   b.pp_bubble_s = c.bubble.ToSeconds();
   b.dp_comm_s = c.dp_exposed.ToSeconds();
   b.optimizer_s = c.optimizer.ToSeconds();
-  b.param_gather_s = c.param_gather.ToSeconds();
+  b.param_gather_s = (c.param_gather + c.gather_wait).ToSeconds();  // after the step, and ZeRO-3 waits
   const std::pair<double, const char*> shares[] = {
       {b.tp_comm_s, "tensor-parallel communication"},    {b.cp_comm_s, "context-parallel communication"},
       {b.ep_comm_s, "expert-parallel all-to-all"},       {b.pp_bubble_s, "pipeline bubble"},

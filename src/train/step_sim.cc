@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 #include <string>
 
 #include "dlsim/core/event_queue.h"
@@ -84,7 +85,8 @@ class StepRun {
     std::vector<int> last_bwd_of_chunk;
     bool compute_done = false;
     TimePoint last_compute_end;
-    std::vector<TimePoint> gather_ready;  // ZeRO-3: per task index
+    std::vector<TimePoint> gather_ready;        // ZeRO-3: per task index
+    std::optional<TimePoint> gather_wait_from;  // since when the next task waits only for its gather
     int in_flight = 0;
     RankTimeline t;
   };
@@ -136,13 +138,24 @@ class StepRun {
       }
   }
 
-  bool Ready(int x, int r, const PipeTask& t, size_t index) {
+  // Whether the task's inputs have arrived (activation, or the gradient from the next stage).
+  bool DataReady(int x, int r, const PipeTask& t) {
     const int vs = VirtualStage(r, t.chunk, p_);
-    const Unit& u = U(x, r);
-    if (Zero3(r) > Duration::Zero() && (index >= u.gather_ready.size() || u.gather_ready[index] > q_.Now()))
-      return false;
     if (t.forward) return vs == 0 || fwd_arrived_[Key(x, vs, t.micro_batch)];
     return vs == p_ * v_ - 1 || bwd_arrived_[Key(x, vs, t.micro_batch)];
+  }
+
+  // Whether the task's ZeRO-3 parameter gather is done. A task whose inputs are there but whose gather is
+  // not waits for ZeRO-3 communication, not for the pipeline: that time is counted as gather_wait.
+  bool GatherReady(Unit& u, int r, size_t index) {
+    const bool ready =
+        Zero3(r) <= Duration::Zero() || (index < u.gather_ready.size() && u.gather_ready[index] <= q_.Now());
+    if (!ready && !u.gather_wait_from) u.gather_wait_from = q_.Now();
+    if (ready && u.gather_wait_from) {
+      u.t.gather_wait += q_.Now() - *u.gather_wait_from;
+      u.gather_wait_from.reset();
+    }
+    return ready;
   }
 
   void PrefetchGather(int x, int r, size_t index) {
@@ -161,7 +174,7 @@ class StepRun {
     if (u.busy || u.next >= order.size()) return;
     const size_t index = u.next;
     const PipeTask task = order[index];
-    if (!Ready(x, r, task, index)) return;
+    if (!DataReady(x, r, task) || !GatherReady(u, r, index)) return;
     u.busy = true;
     u.next++;
     const TimePoint now = q_.Now();
@@ -287,7 +300,7 @@ class StepRun {
         Unit& u = U(x, r);
         assert(u.compute_done);
         const Duration busy = u.t.compute + u.t.tp_comm + u.t.cp_comm + u.t.ep_comm;
-        u.t.bubble = (u.last_compute_end - TimePoint::Start()) - busy;
+        u.t.bubble = (u.last_compute_end - TimePoint::Start()) - busy - u.t.gather_wait;
         end = std::max(end, u.last_compute_end - TimePoint::Start());
         if (u.t.finish > out.step_time ||
             (u.t.finish == out.step_time && u.last_compute_end - TimePoint::Start() > worst_end)) {

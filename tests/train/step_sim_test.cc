@@ -86,6 +86,20 @@ TEST(StepSimTest, Zero3GatherPrefetchedOneAhead) {
   StepTimeline t = SimulateStep(prog, nullptr);
   // gather F: 0..4, F 4..14 while gather B 4..8; B 14..34.
   EXPECT_EQ(t.step_time, Micros(34));
+  // The 4 us before F wait for the gather, not for a pipeline: no bubble without a pipeline.
+  EXPECT_EQ(t.ranks[0].gather_wait, Micros(4));
+  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
+}
+
+// A gather longer than the forward it overlaps is exposed again before the backward.
+TEST(StepSimTest, Zero3GatherLongerThanTheTaskIsAWaitNotABubble) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  prog.zero3_gather = {Micros(15)};
+  StepTimeline t = SimulateStep(prog, nullptr);
+  // gather F 0..15, F 15..25 while gather B 15..30, B waits 25..30, B 30..50.
+  EXPECT_EQ(t.step_time, Micros(50));
+  EXPECT_EQ(t.ranks[0].gather_wait, Micros(15 + 5));
+  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ struct Breakdown {         // seconds on the critical pipeline rank; they add up
   double pp_bubble_s = 0;  // pipeline bubble and p2p waits
   double dp_comm_s = 0;    // exposed gradient reduction (after the last backward)
   double optimizer_s = 0;
-  double param_gather_s = 0;  // exposed parameter all-gather (distributed optimizer)
+  double param_gather_s =
+      0;  // exposed parameter all-gather: after the step (distributed optimizer) and, ZeRO-3, before tasks
 };
 
 // Statistics of a data-aware run (several steps with real micro-batch contents).

@@ -75,8 +75,9 @@ struct RankTimeline {
   Duration tp_comm;
   Duration cp_comm;
   Duration ep_comm;
-  Duration bubble;      // idle on the compute stream before its last backward ended
-  Duration dp_exposed;  // last backward end -> gradients reduced
+  Duration bubble;       // idle on the compute stream before its last backward ended, gather waits excluded
+  Duration gather_wait;  // of the idle time, waiting only for ZeRO-3 parameter gathers
+  Duration dp_exposed;   // last backward end -> gradients reduced
   Duration optimizer;
   Duration param_gather;
   Duration finish;         // when this rank is done
