@@ -1,6 +1,7 @@
 #include "dlsim/train/data_steps.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "dlsim/core/rng.h"
 #include "dlsim/data/data_policy.h"
@@ -132,6 +133,8 @@ Result<DataStepsResult> SimulateDataSteps(const TrainOptions& o, const ParallelP
     const std::vector<int64_t> docs = d.documents > 0 ? data::DrawDocumentCount(*lengths, rng, d.documents, 0)
                                                       : data::DrawDocuments(*lengths, rng, budget, 0);
     DLSIM_ASSIGN_OR_RETURN(data::StepData sd, policy->Schedule(docs, shape));
+    const int64_t longest = shape.max_len > 0 ? shape.max_len : shape.seq_len;  // the policies' truncation
+    for (int64_t l : docs) out.sum_sq_doc_tokens += std::pow(static_cast<double>(std::min(l, longest)), 2);
     data::ApplyTokenBytes(sd, costs.KvBytesPerToken(), costs.QBytesPerToken());
     AddStepCounts(sd, out);
     DLSIM_ASSIGN_OR_RETURN(StepTimeline timeline, SimulateStepData(sd, plan, costs, schedule, base,

@@ -98,6 +98,9 @@ struct SimulatedSteps {
   std::vector<Bytes> stage_act;    // per virtual stage, data-aware runs (empty otherwise)
   std::vector<Bytes> stage_state;  // resident state per virtual stage, data-aware runs (empty otherwise)
   double real_tokens_per_step = 0;
+  // The sequence length of the model-FLOPs convention's attention term (keys per query, no causal halving):
+  // seq_len, or with real documents sum(l^2) / sum(l), so that attention counts each document on its own.
+  double attention_seq = 0;
   uint64_t events = 0;
   std::optional<DataSummary> data;
   std::optional<RoutingSummary> routing;
@@ -135,6 +138,7 @@ Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan,
                                 report::Sink* sink) {
   SimulatedSteps out;
   out.real_tokens_per_step = static_cast<double>(o.training.global_batch) * o.training.seq_len;
+  out.attention_seq = o.training.seq_len;
   if (o.routing && o.data)
     return Error::InvalidArgument(
         "routing and data together are not modelled yet: give one of them (data-aware documents with "
@@ -159,6 +163,8 @@ Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan,
   }
   out.data = SummarizeDataSteps(o, runs);
   out.real_tokens_per_step = out.data->real_tokens_per_step;
+  if (runs.real_tokens > 0)
+    out.attention_seq = runs.sum_sq_doc_tokens / static_cast<double>(runs.real_tokens);
   out.timeline = runs.steps[worst];  // breakdown and memory of the slowest step
   out.timeline.step_time = Seconds(out.data->mean_s);
   out.stage_act = std::move(runs.stage_activations);
@@ -219,7 +225,7 @@ void AddThroughput(const TrainOptions& o, const ParallelPlan& plan, const StepCo
   const double tokens = run.real_tokens_per_step;
   r.tokens_per_s = tokens / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / gpus;
-  const double model_flops = 3.0 * model::ModelForwardFlops(o.model, tokens, o.training.seq_len, false);
+  const double model_flops = 3.0 * model::ModelForwardFlops(o.model, tokens, run.attention_seq, false);
   double hw_extra = 0;
   for (int rank = 0; rank < plan.pp; ++rank)
     for (int c = 0; c < plan.chunks; ++c) {

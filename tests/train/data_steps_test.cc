@@ -194,6 +194,20 @@ TEST_F(DataStepsTest, ChunkFlowChainsUnderPipelineHoldOneChunk) {
   EXPECT_GT(chained.step_time_s, packed.step_time_s);
 }
 
+// Regression: model FLOPs used seq_len for the attention term, so short documents in long rows (or in a long
+// CP-sharded context) gave model FLOP/s above the GPU's peak. With real documents the attention term counts
+// each document on its own: keys per query = sum(l^2) / sum(l), here exactly the fixed document length.
+TEST_F(DataStepsTest, ModelFlopsCountEachDocumentsAttention) {
+  o_.data = Fixed(1024, "pack");
+  const StepResult r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  ASSERT_TRUE(r.data.has_value());
+  const double tokens = r.data->real_tokens_per_step;
+  const double want = 3 * model::ModelForwardFlops(o_.model, tokens, 1024, false) * 1e-12;
+  EXPECT_NEAR(r.model_tflops_per_gpu * o_.hardware.gpus * r.step_time_s, want, 1e-6 * want);
+  EXPECT_LT(r.mfu, 1.0);
+}
+
 // An unknown policy is an error, not an infeasible layout (infeasibility is a property of the
 // configuration; a wrong name is bad input).
 TEST_F(DataStepsTest, UnknownPolicyIsAnError) {

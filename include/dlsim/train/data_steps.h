@@ -23,6 +23,7 @@ struct DataStepsResult {
   std::vector<Bytes> stage_activations;  // largest per-micro-batch activations, per virtual stage
   std::vector<Bytes> stage_state;        // largest resident state (ChunkCosts::resident_state), per stage
   int64_t real_tokens = 0;               // over all steps
+  double sum_sq_doc_tokens = 0;          // over all steps' documents (truncated): sum of length^2
   int64_t computed_tokens = 0;           // padding included
   int documents = 0;
   int truncated = 0;
