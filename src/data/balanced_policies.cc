@@ -12,14 +12,6 @@
 namespace dlsim::data::internal {
 namespace {
 
-// Micro-batches per DP rank to start from: the nominal count, or more when the step's tokens
-// exceed what that many micro-batches hold.
-int InitialMicroBatches(const Prepared& p, const DataShape& s, int64_t per_micro_batch) {
-  int64_t bins = (p.real_tokens + per_micro_batch - 1) / per_micro_batch;
-  int64_t per_rank = (bins + s.dp - 1) / s.dp;
-  return static_cast<int>(std::max<int64_t>(s.micro_batches, per_rank));
-}
-
 // Bin b is micro-batch b / dp of DP rank b % dp (so consecutive bins spread over ranks).
 MicroBatch& BinAt(StepData& step, const DataShape& s, int b) {
   return step.dp[static_cast<size_t>(b % s.dp)][static_cast<size_t>(b / s.dp)];

@@ -139,13 +139,6 @@ MicroBatch& SlotAt(StepData& step, int dp, int64_t b) {
   return step.dp[static_cast<size_t>(b % dp)][static_cast<size_t>(b / dp)];
 }
 
-// Micro-batches per DP rank: the nominal count, or more when the step's tokens exceed what that many
-// micro-batches hold (MicroBatchCapacity).
-int64_t SlotsPerRank(const Prepared& p, const DataShape& s) {
-  const int64_t cap = MicroBatchCapacity(s), per_round = cap * s.dp;
-  return std::max<int64_t>(s.micro_batches, (p.real_tokens + per_round - 1) / per_round);
-}
-
 // A piece of a document: the slot that holds it and its length.
 struct Piece {
   int64_t slot = 0;
@@ -171,7 +164,7 @@ void ShipPrefix(StepData& step, const DataShape& s, const std::vector<Piece>& ea
 // share ends.
 StepData SplitByTokens(const Prepared& p, const DataShape& s) {
   StepData step = NewStep(p, s);
-  const int64_t per_rank = SlotsPerRank(p, s), slots = per_rank * s.dp;
+  const int64_t per_rank = InitialMicroBatches(p, s, MicroBatchCapacity(s)), slots = per_rank * s.dp;
   for (auto& rank : step.dp) rank.assign(static_cast<size_t>(per_rank), NewMicroBatch(s.cp));
   auto share = [&](int64_t b) { return (p.real_tokens * (b + 1)) / slots - (p.real_tokens * b) / slots; };
   int64_t slot = 0, used = 0;

@@ -129,6 +129,12 @@ void FinishStep(StepData& step) {
   }
 }
 
+int InitialMicroBatches(const Prepared& p, const DataShape& s, int64_t per_micro_batch) {
+  int64_t bins = (p.real_tokens + per_micro_batch - 1) / per_micro_batch;
+  int64_t per_rank = (bins + s.dp - 1) / s.dp;
+  return static_cast<int>(std::max<int64_t>(s.micro_batches, per_rank));
+}
+
 std::vector<int> LongestFirst(const std::vector<int64_t>& docs) {
   std::vector<int> order(docs.size());
   std::iota(order.begin(), order.end(), 0);

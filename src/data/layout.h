@@ -72,6 +72,10 @@ inline double DocumentWork(int64_t l, const DataShape& s) {
   return Workload(static_cast<double>(l), CausalPairs(l), s);
 }
 
+// Micro-batches per DP rank to start from: the nominal count, or more when the step's tokens exceed what
+// that many micro-batches of `per_micro_batch` tokens hold.
+int InitialMicroBatches(const Prepared& p, const DataShape& s, int64_t per_micro_batch);
+
 // Indices of `docs` sorted by length, longest first (ties: sampling order).
 std::vector<int> LongestFirst(const std::vector<int64_t>& docs);
 // Item i of n, split contiguously over `parts`: [Begin(i), Begin(i+1)).

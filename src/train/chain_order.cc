@@ -30,10 +30,10 @@ Result<PipeOrder> ChainAwareOrder(const PipeShape& shape, const std::vector<int>
         std::to_string(shape.chunks) + " chunks per rank");
   std::vector<int> sorted = backward;
   std::sort(sorted.begin(), sorted.end());
-  for (int i = 0; i < m; ++i) {
-    if (static_cast<int>(sorted.size()) != m || sorted[i] != i)
-      return Error::InvalidArgument("chain backward order is not a permutation of the micro-batches");
-  }
+  bool permutation = static_cast<int>(sorted.size()) == m;
+  for (int i = 0; permutation && i < m; ++i) permutation = sorted[i] == i;
+  if (!permutation)
+    return Error::InvalidArgument("chain backward order is not a permutation of the micro-batches");
   PipeOrder order(static_cast<size_t>(shape.stages));
   for (int r = 0; r < shape.stages; ++r) {
     const int warm = all_forward_first ? m : std::min(shape.stages - 1 - r, m);

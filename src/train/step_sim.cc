@@ -147,7 +147,7 @@ class StepRun {
 
   // Whether the task's ZeRO-3 parameter gather is done. A task whose inputs are there but whose gather is
   // not waits for ZeRO-3 communication, not for the pipeline: that time is counted as gather_wait.
-  bool GatherReady(Unit& u, int r, size_t index) {
+  bool GatherReadyOrWait(Unit& u, int r, size_t index) {
     const bool ready =
         Zero3(r) <= Duration::Zero() || (index < u.gather_ready.size() && u.gather_ready[index] <= q_.Now());
     if (!ready && !u.gather_wait_from) u.gather_wait_from = q_.Now();
@@ -174,7 +174,7 @@ class StepRun {
     if (u.busy || u.next >= order.size()) return;
     const size_t index = u.next;
     const PipeTask task = order[index];
-    if (!DataReady(x, r, task) || !GatherReady(u, r, index)) return;
+    if (!DataReady(x, r, task) || !GatherReadyOrWait(u, r, index)) return;
     u.busy = true;
     u.next++;
     const TimePoint now = q_.Now();

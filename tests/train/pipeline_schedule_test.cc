@@ -76,6 +76,7 @@ TEST(ChainOrder, AChainWaitsForItsLastChunk) {
   }
   EXPECT_FALSE(ChainAwareOrder({2, 2, 4}, {0, 1, 2, 3}, false).ok());  // interleaved: not modelled
   EXPECT_FALSE(ChainAwareOrder({2, 1, 3}, {0, 0, 2}, false).ok());     // not a permutation
+  EXPECT_FALSE(ChainAwareOrder({2, 1, 0}, {0}, false).ok());           // more backwards than micro-batches
 }
 
 TEST(PipelineScheduleTest, GpipeOrder) {
