@@ -265,14 +265,22 @@ serve::OffloadOptions ReadOffload(const MapReader& m) {
       "mode", o.mode,
       {{"none", OffloadMode::kNone}, {"static", OffloadMode::kStatic}, {"select-n", OffloadMode::kSelectN}});
   o.weight_fraction = m.Get<double>("weight_fraction", o.weight_fraction, Range::Between(0, 1));
+  o.kv_fraction = m.Get<double>("kv_fraction", o.kv_fraction, Range::Between(0, 1));
+  o.state = m.GetEnum(
+      "state", o.state,
+      {{"weights", serve::OffloadState::kWeights}, {"weights_and_kv", serve::OffloadState::kWeightsAndKv}});
+  o.slo_admission = m.Get<bool>("slo_admission", o.slo_admission);
   o.min_interval = m.Get<int>("min_interval", o.min_interval, limits::kOffloadInterval);
   o.pcie_gbps = m.Get<double>("pcie_gbps", o.pcie_gbps, limits::kPcieGbps);
   o.gpus_per_pcie_bus = m.Get<int>("gpus_per_pcie_bus", o.gpus_per_pcie_bus, limits::kGpusPerPcieBus);
   o.host_memory_gib = m.Get<double>("host_memory_gib", o.host_memory_gib, limits::kHostMemoryGib);
   if (m.Has("weight_fraction") && o.mode != OffloadMode::kStatic)
     m.AddError("weight_fraction", "only used with mode: static");
-  if (m.Has("min_interval") && o.mode != OffloadMode::kSelectN)
-    m.AddError("min_interval", "only used with mode: select-n");
+  if (m.Has("kv_fraction") && o.mode != OffloadMode::kStatic)
+    m.AddError("kv_fraction", "only used with mode: static");
+  for (const char* key : {"min_interval", "state", "slo_admission"}) {
+    if (m.Has(key) && o.mode != OffloadMode::kSelectN) m.AddError(key, "only used with mode: select-n");
+  }
   m.Finish();
   return o;
 }

@@ -40,6 +40,12 @@ class PolicyBase : public ReplicaScheduler {
   explicit PolicyBase(const SchedulerOptions& o) : o_(o) {}
 
  protected:
+  // True when one more request may join the running ones (max_batch_size and the context's cap).
+  bool Room(const ReplicaQueues& q, const SchedulerContext& ctx) const {
+    const auto running = static_cast<int64_t>(q.running.size());
+    return running < o_.max_batch_size && running < ctx.max_running;
+  }
+
   // Preempts the last running request (vLLM's lowest priority). Recompute: its KV is dropped
   // and it re-enters the waiting queue first, to re-prefill prompt + generated tokens. Swap:
   // its KV goes to host memory (counted in batch.swap_bytes).
@@ -65,7 +71,7 @@ class PolicyBase : public ReplicaScheduler {
 
   // Swaps requests back in, oldest first, while their blocks fit above the watermark.
   void SwapIn(ReplicaQueues& q, SchedulerContext& ctx, Batch& batch) {
-    while (!q.swapped.empty() && static_cast<int>(q.running.size()) < o_.max_batch_size) {
+    while (!q.swapped.empty() && Room(q, ctx)) {
       Request& r = ctx.requests[q.swapped.front()];
       const int64_t need = ctx.kv.BlocksFor(r.kv_tokens + 1);
       if (!ctx.kv.CanAllocate(need, true)) break;
@@ -100,7 +106,7 @@ class PolicyBase : public ReplicaScheduler {
   int64_t AdmitWholePrefills(ReplicaQueues& q, SchedulerContext& ctx, Batch& batch, int64_t budget,
                              bool reserve_max) {
     int64_t tokens = 0;
-    while (!q.waiting.empty() && static_cast<int>(q.running.size()) < o_.max_batch_size) {
+    while (!q.waiting.empty() && Room(q, ctx)) {
       const int32_t idx = q.waiting.front();
       Request& r = ctx.requests[idx];
       const int64_t need = r.prefill_target - r.prefilled;
@@ -164,8 +170,7 @@ class SarathiScheduler final : public PolicyBase {
       budget -= Chunk(ctx, r, idx, budget, batch, false);
     }
     // Admit new requests with the rest of the budget.
-    while (budget > 0 && q.swapped.empty() && !q.waiting.empty() &&
-           static_cast<int>(q.running.size()) < o_.max_batch_size) {
+    while (budget > 0 && q.swapped.empty() && !q.waiting.empty() && Room(q, ctx)) {
       const int32_t idx = q.waiting.front();
       const int64_t used = Chunk(ctx, ctx.requests[idx], idx, budget, batch, true);
       if (used == 0 && ctx.requests[idx].prefill_target > ctx.requests[idx].prefilled) break;

@@ -7,6 +7,7 @@
 
 #include "dlsim/core/event_queue.h"
 #include "dlsim/report/format.h"
+#include "dlsim/serve/performance_record.h"
 
 namespace dlsim::serve {
 namespace {
@@ -39,7 +40,10 @@ class Simulation {
         plan_(plan),
         offloader_(plan, o.offload),
         reqs_(std::move(requests)),
-        sink_(sink) {}
+        sink_(sink) {
+    if (o.offload.mode == OffloadMode::kSelectN && o.offload.slo_admission && plan.min_interval > 0)
+      record_ = std::make_unique<PerformanceRecord>(PerformanceRecord::Build(o, plan, cost));
+  }
 
   Status Build(const SchedulerRegistry& schedulers, const RouterRegistry& routers) {
     DLSIM_ASSIGN_OR_RETURN(auto probe, schedulers.Create(o_.scheduler.name, o_.scheduler));
@@ -136,6 +140,7 @@ class Simulation {
       return;
     }
     SchedulerContext ctx{reqs_, r.kv, plan_.block_bytes, 0};
+    if (record_ != nullptr) ctx.max_running = record_->MaxBatch(AdmissionContext(r.q));
     r.policy->FormBatch(r.q, ctx, r.batch);
     preemptions_ += ctx.preemptions;
     if (r.batch.empty()) {
@@ -156,6 +161,17 @@ class Simulation {
     r.batch_requests += static_cast<int64_t>(r.batch.entries.size());
     if (sink_ != nullptr) EmitSpan(r, now, d, interval);
     queue_.Schedule(now + d, [this, &r] { FinishIteration(r); });
+  }
+
+  // The mean context of `q`'s running batch with the next waiting request admitted, half-way through
+  // a median output (each request's KV tokens, the candidate's prompt, plus workload.output.median /
+  // 2 each): the context Select-N's record is consulted at, so that the batch still meets the TPOT
+  // SLO as its contexts grow.
+  int64_t AdmissionContext(const ReplicaQueues& q) const {
+    int64_t tokens = q.waiting.empty() ? 0 : reqs_[q.waiting.front()].prompt;
+    for (int32_t idx : q.running) tokens += reqs_[idx].kv_tokens;
+    const auto n = static_cast<int64_t>(q.running.size() + 1);
+    return tokens / n + static_cast<int64_t>(o_.workload.output.median / 2);
   }
 
   // The weight-offloading stall of `r`'s iteration of per-layer time `t`, its PCIe bus shared with the
@@ -268,6 +284,7 @@ class Simulation {
   const IterationCostModel& cost_;
   MemoryPlan plan_;
   Offloader offloader_;
+  std::unique_ptr<PerformanceRecord> record_;  // select-n's admission control; null otherwise
   std::vector<Request> reqs_;
   report::Sink* sink_;
   EventQueue queue_;
@@ -291,7 +308,7 @@ ServeMetrics Simulation::Metrics() const {
   AddReplicaMetrics(m);
   m.kv_overcommits = overcommits_;
   m.preemptions = preemptions_;
-  m.host_memory_gib_per_gpu = plan_.offloaded.ToGiB();
+  m.host_memory_gib_per_gpu = plan_.HostBytes().ToGiB();
   return m;
 }
 

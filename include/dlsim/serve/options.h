@@ -96,16 +96,26 @@ struct SchedulerOptions {
 };
 
 enum class OffloadMode { kNone, kStatic, kSelectN };
+// What an offloaded layer keeps in host memory: its weights, or its weights and its KV cache (the
+// paper's "LLM state"; docs/serving.md, "Offloading", says why select-n defaults to both).
+enum class OffloadState { kWeights, kWeightsAndKv };
 
-// Host-memory offloading of weights over PCIe.
+// Host-memory offloading of weights (and KV cache) over PCIe.
 struct OffloadOptions {
   OffloadMode mode = OffloadMode::kNone;
-  // static (FlexGen / DeepSpeed ZeRO-Inference style): fraction of every layer's weights kept
-  // in host memory and streamed in each iteration, prefetching one layer ahead.
+  // static (FlexGen / DeepSpeed ZeRO-Inference style): fraction of every layer's weights, and of
+  // every layer's KV cache, kept in host memory and streamed in each iteration, prefetching one layer
+  // ahead (FlexGen's wc/cc placement; ZeRO-Inference: weight_fraction 1, kv_fraction 0).
   double weight_fraction = 1.0;
+  double kv_fraction = 0.0;
+  // select-n: what an offloaded layer keeps in host memory.
+  OffloadState state = OffloadState::kWeightsAndKv;
   // select-n: the smallest interval allowed (every i-th layer in host memory); 0 = derived
   // offline from the TPOT SLO.
   int min_interval = 0;
+  // select-n: admit requests only up to the batch its offline performance record says meets the
+  // TPOT SLO at the running context (the paper's controller); false: memory alone limits admission.
+  bool slo_admission = true;
   double pcie_gbps = 0;          // host-to-device GB/s per direction; 0 = from the GPU's PCIe gen/lanes
   int gpus_per_pcie_bus = 1;     // replicas sharing one host bus (contention)
   double host_memory_gib = 512;  // host memory available for offloaded state

@@ -58,6 +58,9 @@ struct SchedulerContext {
   KvCache& kv;
   Bytes block_bytes;        // KV bytes of one block on one GPU (swap traffic)
   int64_t preemptions = 0;  // incremented by the policy
+  // Running requests the policy may admit up to this iteration (an SLO controller's cap, e.g.
+  // Select-N's performance record), besides max_batch_size; never preempts to meet it.
+  int64_t max_running = INT64_MAX;
 };
 
 class ReplicaScheduler {
