@@ -176,6 +176,12 @@ std::vector<size_t> RandomSelect(size_t n, size_t k, uint64_t seed) {
   return all;
 }
 
+std::vector<double> RegressionSet::Row(size_t i) const {
+  const size_t n = names.size();
+  return std::vector<double>(x.begin() + static_cast<std::ptrdiff_t>(i * n),
+                             x.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+}
+
 double LearnedMape(const TreeEnsemble& model, const LearnSet& set) {
   double sum = 0;
   for (size_t i = 0; i < set.rows(); ++i) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "dlsim/cost/learned_fit.h"
 
@@ -29,9 +30,9 @@ struct Booster {
   }
 };
 
-Status MakeMatrix(const LearnSet& set, Matrix* m) {
-  std::vector<float> x(set.x.begin(), set.x.end()), y(set.label.begin(), set.label.end());
-  if (XGDMatrixCreateFromMat(x.data(), set.rows(), kGemmFeatureCount, std::nanf(""), &m->h) != 0)
+Status MakeMatrix(const std::vector<double>& xs, size_t cols, const std::vector<double>& labels, Matrix* m) {
+  std::vector<float> x(xs.begin(), xs.end()), y(labels.begin(), labels.end());
+  if (XGDMatrixCreateFromMat(x.data(), labels.size(), cols, std::nanf(""), &m->h) != 0)
     return XgbError("DMatrix");
   if (XGDMatrixSetFloatInfo(m->h, "label", y.data(), y.size()) != 0) return XgbError("labels");
   return {};
@@ -82,14 +83,18 @@ std::vector<TreeNode> ConvertTree(const nlohmann::json& t) {
   return out;
 }
 
-Result<TreeEnsemble> Convert(BoosterHandle b) {
+Status MakeMatrix(const LearnSet& set, Matrix* m) {
+  return MakeMatrix(set.x, kGemmFeatureCount, set.label, m);
+}
+
+Result<TreeEnsemble> Convert(BoosterHandle b, std::vector<std::string> names) {
   bst_ulong len = 0;
   const char* buf = nullptr;
   if (XGBoosterSaveModelToBuffer(b, "{\"format\": \"json\"}", &len, &buf) != 0) return XgbError("save");
   const nlohmann::json j = nlohmann::json::parse(std::string(buf, len));
   const auto& learner = j["learner"];
   TreeEnsemble m;
-  m.features = GemmFeatureNames();
+  m.features = std::move(names);
   m.base_score = std::stof(learner["learner_model_param"]["base_score"].get<std::string>());
   for (const auto& t : learner["gradient_booster"]["model"]["trees"]) m.trees.push_back(ConvertTree(t));
   return m;
@@ -112,7 +117,24 @@ Result<TreeEnsemble> FitEnsemble(const LearnSet& train, const LearnOptions& opti
     if (XGBoosterUpdateOneIter(b.h, iter, a.h) != 0) return XgbError("boosting");
   for (int r = 0; f.h && r < finetune_rounds; ++r, ++iter)
     if (XGBoosterUpdateOneIter(b.h, iter, f.h) != 0) return XgbError("fine-tuning");
-  return Convert(b.h);
+  return Convert(b.h, GemmFeatureNames());
+}
+
+Result<TreeEnsemble> FitRegression(const RegressionSet& train, const LearnOptions& options) {
+  if (train.rows() == 0) return Error::InvalidArgument("no training rows");
+  if (train.x.size() != train.rows() * train.names.size())
+    return Error::InvalidArgument(
+        "x has " + std::to_string(train.x.size()) +
+        " values, expected rows x features = " + std::to_string(train.rows() * train.names.size()));
+  Matrix a;
+  DLSIM_RETURN_IF_ERROR(MakeMatrix(train.x, train.names.size(), train.y, &a));
+  const DMatrixHandle cache[] = {a.h};
+  Booster b;
+  if (XGBoosterCreate(cache, 1, &b.h) != 0) return XgbError("booster");
+  DLSIM_RETURN_IF_ERROR(SetParams(b.h, options));
+  for (int iter = 0; iter < options.rounds; ++iter)
+    if (XGBoosterUpdateOneIter(b.h, iter, a.h) != 0) return XgbError("boosting");
+  return Convert(b.h, train.names);
 }
 
 }  // namespace dlsim::cost

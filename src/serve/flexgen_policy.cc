@@ -25,7 +25,8 @@ double Throughput(ServeOptions o, const IterationCostModel& cost, double f, doub
   b.decode_context = static_cast<int64_t>(ctx * static_cast<double>(*batch));
   b.logits = *batch;
   const IterationTime t = cost.Time(b);
-  const Bytes moved = plan->layer_weights * f + plan->token_kv * (g * static_cast<double>(b.decode_context) / plan->layers);
+  const Bytes moved =
+      plan->layer_weights * f + plan->token_kv * (g * static_cast<double>(b.decode_context) / plan->layers);
   const Duration layer = std::max(t.per_layer, moved / plan->pcie);
   const Duration iteration = layer * static_cast<int64_t>(o.model.layers) + t.fixed;
   return static_cast<double>(*batch) / iteration.ToSeconds();

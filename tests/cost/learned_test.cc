@@ -110,5 +110,26 @@ TEST(LearnedModelFile, ShippedModelIsLoadedWithTheCalibration) {
   EXPECT_NE(cal->learned_gemm->header.find("Fitted by: dlsim-fit learned"), std::string::npos);
 }
 
+// FitRegression on any features: a step in the second of two features is learned exactly (boosting's
+// residual shrinks by 1 - eta per round), the ensemble carries the names, and a ragged x is an error.
+TEST(FitRegression, LearnsAStepFunctionOfNamedFeatures) {
+  RegressionSet set{{"noise", "x"}, {}, {}};
+  for (int i = 0; i < 40; ++i) {
+    const double x = i / 40.0;
+    set.x.insert(set.x.end(), {static_cast<double>(i % 7), x});
+    set.y.push_back(x < 0.5 ? 1.0 : 3.0);
+  }
+  auto m = FitRegression(set, {.rounds = 200, .max_depth = 2});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->features, set.names);
+  EXPECT_NEAR(m->Predict({3, 0.1}), 1.0, 1e-3);
+  EXPECT_NEAR(m->Predict({3, 0.9}), 3.0, 1e-3);
+  set.x.pop_back();
+  auto bad = FitRegression(set, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("expected rows x features = 80"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace
 }  // namespace dlsim::cost

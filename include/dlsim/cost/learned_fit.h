@@ -69,6 +69,18 @@ struct LearnOptions {
 Result<TreeEnsemble> FitEnsemble(const LearnSet& train, const LearnOptions& options,
                                  const LearnSet* finetune = nullptr, int finetune_rounds = 0);
 
+// A regression dataset of any features: row-major x (rows x names.size()) and labels y.
+struct RegressionSet {
+  std::vector<std::string> names;
+  std::vector<double> x;
+  std::vector<double> y;
+  size_t rows() const { return y.size(); }
+  std::vector<double> Row(size_t i) const;
+};
+// Boosts `options.rounds` trees on `train` (as FitEnsemble, deterministic); the ensemble's features
+// are train.names. Errors: no rows, x not rows x names, XGBoost's message.
+Result<TreeEnsemble> FitRegression(const RegressionSet& train, const LearnOptions& options);
+
 // Mean absolute percentage error of `model` on `set` (prediction = tile_s x exp(model(x))).
 double LearnedMape(const TreeEnsemble& model, const LearnSet& set);
 

@@ -44,6 +44,10 @@ class DnnProfileTable {
   // <= 1e6 ms) or a repeated (model, device, batch).
   static Result<DnnProfileTable> Parse(std::string_view csv_text, std::string file_name);
   std::optional<Duration> Find(std::string_view model, std::string_view device, int batch) const;
+  // Adds or replaces one row (a latency predicted by a learned model, say). Precondition: latency > 0.
+  void Set(std::string model, std::string device, int batch, Duration latency) {
+    rows_[{std::move(model), std::move(device), batch}] = latency;
+  }
   size_t size() const { return rows_.size(); }
 
  private:

@@ -5,8 +5,8 @@
 // (weight fraction 0..1 in steps of 0.05, KV fraction 0..1 in steps of 0.1) with dlsim's iteration
 // cost: batch b = the requests of median context (prompt + half the output) the cache holds, at
 // most scheduler.max_batch_size, with room for the longest request (prompt.max + output.max: a
-// placement that cannot hold it cannot serve the workload); time per token = the decode iteration with every layer taking
-// max(compute, its weight and KV streaming) over b.
+// placement that cannot hold it cannot serve the workload); time per token = the decode iteration with every
+// layer taking max(compute, its weight and KV streaming) over b.
 //
 //   serve::FlexGenPolicy p = serve::SearchFlexGenPolicy(options, cost);
 //   options.offload.mode = OffloadMode::kStatic;

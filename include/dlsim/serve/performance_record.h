@@ -38,7 +38,8 @@ struct RecordEntry {
 
 class PerformanceRecord {
  public:
-  static PerformanceRecord Build(const ServeOptions& o, const MemoryPlan& plan, const IterationCostModel& cost);
+  static PerformanceRecord Build(const ServeOptions& o, const MemoryPlan& plan,
+                                 const IterationCostModel& cost);
 
   // The largest b such that every entry with batch <= b at the smallest grid context >= `context`
   // is feasible; at least 1 (a lone request always runs), at most the grid's largest batch.
