@@ -28,6 +28,7 @@ void RegisterBolt(ReproRegistry& reg);             // repro_bolt.cc
 void RegisterCdmpp(ReproRegistry& reg);            // repro_cdmpp.cc
 void RegisterRlhfuse(ReproRegistry& reg);          // repro_rlhfuse.cc
 void RegisterTapas(ReproRegistry& reg);            // repro_tapas.cc
+void RegisterStepAudio(ReproRegistry& reg);        // repro_step_audio.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -55,6 +56,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterCdmpp(reg);
   RegisterRlhfuse(reg);
   RegisterTapas(reg);
+  RegisterStepAudio(reg);
 }
 
 }  // namespace dlsim::repro
