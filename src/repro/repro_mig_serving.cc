@@ -19,6 +19,7 @@
 
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/mig_serving.h"
+#include "dlsim/serve/mig_transition.h"
 #include "sweep.h"
 
 namespace dlsim::repro {
@@ -50,6 +51,7 @@ struct Outcome {
   size_t whole = 0, greedy = 0, ga = 0, mcts = 0;
   double lower_bound = 0;
   int64_t ga_evaluations = 0, mcts_evaluations = 0;
+  serve::MigDeployment ga_deployment;
   size_t Best() const { return std::min({greedy, ga, mcts}); }
 };
 
@@ -76,7 +78,7 @@ Result<Outcome> Solve(const serve::MigServingProblem& p) {
     DLSIM_ASSIGN_OR_RETURN(serve::MigDeployment d, opt->Optimize(p));
     const std::string n = name;
     (n == "whole-gpu" ? o.whole : n == "greedy" ? o.greedy : n == "ga" ? o.ga : o.mcts) = d.gpus.size();
-    if (n == "ga") o.ga_evaluations = d.evaluations;
+    if (n == "ga") o.ga_evaluations = d.evaluations, o.ga_deployment = d;
     if (n == "mcts") o.mcts_evaluations = d.evaluations;
   }
   return o;
@@ -97,7 +99,21 @@ std::string ProfileText(const serve::MigServingProblem& p, double slo_scale) {
   return out;
 }
 
-nlohmann::ordered_json Row(const Mix& mix, double level, double slo_scale, const Outcome& o) {
+// The controller moving the previous demand level's GA deployment to this one's (exchange-and-compact).
+struct Transition {
+  int steps = 0, peak_gpus = 0;
+  double seconds = 0;
+};
+
+Result<Transition> PlanTransition(const serve::MigServingProblem& p, const serve::MigDeployment* previous,
+                                  const serve::MigDeployment& next) {
+  if (previous == nullptr) return Transition{};
+  DLSIM_ASSIGN_OR_RETURN(serve::MigTransition t, serve::PlanMigTransition(p, *previous, next, {}));
+  return Transition{static_cast<int>(t.steps.size()), t.peak_gpus, t.total.ToSeconds()};
+}
+
+nlohmann::ordered_json Row(const Mix& mix, double level, double slo_scale, const Outcome& o,
+                           const Transition& t) {
   return {{"mix", mix.name},
           {"slo_scale", slo_scale},
           {"demand_x_whole_gpu", level},
@@ -108,7 +124,10 @@ nlohmann::ordered_json Row(const Mix& mix, double level, double slo_scale, const
           {"lower_bound", std::round(o.lower_bound * 100) / 100},
           {"saving", std::round((1.0 - static_cast<double>(o.Best()) / o.whole) * 1000) / 1000},
           {"ga_evaluations", o.ga_evaluations},
-          {"mcts_evaluations", o.mcts_evaluations}};
+          {"mcts_evaluations", o.mcts_evaluations},
+          {"transition_steps", t.steps},
+          {"transition_s", t.seconds},
+          {"transition_peak_gpus", t.peak_gpus}};
 }
 
 class MigServingReproduction final : public Reproduction {
@@ -119,13 +138,18 @@ class MigServingReproduction final : public Reproduction {
     internal::Sweep sweep;
     std::string profile;
     for (double slo : kSloScales)
-      for (const Mix& mix : Mixes())
+      for (const Mix& mix : Mixes()) {
+        serve::MigDeployment previous;
         for (double level : kLevels) {
           DLSIM_ASSIGN_OR_RETURN(serve::MigServingProblem p, MakeProblem(env, models, mix, level, slo));
           if (mix.services.size() == 4 && level == kLevels[0]) profile += ProfileText(p, slo);
           DLSIM_ASSIGN_OR_RETURN(Outcome o, Solve(p));
-          sweep.Add(Row(mix, level, slo, o), 1.0 - static_cast<double>(o.Best()) / o.whole);
+          DLSIM_ASSIGN_OR_RETURN(
+              Transition t, PlanTransition(p, level == kLevels[0] ? nullptr : &previous, o.ga_deployment));
+          sweep.Add(Row(mix, level, slo, o, t), 1.0 - static_cast<double>(o.Best()) / o.whole);
+          previous = std::move(o.ga_deployment);
         }
+      }
     ReproResult out;
     out.name = "mig-serving";
     out.claim = "MIG-serving saves up to 40% of A100s against using them whole, for the same throughput";
@@ -139,7 +163,11 @@ class MigServingReproduction final : public Reproduction {
         "Ratios are GPU savings (1 - ours / baseline), ours = the best of greedy, GA and MCTS. The "
         "saving is large where demands are a fraction of a GPU (services share one GPU) and for "
         "small models that do not fill 98 SMs; nil for one large model at whole-GPU multiples. Mean "
-        "saving {:.3f}. Profiled throughput per instance: {}. See docs/reproductions.md, MIG-serving.",
+        "saving {:.3f}. transition_*: the controller (exchange-and-compact, serve/mig_transition.h) moving "
+        "the "
+        "previous demand level's GA deployment to this one without a service dropping below its demand: "
+        "steps, seconds (2 s drain, 6 s repartition, 20 s per service load, in sequence), peak GPUs. "
+        "Profiled throughput per instance: {}. See docs/reproductions.md, MIG-serving.",
         sweep.ratios().Mean(), profile);
     out.details = sweep.TakeDetails();
     return out;
