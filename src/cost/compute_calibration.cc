@@ -1,6 +1,8 @@
 #include "dlsim/cost/compute_calibration.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 namespace dlsim::cost {
 namespace {
@@ -51,6 +53,29 @@ const ArchCalibration* ComputeCalibration::FindArchOrNull(std::string_view archi
   return nullptr;
 }
 
+namespace {
+
+// The mean curve of the architectures that calibrate `dt` themselves (an FP8 curve measured or fitted
+// on FP8 hardware); nullopt when none does. Curves synthesised from another type (Gemm()'s fallback,
+// e.g. FP8 on Ampere, which has no FP8 tensor cores) do not count.
+std::optional<GemmCalibration> MeanOfExplicit(const ComputeCalibration& cal, hw::DType dt) {
+  std::vector<const GemmCalibration*> own;
+  for (const auto& a : cal.archs)
+    if (auto it = a.gemm.find(dt); it != a.gemm.end()) own.push_back(&it->second);
+  if (own.empty()) return std::nullopt;
+  const double n = static_cast<double>(own.size());
+  GemmCalibration m{0, 0, 0, 0};
+  for (const GemmCalibration* g : own) {
+    m.max_efficiency += g->max_efficiency / n;
+    m.k_half += g->k_half / n;
+    m.tiles_half += g->tiles_half / n;
+    m.mem_efficiency += g->mem_efficiency / n;
+  }
+  return m;
+}
+
+}  // namespace
+
 ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
   ArchCalibration d;
   d.architecture = gpu.architecture;
@@ -87,6 +112,7 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
   }
   d.gemm[hw::DType::kBf16] = g16;
   d.gemm[hw::DType::kFp16] = g16;
+  if (auto fp8 = MeanOfExplicit(cal, hw::DType::kFp8)) d.gemm[hw::DType::kFp8] = *fp8;
   d.attention = att;
   d.memory = mem;
   d.tile = tile;

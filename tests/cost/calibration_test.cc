@@ -67,6 +67,13 @@ TEST(ComputeCalibration, UncalibratedArchitectureUsesMeanOfCalibrated) {
   EXPECT_EQ(ResolveArchCalibration(fit::ProfiledGpu("hopper"), cal).Gemm(DType::kBf16).max_efficiency, 0.8);
   // Nothing loaded: built-in defaults, still usable.
   EXPECT_GT(DefaultArchCalibration(gpu, ComputeCalibration{}).Gemm(DType::kBf16).max_efficiency, 0);
+  // An FP8 curve calibrated on FP8 hardware transfers as it is (the mean of those that have one), not mixed
+  // with the curve Gemm() would synthesise for an architecture without FP8 (0.85 x its 16-bit one).
+  cal.archs[1].gemm[DType::kFp8] = {0.47, 60, 0.3, 0.85};
+  const ArchCalibration f = ResolveArchCalibration(gpu, cal);
+  EXPECT_DOUBLE_EQ(f.Gemm(DType::kFp8).max_efficiency, 0.47);
+  EXPECT_DOUBLE_EQ(f.Gemm(DType::kFp8).k_half, 60);
+  EXPECT_DOUBLE_EQ(f.Gemm(DType::kBf16).max_efficiency, 0.7);  // the 16-bit mean is unchanged
 }
 
 }  // namespace
