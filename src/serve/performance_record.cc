@@ -15,6 +15,14 @@ std::vector<int64_t> ContextGrid(const ServeOptions& o) {
   return grid;
 }
 
+// Every batch up to 64, then about 10% more each step, up to max_batch_size (included).
+std::vector<int64_t> BatchGrid(int64_t max_batch) {
+  std::vector<int64_t> grid;
+  for (int64_t b = 1; b <= std::min<int64_t>(64, max_batch); ++b) grid.push_back(b);
+  while (grid.back() < max_batch) grid.push_back(std::min(max_batch, grid.back() * 11 / 10 + 1));
+  return grid;
+}
+
 RecordEntry Evaluate(const ServeOptions& o, const MemoryPlan& p, const IterationCostModel& cost, int64_t b,
                      int64_t c) {
   RecordEntry e{.batch = b, .context = c};
@@ -41,13 +49,13 @@ RecordEntry Evaluate(const ServeOptions& o, const MemoryPlan& p, const Iteration
 PerformanceRecord PerformanceRecord::Build(const ServeOptions& o, const MemoryPlan& plan,
                                            const IterationCostModel& cost) {
   PerformanceRecord r;
-  r.max_batch_ = std::max(1, o.scheduler.max_batch_size);
+  r.batches_ = BatchGrid(std::max(1, o.scheduler.max_batch_size));
   r.contexts_ = ContextGrid(o);
-  r.entries_.reserve(r.contexts_.size() * r.max_batch_);
+  r.entries_.reserve(r.contexts_.size() * r.batches_.size());
   for (int64_t c : r.contexts_) {
     int64_t cap = 0;
     bool prefix = true;
-    for (int64_t b = 1; b <= r.max_batch_; ++b) {
+    for (int64_t b : r.batches_) {
       r.entries_.push_back(Evaluate(o, plan, cost, b, c));
       prefix = prefix && r.entries_.back().feasible;
       if (prefix) cap = b;
@@ -57,16 +65,20 @@ PerformanceRecord PerformanceRecord::Build(const ServeOptions& o, const MemoryPl
   return r;
 }
 
-size_t PerformanceRecord::ContextIndex(int64_t context) const {
-  const auto it = std::lower_bound(contexts_.begin(), contexts_.end(), context);
-  return it == contexts_.end() ? contexts_.size() - 1 : static_cast<size_t>(it - contexts_.begin());
+namespace {
+
+// The index of the smallest grid value >= v (the last when none is).
+size_t CeilIndex(const std::vector<int64_t>& grid, int64_t v) {
+  const auto it = std::lower_bound(grid.begin(), grid.end(), v);
+  return it == grid.end() ? grid.size() - 1 : static_cast<size_t>(it - grid.begin());
 }
 
-int64_t PerformanceRecord::MaxBatch(int64_t context) const { return cap_[ContextIndex(context)]; }
+}  // namespace
+
+int64_t PerformanceRecord::MaxBatch(int64_t context) const { return cap_[CeilIndex(contexts_, context)]; }
 
 const RecordEntry& PerformanceRecord::At(int64_t batch, int64_t context) const {
-  const int64_t b = std::clamp<int64_t>(batch, 1, max_batch_);
-  return entries_[ContextIndex(context) * max_batch_ + (b - 1)];
+  return entries_[CeilIndex(contexts_, context) * batches_.size() + CeilIndex(batches_, batch)];
 }
 
 }  // namespace dlsim::serve

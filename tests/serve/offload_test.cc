@@ -91,6 +91,23 @@ TEST(PerformanceRecord, MaxBatchIsTheFeasiblePrefixAndMeetsTheSlo) {
   EXPECT_EQ(rec.MaxBatch(65), rec.MaxBatch(rec.contexts()[1]));  // rounds the context up
 }
 
+// The grids grow geometrically: the largest batch and context the readers allow give a small record.
+TEST(PerformanceRecord, LargestBatchAndContextStayBounded) {
+  ServeOptions o = Tight();
+  o.scheduler.max_batch_size = 65536;
+  o.workload.prompt.max = 1 << 20;
+  o.workload.output.max = 1 << 20;
+  auto cost = MakeCostModel(o, *Env().env);
+  ASSERT_TRUE(cost.ok());
+  auto plan = PlanMemory(o, **cost);
+  ASSERT_TRUE(plan.ok());
+  const PerformanceRecord rec = PerformanceRecord::Build(o, *plan, **cost);
+  EXPECT_LT(rec.entries().size(), 20000u);
+  EXPECT_EQ(rec.batches().back(), 65536);
+  EXPECT_GE(rec.contexts().back(), 2 << 20);
+  EXPECT_EQ(rec.batches()[63], 64);
+}
+
 // A policy never admits past the controller's cap, even with room in the cache.
 TEST(PerformanceRecord, SchedulersRespectTheAdmissionCap) {
   for (const char* name : {"vllm", "sarathi", "orca"}) {

@@ -7,8 +7,10 @@
 // offline stage assumes). An entry is feasible when the KV fits the plan's cache and the TPOT meets
 // slo.tpot_s. Online, the controller admits requests only up to MaxBatch(context).
 //
-// Grid: b = 1..scheduler.max_batch_size; c = 64, then about 10% more each step (rounded up to 16
-// tokens), up to the first value >= workload.prompt.max + workload.output.max.
+// Grid: b = 1..64, then about 10% more each step up to scheduler.max_batch_size; c = 64, then
+// about 10% more each step (rounded up to 16 tokens), up to the first value >= workload.prompt.max +
+// workload.output.max. Both grids grow geometrically, so the record stays small (about 18,000
+// entries at the largest allowed batch and context).
 //
 //   auto record = serve::PerformanceRecord::Build(options, plan, cost);
 //   int64_t cap = record.MaxBatch(/*context=*/900);
@@ -41,20 +43,20 @@ class PerformanceRecord {
   static PerformanceRecord Build(const ServeOptions& o, const MemoryPlan& plan,
                                  const IterationCostModel& cost);
 
-  // The largest b such that every entry with batch <= b at the smallest grid context >= `context`
-  // is feasible; at least 1 (a lone request always runs), at most the grid's largest batch.
+  // The largest grid batch b such that every entry with batch <= b at the smallest grid context >=
+  // `context` is feasible; at least 1 (a lone request always runs), at most max_batch_size.
   int64_t MaxBatch(int64_t context) const;
-  // The entry of (batch, the smallest grid context >= context); batch clamped to the grid.
+  // The entry of (the smallest grid batch >= batch, the smallest grid context >= context), both
+  // clamped to the grid's last value.
   const RecordEntry& At(int64_t batch, int64_t context) const;
   const std::vector<RecordEntry>& entries() const { return entries_; }
   const std::vector<int64_t>& contexts() const { return contexts_; }
+  const std::vector<int64_t>& batches() const { return batches_; }
 
  private:
-  size_t ContextIndex(int64_t context) const;
-
-  int64_t max_batch_ = 0;
+  std::vector<int64_t> batches_;
   std::vector<int64_t> contexts_;
-  std::vector<RecordEntry> entries_;  // context-major: entries_[ci * max_batch_ + (b - 1)]
+  std::vector<RecordEntry> entries_;  // context-major: entries_[ci * batches_.size() + bi]
   std::vector<int64_t> cap_;          // MaxBatch per context index
 };
 
