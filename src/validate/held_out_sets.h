@@ -17,6 +17,7 @@ Result<ValidationSet> MegatronBridgeDense(Runner& run);  // megatron-bridge-dens
 Result<ValidationSet> MlperfGpt3(Runner& run);           // mlperf-v3.1-gpt3-h100
 Result<ValidationSet> NemoLongContext(Runner& run);      // nemo-long-context-cp
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
+Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
 
 }  // namespace dlsim::validate::internal
 

@@ -26,10 +26,11 @@ class EmbeddedCatalogTest : public ::testing::Test {
 };
 Catalogs* EmbeddedCatalogTest::cat_ = nullptr;
 
-TEST_F(EmbeddedCatalogTest, AllTenGpusWithSaneNumbers) {
-  const std::vector<std::string> names = {
-      "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb",
-      "b200-sxm-180gb", "l4-24gb",        "l40s-48gb",      "a10-24gb",       "t4-16gb"};
+TEST_F(EmbeddedCatalogTest, AllElevenGpusWithSaneNumbers) {
+  const std::vector<std::string> names = {"v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb",
+                                          "h100-sxm5-80gb", "h200-sxm-141gb", "b200-sxm-180gb",
+                                          "l4-24gb",        "l40s-48gb",      "a10-24gb",
+                                          "t4-16gb",        "h100-hbm2e-96gb"};
   for (const auto& n : names) {
     const hw::GpuSpec& g = Gpu(n);
     EXPECT_EQ(g.name, n);
