@@ -9,6 +9,7 @@
 #include "dlsim/core/result.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/model/model_spec.h"
+#include "dlsim/model/multimodal.h"
 
 namespace dlsim::io::internal {
 
@@ -56,6 +57,12 @@ Status AddAll(std::vector<Pending<Spec>>& pending, AddFn add) {
 // The `models:` entries of `root`, read against `models` (models.cc).
 std::vector<Pending<model::ModelSpec>> ReadModelEntries(const MapReader& root,
                                                         const model::ModelCatalog& models);
+// The `multimodal_models:` entries of `root` (model_catalog_loader.cc). Their `llm:` names a model that
+// must be in `models` once the document's `models:` entries are added: ResolveMultimodalLlms looks them up.
+std::vector<Pending<model::MultimodalSpec>> ReadMultimodalEntries(const MapReader& root,
+                                                                  const model::MultimodalCatalog& multimodal);
+Status ResolveMultimodalLlms(std::vector<Pending<model::MultimodalSpec>>& pending,
+                             const model::ModelCatalog& models);
 
 }  // namespace dlsim::io::internal
 

@@ -172,6 +172,7 @@ Status MergeDocument(const Document& doc, Catalogs& cat) {
     nodes.push_back({e, ReadNode(e, Existing(e, &hw::Catalog::FindNode, hwc))});
   }
   auto models = internal::ReadModelEntries(root, cat.models);
+  auto multimodal = internal::ReadMultimodalEntries(root, cat.multimodal);
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
 
@@ -179,7 +180,9 @@ Status MergeDocument(const Document& doc, Catalogs& cat) {
   DLSIM_RETURN_IF_ERROR(AddAll(networks, [&](hw::NetworkSpec& s) { return hwc.AddNetwork(std::move(s)); }));
   DLSIM_RETURN_IF_ERROR(ResolveNodeReferences(nodes, hwc));
   DLSIM_RETURN_IF_ERROR(AddAll(nodes, [&](hw::NodeSpec& s) { return hwc.AddNode(std::move(s)); }));
-  return AddAll(models, [&](model::ModelSpec& s) { return cat.models.Add(std::move(s)); });
+  DLSIM_RETURN_IF_ERROR(AddAll(models, [&](model::ModelSpec& s) { return cat.models.Add(std::move(s)); }));
+  DLSIM_RETURN_IF_ERROR(internal::ResolveMultimodalLlms(multimodal, cat.models));
+  return AddAll(multimodal, [&](model::MultimodalSpec& s) { return cat.multimodal.Add(std::move(s)); });
 }
 
 }  // namespace

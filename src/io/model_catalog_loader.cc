@@ -145,4 +145,92 @@ std::vector<Pending<model::ModelSpec>> ReadModelEntries(const MapReader& root,
 }
 
 }  // namespace internal
+namespace {
+
+// The `vision:` section of a multimodal entry (model/multimodal.h, VisionEncoderSpec).
+void ReadVision(const MapReader& v, model::VisionEncoderSpec& s, bool is_new) {
+  using internal::Field;
+  s.layers = Field<int>(v, "layers", s.layers, is_new, limits::kLayers);
+  s.hidden = Field<int>(v, "hidden", s.hidden, is_new, limits::kHidden);
+  s.heads = Field<int>(v, "heads", s.heads, is_new, limits::kHeads);
+  s.ffn_hidden = Field<int>(v, "ffn_hidden", s.ffn_hidden, is_new, limits::kFfnHidden);
+  s.gated_mlp = v.Get<bool>("gated_mlp", s.gated_mlp);
+  s.norm =
+      v.GetEnum("norm", s.norm, {{"layernorm", model::Norm::kLayerNorm}, {"rmsnorm", model::Norm::kRmsNorm}});
+  s.qkv_bias = v.Get<bool>("qkv_bias", s.qkv_bias);
+  s.linear_bias = v.Get<bool>("linear_bias", s.linear_bias);
+  s.qk_norm = v.Get<bool>("qk_norm", s.qk_norm);
+  s.layer_scale = v.Get<bool>("layer_scale", s.layer_scale);
+  s.patch_size = Field<int>(v, "patch_size", s.patch_size, is_new, Range::Between(1, 4096));
+  s.temporal_patch = v.Get<int>("temporal_patch", s.temporal_patch, Range::Between(1, 64));
+  s.channels = v.Get<int>("channels", s.channels, Range::Between(1, 64));
+  s.patch_bias = v.Get<bool>("patch_bias", s.patch_bias);
+  s.class_token = v.Get<bool>("class_token", s.class_token);
+  s.position_embedding = v.GetEnum("position_embedding", s.position_embedding,
+                                   {{"learned", model::PositionEmbedding::kLearned},
+                                    {"rope", model::PositionEmbedding::kRope},
+                                    {"none", model::PositionEmbedding::kNone}});
+  s.pre_norm = v.Get<bool>("pre_norm", s.pre_norm);
+  s.final_norm = v.Get<bool>("final_norm", s.final_norm);
+  s.image_size = Field<int>(v, "image_size", s.image_size, is_new, Range::Between(1, 1 << 16));
+  s.window_size = v.Get<int>("window_size", s.window_size, Range::Between(0, 1 << 16));
+  if (auto full = v.FindList<int>("full_attention_layers", Range::Between(0, 10000)))
+    s.full_attention_layers = *full;
+  s.select_layer = v.Get<int>("select_layer", s.select_layer, Range::Between(-10000, -1));
+  v.Finish();
+}
+
+void ReadProjector(const MapReader& p, model::ProjectorSpec& s) {
+  s.spatial_merge = p.Get<int>("spatial_merge", s.spatial_merge, Range::Between(1, 64));
+  s.norm = p.GetEnum("norm", s.norm,
+                     {{"none", model::ProjectorNorm::kNone},
+                      {"layernorm", model::ProjectorNorm::kLayerNorm},
+                      {"rmsnorm", model::ProjectorNorm::kRmsNorm}});
+  s.norm_merged = p.Get<bool>("norm_merged", s.norm_merged);
+  s.hidden = p.Get<int>("hidden", s.hidden, Range::Between(0, 1 << 22));
+  s.bias = p.Get<bool>("bias", s.bias);
+  p.Finish();
+}
+
+}  // namespace
+
+namespace internal {
+
+std::vector<Pending<model::MultimodalSpec>> ReadMultimodalEntries(
+    const MapReader& root, const model::MultimodalCatalog& multimodal) {
+  std::vector<Pending<model::MultimodalSpec>> out;
+  for (const MapReader& e : root.SectionList("multimodal_models")) {
+    const model::MultimodalSpec* found = nullptr;
+    if (auto name = e.Find<std::string>("name")) {
+      if (auto r = multimodal.Find(*name); r.ok()) found = *r;
+    }
+    model::MultimodalSpec spec = StartEntry(e, found);
+    const bool is_new = found == nullptr;
+    spec.llm_name = Field<std::string>(e, "llm", spec.llm_name, is_new);
+    const MapReader vision = e.Section("vision");
+    if (vision.present()) {
+      ReadVision(vision, spec.vision, is_new);
+    } else if (is_new) {
+      e.AddError("vision", "a new multimodal model needs a vision: section (layers, hidden, heads, ...)");
+    }
+    const MapReader projector = e.Section("projector");
+    if (projector.present()) ReadProjector(projector, spec.projector);
+    e.Finish();
+    out.push_back({e, std::move(spec)});
+  }
+  return out;
+}
+
+Status ResolveMultimodalLlms(std::vector<Pending<model::MultimodalSpec>>& pending,
+                             const model::ModelCatalog& models) {
+  for (auto& p : pending) {
+    auto llm = models.Find(p.spec.llm_name);
+    if (!llm.ok()) return p.entry.ErrorAt("llm", llm.error().message);
+    p.spec.llm = **llm;
+    p.spec.llm_name = (*llm)->name;
+  }
+  return Status::Ok();
+}
+
+}  // namespace internal
 }  // namespace dlsim::io

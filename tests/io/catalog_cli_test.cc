@@ -56,6 +56,22 @@ TEST(CatalogCliTest, ShowByAliasAndOtherKinds) {
   EXPECT_NE(Dlsim("catalog show llama2-7b").second.find("6.7384 B"), std::string::npos);
 }
 
+TEST(CatalogCliTest, MultimodalModels) {
+  auto [code, out] = Dlsim("catalog show qwen2.5-vl-7b");
+  ASSERT_EQ(code, 0) << out;
+  for (const char* s : {"qwen2.5-7b", "windows of 64 patches, full in layers 7,15,23,31", "2 x 2 merge",
+                        "8.2922 B", "LLM tokens per image"})
+    EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
+  auto [lc, list] = Dlsim("catalog list multimodal");
+  ASSERT_EQ(lc, 0) << list;
+  for (const char* s : {"llava-1.5-7b", "llava-1.5-13b", "internvl2.5-38b", "Tokens / image"})
+    EXPECT_NE(list.find(s), std::string::npos) << s << "\n" << list;
+  EXPECT_EQ(list.find("h100-sxm5-80gb"), std::string::npos);
+  auto [jc, json] = Dlsim("catalog show internvl2.5-38b --json");
+  ASSERT_EQ(jc, 0);
+  EXPECT_NE(json.find("\"llm_tokens_per_image\": 256"), std::string::npos) << json;
+}
+
 TEST(CatalogCliTest, UnknownNameFailsWithSuggestion) {
   auto [code, out] = Dlsim("catalog show h100-sxm5-80g");
   EXPECT_EQ(code, 1);

@@ -119,6 +119,36 @@ ordered_json ModelJson(const model::ModelSpec& m) {
           {"parameters", m.ParameterCount()}};
 }
 
+ordered_json MultimodalJson(const model::MultimodalSpec& m) {
+  const model::VisionEncoderSpec& v = m.vision;
+  return {{"kind", "multimodal_model"},
+          {"name", m.name},
+          {"aliases", m.aliases},
+          {"source", m.source},
+          {"llm", m.llm_name},
+          {"vision",
+           {{"layers", v.layers},
+            {"computed_layers", v.ComputedLayers()},
+            {"hidden", v.hidden},
+            {"heads", v.heads},
+            {"ffn_hidden", v.ffn_hidden},
+            {"patch_size", v.patch_size},
+            {"image_size", v.image_size},
+            {"tokens_per_image", v.TokensPerImage()},
+            {"window_patches", v.WindowPatches()},
+            {"full_attention_layers", v.full_attention_layers},
+            {"parameters", v.ParameterCount()}}},
+          {"projector",
+           {{"spatial_merge", m.projector.spatial_merge},
+            {"norm", model::ProjectorNormName(m.projector.norm)},
+            {"input", m.ProjectorInputWidth()},
+            {"hidden", m.ProjectorHidden()},
+            {"parameters", m.ProjectorParameters()}}},
+          {"llm_tokens_per_image", m.LlmTokensPerImage()},
+          {"llm_parameters", m.llm.ParameterCount()},
+          {"parameters", m.ParameterCount()}};
+}
+
 // --- terminal tables ------------------------------------------------------------------------------
 
 report::Table GpuTable(const hw::Catalog& c) {
@@ -171,6 +201,22 @@ report::Table ModelTable(const model::ModelCatalog& c) {
               std::to_string(m->hidden), std::to_string(m->heads), std::to_string(m->kv_heads),
               std::to_string(m->ffn_hidden), std::to_string(m->vocab), m->gated_mlp ? "gated" : "plain",
               Num(m->ParameterCount() * 1e-9, 4)});
+  }
+  return t;
+}
+
+report::Table MultimodalTable(const model::MultimodalCatalog& c) {
+  report::Table t("Multimodal models");
+  t.AddColumn("Name")
+      .AddColumn("LLM")
+      .AddColumn("ViT layers")
+      .AddColumn("ViT hidden")
+      .AddColumn("Image", "px");
+  t.AddColumn("Tokens / image").AddColumn("Vision", "B").AddColumn("Params", "B");
+  for (const model::MultimodalSpec* m : c.Models()) {
+    t.AddRow({m->name, m->llm_name, std::to_string(m->vision.layers), std::to_string(m->vision.hidden),
+              std::to_string(m->vision.image_size), std::to_string(m->LlmTokensPerImage()),
+              Num(m->vision.ParameterCount() * 1e-9, 4), Num(m->ParameterCount() * 1e-9, 4)});
   }
   return t;
 }
@@ -290,9 +336,36 @@ void PrintModel(const model::ModelSpec& m) {
        {"MoE layer parameters", Num(m.MoeLayerParameters() * 1e-6, 5) + " M"}});
 }
 
+void PrintMultimodal(const model::MultimodalSpec& m) {
+  const model::VisionEncoderSpec& v = m.vision;
+  std::vector<std::string> full;
+  for (int i : v.full_attention_layers) full.push_back(std::to_string(i));
+  std::cout << FieldTable(
+      "Multimodal model " + m.name,
+      {{"name", m.name},
+       {"aliases", Aliases(m.aliases)},
+       {"LLM", fmt::format("{} ({} B)", m.llm_name, Num(m.llm.ParameterCount() * 1e-9, 5))},
+       {"vision layers",
+        fmt::format("{} ({} run: select_layer {})", v.layers, v.ComputedLayers(), v.select_layer)},
+       {"vision hidden", fmt::format("{}, {} heads, FFN {} ({})", v.hidden, v.heads, v.ffn_hidden,
+                                     v.gated_mlp ? "gated" : "2 matrices")},
+       {"patches", fmt::format("{} px patches of {} px images: {} tokens per image in the encoder",
+                               v.patch_size, v.image_size, v.TokensPerImage())},
+       {"attention", v.WindowPatches() > 0 ? fmt::format("windows of {} patches, full in layers {}",
+                                                         v.WindowPatches(), Join(full, ","))
+                                           : "full"},
+       {"projector",
+        fmt::format("{} x {} merge, {} -> {} -> {}", m.projector.spatial_merge, m.projector.spatial_merge,
+                    m.ProjectorInputWidth(), m.ProjectorHidden(), m.llm.hidden)},
+       {"LLM tokens per image", std::to_string(m.LlmTokensPerImage())},
+       {"parameters", fmt::format("{} B (vision {} B, projector {} M)", Num(m.ParameterCount() * 1e-9, 5),
+                                  Num(v.ParameterCount() * 1e-9, 5), Num(m.ProjectorParameters() * 1e-6, 5))},
+       {"source", m.source}});
+}
+
 // --- commands ---------------------------------------------------------------------------------------
 
-const std::vector<std::string> kKinds = {"gpus", "nodes", "networks", "models"};
+const std::vector<std::string> kKinds = {"gpus", "nodes", "networks", "models", "multimodals"};
 
 catalog::Catalogs Load(const GlobalOptions& global) {
   Result<catalog::Catalogs> c = io::LoadCatalogs(global.catalog_files);
@@ -317,6 +390,8 @@ void RunList(std::string kind, bool json, const GlobalOptions& global) {
       for (const auto* w : c.hardware.Networks()) j["networks"].push_back(NetworkJson(*w));
     if (want("models"))
       for (const auto* m : c.models.Models()) j["models"].push_back(ModelJson(*m));
+    if (want("multimodals"))
+      for (const auto* m : c.multimodal.Models()) j["multimodal_models"].push_back(MultimodalJson(*m));
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -325,6 +400,7 @@ void RunList(std::string kind, bool json, const GlobalOptions& global) {
   if (want("nodes")) tables.push_back(NodeTable(c.hardware));
   if (want("networks")) tables.push_back(NetworkTable(c.hardware));
   if (want("models")) tables.push_back(ModelTable(c.models));
+  if (want("multimodals")) tables.push_back(MultimodalTable(c.multimodal));
   for (size_t i = 0; i < tables.size(); ++i) std::cout << (i ? "\n" : "") << tables[i];
 }
 
@@ -342,8 +418,11 @@ void RunShow(const std::string& name, bool json, const GlobalOptions& global) {
   if (auto w = c.hardware.FindNetwork(name); w.ok())
     return emit(NetworkJson(**w), [&] { PrintNetwork(**w); });
   if (auto m = c.models.Find(name); m.ok()) return emit(ModelJson(**m), [&] { PrintModel(**m); });
+  if (auto m = c.multimodal.Find(name); m.ok())
+    return emit(MultimodalJson(**m), [&] { PrintMultimodal(**m); });
   std::vector<std::string> all = c.hardware.GpuNamesAndAliases();
-  for (const auto& v : {c.hardware.NodeNames(), c.hardware.NetworkNames(), c.models.NamesAndAliases()}) {
+  for (const auto& v : {c.hardware.NodeNames(), c.hardware.NetworkNames(), c.models.NamesAndAliases(),
+                        c.multimodal.Names()}) {
     all.insert(all.end(), v.begin(), v.end());
   }
   std::string msg = "unknown catalog entry '" + name + "'";
@@ -364,7 +443,8 @@ void AddCatalogCommands(CLI::App& app, GlobalOptions& global) {
   };
   auto list_args = std::make_shared<ListArgs>();
   auto* list = cmd->add_subcommand("list", "Tables of GPUs, nodes, networks and models with key numbers");
-  list->add_option("kind", list_args->kind, "Restrict to one kind: gpus, nodes, networks or models");
+  list->add_option("kind", list_args->kind,
+                   "Restrict to one kind: gpus, nodes, networks, models or multimodal");
   list->add_flag("--json", list_args->json, "Print JSON (keys as in the catalog YAML) instead of tables");
   list->fallthrough();
   list->callback([list_args, &global] { RunList(list_args->kind, list_args->json, global); });

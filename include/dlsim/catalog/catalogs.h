@@ -14,6 +14,7 @@
 #include "dlsim/cost/training_calibration.h"
 #include "dlsim/hw/catalog.h"
 #include "dlsim/model/model_spec.h"
+#include "dlsim/model/multimodal.h"
 #include "dlsim/net/calibration.h"
 
 namespace dlsim::catalog {
@@ -21,6 +22,8 @@ namespace dlsim::catalog {
 struct Catalogs {
   hw::Catalog hardware;
   model::ModelCatalog models;
+  // Vision encoder + projector + LLM models (`multimodal_models:`), their LLMs resolved from `models`.
+  model::MultimodalCatalog multimodal;
   // Kernel-level compute constants (data/calibration/compute.yaml): what `serve` prices with.
   cost::ComputeCalibration compute;
   // Collective constants fitted on nccl-tests (data/calibration/network.yaml).
