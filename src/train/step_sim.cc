@@ -242,11 +242,13 @@ class StepRun {
       deliver();
       return;
     }
-    TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), prog_.p2p);
+    const int from_vs = forward ? to_vs - 1 : to_vs + 1;
+    const Duration d = prog_.p2p_time ? prog_.p2p_time(x, from_vs, mb, forward) : prog_.p2p;
+    TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), d);
     if (sink_)
       Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp",
-           start, prog_.p2p);
-    q_.Schedule(start + prog_.p2p, deliver);
+           start, d);
+    q_.Schedule(start + d, deliver);
   }
 
   // A bucket is reduced once every replica has produced it (the collective spans them all).

@@ -67,6 +67,18 @@ TEST(StepSimTest, P2pDelaysAddPerHop) {
   EXPECT_EQ(t.step_time, Micros(10 + 5 + 10 + 20 + 5 + 20));
 }
 
+// p2p_time prices each transfer by the stage it leaves and its direction (heterogeneous stages, issue 15).
+TEST(StepSimTest, PerTransferP2pTimes) {
+  StepProgram prog = Uniform("1f1b", 2, 1, 1, Micros(10), Micros(20));
+  prog.p2p = Micros(1000);  // ignored once p2p_time is set
+  prog.p2p_time = [](int, int from_vs, int, bool forward) {
+    EXPECT_EQ(from_vs, forward ? 0 : 1);
+    return forward ? Micros(5) : Micros(7);
+  };
+  StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.step_time, Micros(10 + 5 + 10 + 20 + 7 + 20));
+}
+
 TEST(StepSimTest, GradReductionOverlapsBackward) {
   StepProgram prog = Uniform("1f1b", 1, 1, 2, Micros(10), Micros(20));
   prog.buckets = {{GradBucket{0, 0.5, Micros(15)}, GradBucket{0, 1.0, Micros(15)}}};

@@ -26,6 +26,7 @@
 #include "dlsim/serve/router.h"
 #include "dlsim/serve/scheduler.h"
 #include "dlsim/train/expert_routing.h"
+#include "dlsim/train/mm_schedule.h"
 #include "dlsim/train/pipeline_schedule.h"
 
 namespace dlsim::cli {
@@ -49,6 +50,8 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
   std::map<std::string, std::function<RegistryEntries()>> kinds;
   kinds["pipeline-schedule"] =
       Kind<train::PipelineScheduleRegistry>("pipeline-schedule", train::RegisterPipelineSchedules);
+  kinds["mm-schedule"] =
+      Kind<train::MmSchedulePolicyRegistry>("mm-schedule", train::RegisterMmSchedulePolicies);
   kinds["routing-skew"] = Kind<train::RoutingSkewRegistry>("routing-skew", train::RegisterRoutingSkews);
   kinds["compute-model"] = Kind<cost::ComputeModelRegistry>("compute-model", cost::RegisterComputeModels);
   kinds["collective-model"] =

@@ -88,6 +88,13 @@ class ChunkCostModel {
   std::vector<ChunkCosts> PriceRouted(const std::vector<int64_t>& shard_tokens, RoutedCache& cache) const;
   const MoeVolumes& moe_volumes() const { return moe_; }
 
+  // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
+  // operators, then tensor- and context-parallel communication, the host floor and recomputation. What Get()
+  // and Price() assemble chunks from; public so that models built of several modules (model/multimodal.h)
+  // price their own layers the same way.
+  LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer,
+                     int64_t shard_tokens = 0) const;
+
  private:
   struct LoadCosts {
     LayerCost layer, embed, head;
@@ -96,10 +103,6 @@ class ChunkCostModel {
   // MoE layers of a virtual stage, grouped by cost: (cost, how many layers).
   using MoeGroups = std::vector<std::pair<const LayerCost*, int>>;
   LoadCosts PriceLoad(const data::Load& load) const;
-  // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
-  // operators, then tensor- and context-parallel communication, the host floor and recomputation.
-  LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer,
-                     int64_t shard_tokens = 0) const;
   // Adds the recomputation mode's re-run forward (`attn_flops` under selective) to the backward of `lc`, and
   // under full recomputation sizes the kept layer input of `tokens` tokens.
   void FoldRecompute(LayerCost& lc, double tokens, Flops attn_flops, bool layer) const;

@@ -59,7 +59,11 @@ struct StepProgram {
   // Null: every micro-batch keeps its activations (peak_in_flight counts forwarded, not yet backwarded
   // ones). A micro-batch that does not keep them counts only while its backward runs.
   KeepsActivationsFn keeps_activations;
-  Duration p2p;                                  // one activation (or its gradient) to the next stage
+  Duration p2p;  // one activation (or its gradient) to the next stage
+  // Null: every transfer takes `p2p`. Else the time of the transfer that leaves virtual stage `from_vs` for a
+  // neighbour (forward: to from_vs + 1, backward: to from_vs - 1) for micro-batch `mb` of `replica`: stages
+  // of a heterogeneous pipeline (a vision encoder's and an LLM's) pass activations of different sizes.
+  std::function<Duration(int replica, int from_vs, int mb, bool forward)> p2p_time;
   std::vector<std::vector<GradBucket>> buckets;  // [rank]
   bool overlap_grad_reduce = true;               // false: reductions start after the last backward
   std::vector<Duration> optimizer;               // [rank] optimizer step
