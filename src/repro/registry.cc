@@ -29,6 +29,7 @@ void RegisterCdmpp(ReproRegistry& reg);            // repro_cdmpp.cc
 void RegisterRlhfuse(ReproRegistry& reg);          // repro_rlhfuse.cc
 void RegisterTapas(ReproRegistry& reg);            // repro_tapas.cc
 void RegisterStepAudio(ReproRegistry& reg);        // repro_step_audio.cc
+void RegisterPipeWeaver(ReproRegistry& reg);       // repro_pipeweaver.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -57,6 +58,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterRlhfuse(reg);
   RegisterTapas(reg);
   RegisterStepAudio(reg);
+  RegisterPipeWeaver(reg);
 }
 
 }  // namespace dlsim::repro
