@@ -79,16 +79,25 @@ double ModalityMix::MeanTextTokens() const {
   return mean;
 }
 
+namespace {
+
+Status CheckSamples(const std::vector<model::MultimodalSample>& samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const auto& s = samples[i];
+    if (s.images < 0 || s.text_tokens < 0 || (s.images == 0 && s.text_tokens == 0))
+      return Error::InvalidArgument("modality sample " + std::to_string(i) +
+                                    ": images and text_tokens must be >= 0 and not both 0");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ModalityMix> MakeModalityMix(const ModalityMixSpec& spec) {
   ModalityMix mix;
   mix.grouping_ = spec.grouping;
   if (!spec.samples.empty()) {
-    for (size_t i = 0; i < spec.samples.size(); ++i) {
-      const auto& s = spec.samples[i];
-      if (s.images < 0 || s.text_tokens < 0 || (s.images == 0 && s.text_tokens == 0))
-        return Error::InvalidArgument("modality sample " + std::to_string(i) +
-                                      ": images and text_tokens must be >= 0 and not both 0");
-    }
+    DLSIM_RETURN_IF_ERROR(CheckSamples(spec.samples));
     mix.samples_ = spec.samples;
     return mix;
   }

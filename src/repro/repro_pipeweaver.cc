@@ -130,6 +130,63 @@ double VisionShare(const train::MultimodalCostModel& cost, const train::MmPartit
   return share;
 }
 
+// The four policies of a point, prepared on the calibration batches.
+struct Policies {
+  std::unique_ptr<train::MmSchedulePolicy> even, flat, fixed, weaver;
+};
+
+Result<Policies> PreparePolicies(train::MmEmulator& emu, const std::vector<train::MmBatch>& calibration) {
+  train::MmSchedulePolicyRegistry reg("mm-schedule");
+  train::RegisterMmSchedulePolicies(reg);
+  train::MmSearchOptions so;
+  so.move_scan = kMoveScan;
+  train::MmSearchOptions no_interleaving = so;
+  no_interleaving.chunks = {1};
+  Policies p;
+  DLSIM_ASSIGN_OR_RETURN(p.even, reg.Create("megatron-even", so));
+  DLSIM_ASSIGN_OR_RETURN(p.flat, reg.Create("static-best", no_interleaving));
+  DLSIM_ASSIGN_OR_RETURN(p.fixed, reg.Create("static-best", so));
+  DLSIM_ASSIGN_OR_RETURN(p.weaver, reg.Create("pipeweaver", so));
+  for (train::MmSchedulePolicy* policy : {p.even.get(), p.flat.get(), p.fixed.get(), p.weaver.get()})
+    DLSIM_RETURN_IF_ERROR(policy->Prepare(emu, calibration));
+  return p;
+}
+
+// Adds one evaluation batch's decisions (even, flat, static, dynamic) and its work to `pt`.
+void Accumulate(Point& pt, const model::MultimodalSpec& m, const train::MultimodalCostModel& cost, int pp,
+                const train::MmBatch& b, const train::MmDecision (&x)[4]) {
+  const train::MmDecision &e = x[0], &f = x[1], &s = x[2], &d = x[3];
+  const bool first = pt.work_max == 0;
+  pt.static_partition = s.partition.ToString();
+  auto idle = [&](const train::MmStep& step) { return step.bubble * step.step.ToSeconds() * pp; };
+  pt.even_s += e.step.step.ToSeconds();
+  pt.flat_s += f.step.step.ToSeconds();
+  pt.static_s += s.step.step.ToSeconds();
+  pt.dynamic_s += d.step.step.ToSeconds();
+  pt.even_idle += idle(e.step);
+  pt.flat_idle += idle(f.step);
+  pt.static_idle += idle(s.step);
+  pt.dynamic_idle += idle(d.step);
+  pt.max_batch_speedup = std::max(pt.max_batch_speedup, s.step.step / d.step.step);
+  pt.search_ms += d.search_ms;
+  pt.evaluations += d.evaluations;
+  double work = 0, vision = 0;
+  for (const auto& mb : b.micro_batches)
+    for (const model::MultimodalSample& sample : mb) {
+      const model::SampleFlops flops = model::MultimodalForwardFlops(m, sample);
+      work += flops.Total();
+      vision += flops.vision;
+    }
+  pt.flops += 3 * work;
+  pt.work_min = first ? work : std::min(pt.work_min, work);
+  pt.work_max = std::max(pt.work_max, work);
+  pt.vision_pct_min = std::min(pt.vision_pct_min, 100 * vision / work);
+  pt.vision_pct_max = std::max(pt.vision_pct_max, 100 * vision / work);
+  const double share = VisionShare(cost, d.partition);
+  pt.vision_share_min = std::min(pt.vision_share_min, share);
+  pt.vision_share_max = std::max(pt.vision_share_max, share);
+}
+
 Result<Point> RunPoint(const catalog::Catalogs& cat, const model::MultimodalSpec& m, const MixCase& mc,
                        int pp) {
   DLSIM_ASSIGN_OR_RETURN(const train::TrainOptions o, Options(cat, m, pp));
@@ -142,62 +199,19 @@ Result<Point> RunPoint(const catalog::Catalogs& cat, const model::MultimodalSpec
   const std::vector<train::MmBatch> calibration =
       DrawBatches(mix, mc, calibration_rng, kCalibrationBatches, per_image);
   const std::vector<train::MmBatch> batches = DrawBatches(mix, mc, batch_rng, kBatches, per_image);
-
-  train::MmSchedulePolicyRegistry reg("mm-schedule");
-  train::RegisterMmSchedulePolicies(reg);
-  train::MmSearchOptions so;
-  so.move_scan = kMoveScan;
-  DLSIM_ASSIGN_OR_RETURN(auto even, reg.Create("megatron-even", so));
-  DLSIM_ASSIGN_OR_RETURN(auto fixed, reg.Create("static-best", so));
-  DLSIM_ASSIGN_OR_RETURN(auto weaver, reg.Create("pipeweaver", so));
-  train::MmSearchOptions no_interleaving = so;
-  no_interleaving.chunks = {1};
-  DLSIM_ASSIGN_OR_RETURN(auto flat, reg.Create("static-best", no_interleaving));
   train::MmEmulator emu(cost, pp);
-  DLSIM_RETURN_IF_ERROR(even->Prepare(emu, calibration));
-  DLSIM_RETURN_IF_ERROR(flat->Prepare(emu, calibration));
-  DLSIM_RETURN_IF_ERROR(fixed->Prepare(emu, calibration));
-  DLSIM_RETURN_IF_ERROR(weaver->Prepare(emu, calibration));
+  DLSIM_ASSIGN_OR_RETURN(Policies policies, PreparePolicies(emu, calibration));
   emu.ResetStats();  // the per-batch search's reuse: across its candidates and across the batches
-
   Point pt;
-  bool first = true;
   for (const train::MmBatch& b : batches) {
-    DLSIM_ASSIGN_OR_RETURN(const train::MmDecision e, even->Schedule(emu, b));
-    DLSIM_ASSIGN_OR_RETURN(const train::MmDecision f, flat->Schedule(emu, b));
-    DLSIM_ASSIGN_OR_RETURN(const train::MmDecision s, fixed->Schedule(emu, b));
-    DLSIM_ASSIGN_OR_RETURN(const train::MmDecision d, weaver->Schedule(emu, b));
-    if (!e.step.feasible || !f.step.feasible || !s.step.feasible || !d.step.feasible)
-      return Error::Infeasible("pipeweaver: a schedule does not run: " + s.step.reason + d.step.reason);
-    pt.static_partition = s.partition.ToString();
-    auto idle = [&](const train::MmStep& x) { return x.bubble * x.step.ToSeconds() * pp; };
-    pt.even_s += e.step.step.ToSeconds();
-    pt.flat_s += f.step.step.ToSeconds();
-    pt.flat_idle += idle(f.step);
-    pt.static_s += s.step.step.ToSeconds();
-    pt.dynamic_s += d.step.step.ToSeconds();
-    pt.even_idle += idle(e.step);
-    pt.static_idle += idle(s.step);
-    pt.dynamic_idle += idle(d.step);
-    pt.max_batch_speedup = std::max(pt.max_batch_speedup, s.step.step / d.step.step);
-    pt.search_ms += d.search_ms;
-    pt.evaluations += d.evaluations;
-    double work = 0, vision = 0;
-    for (const auto& mb : b.micro_batches)
-      for (const model::MultimodalSample& x : mb) {
-        const model::SampleFlops f = model::MultimodalForwardFlops(m, x);
-        work += f.Total();
-        vision += f.vision;
-      }
-    pt.flops += 3 * work;
-    pt.work_min = first ? work : std::min(pt.work_min, work);
-    pt.work_max = std::max(pt.work_max, work);
-    pt.vision_pct_min = std::min(pt.vision_pct_min, 100 * vision / work);
-    pt.vision_pct_max = std::max(pt.vision_pct_max, 100 * vision / work);
-    const double share = VisionShare(cost, d.partition);
-    pt.vision_share_min = std::min(pt.vision_share_min, share);
-    pt.vision_share_max = std::max(pt.vision_share_max, share);
-    first = false;
+    train::MmDecision x[4];
+    int i = 0;
+    for (train::MmSchedulePolicy* policy :
+         {policies.even.get(), policies.flat.get(), policies.fixed.get(), policies.weaver.get()}) {
+      DLSIM_ASSIGN_OR_RETURN(x[i], policy->Schedule(emu, b));
+      if (!x[i++].step.feasible) return Error::Infeasible("pipeweaver: a schedule does not run");
+    }
+    Accumulate(pt, m, cost, pp, b, x);
   }
   pt.stats = emu.stats();
   return pt;

@@ -131,7 +131,14 @@ MmStep MmEmulator::Emulate(const MmPartition& p, const MmBatch& batch) {
       return it->second;
     }
   }
-  const int stages = static_cast<int>(p.units.size());
+  out = Simulate(p, *order, costs, ids);
+  if (reuse_) steps_.emplace(step_key, out);
+  return out;
+}
+
+MmStep MmEmulator::Simulate(const MmPartition& p, const PipeOrder& order,
+                            const std::vector<MmUnitCosts>& costs, const std::vector<int>& ids) {
+  const int stages = static_cast<int>(p.units.size()), m = static_cast<int>(costs.size());
   std::vector<std::vector<StageTask>> tasks(stages, std::vector<StageTask>(m));
   std::vector<std::vector<Duration>> p2p(stages, std::vector<Duration>(m));
   int first = 0;
@@ -144,7 +151,7 @@ MmStep MmEmulator::Emulate(const MmPartition& p, const MmBatch& batch) {
   }
   StepProgram prog;
   prog.shape = {pp_, p.chunks, m};
-  prog.orders = {*order};
+  prog.orders = {order};
   prog.task_cost = [&](int, int r, const PipeTask& t) {
     const StageTask& s = tasks[VirtualStage(r, t.chunk, pp_)][t.micro_batch];
     return t.forward ? s.fwd : s.bwd;
@@ -154,6 +161,7 @@ MmStep MmEmulator::Emulate(const MmPartition& p, const MmBatch& batch) {
   };
   ++stats_.simulations;
   const StepTimeline tl = SimulateStep(prog, nullptr);
+  MmStep out;
   out.step = tl.step_time;
   Duration busy = Duration::Zero();
   for (const RankTimeline& r : tl.ranks) {
@@ -163,7 +171,6 @@ MmStep MmEmulator::Emulate(const MmPartition& p, const MmBatch& batch) {
   }
   const double capacity = out.step.ToSeconds() * pp_;
   out.bubble = capacity > 0 ? 1.0 - busy.ToSeconds() / capacity : 0;
-  if (reuse_) steps_.emplace(step_key, out);
   return out;
 }
 

@@ -247,39 +247,34 @@ class PipeWeaver : public StaticBest {
 
 }  // namespace
 
-Result<MmDecision> SearchPartition(MmEmulator& emu, const std::vector<const MmBatch*>& batches,
-                                   const MmPartition* start, const MmSearchOptions& o) {
-  const Clock::time_point t0 = Clock::now();
-  Objective f(emu, batches);
-  const MultimodalCostModel& cost = emu.cost();
-  const int pp = emu.pp(), n = cost.units();
-  if (SpaceSize(n, pp, o.chunks) <= static_cast<double>(o.exhaustive_limit)) {
-    std::optional<Scored> best;
-    if (start)
-      if (const std::optional<Duration> obj = f(*start)) best = Scored{*start, *obj};
-    std::string found_by = "start";
-    for (int v : o.chunks) {
-      if (pp * v > n) continue;
-      std::vector<int> cur;
-      Compositions(n, pp * v, cur, [&] {
-        const MmPartition p{v, cur};
-        const std::optional<Duration> obj = f(p);
-        if (obj && (!best || *obj < best->obj)) {
-          best = Scored{p, *obj};
-          found_by = "exhaustive";
-        }
-      });
-    }
-    if (!best) return Error::Infeasible("no partition runs: " + f.reason);
-    MmDecision d;
-    d.partition = best->p;
-    d.evaluations = f.evaluations;
-    if (batches.size() == 1) d.step = emu.Emulate(best->p, *batches.front());
-    d.found_by = found_by;
-    d.search_ms = Ms(t0);
-    return d;
+namespace {
+
+using Found = std::pair<Scored, std::string>;  // a candidate and what produced it
+using Pool = std::vector<Found>;
+
+// Every partition of the space, after the start (which ties keep).
+std::optional<Found> Exhaustive(Objective& f, int n, int pp, const MmPartition* start,
+                                const std::vector<int>& chunks) {
+  std::optional<Found> best;
+  if (start)
+    if (const std::optional<Duration> obj = f(*start)) best = Found{{*start, *obj}, "start"};
+  for (int v : chunks) {
+    if (pp * v > n) continue;
+    std::vector<int> cur;
+    Compositions(n, pp * v, cur, [&] {
+      const MmPartition p{v, cur};
+      const std::optional<Duration> obj = f(p);
+      if (obj && (!best || *obj < best->first.obj)) best = Found{{p, *obj}, "exhaustive"};
+    });
   }
-  std::vector<std::pair<Scored, std::string>> pool;  // candidates and the level that produced them
+  return best;
+}
+
+// Levels 1 and 2, with the start and the even splits: the candidates that run, best first.
+Pool OrderingAndInterleaving(Objective& f, const MultimodalCostModel& cost, int pp, const MmPartition* start,
+                             const MmSearchOptions& o) {
+  const int n = cost.units();
+  Pool pool;
   auto consider = [&](const MmPartition& p, const char* level) {
     if (!IsValidPartition(p, n, pp)) return;
     if (const std::optional<Duration> obj = f(p)) pool.push_back({{p, *obj}, level});
@@ -287,57 +282,68 @@ Result<MmDecision> SearchPartition(MmEmulator& emu, const std::vector<const MmBa
   if (start) consider(*start, "start");
   for (int v : o.chunks)
     if (pp * v <= n) consider(EvenPartition(n, pp, v), "ordering+interleaving");
-  // Levels 1 and 2: the projector with the vision segment or with the LLM's; v; stages per segment.
+  // The projector with the vision segment or with the LLM's; v; stages per segment.
   const std::vector<double> unit_load = f.UnitLoads();
   const int max_v = o.chunks.empty() ? 1 : *std::max_element(o.chunks.begin(), o.chunks.end());
   for (int with_vision = 1; with_vision >= 0; --with_vision) {
     const int gv = cost.projector_unit() + with_vision;  // units of the vision segment
     if (gv < 1 || gv >= n) continue;
     const BalancedSplits vision(unit_load, 0, gv, pp * max_v), llm(unit_load, gv, n, pp * max_v);
-    for (int v : o.chunks) {
-      const int stages = pp * v;
-      for (int kv = 1; kv < stages; ++kv) {
-        const std::vector<int> a = vision.Split(kv), b = llm.Split(stages - kv);
-        if (a.empty() || b.empty()) continue;
-        consider(Concat(v, a, b), "ordering+interleaving");
+    for (int v : o.chunks)
+      for (int kv = 1; kv < pp * v; ++kv) {
+        const std::vector<int> a = vision.Split(kv), b = llm.Split(pp * v - kv);
+        if (!a.empty() && !b.empty()) consider(Concat(v, a, b), "ordering+interleaving");
       }
-    }
   }
-  if (pool.empty()) return Error::Infeasible("no partition runs: " + f.reason);
   std::stable_sort(pool.begin(), pool.end(),
-                   [](const auto& a, const auto& b) { return a.first.obj < b.first.obj; });
-  // Level 3 from the best `keep` distinct candidates and the start.
-  std::vector<std::pair<Scored, std::string>> starts;
-  for (const auto& c : pool) {
+                   [](const Found& a, const Found& b) { return a.first.obj < b.first.obj; });
+  return pool;
+}
+
+// Level 3 from the best `keep` distinct candidates of `pool` (not empty) and the start; never worse than the
+// start (ties keep it).
+Found Refine(Objective& f, const Pool& pool, int pp, const MmPartition* start, const MmSearchOptions& o) {
+  Pool starts;
+  auto listed = [&](const MmPartition& p) {
+    return std::any_of(starts.begin(), starts.end(), [&](const Found& s) { return s.first.p == p; });
+  };
+  for (const Found& c : pool) {
     if (static_cast<int>(starts.size()) >= o.keep) break;
-    const bool dup =
-        std::any_of(starts.begin(), starts.end(), [&](const auto& s) { return s.first.p == c.first.p; });
-    if (!dup) starts.push_back(c);
+    if (!listed(c.first.p)) starts.push_back(c);
   }
-  if (start && std::none_of(starts.begin(), starts.end(), [&](const auto& s) { return s.first.p == *start; }))
-    for (const auto& c : pool)
-      if (c.first.p == *start) starts.push_back(c);
-  Scored best = pool.front().first;
-  std::string found_by = pool.front().second;
+  const Found* start_found = nullptr;
+  for (const Found& c : pool)
+    if (start && c.first.p == *start) start_found = &c;
+  if (start_found && !listed(*start)) starts.push_back(*start_found);
+  Found best = pool.front();
   for (const auto& [s, level] : starts) {
     const Scored moved = LayerMoves(f, s, pp, o.max_moves, o.move_scan);
-    if (moved.obj < best.obj) {
-      best = moved;
-      found_by = moved.obj < s.obj ? "layer moves" : level;
-    }
+    if (moved.obj < best.first.obj) best = {moved, moved.obj < s.obj ? "layer moves" : level};
   }
-  if (start) {  // never worse than the start: ties keep it
-    for (const auto& c : pool)
-      if (c.first.p == *start && !(best.obj < c.first.obj)) {
-        best = c.first;
-        found_by = "start";
-      }
+  if (start_found && !(best.first.obj < start_found->first.obj)) best = {start_found->first, "start"};
+  return best;
+}
+
+}  // namespace
+
+Result<MmDecision> SearchPartition(MmEmulator& emu, const std::vector<const MmBatch*>& batches,
+                                   const MmPartition* start, const MmSearchOptions& o) {
+  const Clock::time_point t0 = Clock::now();
+  Objective f(emu, batches);
+  const int pp = emu.pp(), n = emu.cost().units();
+  std::optional<Found> best;
+  if (SpaceSize(n, pp, o.chunks) <= static_cast<double>(o.exhaustive_limit)) {
+    best = Exhaustive(f, n, pp, start, o.chunks);
+  } else {
+    const Pool pool = OrderingAndInterleaving(f, emu.cost(), pp, start, o);
+    if (!pool.empty()) best = Refine(f, pool, pp, start, o);
   }
+  if (!best) return Error::Infeasible("no partition runs: " + f.reason);
   MmDecision d;
-  d.partition = best.p;
+  d.partition = best->first.p;
   d.evaluations = f.evaluations;
-  if (batches.size() == 1) d.step = emu.Emulate(best.p, *batches.front());
-  d.found_by = found_by;
+  if (batches.size() == 1) d.step = emu.Emulate(d.partition, *batches.front());
+  d.found_by = best->second;
   d.search_ms = Ms(t0);
   return d;
 }

@@ -56,6 +56,19 @@ TEST(ModalityMixTest, PerBatchGroupingDrawsOneSourcePerBatch) {
   EXPECT_EQ(kinds.size(), 2u);  // both sources appear over the batches
 }
 
+TEST(ModalityMixTest, PackedBatchesFillTheTokenBudget) {
+  auto mix = MakeModalityMix(TwoSources(BatchGrouping::kPerSample));
+  ASSERT_TRUE(mix.ok());
+  Rng rng(5);
+  // Samples hold 100 + 256 (one image) or 2000 LLM tokens: drawn until 20,000 are reached.
+  const auto batch = mix->DrawPacked(rng, 20000, 256);
+  int64_t tokens = 0, last = 0;
+  for (const auto& s : batch) tokens += last = s.text_tokens + s.images * 256;
+  EXPECT_GE(tokens, 20000);
+  EXPECT_LT(tokens - last, 20000);  // the last sample crossed the budget
+  EXPECT_TRUE(mix->DrawPacked(rng, 0, 256).empty());
+}
+
 TEST(ModalityMixTest, SamplesFromAFile) {
   auto rows = ParseModalitySamples("# note\nimages,text_tokens,id\n2,300,a\n0,1500,b\n", "mix.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().message;

@@ -109,6 +109,9 @@ class MmEmulator {
   MmUnitCosts UnitCosts(const std::vector<model::MultimodalSample>& mb, int* content_id);
   StageTask Stage(int first, int count, const MmUnitCosts& c, int content_id);
   Result<PipeOrder> OrderFor(int chunks, int micro_batches);
+  // Prices every (stage, micro-batch) task of `p` and runs the step.
+  MmStep Simulate(const MmPartition& p, const PipeOrder& order, const std::vector<MmUnitCosts>& costs,
+                  const std::vector<int>& ids);
 
   const MultimodalCostModel& cost_;
   const int pp_;
