@@ -6,6 +6,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/edge_list.h"
+#include "dlsim/io/multitask_workload.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
@@ -78,7 +79,11 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
   if (!entry.ok()) return ReportError("repro", entry.error(), err);
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("repro", catalogs.error(), err);
-  auto r = (*entry)->Run(repro::ReproEnv{&*catalogs, args.graphs_dir, ReadEdgeList});
+  const catalog::Catalogs& cat = *catalogs;
+  auto read_multitask = [&cat](std::string_view yaml, const std::string& file_name) {
+    return io::ParseMultitaskWorkloads(yaml, file_name, cat.hardware, cat.models);
+  };
+  auto r = (*entry)->Run(repro::ReproEnv{&cat, args.graphs_dir, ReadEdgeList, read_multitask});
   if (!r.ok()) return ReportError("repro", r.error(), err);
   if (args.json) {
     out << report::DumpDeterministic(ReproJson(*r)) << "\n";

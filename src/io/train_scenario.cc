@@ -362,3 +362,11 @@ std::string SummarizeTrainOptions(const train::TrainOptions& o) {
 }
 
 }  // namespace dlsim::io
+
+namespace dlsim::io::internal {
+
+const hw::GpuSpec* ReadTrainHardware(const MapReader& h, const hw::Catalog& cat, train::HardwareOptions* o) {
+  return ReadHardware(h, cat, o);
+}
+
+}  // namespace dlsim::io::internal

@@ -30,6 +30,7 @@ void RegisterRlhfuse(ReproRegistry& reg);          // repro_rlhfuse.cc
 void RegisterTapas(ReproRegistry& reg);            // repro_tapas.cc
 void RegisterStepAudio(ReproRegistry& reg);        // repro_step_audio.cc
 void RegisterPipeWeaver(ReproRegistry& reg);       // repro_pipeweaver.cc
+void RegisterSpindle(ReproRegistry& reg);          // repro_spindle.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -59,6 +60,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterTapas(reg);
   RegisterStepAudio(reg);
   RegisterPipeWeaver(reg);
+  RegisterSpindle(reg);
 }
 
 }  // namespace dlsim::repro

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/multitask_workload.h"
 #include "dlsim/repro/reproduction.h"
 
 namespace dlsim::repro::testing {
@@ -18,7 +19,10 @@ inline ReproResult RunRepro(const std::string& name) {
   RegisterReproductions(reg);
   auto repro = reg.Create(name);
   EXPECT_TRUE(repro.ok());
-  Result<ReproResult> r = (*repro)->Run({cat});
+  auto read_multitask = [](std::string_view yaml, const std::string& file_name) {
+    return io::ParseMultitaskWorkloads(yaml, file_name, cat->hardware, cat->models);
+  };
+  Result<ReproResult> r = (*repro)->Run(ReproEnv{cat, "", {}, read_multitask});
   EXPECT_TRUE(r.ok()) << r.error().message;
   return *r;
 }

@@ -13,20 +13,29 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/registry.h"
 #include "dlsim/core/result.h"
 #include "dlsim/gnn/graph.h"
+#include "dlsim/multitask/options.h"
 
 namespace dlsim::repro {
 
 // What a reproduction may use: the catalogs and calibrations, loaded once by the command.
 struct ReproEnv {
   using EdgeListReader = std::function<Result<gnn::EdgeList>(const std::string& path, int skip_lines)>;
-  ReproEnv(const catalog::Catalogs* c, std::string dir = "",
-           EdgeListReader reader = {})  // NOLINT: {&catalogs}
-      : catalogs(c), graphs_dir(std::move(dir)), read_edge_list(std::move(reader)) {}
+  // Parses multi-task workloads from YAML text (io/multitask_workload.h against the catalogs); the
+  // second argument names the text in messages.
+  using MultitaskReader = std::function<Result<std::vector<multitask::MultitaskOptions>>(
+      std::string_view yaml, const std::string& file_name)>;
+  ReproEnv(const catalog::Catalogs* c, std::string dir = "", EdgeListReader reader = {},
+           MultitaskReader multitask = {})  // NOLINT: {&catalogs}
+      : catalogs(c),
+        graphs_dir(std::move(dir)),
+        read_edge_list(std::move(reader)),
+        read_multitask(std::move(multitask)) {}
 
   const catalog::Catalogs* catalogs = nullptr;  // borrowed, not null
   // Edge-list files a graph reproduction adds to its built-in graphs (`dlsim repro NAME --graphs DIR`):
@@ -34,6 +43,9 @@ struct ReproEnv {
   // parser; it skips `skip_lines` leading lines). Reproductions never open files themselves.
   std::string graphs_dir;
   EdgeListReader read_edge_list;
+  // The multi-task workload reader the command injects (a reproduction's workload zoo is YAML that it
+  // embeds; YAML is read in io, above this module). Empty: reproductions that need it fail.
+  MultitaskReader read_multitask;
 };
 
 struct ReproResult {

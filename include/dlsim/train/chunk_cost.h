@@ -87,6 +87,11 @@ class ChunkCostModel {
   // every i gives exactly the costs of Get().
   std::vector<ChunkCosts> PriceRouted(const std::vector<int64_t>& shard_tokens, RoutedCache& cache) const;
   const MoeVolumes& moe_volumes() const { return moe_; }
+  // The uniform micro-batch's costs of one transformer layer (a dense one for MoE models) and of the
+  // final norm + head + loss, on one GPU: the per-layer prices a scheduler of layer groups needs
+  // (multitask/scalability.h) without a chunk's embedding or head around them.
+  const LayerCost& uniform_layer_cost() const { return uniform_.layer; }
+  const LayerCost& uniform_head_cost() const { return uniform_.head; }
 
   // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
   // operators, then tensor- and context-parallel communication, the host floor and recomputation. What Get()
