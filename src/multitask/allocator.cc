@@ -33,6 +33,29 @@ Status CheckJobs(const std::vector<MalleableJob>& jobs, int budget) {
   return Status::Ok();
 }
 
+// Leftover devices: one grant at a time to the slowest job that some grant within `left` makes strictly
+// faster (the smallest such grant).
+void GrantLeftovers(const std::vector<std::vector<Duration>>& t, int budget, int left, Allocation& a) {
+  while (left > 0) {
+    int pick = -1, grant = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+      const int n = a.devices[i];
+      int g = 0;
+      for (int e = 1; e <= left && n + e <= budget && g == 0; ++e) {
+        if (t[i][n + e - 1] < a.time[i]) g = e;
+      }
+      if (g > 0 && (pick < 0 || a.time[i] > a.time[pick])) {
+        pick = static_cast<int>(i);
+        grant = g;
+      }
+    }
+    if (pick < 0) return;
+    a.devices[pick] += grant;
+    a.time[pick] = t[pick][a.devices[pick] - 1];
+    left -= grant;
+  }
+}
+
 }  // namespace
 
 Result<Allocation> AllocateMinMakespan(const std::vector<MalleableJob>& jobs, int budget) {
@@ -72,28 +95,7 @@ Result<Allocation> AllocateMinMakespan(const std::vector<MalleableJob>& jobs, in
     a.time[i] = t[i][a.devices[i] - 1];
     left -= a.devices[i];
   }
-  // Leftover devices: to the slowest job that some grant within `left` makes strictly faster.
-  while (left > 0) {
-    int pick = -1, grant = 0;
-    for (size_t i = 0; i < k; ++i) {
-      const int n = a.devices[i];
-      int g = 0;
-      for (int e = 1; e <= left && n + e <= budget; ++e) {
-        if (t[i][n + e - 1] < a.time[i]) {
-          g = e;
-          break;
-        }
-      }
-      if (g > 0 && (pick < 0 || a.time[i] > a.time[pick])) {
-        pick = static_cast<int>(i);
-        grant = g;
-      }
-    }
-    if (pick < 0) break;
-    a.devices[pick] += grant;
-    a.time[pick] = t[pick][a.devices[pick] - 1];
-    left -= grant;
-  }
+  GrantLeftovers(t, budget, left, a);
   a.makespan = *std::max_element(a.time.begin(), a.time.end());
   return a;
 }

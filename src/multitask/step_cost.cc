@@ -38,37 +38,31 @@ Holders CollectHolders(const SchedulerInputs& in, const Schedule& s, std::vector
   return h;
 }
 
-}  // namespace
-
-StepCost Evaluate(const SchedulerInputs& in, const Schedule& s) {
-  StepCost c;
-  const int n = s.budget;
-  c.waves = static_cast<int>(s.waves.size());
-  double busy = 0, flops = 0;
-  // Activations per task and device.
+// Activations per device: every slice's, all alive (or, task by task, the largest task's there).
+std::vector<double> ActivationMemory(const SchedulerInputs& in, const Schedule& s) {
   const size_t tasks = in.workload->tasks.size();
-  std::vector<std::vector<double>> act(tasks, std::vector<double>(static_cast<size_t>(n), 0.0));
+  std::vector<std::vector<double>> act(tasks, std::vector<double>(static_cast<size_t>(s.budget), 0.0));
   for (const Wave& w : s.waves) {
-    c.compute += w.fwd + w.bwd;
-    c.transfer += w.transfer * int64_t{2};
-    c.moved += w.moved * 2.0;
     for (const Slice& sl : w.slices) {
-      const ScalingCurve& curve = (*in.curves)[sl.op];
-      busy += static_cast<double>(sl.devices.count) * (sl.fwd + sl.bwd).ToSeconds();
-      flops += curve.model_flops.value() * sl.layers;
-      const double bytes = curve.at(sl.devices.count).saved.value() * sl.layers;
+      const double bytes = (*in.curves)[sl.op].at(sl.devices.count).saved.value() * sl.layers;
       for (int d = sl.devices.begin; d < sl.devices.end(); ++d) act[in.graph->ops[sl.op].task][d] += bytes;
     }
   }
-  std::vector<double> memory(static_cast<size_t>(n), 0.0);
-  for (int d = 0; d < n; ++d) {
+  std::vector<double> memory(static_cast<size_t>(s.budget), 0.0);
+  for (int d = 0; d < s.budget; ++d) {
     for (size_t t = 0; t < tasks; ++t)
       memory[d] = s.task_by_task ? std::max(memory[d], act[t][d]) : memory[d] + act[t][d];
   }
-  // Parameter synchronisation and parameter memory, from who holds each module layer.
+  return memory;
+}
+
+// Gradient buckets: parameters per (holders, smallest TP size); adds each holder's weights, gradients and
+// optimizer share to `memory`.
+std::map<std::pair<std::vector<bool>, int>, double> Buckets(const SchedulerInputs& in, const Schedule& s,
+                                                            std::vector<double>& memory) {
   std::vector<int> first;
   const Holders holders = CollectHolders(in, s, first);
-  std::map<std::pair<std::vector<bool>, int>, double> buckets;  // (holders, smallest tp) -> parameters
+  std::map<std::pair<std::vector<bool>, int>, double> buckets;
   for (size_t m = 0; m + 1 < first.size(); ++m) {
     const double params = in.workload->modules[m].LayerParameters();
     for (int l = first[m]; l < first[m + 1]; ++l) {
@@ -89,26 +83,50 @@ StepCost Evaluate(const SchedulerInputs& in, const Schedule& s) {
       buckets[{mask, tp}] += params;
     }
   }
-  if (in.ctx) {
-    const int g = std::max(1, in.ctx->gpus_per_node);
-    for (const auto& [key, params] : buckets) {
-      const auto& [mask, tp] = key;
-      int count = 0;
-      std::vector<int> per_node((n + g - 1) / g, 0);
-      for (int d = 0; d < n; ++d) {
-        if (!mask[d]) continue;
-        ++count;
-        ++per_node[d / g];
-      }
-      const int ranks = std::max(1, count / tp);
-      if (ranks <= 1) continue;
-      const int nodes =
-          static_cast<int>(std::count_if(per_node.begin(), per_node.end(), [](int x) { return x > 0; }));
-      const int ranks_per_node = std::clamp(ranks / std::max(1, nodes), 1, ranks);
-      c.sync += in.ctx->comm->Time(net::Collective::kAllReduce, Bytes(params * kGradBytes / tp),
-                                   {ranks, ranks_per_node}, in.ctx->fabric);
-      ++c.sync_buckets;
+  return buckets;
+}
+
+// One all-reduce of a bucket's gradients / tp over |holders| / tp ranks (zero for a single rank).
+Duration BucketSync(const train::StepContext& ctx, const std::vector<bool>& mask, int tp, double params) {
+  const int n = static_cast<int>(mask.size()), g = std::max(1, ctx.gpus_per_node);
+  int count = 0;
+  std::vector<int> per_node((n + g - 1) / g, 0);
+  for (int d = 0; d < n; ++d) {
+    if (!mask[d]) continue;
+    ++count;
+    ++per_node[d / g];
+  }
+  const int ranks = std::max(1, count / tp);
+  if (ranks <= 1) return Duration::Zero();
+  const int nodes =
+      static_cast<int>(std::count_if(per_node.begin(), per_node.end(), [](int x) { return x > 0; }));
+  const int ranks_per_node = std::clamp(ranks / std::max(1, nodes), 1, ranks);
+  return ctx.comm->Time(net::Collective::kAllReduce, Bytes(params * kGradBytes / tp), {ranks, ranks_per_node},
+                        ctx.fabric);
+}
+
+}  // namespace
+
+StepCost Evaluate(const SchedulerInputs& in, const Schedule& s) {
+  StepCost c;
+  const int n = s.budget;
+  c.waves = static_cast<int>(s.waves.size());
+  double busy = 0, flops = 0;
+  for (const Wave& w : s.waves) {
+    c.compute += w.fwd + w.bwd;
+    c.transfer += w.transfer * int64_t{2};
+    c.moved += w.moved * 2.0;
+    for (const Slice& sl : w.slices) {
+      busy += static_cast<double>(sl.devices.count) * (sl.fwd + sl.bwd).ToSeconds();
+      flops += (*in.curves)[sl.op].model_flops.value() * sl.layers;
     }
+  }
+  std::vector<double> memory = ActivationMemory(in, s);
+  for (const auto& [key, params] : Buckets(in, s, memory)) {
+    if (!in.ctx) continue;
+    const Duration t = BucketSync(*in.ctx, key.first, key.second, params);
+    c.sync += t;
+    if (t > Duration::Zero()) ++c.sync_buckets;
   }
   c.step = c.compute + c.transfer + c.sync;
   const double denom = static_cast<double>(n) * c.step.ToSeconds();

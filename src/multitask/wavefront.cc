@@ -125,81 +125,85 @@ bool Pack(const SchedulerInputs& in, const Locations& loc, ModuleNodes held, std
   return true;
 }
 
-// Places a wave's slices (see the file comment) and sets its transfer and moved bytes.
-void Place(const SchedulerInputs& in, const Locations& loc, const ModuleNodes& held, Wave& w) {
-  std::vector<Slice>& slices = w.slices;
-  const int k = static_cast<int>(slices.size());
-  const int g = held.g;
-  int used = 0, tp_max = 1;
-  for (const Slice& s : slices) {
-    used += s.config.devices();
-    tp_max = std::max(tp_max, s.config.tp);
-  }
-  // Where a slice's inputs are: its own previous range, else its first placed predecessor's.
-  auto home = [&](const Slice& s) {
-    if (s.first_layer > 0) return loc[s.op].begin;
-    int best = in.budget;
-    for (int p : in.graph->ops[s.op].preds)
-      if (loc[p].count > 0) best = std::min(best, loc[p].begin);
-    return best;
-  };
-  auto by = [&](auto key) {
-    std::vector<int> order(k);
-    for (int i = 0; i < k; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      if (slices[a].config.tp != slices[b].config.tp) return slices[a].config.tp > slices[b].config.tp;
-      return key(a) < key(b);
-    });
-    return order;
-  };
-  // Candidates, best by (nodes spanned beyond need, nodes added to those holding each slice's module,
-  // transfer, bytes moved); the first wins ties.
-  struct Choice {
-    int excess = 0, fresh = 0;
-    Duration transfer = Duration::Max();
-    double moved = 0;
-    std::vector<Slice> slices;
-  } best;
-  auto consider = [&](Duration t, double moved) {
-    int excess = 0, fresh = 0;
+// The best placement seen so far: fewest nodes spanned beyond need, then fewest nodes added to those
+// holding each slice's module, then shortest transfer, then fewest bytes moved; the first wins ties.
+struct Choice {
+  int excess = 0, fresh = 0;
+  Duration transfer = Duration::Max();
+  double moved = 0;
+  std::vector<Slice> slices;
+
+  void Consider(const SchedulerInputs& in, const ModuleNodes& held, const std::vector<Slice>& placed,
+                Duration t, double bytes) {
+    int e = 0, f = 0;
     ModuleNodes after = held;
-    for (const Slice& s : slices) {
+    for (const Slice& s : placed) {
       const int module = in.graph->ops[s.op].module;
-      excess += ExcessNodes(s.devices, g);
-      fresh += after.NewNodes(module, s.devices);
+      e += ExcessNodes(s.devices, held.g);
+      f += after.NewNodes(module, s.devices);
       after.Add(module, s.devices);
     }
-    const bool better =
-        best.transfer == Duration::Max() ||
-        std::tie(excess, fresh, t, moved) < std::tie(best.excess, best.fresh, best.transfer, best.moved);
-    if (better) best = {excess, fresh, t, moved, slices};
-  };
-  std::vector<std::vector<int>> orders = {by([&](int i) { return slices[i].op; })};
-  std::vector<int> starts = {0};
-  if (in.placement == Placement::kMinMovement) {
-    // Packing orders: largest slice first; the slices that continue an op of the last wave first (so
-    // they can stay where their activations are), then the largest; and the slices of the module that
-    // takes the most devices first, together (so a module's slices can share nodes), largest first
-    // within a module.
-    std::vector<int> group(in.workload->modules.size(), 0);
-    for (const Slice& s : slices) group[in.graph->ops[s.op].module] += s.config.devices();
-    enum Rule { kLargest, kContinuing, kByModule };
-    auto key = [&](int i, Rule rule) {
+    if (transfer == Duration::Max() || std::tie(e, f, t, bytes) < std::tie(excess, fresh, transfer, moved))
+      *this = {e, f, t, bytes, placed};
+  }
+};
+
+// Slice indices sorted by `key` (smallest first).
+template <typename Key>
+std::vector<int> SortedBy(size_t k, Key key) {
+  std::vector<int> order(k);
+  for (size_t i = 0; i < k; ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  return order;
+}
+
+// The packing candidates: largest slice first; slices that continue an op of the last wave first (so
+// they can stay where their activations are), then the largest; the slices of the module taking the
+// most devices first, together (so a module's slices can share nodes).
+void PackingCandidates(const SchedulerInputs& in, const Locations& loc, const ModuleNodes& held,
+                       std::vector<Slice>& slices, Choice& best) {
+  std::vector<int> group(in.workload->modules.size(), 0);
+  for (const Slice& s : slices) group[in.graph->ops[s.op].module] += s.config.devices();
+  enum Rule { kLargest, kContinuing, kByModule };
+  for (Rule rule : {kLargest, kContinuing, kByModule}) {
+    const std::vector<int> order = SortedBy(slices.size(), [&](int i) {
       const Slice& s = slices[i];
       const int m = in.graph->ops[s.op].module;
       const int first = rule == kContinuing ? (s.first_layer > 0 ? 0 : 1) : rule == kByModule ? -group[m] : 0;
       return std::make_tuple(first, rule == kByModule ? m : 0, -s.config.devices(), -s.config.tp, s.op);
-    };
-    for (Rule rule : {kLargest, kContinuing, kByModule}) {
-      std::vector<int> order(k);
-      for (int i = 0; i < k; ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](int a, int b) { return key(a, rule) < key(b, rule); });
-      Duration t;
-      double moved = 0;
-      if (Pack(in, loc, held, slices, order, &t, &moved)) consider(t, moved);
-    }
-    orders.push_back(by([&](int i) { return home(slices[i]); }));
+    });
+    Duration t;
+    double moved = 0;
+    if (Pack(in, loc, held, slices, order, &t, &moved)) best.Consider(in, held, slices, t, moved);
+  }
+}
+
+// The contiguous candidates, by TP size (largest first) then: id; (kMinMovement) where each slice's
+// inputs are, reversed id; from device 0 and (kMinMovement) ending near the top.
+void ContiguousCandidates(const SchedulerInputs& in, const Locations& loc, const ModuleNodes& held,
+                          std::vector<Slice>& slices, Choice& best) {
+  auto by = [&](auto key) {
+    return SortedBy(slices.size(), [&](int i) { return std::make_pair(-slices[i].config.tp, key(i)); });
+  };
+  // Where a slice's inputs are: its own previous range, else its first placed predecessor's.
+  auto home = [&](int i) {
+    const Slice& s = slices[i];
+    if (s.first_layer > 0) return loc[s.op].begin;
+    int at = in.budget;
+    for (int p : in.graph->ops[s.op].preds)
+      if (loc[p].count > 0) at = std::min(at, loc[p].begin);
+    return at;
+  };
+  std::vector<std::vector<int>> orders = {by([&](int i) { return slices[i].op; })};
+  std::vector<int> starts = {0};
+  if (in.placement == Placement::kMinMovement) {
+    orders.push_back(by(home));
     orders.push_back(by([&](int i) { return -slices[i].op; }));
+    int used = 0, tp_max = 1;
+    for (const Slice& s : slices) {
+      used += s.config.devices();
+      tp_max = std::max(tp_max, s.config.tp);
+    }
     const int right = (in.budget - used) / tp_max * tp_max;  // aligned start of a layout ending near the top
     if (right > 0) starts.push_back(right);
   }
@@ -207,10 +211,17 @@ void Place(const SchedulerInputs& in, const Locations& loc, const ModuleNodes& h
     for (const std::vector<int>& order : orders) {
       double moved = 0;
       const Duration t = LayOut(in, loc, slices, order, start, &moved);
-      consider(t, moved);
+      best.Consider(in, held, slices, t, moved);
     }
   }
-  slices = std::move(best.slices);
+}
+
+// Places a wave's slices (see the file comment) and sets its transfer and moved bytes.
+void Place(const SchedulerInputs& in, const Locations& loc, const ModuleNodes& held, Wave& w) {
+  Choice best;
+  if (in.placement == Placement::kMinMovement) PackingCandidates(in, loc, held, w.slices, best);
+  ContiguousCandidates(in, loc, held, w.slices, best);
+  w.slices = std::move(best.slices);
   w.transfer = best.transfer;
   w.moved = Bytes(best.moved);
 }
@@ -253,6 +264,45 @@ std::vector<int> WaveLayers(const MetaGraph& g, const std::vector<ScalingCurve>&
   return layers;
 }
 
+// Bottom levels on the whole budget: an op's time plus its longest path to a sink (ops are in
+// topological order).
+std::vector<Duration> BottomLevels(const SchedulerInputs& in) {
+  const MetaGraph& g = *in.graph;
+  std::vector<Duration> level(g.ops.size());
+  for (int i = static_cast<int>(g.ops.size()) - 1; i >= 0; --i) {
+    Duration after;
+    for (int s : g.ops[i].succs) after = std::max(after, level[s]);
+    level[i] = (*in.curves)[i].at(in.budget).total() * int64_t{g.ops[i].size()} + after;
+  }
+  return level;
+}
+
+// Ops with layers left whose predecessors are finished, by bottom level (ties: id), at most `budget`.
+std::vector<int> ReadyOps(const SchedulerInputs& in, const std::vector<int>& next,
+                          const std::vector<Duration>& level) {
+  const MetaGraph& g = *in.graph;
+  std::vector<int> ready;
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
+    if (next[i] >= g.ops[i].size()) continue;
+    bool ok = true;
+    for (int p : g.ops[i].preds) ok = ok && next[p] >= g.ops[p].size();
+    if (ok) ready.push_back(i);
+  }
+  std::stable_sort(ready.begin(), ready.end(), [&](int a, int b) { return level[a] > level[b]; });
+  if (static_cast<int>(ready.size()) > in.budget) ready.resize(static_cast<size_t>(in.budget));
+  return ready;
+}
+
+// The allocator's job for an op's `left` remaining layers.
+MalleableJob RemainingJob(const ScalingCurve& c, int64_t left, int budget) {
+  MalleableJob j;
+  for (int n = 1; n <= budget; ++n) {
+    const Duration t = c.at(n).feasible ? c.at(n).total() : Duration::Max();
+    j.time.push_back(t == Duration::Max() ? t : t * left);
+  }
+  return j;
+}
+
 }  // namespace
 
 Duration MoveTime(const train::StepContext* ctx, DeviceRange src, DeviceRange dst, double bytes,
@@ -276,13 +326,7 @@ Result<Schedule> WavefrontSchedule(const SchedulerInputs& in) {
   const MetaGraph& g = *in.graph;
   const std::vector<ScalingCurve>& curves = *in.curves;
   const int n_ops = static_cast<int>(g.ops.size());
-  // Bottom levels on the whole budget (ops are in topological order).
-  std::vector<Duration> level(n_ops);
-  for (int i = n_ops - 1; i >= 0; --i) {
-    Duration after;
-    for (int s : g.ops[i].succs) after = std::max(after, level[s]);
-    level[i] = curves[i].at(in.budget).total() * int64_t{g.ops[i].size()} + after;
-  }
+  const std::vector<Duration> level = BottomLevels(in);
   std::vector<int> next(n_ops, 0);
   Locations loc(n_ops);
   ModuleNodes held(in);
@@ -290,25 +334,9 @@ Result<Schedule> WavefrontSchedule(const SchedulerInputs& in) {
   Schedule out;
   out.budget = in.budget;
   while (finished < n_ops) {
-    std::vector<int> ready;
-    for (int i = 0; i < n_ops; ++i) {
-      if (next[i] >= g.ops[i].size()) continue;
-      bool ok = true;
-      for (int p : g.ops[i].preds) ok = ok && next[p] >= g.ops[p].size();
-      if (ok) ready.push_back(i);
-    }
-    std::stable_sort(ready.begin(), ready.end(), [&](int a, int b) { return level[a] > level[b]; });
-    if (static_cast<int>(ready.size()) > in.budget) ready.resize(static_cast<size_t>(in.budget));
+    const std::vector<int> ready = ReadyOps(in, next, level);
     std::vector<MalleableJob> jobs;
-    for (int i : ready) {
-      MalleableJob j;
-      const int64_t left = g.ops[i].size() - next[i];
-      for (Duration t : curves[i].Totals()) {
-        j.time.push_back(t == Duration::Max() ? t : t * left);
-        if (static_cast<int>(j.time.size()) == in.budget) break;
-      }
-      jobs.push_back(std::move(j));
-    }
+    for (int i : ready) jobs.push_back(RemainingJob(curves[i], g.ops[i].size() - next[i], in.budget));
     DLSIM_ASSIGN_OR_RETURN(Allocation a, AllocateMinMakespan(jobs, in.budget));
     const std::vector<int> layers = WaveLayers(g, curves, ready, next, a);
     Wave w;

@@ -36,6 +36,40 @@ bool SameWorkload(const Workload& w, const LayerNode& a, const LayerNode& b) {
 
 std::string Where(const Task& t, const Stage& s) { return "task '" + t.name + "' stage '" + s.name + "'"; }
 
+Status ValidateModule(const Module& m) {
+  if (m.kind == ModuleKind::kHead) {
+    if (m.shape.hidden < 1 || m.shape.vocab < 1)
+      return Error::InvalidArgument("module '" + m.name +
+                                    "': a head needs hidden >= 1 and out_features >= 1");
+    return Status::Ok();
+  }
+  if (m.shape.moe.enabled())
+    return Error::InvalidArgument(
+        "module '" + m.name + "': mixture-of-experts modules are not modelled by the multitask scheduler");
+  Status st = m.shape.Validate();
+  if (!st.ok()) return Error::InvalidArgument("module '" + m.name + "': " + st.error().message);
+  return Status::Ok();
+}
+
+Status ValidateTask(const Workload& w, const Task& t) {
+  if (t.batch < 1) return Error::InvalidArgument("task '" + t.name + "': batch must be >= 1");
+  if (t.stages.empty()) return Error::InvalidArgument("task '" + t.name + "': no stages");
+  std::set<std::string> earlier;
+  for (const Stage& s : t.stages) {
+    if (earlier.count(s.name)) return Error::InvalidArgument(Where(t, s) + ": given twice");
+    if (w.FindModule(s.module) < 0)
+      return Error::InvalidArgument(Where(t, s) + ": unknown module '" + s.module + "'");
+    if (s.tokens < 1) return Error::InvalidArgument(Where(t, s) + ": tokens must be >= 1");
+    for (const std::string& a : s.after.value_or(std::vector<std::string>{})) {
+      if (!earlier.count(a))
+        return Error::InvalidArgument(Where(t, s) + ": 'after' names '" + a +
+                                      "', which is not an earlier stage of the task");
+    }
+    earlier.insert(s.name);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 double Module::LayerParameters() const {
@@ -56,50 +90,26 @@ Status Validate(const Workload& w) {
   for (const Module& m : w.modules) {
     if (!names.insert(m.name).second)
       return Error::InvalidArgument("workload '" + w.name + "': module '" + m.name + "' given twice");
-    if (m.kind == ModuleKind::kHead) {
-      if (m.shape.hidden < 1 || m.shape.vocab < 1)
-        return Error::InvalidArgument("module '" + m.name +
-                                      "': a head needs hidden >= 1 and out_features >= 1");
-      continue;
-    }
-    if (m.shape.moe.enabled())
-      return Error::InvalidArgument(
-          "module '" + m.name + "': mixture-of-experts modules are not modelled by the multitask scheduler");
-    Status st = m.shape.Validate();
-    if (!st.ok()) return Error::InvalidArgument("module '" + m.name + "': " + st.error().message);
+    DLSIM_RETURN_IF_ERROR(ValidateModule(m));
   }
   names.clear();
   for (const Task& t : w.tasks) {
     if (!names.insert(t.name).second)
       return Error::InvalidArgument("workload '" + w.name + "': task '" + t.name + "' given twice");
-    if (t.batch < 1) return Error::InvalidArgument("task '" + t.name + "': batch must be >= 1");
-    if (t.stages.empty()) return Error::InvalidArgument("task '" + t.name + "': no stages");
-    std::set<std::string> earlier;
-    for (const Stage& s : t.stages) {
-      if (earlier.count(s.name)) return Error::InvalidArgument(Where(t, s) + ": given twice");
-      if (w.FindModule(s.module) < 0)
-        return Error::InvalidArgument(Where(t, s) + ": unknown module '" + s.module + "'");
-      if (s.tokens < 1) return Error::InvalidArgument(Where(t, s) + ": tokens must be >= 1");
-      if (s.after) {
-        for (const std::string& a : *s.after) {
-          if (!earlier.count(a))
-            return Error::InvalidArgument(Where(t, s) + ": 'after' names '" + a +
-                                          "', which is not an earlier stage of the task");
-        }
-      }
-      earlier.insert(s.name);
-    }
+    DLSIM_RETURN_IF_ERROR(ValidateTask(w, t));
   }
   return Status::Ok();
 }
 
-Result<MetaGraph> Contract(const Workload& w) {
-  DLSIM_RETURN_IF_ERROR(Validate(w));
-  // The layer graph: per stage a chain of its module's layers, in task and stage order (topological).
+namespace {
+
+// The layer graph: per stage a chain of its module's layers, in task and stage order (topological), an
+// edge from the last layer of each stage read to the first of the reader.
+std::vector<LayerNode> BuildLayerGraph(const Workload& w) {
   std::vector<LayerNode> nodes;
   for (int t = 0; t < static_cast<int>(w.tasks.size()); ++t) {
     const Task& task = w.tasks[t];
-    std::map<std::string, std::pair<int, int>> span;  // stage -> (first, last) node
+    std::map<std::string, int> last;  // stage -> its last node
     for (int s = 0; s < static_cast<int>(task.stages.size()); ++s) {
       const Stage& st = task.stages[s];
       const int module = w.FindModule(st.module);
@@ -110,7 +120,6 @@ Result<MetaGraph> Contract(const Workload& w) {
         nodes.push_back(n);
         if (l > 0) nodes[first + l - 1].succs.push_back(first + l);
       }
-      const int last = static_cast<int>(nodes.size()) - 1;
       std::vector<std::string> after;
       if (st.after) {
         after = *st.after;
@@ -118,44 +127,34 @@ Result<MetaGraph> Contract(const Workload& w) {
         after = {task.stages[s - 1].name};
       }
       std::set<int> from;
-      for (const std::string& a : after) from.insert(span.at(a).second);
+      for (const std::string& a : after) from.insert(last.at(a));
       for (int p : from) {
         nodes[first].preds.push_back(p);
         nodes[p].succs.push_back(first);
       }
-      span[st.name] = {first, last};
+      last[st.name] = static_cast<int>(nodes.size()) - 1;
     }
   }
-  // Contraction: a node joins its predecessor's MetaOp when the edge between them is the only one of
-  // both and the workloads are equal. Nodes are in topological order, so the predecessor is placed.
-  MetaGraph g;
-  g.layer_nodes = static_cast<int>(nodes.size());
-  std::vector<int> op_of(nodes.size(), -1);
-  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
-    const LayerNode& n = nodes[i];
-    const Stage& st = w.tasks[n.task].stages[n.stage];
-    if (n.preds.size() == 1) {
-      const int p = n.preds[0];
-      if (nodes[p].succs.size() == 1 && SameWorkload(w, nodes[p], n)) {
-        MetaOp& op = g.ops[op_of[p]];
-        op.layers.push_back(n.ref);
-        op_of[i] = op.id;
-        if (nodes[p].stage != n.stage) op.name += "+" + st.name;
-        continue;
-      }
-    }
-    MetaOp op;
-    op.id = static_cast<int>(g.ops.size());
-    op.name = w.tasks[n.task].name + "/" + st.name;
-    op.task = n.task;
-    op.module = n.ref.module;
-    op.kind = w.modules[n.ref.module].kind;
-    op.layers.push_back(n.ref);
-    op.samples = w.tasks[n.task].batch;
-    op.tokens = st.tokens;
-    op_of[i] = op.id;
-    g.ops.push_back(std::move(op));
-  }
+  return nodes;
+}
+
+// A new MetaOp of one layer node.
+MetaOp NewMetaOp(const Workload& w, const LayerNode& n, int id) {
+  const Stage& st = w.tasks[n.task].stages[n.stage];
+  MetaOp op;
+  op.id = id;
+  op.name = w.tasks[n.task].name + "/" + st.name;
+  op.task = n.task;
+  op.module = n.ref.module;
+  op.kind = w.modules[n.ref.module].kind;
+  op.layers.push_back(n.ref);
+  op.samples = w.tasks[n.task].batch;
+  op.tokens = st.tokens;
+  return op;
+}
+
+// Edges between MetaOps from the layer edges that cross them, sorted and unique.
+void LinkMetaOps(const std::vector<LayerNode>& nodes, const std::vector<int>& op_of, MetaGraph& g) {
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
     for (int p : nodes[i].preds) {
       const int a = op_of[p], b = op_of[i];
@@ -170,6 +169,34 @@ Result<MetaGraph> Contract(const Workload& w) {
       v->erase(std::unique(v->begin(), v->end()), v->end());
     }
   }
+}
+
+}  // namespace
+
+Result<MetaGraph> Contract(const Workload& w) {
+  DLSIM_RETURN_IF_ERROR(Validate(w));
+  const std::vector<LayerNode> nodes = BuildLayerGraph(w);
+  // Contraction: a node joins its predecessor's MetaOp when the edge between them is the only one of
+  // both and the workloads are equal. Nodes are in topological order, so the predecessor is placed.
+  MetaGraph g;
+  g.layer_nodes = static_cast<int>(nodes.size());
+  std::vector<int> op_of(nodes.size(), -1);
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+    const LayerNode& n = nodes[i];
+    if (n.preds.size() == 1) {
+      const int p = n.preds[0];
+      if (nodes[p].succs.size() == 1 && SameWorkload(w, nodes[p], n)) {
+        MetaOp& op = g.ops[op_of[p]];
+        op.layers.push_back(n.ref);
+        op_of[i] = op.id;
+        if (nodes[p].stage != n.stage) op.name += "+" + w.tasks[n.task].stages[n.stage].name;
+        continue;
+      }
+    }
+    op_of[i] = static_cast<int>(g.ops.size());
+    g.ops.push_back(NewMetaOp(w, n, op_of[i]));
+  }
+  LinkMetaOps(nodes, op_of, g);
   return g;
 }
 

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "dlsim/multitask/simulate.h"
 #include "dlsim/repro/reproduction.h"
@@ -53,6 +55,22 @@ nlohmann::ordered_json Row(const multitask::MultitaskOptions& o, const multitask
        fmt::format("{:.1f} / {:.1f}", b.peak_memory.value() / (1 << 30), s.peak_memory.value() / (1 << 30))}};
 }
 
+// One row per zoo workload after `change`; the "zoo" rows make the headline, the others stand beside it.
+template <typename Change>
+Status AddRows(const ReproEnv& env, const std::vector<multitask::MultitaskOptions>& zoo, const char* variant,
+               Change change, internal::Sweep& sweep) {
+  for (multitask::MultitaskOptions o : zoo) {
+    change(o);
+    DLSIM_ASSIGN_OR_RETURN(multitask::MultitaskResult r, multitask::Simulate(o, *env.catalogs));
+    if (std::string_view(variant) == "zoo") {
+      sweep.Add(Row(o, r, variant), r.speedup);
+    } else {
+      sweep.AddBeside(Row(o, r, variant));
+    }
+  }
+  return Status::Ok();
+}
+
 class SpindleReproduction final : public Reproduction {
  public:
   Result<ReproResult> Run(const ReproEnv& env) const override {
@@ -61,24 +79,19 @@ class SpindleReproduction final : public Reproduction {
     DLSIM_ASSIGN_OR_RETURN(std::vector<multitask::MultitaskOptions> zoo,
                            env.read_multitask(embedded::SpindleZooYaml(), "spindle_zoo.yaml"));
     internal::Sweep sweep;
-    for (const multitask::MultitaskOptions& o : zoo) {
-      DLSIM_ASSIGN_OR_RETURN(multitask::MultitaskResult r, multitask::Simulate(o, *env.catalogs));
-      sweep.Add(Row(o, r, "zoo"), r.speedup);
-    }
+    DLSIM_RETURN_IF_ERROR(AddRows(
+        env, zoo, "zoo", [](multitask::MultitaskOptions&) {}, sweep));
     // Beside the headline: where the gain comes from. Without the framework's per-layer launch floor
     // (kernels only), and with every task's batch four times larger (each MetaOp scales further).
-    for (const multitask::MultitaskOptions& zoo_entry : zoo) {
-      multitask::MultitaskOptions o = zoo_entry;
-      o.pricing.host_floor = false;
-      DLSIM_ASSIGN_OR_RETURN(multitask::MultitaskResult r, multitask::Simulate(o, *env.catalogs));
-      sweep.AddBeside(Row(o, r, "no host floor"));
-    }
-    for (const multitask::MultitaskOptions& zoo_entry : zoo) {
-      multitask::MultitaskOptions o = zoo_entry;
-      for (multitask::Task& t : o.workload.tasks) t.batch *= 4;
-      DLSIM_ASSIGN_OR_RETURN(multitask::MultitaskResult r, multitask::Simulate(o, *env.catalogs));
-      sweep.AddBeside(Row(o, r, "4x batch"));
-    }
+    DLSIM_RETURN_IF_ERROR(AddRows(
+        env, zoo, "no host floor", [](multitask::MultitaskOptions& o) { o.pricing.host_floor = false; },
+        sweep));
+    DLSIM_RETURN_IF_ERROR(AddRows(
+        env, zoo, "4x batch",
+        [](multitask::MultitaskOptions& o) {
+          for (multitask::Task& t : o.workload.tasks) t.batch *= 4;
+        },
+        sweep));
     ReproResult out;
     out.name = "spindle";
     out.claim =
