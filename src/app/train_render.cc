@@ -35,6 +35,7 @@ nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) 
   par["recompute"] = std::string(RecomputeName(o.parallel.recompute));
   par["sequence_parallel"] = r.plan.sequence_parallel;
   par["layers_per_stage"] = r.plan.layers;
+  if (o.parallel.cp_layout != "ring") par["cp_layout"] = o.parallel.cp_layout;
   if (o.model.moe.enabled()) {
     par["ep"] = r.plan.ep;
     par["etp"] = r.plan.etp;
@@ -117,6 +118,21 @@ nlohmann::ordered_json RoutingJson(const train::RoutingSummary& s) {
   return rj;
 }
 
+nlohmann::ordered_json CpAttentionJson(const train::CpAttentionSummary& s) {
+  nlohmann::ordered_json cj;
+  cj["layout"] = s.layout;
+  cj["ulysses"] = s.ulysses;
+  cj["ring"] = s.ring;
+  cj["mean_sparsity"] = s.mean_sparsity;
+  cj["balance"] = {{"mean", s.balance_mean}, {"max", s.balance_max}};
+  cj["kv_bytes_per_layer"] = s.kv_bytes_per_layer;
+  cj["attention_s"] = s.attention_s;
+  cj["predictor_s"] = s.predictor_s;
+  cj["exposed_comm_s"] = s.exposed_comm_s;
+  cj["attention_share"] = s.attention_share;
+  return cj;
+}
+
 }  // namespace
 
 nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Bytes capacity) {
@@ -139,6 +155,7 @@ nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Byt
   j["bottleneck"] = r.bottleneck;
   if (r.data) j["data"] = DataJson(*r.data);
   if (r.routing) j["routing"] = RoutingJson(*r.routing);
+  if (r.cp_attention) j["cp_attention"] = CpAttentionJson(*r.cp_attention);
   return j;
 }
 
@@ -202,6 +219,21 @@ report::Table RoutingTable(const train::RoutingSummary& s) {
   return rt;
 }
 
+report::Table CpAttentionTable(const train::CpAttentionSummary& s) {
+  report::Table ct(fmt::format("Core attention (cp layout {}: {} head groups x {} ring shards)", s.layout,
+                               s.ulysses, s.ring));
+  ct.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
+  auto dur = [](double x) { return report::FormatDuration(Seconds(x)); };
+  ct.AddRow({"mean attention sparsity", FormatPercent(s.mean_sparsity)});
+  ct.AddRow({"rank work balance mean / max (largest / mean)",
+             FormatNumber(s.balance_mean, 4) + " / " + FormatNumber(s.balance_max, 4)});
+  ct.AddRow({"K/V bytes received per layer (slowest rank)", FormatBytes(Bytes(s.kv_bytes_per_layer))});
+  ct.AddRow({"attention per step (one pipeline rank)", dur(s.attention_s)});
+  ct.AddRow({"  of which predictor / exposed CP comm", dur(s.predictor_s) + " / " + dur(s.exposed_comm_s)});
+  ct.AddRow({"attention share of the step", FormatPercent(s.attention_share)});
+  return ct;
+}
+
 report::Table BreakdownTable(const StepResult& r) {
   const Breakdown& b = r.breakdown;
   report::Table br(fmt::format("Critical path (pipeline rank {})", r.critical_rank));
@@ -247,6 +279,7 @@ void WriteTrainReport(const TrainOptions& o, const StepResult& r, Bytes capacity
   out << "\n" << StepTable(r);
   if (r.data) out << "\n" << DataTable(*r.data);
   if (r.routing) out << "\n" << RoutingTable(*r.routing);
+  if (r.cp_attention) out << "\n" << CpAttentionTable(*r.cp_attention);
   out << "\n" << BreakdownTable(r);
   out << "\n" << MemoryTable(r, capacity);
 }

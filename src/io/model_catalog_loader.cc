@@ -10,6 +10,10 @@
 
 namespace dlsim::io {
 
+std::vector<std::pair<std::string, model::Arch>> ArchNames() {
+  return {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}, {"dit", model::Arch::kDit}};
+}
+
 const std::vector<std::string>& ModelShapeKeys() {
   static const std::vector<std::string> kKeys = {"arch",
                                                  "layers",
@@ -37,9 +41,96 @@ const std::vector<std::string>& ModelShapeKeys() {
                                                  "kv_lora_rank",
                                                  "qk_nope_head_dim",
                                                  "qk_rope_head_dim",
-                                                 "v_head_dim"};
+                                                 "v_head_dim",
+                                                 "cross_attention",
+                                                 "double_blocks",
+                                                 "qk_norm",
+                                                 "modulation",
+                                                 "cross_attention_norm",
+                                                 "text_dim",
+                                                 "text_mlp",
+                                                 "text_tokens",
+                                                 "pooled_dim",
+                                                 "guidance_embed",
+                                                 "frequency_dim",
+                                                 "refiner_blocks",
+                                                 "refiner_hidden",
+                                                 "refiner_heads",
+                                                 "refiner_in",
+                                                 "refiner_pooled",
+                                                 "latent_channels",
+                                                 "patch",
+                                                 "patch_frames",
+                                                 "vae_spatial",
+                                                 "vae_temporal",
+                                                 "vae_causal"};
   return kKeys;
 }
+
+namespace {
+
+// The DiT keys of `d`, one "KEY: VALUE" line each (every key: a DiT has no defaults worth hiding).
+std::string FormatDitKeys(const model::DitSpec& d, const std::string& indent) {
+  std::string out;
+  auto key = [&](const char* k, const std::string& v) { out += indent + k + ": " + v + "\n"; };
+  auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  auto i = [](int v) { return std::to_string(v); };
+  key("cross_attention", b(d.cross_attention));
+  key("double_blocks", i(d.double_blocks));
+  key("qk_norm", std::string(model::QkNormName(d.qk_norm)));
+  key("modulation", std::string(model::ModulationName(d.modulation)));
+  key("cross_attention_norm", b(d.cross_attention_norm));
+  key("text_dim", i(d.text_dim));
+  key("text_mlp", b(d.text_mlp));
+  key("text_tokens", i(d.text_tokens));
+  key("pooled_dim", i(d.pooled_dim));
+  key("guidance_embed", b(d.guidance_embed));
+  key("frequency_dim", i(d.frequency_dim));
+  if (d.refiner_blocks > 0) {
+    key("refiner_blocks", i(d.refiner_blocks));
+    key("refiner_hidden", i(d.refiner_hidden));
+    key("refiner_heads", i(d.refiner_heads));
+    key("refiner_in", i(d.refiner_in));
+    key("refiner_pooled", b(d.refiner_pooled));
+  }
+  key("latent_channels", i(d.latent_channels));
+  key("patch", i(d.patch));
+  key("patch_frames", i(d.patch_frames));
+  key("vae_spatial", i(d.vae_spatial));
+  key("vae_temporal", i(d.vae_temporal));
+  key("vae_causal", b(d.vae_causal));
+  return out;
+}
+
+// The DiT keys (dit_spec.h) present in `m`, into spec.dit.
+void ReadDitShape(const MapReader& m, model::DitSpec& d) {
+  d.cross_attention = m.Get<bool>("cross_attention", d.cross_attention);
+  d.double_blocks = m.Get<int>("double_blocks", d.double_blocks, limits::kDenseLayers);
+  d.qk_norm = m.GetEnum("qk_norm", d.qk_norm,
+                        {{"none", model::QkNorm::kNone}, {"head", model::QkNorm::kPerHead}, {"full", model::QkNorm::kFull}});
+  d.modulation = m.GetEnum("modulation", d.modulation,
+                           {{"block", model::Modulation::kPerBlock}, {"shared", model::Modulation::kShared}});
+  d.cross_attention_norm = m.Get<bool>("cross_attention_norm", d.cross_attention_norm);
+  d.text_dim = m.Get<int>("text_dim", d.text_dim, limits::kHidden);
+  d.text_mlp = m.Get<bool>("text_mlp", d.text_mlp);
+  d.text_tokens = m.Get<int>("text_tokens", d.text_tokens, limits::kMaxSeqLen);
+  d.pooled_dim = m.Get<int>("pooled_dim", d.pooled_dim, limits::kHidden);
+  d.guidance_embed = m.Get<bool>("guidance_embed", d.guidance_embed);
+  d.frequency_dim = m.Get<int>("frequency_dim", d.frequency_dim, limits::kHidden);
+  d.refiner_blocks = m.Get<int>("refiner_blocks", d.refiner_blocks, limits::kDenseLayers);
+  d.refiner_hidden = m.Get<int>("refiner_hidden", d.refiner_hidden, limits::kHidden);
+  d.refiner_heads = m.Get<int>("refiner_heads", d.refiner_heads, limits::kHeads);
+  d.refiner_in = m.Get<int>("refiner_in", d.refiner_in, limits::kHidden);
+  d.refiner_pooled = m.Get<bool>("refiner_pooled", d.refiner_pooled);
+  d.latent_channels = m.Get<int>("latent_channels", d.latent_channels, limits::kHidden);
+  d.patch = m.Get<int>("patch", d.patch, limits::kPatch);
+  d.patch_frames = m.Get<int>("patch_frames", d.patch_frames, limits::kPatch);
+  d.vae_spatial = m.Get<int>("vae_spatial", d.vae_spatial, limits::kPatch);
+  d.vae_temporal = m.Get<int>("vae_temporal", d.vae_temporal, limits::kPatch);
+  d.vae_causal = m.Get<bool>("vae_causal", d.vae_causal);
+}
+
+}  // namespace
 
 std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& indent) {
   std::string out;
@@ -62,6 +153,7 @@ std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& in
     key("qk_rope_head_dim", std::to_string(a.qk_rope_head_dim));
     key("v_head_dim", std::to_string(a.v_head_dim));
   }
+  if (s.arch == model::Arch::kDit) out += FormatDitKeys(s.dit, indent);
   return out;
 }
 
@@ -82,14 +174,14 @@ void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec) {
   a.qk_nope_head_dim = m.Get<int>("qk_nope_head_dim", a.qk_nope_head_dim, limits::kHeadDim);
   a.qk_rope_head_dim = m.Get<int>("qk_rope_head_dim", a.qk_rope_head_dim, limits::kHeadDim);
   a.v_head_dim = m.Get<int>("v_head_dim", a.v_head_dim, limits::kHeadDim);
+  ReadDitShape(m, spec.dit);
 }
 
 void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
   using internal::Field;
   const int old_heads = spec.heads;
   const int old_hidden = spec.hidden;
-  spec.arch =
-      m.GetEnum("arch", spec.arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
+  spec.arch = m.GetEnum("arch", spec.arch, ArchNames());
   spec.layers = Field<int>(m, "layers", spec.layers, is_new, limits::kLayers);
   spec.hidden = Field<int>(m, "hidden", spec.hidden, is_new, limits::kHidden);
   spec.heads = Field<int>(m, "heads", spec.heads, is_new, limits::kHeads);
@@ -98,7 +190,7 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new) {
   const bool ffn4 = is_new || spec.ffn_hidden == 4 * old_hidden;
   spec.kv_heads = m.Get<int>("kv_heads", mha ? spec.heads : spec.kv_heads, limits::kHeads);
   spec.ffn_hidden = m.Get<int>("ffn_hidden", ffn4 ? 4 * spec.hidden : spec.ffn_hidden, limits::kFfnHidden);
-  spec.vocab = Field<int>(m, "vocab", spec.vocab, is_new, limits::kVocab);
+  spec.vocab = Field<int>(m, "vocab", spec.vocab, is_new && spec.arch != model::Arch::kDit, limits::kVocab);
   spec.gated_mlp = m.Get<bool>("gated_mlp", spec.gated_mlp);
   spec.tied_embeddings = m.Get<bool>("tied_embeddings", spec.tied_embeddings);
   spec.attention_bias = m.Get<bool>("attention_bias", spec.attention_bias);

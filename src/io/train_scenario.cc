@@ -13,6 +13,7 @@
 #include "dlsim/io/paths.h"
 #include "dlsim/io/stack_profiles.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/train/context_parallel.h"
 #include "dlsim/train/expert_routing.h"
 #include "dlsim/train/layout_check.h"
 #include "dlsim/train/node_defaults.h"
@@ -109,8 +110,7 @@ void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::Mod
   spec->dropout = m.Get<double>("dropout", spec->dropout, limits::kDropout);
   spec->max_seq_len = m.Get<int>("max_seq_len", spec->max_seq_len, limits::kMaxSeqLen);
   spec->linear_bias = m.Get<bool>("linear_bias", spec->linear_bias);
-  spec->arch =
-      m.GetEnum("arch", spec->arch, {{"decoder", model::Arch::kDecoder}, {"encoder", model::Arch::kEncoder}});
+  spec->arch = m.GetEnum("arch", spec->arch, ArchNames());
   spec->norm = m.GetEnum("norm", spec->norm,
                          {{"layernorm", model::Norm::kLayerNorm}, {"rmsnorm", model::Norm::kRmsNorm}});
   spec->position_embedding = m.GetEnum("position_embedding", spec->position_embedding,
@@ -169,7 +169,53 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
     tr->grad_dtype =
         t.GetEnum("grad_dtype", hw::DType::kFp32,
                   {{"fp32", hw::DType::kFp32}, {"bf16", hw::DType::kBf16}, {"fp16", hw::DType::kFp16}});
+  if (t.Has("video")) {
+    const MapReader v = t.Section("video");
+    model::VideoClip clip;
+    clip.frames = v.Get<int>("frames", 1, limits::kFrames);
+    clip.height = v.Require<int>("height", limits::kPixels).value_or(0);
+    clip.width = v.Require<int>("width", limits::kPixels).value_or(0);
+    v.Finish();
+    tr->video = clip;
+  }
   t.Finish();
+}
+
+// training.video (a DiT's clip): seq_len becomes the clip's latent tokens; not with seq_len.
+void ApplyVideo(const MapReader& t, train::TrainOptions& o) {
+  if (!o.training.video) return;
+  if (o.model.arch != model::Arch::kDit) {
+    t.AddError("video", "training.video needs a diffusion transformer (arch dit); model " + o.model.name +
+                            " is a " + std::string(model::ArchName(o.model.arch)));
+  } else if (t.Has("seq_len")) {
+    t.AddError("video", "give training.video or training.seq_len, not both (the clip sets seq_len)");
+  } else {
+    const int64_t tokens = model::LatentTokens(o.model.dit, *o.training.video);
+    if (tokens < 1 || tokens > (1 << 24))
+      t.AddError("video", "the clip has " + std::to_string(tokens) + " latent tokens; at most 16777216");
+    else
+      o.training.seq_len = static_cast<int>(tokens);
+  }
+}
+
+// sparsity: DSV's attention sparsity of a DiT (train/attention_sparsity.h), every key optional.
+train::SparsityOptions ReadSparsitySection(const MapReader& r) {
+  train::SparsityOptions o;
+  const Range fraction = Range::Between(0, 1);
+  o.target = r.Get<double>("target", o.target, fraction);
+  o.head_spread = r.Get<double>("head_spread", o.head_spread, fraction);
+  o.block_spread = r.Get<double>("block_spread", o.block_spread, Range::Between(0, 10));
+  o.max_sparsity = r.Get<double>("max_sparsity", o.max_sparsity, Range::HalfOpen(0, 1));
+  o.progress = r.Get<double>("progress", o.progress, fraction);
+  o.dense_until = r.Get<double>("dense_until", o.dense_until, fraction);
+  o.target_at = r.Get<double>("target_at", o.target_at, fraction);
+  o.predictor_rank = r.Get<int>("predictor_rank", o.predictor_rank, limits::kHeadDim);
+  o.kernel_efficiency = r.Get<double>("kernel_efficiency", o.kernel_efficiency, Range::Between(0.01, 1));
+  o.kv_union = r.Get<double>("kv_union", o.kv_union, Range::Between(1, 1e6));
+  o.blocks_per_rank = r.Get<int>("blocks_per_rank", o.blocks_per_rank, Range::Between(1, 64));
+  o.seed = static_cast<uint64_t>(r.Get<int64_t>("seed", static_cast<int64_t>(o.seed), limits::kSeed));
+  r.Finish();
+  return o;
 }
 
 void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
@@ -189,6 +235,11 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
   par->etp = p.Get<int>("etp", par->etp, Range::Between(0, 1 << 20));
   par->layers_per_stage =
       p.FindList<int>("layers_per_stage", limits::kStageLayers).value_or(std::vector<int>{});
+  train::CpLayoutRegistry layouts("cp-layout");
+  train::RegisterCpLayouts(layouts);
+  const std::vector<std::string> names = layouts.Names();
+  if (std::optional<size_t> i = p.FindChoice("cp_layout", names)) par->cp_layout = names[*i];
+  par->cp_ulysses = p.Get<int>("cp_ulysses", par->cp_ulysses, Range::Between(0, 1 << 20));
   p.Finish();
 }
 
@@ -325,6 +376,8 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
   ReadParallel(s.parallel, &o.parallel);
   if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);
   if (root.Has("routing")) o.routing = ReadRoutingSection(root.Section("routing"), base_dir);
+  if (root.Has("sparsity")) o.sparsity = ReadSparsitySection(root.Section("sparsity"));
+  ApplyVideo(s.training, o);
   o.seed = static_cast<uint64_t>(s.root.Get<int64_t>("seed", 1, limits::kSeed));
   o.compute_model = ReadCostSection(root.Section("cost"), o.compute_model);
   s.root.Allow(extra_root_keys);
@@ -353,7 +406,8 @@ std::string SummarizeTrainOptions(const train::TrainOptions& o) {
   if (!h.node.empty()) out += h.node + ", ";
   out += std::to_string(h.gpus_per_node) + " per node, " + h.network + "); ";
   out += "tp " + std::to_string(p.tp) + " pp " + std::to_string(p.pp) + " cp " + std::to_string(p.cp) +
-         " dp " + std::to_string(p.dp) + "; " + std::string(PipelineScheduleName(p.pipeline_schedule));
+         (p.cp_layout != "ring" ? " (" + p.cp_layout + ")" : "") + " dp " + std::to_string(p.dp) + "; " +
+         std::string(PipelineScheduleName(p.pipeline_schedule));
   if (p.virtual_stages > 1) out += " x" + std::to_string(p.virtual_stages);
   out += "; zero " + std::to_string(p.zero) + "; recompute " + std::string(RecomputeName(p.recompute)) + "; ";
   out += "seq " + std::to_string(t.seq_len) + ", global batch " + std::to_string(t.global_batch) +

@@ -1,35 +1,13 @@
 #include "dlsim/model/layer_graph.h"
 
+#include "dlsim/model/dit.h"
+#include "op_builders.h"
+
 namespace dlsim::model {
 namespace {
 
-Op Gemm(std::string name, Shard shard, int64_t n, int64_t k, double saved) {
-  Op op;
-  op.name = std::move(name);
-  op.kind = OpKind::kGemm;
-  op.shard = shard;
-  op.n = n;
-  op.k = k;
-  op.saved_bytes_per_token = saved;
-  return op;
-}
-
-Op Memory(std::string name, Shard shard, double bytes, double flops, double saved,
-          Access access = Access::kElementwise) {
-  Op op;
-  op.access = access;
-  op.name = std::move(name);
-  op.kind = OpKind::kMemory;
-  op.shard = shard;
-  op.bytes_per_token = bytes;
-  op.flops_per_token = flops;
-  op.saved_bytes_per_token = saved;
-  return op;
-}
-
-}  // namespace
-
-namespace {
+using internal::Gemm;
+using internal::Memory;
 
 // MLA's query and key/value projections (model_spec.h): the down projections run whole on every TP
 // rank; the up projections split their heads over tp.
@@ -182,6 +160,8 @@ double AttentionMatmulParameters(const ModelSpec& m) {
 }  // namespace
 
 double ModelForwardFlops(const ModelSpec& m, double tokens, double seq, bool causal_halving) {
+  // A DiT: tokens / seq samples of seq latent tokens and the model's text tokens each (model/dit.h).
+  if (m.arch == Arch::kDit) return seq > 0 ? tokens / seq * DitForwardFlops(m, seq, m.dit.text_tokens) : 0;
   const double h = m.hidden;
   const double f = m.ffn_hidden;
   const double per_matrix = m.gated_mlp ? 3.0 : 2.0;

@@ -1,5 +1,7 @@
 #include "dlsim/model/model_spec.h"
 
+#include "dlsim/model/dit.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -7,7 +9,9 @@
 
 namespace dlsim::model {
 
-std::string_view ArchName(Arch a) { return a == Arch::kDecoder ? "decoder" : "encoder"; }
+std::string_view ArchName(Arch a) {
+  return a == Arch::kDecoder ? "decoder" : a == Arch::kEncoder ? "encoder" : "dit";
+}
 std::string_view NormName(Norm n) { return n == Norm::kLayerNorm ? "layernorm" : "rmsnorm"; }
 std::string_view PositionEmbeddingName(PositionEmbedding p) {
   switch (p) {
@@ -87,6 +91,7 @@ double ModelSpec::MoeMlpParameters() const {
 }
 
 double ModelSpec::LayerParameters() const {
+  if (arch == Arch::kDit) return DitBlockParameters(*this, DitBlockOf(*this, 0));
   return AttentionParameters() + MlpParameters(*this, ffn_hidden) + 2 * NormParameters(*this, hidden);
 }
 
@@ -101,18 +106,21 @@ double ModelSpec::ActiveParameterCount() const {
 }
 
 double ModelSpec::EmbeddingParameters() const {
+  if (arch == Arch::kDit) return DitEmbeddingParameters(*this);
   double p = static_cast<double>(vocab) * hidden;
   if (position_embedding == PositionEmbedding::kLearned) p += static_cast<double>(max_seq_len) * hidden;
   return p;
 }
 
 double ModelSpec::HeadParameters() const {
+  if (arch == Arch::kDit) return DitHeadParameters(*this);
   double p = NormParameters(*this, hidden);  // final norm (BERT: the embedding norm)
   if (!tied_embeddings) p += static_cast<double>(vocab) * hidden;
   return p;
 }
 
 double ModelSpec::ParameterCount() const {
+  if (arch == Arch::kDit) return DitParameterCount(*this);
   const int moe_layers = MoeLayers();
   double p = (layers - moe_layers) * LayerParameters() + EmbeddingParameters() + HeadParameters();
   if (moe_layers > 0) p += moe_layers * MoeLayerParameters();
@@ -127,6 +135,7 @@ std::vector<ShapeIssue> PositivityIssues(const ModelSpec& m) {
                                                      {"heads", m.heads},           {"kv_heads", m.kv_heads},
                                                      {"ffn_hidden", m.ffn_hidden}, {"vocab", m.vocab}};
   for (const auto& [field, v] : fields) {
+    if (field == "vocab" && m.arch == Arch::kDit) continue;  // a DiT has no vocabulary
     if (v <= 0)
       out.push_back(
           {{field}, std::string(field) + " must be a positive integer, found " + std::to_string(v)});
@@ -182,6 +191,35 @@ void AddMlaIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
          "with their mean as one head width)"});
 }
 
+// The rules of a diffusion transformer (dit_spec.h).
+void AddDitIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
+  const DitSpec& d = m.dit;
+  const std::pair<std::string_view, int> positive[] = {
+      {"text_dim", d.text_dim},       {"text_tokens", d.text_tokens},   {"latent_channels", d.latent_channels},
+      {"patch", d.patch},             {"patch_frames", d.patch_frames}, {"vae_spatial", d.vae_spatial},
+      {"vae_temporal", d.vae_temporal}, {"frequency_dim", d.frequency_dim}};
+  for (const auto& [field, v] : positive)
+    if (v <= 0) out.push_back({{field}, std::string(field) + " must be a positive integer, found " + S(v)});
+  if (d.double_blocks < 0 || d.double_blocks > m.layers)
+    out.push_back({{"double_blocks", "layers"},
+                   "double_blocks " + S(d.double_blocks) + " must be in 0..layers = " + S(m.layers)});
+  if (d.cross_attention && d.double_blocks > 0)
+    out.push_back({{"double_blocks", "cross_attention"},
+                   "a cross-attention DiT has no double-stream blocks (double_blocks must be 0)"});
+  if (d.pooled_dim < 0) out.push_back({{"pooled_dim"}, "pooled_dim must be 0 (none) or positive"});
+  const bool refiner = d.refiner_blocks > 0;
+  if (d.refiner_blocks < 0) out.push_back({{"refiner_blocks"}, "refiner_blocks must not be negative"});
+  if (refiner && (d.refiner_hidden <= 0 || d.refiner_heads <= 0 || d.refiner_in <= 0 ||
+                  d.refiner_hidden % d.refiner_heads != 0))
+    out.push_back({{"refiner_hidden", "refiner_heads", "refiner_in", "refiner_blocks"},
+                   "a text refiner needs positive refiner_in, refiner_hidden and refiner_heads, with "
+                   "refiner_heads dividing refiner_hidden"});
+  if (d.refiner_pooled && !(refiner && d.pooled_dim > 0))
+    out.push_back({{"refiner_pooled", "pooled_dim"},
+                   "refiner_pooled projects the pooled vector from the refiner's input: it needs "
+                   "refiner_blocks > 0 and pooled_dim > 0"});
+}
+
 }  // namespace
 
 std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
@@ -207,6 +245,7 @@ std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
         {{"max_seq_len", "position_embedding"}, "learned position embeddings need a positive max_seq_len"});
   AddMoeIssues(*this, out);
   AddMlaIssues(*this, out);
+  if (arch == Arch::kDit) AddDitIssues(*this, out);
   return out;
 }
 

@@ -102,6 +102,8 @@ const char* PruneReason(train::LayoutRule rule) {
       return kPrunedStages;
     case train::LayoutRule::kExperts:
       return kPrunedExperts;
+    case train::LayoutRule::kContext:
+      return kPrunedHeads;  // the context layout cannot split the heads
   }
   return kPrunedStages;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/model/dit.h"
+
 namespace dlsim::train {
 namespace {
 
@@ -29,7 +31,37 @@ struct Pricing {
   // one dispatch all-to-all on one GPU.
   int64_t shard_tokens = 0;
   Bytes dispatch_bytes;
+  // Diffusion transformers: text tokens of this GPU (split over cp like the latent ones) and of the whole
+  // micro-batch, its samples, the keys of a joint attention per sequence; and whether a context-parallel
+  // layout policy prices the self/joint attention (then only its stored bytes are counted here).
+  bool dit = false;
+  double text_tokens = 0, text_whole = 0, samples = 0;
+  int64_t joint_seq = 0;
+  bool skip_core = false;
 };
+
+// The tokens an operator runs on (model::TokenSet) on one GPU, before any tensor-parallel split.
+double OpTokens(const Op& op, const Pricing& p) {
+  switch (op.tokens) {
+    case model::TokenSet::kLayer:
+      return p.tokens;
+    case model::TokenSet::kText:
+      return p.text_tokens;
+    case model::TokenSet::kTextWhole:
+      return p.text_whole;
+    case model::TokenSet::kJoint:
+      return p.tokens + p.text_tokens;
+    case model::TokenSet::kSample:
+      return p.samples;
+  }
+  return p.tokens;
+}
+
+// Whether sequence parallelism splits an operator's tokens over tp (those split along the sequence).
+bool SequenceSplit(const Op& op) {
+  return op.tokens == model::TokenSet::kLayer || op.tokens == model::TokenSet::kText ||
+         op.tokens == model::TokenSet::kJoint;
+}
 
 // The pricing inputs of `load` on one GPU of `plan`.
 Pricing PricingOf(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
@@ -49,6 +81,18 @@ Pricing PricingOf(const TrainOptions& o, const ParallelPlan& plan, const StepCon
           .act_dt = act_dt,
           .shard_tokens = 0,
           .dispatch_bytes = Bytes(0)};
+}
+
+// PricingOf with the DiT fields: text tokens per GPU (micro-batch x text_tokens, split over cp for the
+// text stream), samples, and the joint attention's keys per sequence (latent + text tokens).
+void AddDitPricing(const TrainOptions& o, const ParallelPlan& plan, Pricing& p) {
+  if (o.model.arch != model::Arch::kDit) return;
+  const double t = o.model.dit.text_tokens, b = plan.micro_batch;
+  p.dit = true;
+  p.samples = b;
+  p.text_whole = b * t;
+  p.text_tokens = std::ceil(b * t / plan.cp);
+  p.joint_seq = static_cast<int64_t>(plan.seq_len) + o.model.dit.text_tokens;
 }
 
 // The cost of one operator on one GPU.
@@ -71,7 +115,8 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
   const cost::ComputeModel& cm = *p.ctx.compute;
   const int t = op.routed ? p.plan.etp : p.t;
   int64_t T = op.routed ? p.shard_tokens : p.load.tokens;
-  if (op.shard == Shard::kTokens && p.sp) T = (T + t - 1) / t;  // the router, on the rank's own tokens
+  if (op.tokens != model::TokenSet::kLayer) T = std::llround(OpTokens(op, p));
+  if (op.shard == Shard::kTokens && p.sp && SequenceSplit(op)) T = (T + t - 1) / t;  // the rank's own tokens
   int64_t n = op.n, k = op.k;
   if (op.shard == Shard::kColumn) n = (n + t - 1) / t;
   if (op.shard == Shard::kRow) k = (k + t - 1) / t;
@@ -87,7 +132,9 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
     c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) + cm.Gemm({k, n, T, 1}, p.gemm_dt);
   }
   sums.gemm_fwd += c.fwd;
-  const double tokens = op.routed || op.shard == Shard::kTokens ? static_cast<double>(T) : p.tokens;
+  const double tokens = op.routed || op.shard == Shard::kTokens || op.tokens != model::TokenSet::kLayer
+                            ? static_cast<double>(T)
+                            : p.tokens;
   c.flops = Flops(2.0 * tokens * n * k);
   // A column GEMM's input is whole on every rank without sp (and for the gathered routed copies); a
   // replicated GEMM's too; a row GEMM's input is split.
@@ -119,8 +166,11 @@ void AddUnfusedAttention(const data::AttentionBlock& blk, const Pricing& p, int6
   attn_flops += Flops(4.0 * scores * d);
 }
 
+OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums);
+
 // Core attention over every block of the load (FlashAttention or unfused), with its heads split over TP.
 OpCost PriceAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
+  if (p.dit || op.attention_kind != model::AttentionKind::kSelf) return PriceDitAttention(op, p, sums);
   const model::ModelSpec& m = p.o.model;
   const int64_t heads = std::max<int64_t>(1, m.heads / p.t);
   const int64_t kv = std::max<int64_t>(1, m.kv_heads / p.t);
@@ -154,6 +204,54 @@ OpCost PriceAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
   return c;
 }
 
+// One attention block of a DiT operator: joint (latent + text of this GPU's share against all), cross (this
+// GPU's latent queries against the whole text) or the text refiner's (the whole text against itself; its
+// heads are not split over tp); self: the load's block.
+data::AttentionBlock DitBlockOf(const Op& op, const Pricing& p) {
+  const int64_t cp = p.cp, b = std::llround(p.samples);
+  switch (op.attention_kind) {
+    case model::AttentionKind::kJoint:
+      return {(p.joint_seq + cp - 1) / cp, p.joint_seq, b, false};
+    case model::AttentionKind::kCross:
+      return {(p.plan.seq_len + cp - 1) / cp, p.o.model.dit.text_tokens, b, false};
+    case model::AttentionKind::kText:
+      return {p.o.model.dit.text_tokens, p.o.model.dit.text_tokens, b, false};
+    case model::AttentionKind::kSelf:
+      break;
+  }
+  return p.load.attention.empty() ? data::AttentionBlock{0, 0, 0, false} : p.load.attention.front();
+}
+
+// A DiT's core attention: the block above with the model's heads (split over tp) or the refiner's; under a
+// context-parallel layout policy the self/joint attention is priced there and only its stored bytes here.
+OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
+  const model::ModelSpec& m = p.o.model;
+  const bool text = op.attention_kind == model::AttentionKind::kText;
+  const int64_t heads = text ? m.dit.refiner_heads : std::max<int64_t>(1, m.heads / p.t);
+  const int64_t kv = text ? heads : std::max<int64_t>(1, m.kv_heads / p.t);
+  const int64_t d = text ? m.dit.refiner_hidden / std::max(1, m.dit.refiner_heads) : m.head_dim();
+  const data::AttentionBlock blk = DitBlockOf(op, p);
+  OpCost c;
+  c.saved = op.saved_bytes_per_token * OpTokens(op, p) / (text ? 1 : p.t);
+  const bool core = op.attention_kind == model::AttentionKind::kSelf || op.attention_kind == model::AttentionKind::kJoint;
+  if ((p.skip_core && core) || blk.count <= 0 || blk.seq_q <= 0) return c;
+  if (p.o.training.attention == model::AttentionImpl::kFlash) {
+    const cost::AttentionShape shape{blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, false};
+    c.fwd = p.ctx.compute->AttentionForward(shape, p.act_dt);
+    c.bwd = p.ctx.compute->AttentionBackward(shape, p.act_dt);
+    c.flops = shape.ForwardFlops();
+  } else {
+    AddUnfusedAttention(blk, p, heads, d, c, c.flops);
+    if (p.o.parallel.recompute == Recompute::kNone)
+      c.saved += op.saved_bytes_per_token_per_seq / m.heads * heads * blk.Pairs();
+  }
+  sums.attn_fwd += c.fwd;
+  sums.attn_bwd += c.bwd;
+  sums.attn_flops += c.flops;
+  if (p.o.parallel.recompute == Recompute::kSelective) c.recompute = c.fwd;
+  return c;
+}
+
 // The cost model's kind of a memory-bound operator's access pattern.
 cost::MemoryKind MemoryKindOf(model::Access access) {
   return access == model::Access::kNormalization ? cost::MemoryKind::kNormalization
@@ -165,10 +263,11 @@ cost::MemoryKind MemoryKindOf(model::Access access) {
 // sequence-parallel.
 OpCost PriceMemoryOp(const Op& op, const Pricing& p) {
   const cost::ComputeModel& cm = *p.ctx.compute;
-  const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && p.sp);
+  const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && p.sp && SequenceSplit(op));
+  const double base = OpTokens(op, p);
   const double tok = op.routed ? static_cast<double>(p.shard_tokens) / p.plan.etp
-                     : split   ? p.tokens / p.t
-                               : p.tokens;
+                     : split   ? base / p.t
+                               : base;
   const cost::MemoryKind kind = MemoryKindOf(op.access);
   OpCost c;
   c.fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
@@ -198,16 +297,18 @@ struct PassComm {
 // Tensor-parallel communication: 2 all-reduces per layer per pass, or 2 all-gathers + 2
 // reduce-scatters under sequence parallelism (Korthikanti et al. 2022, Figure 5), less what GEMM overlap
 // hides.
-PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd) {
-  if (p.t <= 1) return {};
+// A DiT layer (`dit_row_tokens`: the tokens of its row-parallel GEMMs, one collective each) reduces what its
+// row-parallel GEMMs produce; its embedding and final layer run whole on every TP rank.
+PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd, double dit_row_tokens) {
+  if (p.t <= 1 || (p.dit && !p.layer)) return {};
   const int t = p.t;
   const StepContext& ctx = p.ctx;
-  const Bytes hidden_bytes(p.tokens * p.o.model.hidden * kActBytes);
+  const Bytes hidden_bytes((p.dit ? dit_row_tokens : p.tokens) * p.o.model.hidden * kActBytes);
   const net::GroupLayout tpg{t, std::min(t, ctx.gpus_per_node)};
   // A dense layer: attention and MLP; a MoE layer: attention and the shared experts (the routed ones
   // exchange tokens by all-to-all instead).
   const bool moe = p.shard_tokens > 0;
-  const int count = !p.layer ? 1 : !moe ? 2 : p.o.model.moe.shared_experts > 0 ? 2 : 1;
+  const int count = p.dit ? 1 : !p.layer ? 1 : !moe ? 2 : p.o.model.moe.shared_experts > 0 ? 2 : 1;
   Duration pass;
   if (p.sp) {
     pass = (ctx.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx.fabric) +
@@ -227,7 +328,7 @@ PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd) {
 // overlapped with the attention of the previous block; the backward also returns dK, dV.
 PassComm RingAttentionComm(const Pricing& p, const OverlapSums& sums) {
   const int cp = p.cp;
-  if (!(cp > 1 && p.layer && p.load.cp_bytes > Bytes(0))) return {};
+  if (!(cp > 1 && p.layer && p.load.cp_bytes > Bytes(0)) || p.skip_core) return {};
   const int cp_per_node = std::max(1, std::min(cp, p.ctx.gpus_per_node / p.t));
   const net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
   const double steps = cp - 1;
@@ -288,6 +389,19 @@ void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
 
 }  // namespace
 
+// A layout policy's core attention of one layer (context_parallel.h) in the layer's costs, before the host
+// floor and recomputation apply to the whole layer: kernels and DSV's predictor as compute, the exposed
+// context-parallel communication, the FLOPs; selective recomputation re-runs the attention's forward.
+void ChunkCostModel::AddCpAttention(const CpLayerCost& a, LayerCost& lc, Flops& attn_flops) const {
+  lc.fwd.compute += a.fwd_compute;
+  lc.bwd.compute += a.bwd_compute;
+  lc.fwd.cp_comm += a.fwd_comm;
+  lc.bwd.cp_comm += a.bwd_comm;
+  lc.fwd_flops += a.flops;
+  attn_flops += a.flops;
+  if (o_.parallel.recompute == Recompute::kSelective) lc.recompute += a.fwd_compute;
+}
+
 data::Load UniformLoad(const ParallelPlan& plan, bool causal) {
   data::Load load;
   const int64_t b = plan.micro_batch, s = plan.seq_len, cp = plan.cp;
@@ -326,43 +440,111 @@ MoeVolumes MoeLayerVolumes(const model::ModelSpec& m, const ParallelPlan& plan, 
   return v;
 }
 
-ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx)
-    : o_(o), plan_(plan), ctx_(ctx) {
+namespace {
+
+// A DiT's operators and parameters per GPU (model/dit.h): its first block kind (cross-attention or
+// double-stream), its single-stream blocks after double-stream ones, the parts before and after the
+// blocks (replicated over tp: they run whole on every rank).
+struct DitParts {
+  std::vector<Op> layer, single, embed, head;
+  double layer_params = 0, single_params = 0, embed_params = 0, head_params = 0;
+};
+DitParts BuildDit(const model::ModelSpec& m, const model::LayerOptions& lo, int tp) {
+  DitParts d;
+  const model::DitBlockKind first = model::DitBlockOf(m, 0);
+  d.layer = model::BuildDitBlockOps(m, first, lo);
+  d.layer_params = model::DitBlockParameters(m, first) / tp;
+  if (first == model::DitBlockKind::kDoubleStream && m.layers > m.dit.double_blocks) {
+    d.single = model::BuildDitBlockOps(m, model::DitBlockKind::kSingleStream, lo);
+    d.single_params = model::DitBlockParameters(m, model::DitBlockKind::kSingleStream) / tp;
+  }
+  d.embed = model::BuildDitEmbeddingOps(m, lo);
+  d.head = model::BuildDitHeadOps(m, lo);
+  d.embed_params = model::DitEmbeddingParameters(m);
+  d.head_params = model::DitHeadParameters(m);
+  return d;
+}
+
+// Text tokens of one GPU that travel with the latent ones (an MMDiT's text stream), per micro-batch.
+double JointTextTokens(const TrainOptions& o, const ParallelPlan& plan) {
+  const model::ModelSpec& m = o.model;
+  if (m.arch != model::Arch::kDit || m.dit.cross_attention) return 0;
+  return std::ceil(static_cast<double>(plan.micro_batch) * m.dit.text_tokens / plan.cp);
+}
+
+}  // namespace
+
+ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                               const CpAttentionPlan* cp_attention)
+    : o_(o), plan_(plan), ctx_(ctx), cp_attention_(cp_attention) {
   model::LayerOptions lo;
   lo.attention = o.training.attention;
   lo.activation_bytes = kActBytes;
-  layer_ops_ = model::BuildLayerOps(o.model, lo);
-  embed_ops_ = model::BuildEmbeddingOps(o.model, lo);
-  head_ops_ = model::BuildHeadOps(o.model, lo);
-  layer_params_ = o.model.LayerParameters() / plan.tp;
+  if (o.model.arch == model::Arch::kDit) {
+    DitParts d = BuildDit(o.model, lo, plan.tp);
+    layer_ops_ = std::move(d.layer);
+    single_ops_ = std::move(d.single);
+    embed_ops_ = std::move(d.embed);
+    head_ops_ = std::move(d.head);
+    layer_params_ = d.layer_params;
+    single_layer_params_ = d.single_params;
+    embed_params_ = d.embed_params;
+    head_params_ = d.head_params;
+  } else {
+    layer_ops_ = model::BuildLayerOps(o.model, lo);
+    embed_ops_ = model::BuildEmbeddingOps(o.model, lo);
+    head_ops_ = model::BuildHeadOps(o.model, lo);
+    layer_params_ = o.model.LayerParameters() / plan.tp;
+  }
   if (o.model.moe.enabled()) {
     moe_ops_ = model::BuildMoeLayerOps(o.model, lo);
     const double routed = o.model.moe.experts * o.model.ExpertParameters();
     moe_layer_params_ = (o.model.MoeLayerParameters() - routed) / plan.tp;
     expert_layer_params_ = routed / (static_cast<double>(plan.ep) * plan.etp);
   }
-  // Pipeline p2p: the activation of one micro-batch, scattered across the TP ranks.
-  const double tokens = static_cast<double>(plan.micro_batch) * plan.seq_len / plan.cp;
+  // Pipeline p2p: the activation of one micro-batch (with an MMDiT's text stream), scattered across the TP
+  // ranks.
+  const double text = JointTextTokens(o, plan);
+  const double tokens = static_cast<double>(plan.micro_batch) * plan.seq_len / plan.cp + text;
   const Bytes act(tokens * o.model.hidden * kActBytes / plan.tp);
   const int mp_below_pp = plan.tp * plan.cp * plan.dp;
   net::GroupLayout pair{2, mp_below_pp >= ctx.gpus_per_node ? 1 : 2};
   p2p_ = plan.pp > 1 ? ctx.comm->Time(net::Collective::kSendRecv, act, pair, ctx.fabric) : Duration::Zero();
   data::Load uniform_load = UniformLoad(plan, o.model.arch == model::Arch::kDecoder);
-  // Ring attention: the local K and V travel cp-1 hops.
-  uniform_load.cp_bytes = KvBytesPerToken() * static_cast<double>(uniform_load.tokens * (plan.cp - 1));
+  // Ring attention: the local K and V (an MMDiT's joint attention: with the text share) travel cp-1 hops.
+  uniform_load.cp_bytes =
+      KvBytesPerToken() * ((static_cast<double>(uniform_load.tokens) + text) * (plan.cp - 1));
   uniform_load_ = uniform_load;
   moe_ = MoeLayerVolumes(o.model, plan, uniform_load.tokens, kActBytes);
   uniform_ = PriceLoad(uniform_load_);
+  if (cp_attention_) PriceCpLayers();
   costs_.resize(plan.VirtualStages());
   for (int c = 0; c < plan.chunks; ++c)
     for (int r = 0; r < plan.pp; ++r) costs_[c * plan.pp + r] = Assemble(uniform_, r, c);
+}
+
+void ChunkCostModel::PriceCpLayers() {
+  layer_costs_.clear();
+  for (int l = 0; l < o_.model.layers; ++l) {
+    const bool single = !single_ops_.empty() && l >= o_.model.dit.double_blocks;
+    // Dense layers are alike (the policy prices them alike): price the first of each kind once.
+    const bool repeat = !o_.sparsity && l > 0 && (!single || l > o_.model.dit.double_blocks);
+    if (repeat) {
+      layer_costs_.push_back(layer_costs_.back());
+      continue;
+    }
+    layer_costs_.push_back(
+        PriceOps(single ? single_ops_ : layer_ops_, uniform_load_, true, 0, &cp_attention_->layers[l]));
+  }
 }
 
 ChunkCostModel::LoadCosts ChunkCostModel::PriceLoad(const data::Load& load) const {
   LoadCosts lc{PriceOps(layer_ops_, load, true),
                PriceOps(embed_ops_, load, false),
                PriceOps(head_ops_, load, false),
+               {},
                {}};
+  if (!single_ops_.empty()) lc.single = PriceOps(single_ops_, load, true);
   if (!moe_ops_.empty()) {
     const MoeVolumes v = MoeLayerVolumes(o_.model, plan_, load.tokens, kActBytes);
     lc.moe = PriceOps(moe_ops_, load, true, v.balanced_shard_tokens);
@@ -441,14 +623,19 @@ Bytes ChunkCostModel::QBytesPerToken() const {
 }
 
 ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, const data::Load& load,
-                                                   bool layer, int64_t shard_tokens) const {
+                                                   bool layer, int64_t shard_tokens,
+                                                   const CpLayerCost* attention) const {
   Pricing p = PricingOf(o_, plan_, ctx_, load, layer);
+  AddDitPricing(o_, plan_, p);
+  p.skip_core = layer && cp_attention_ != nullptr;
   p.shard_tokens = shard_tokens;
   if (shard_tokens > 0)
     p.dispatch_bytes = MoeLayerVolumes(o_.model, plan_, load.tokens, kActBytes).dispatch_bytes;
   LayerCost lc;
   OverlapSums sums;
+  double row_tokens = 0;  // DiT: tokens of the row-parallel GEMMs
   for (const Op& op : ops) {
+    if (op.kind == OpKind::kGemm && op.shard == Shard::kRow && !op.routed) row_tokens += OpTokens(op, p);
     const OpCost c = PriceOp(op, p, sums);
     lc.fwd.compute += c.fwd;
     lc.bwd.compute += c.bwd;
@@ -456,12 +643,13 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     lc.fwd_flops += c.flops;
     lc.recompute += c.recompute;
   }
-  const PassComm tp = TensorParallelComm(p, sums.gemm_fwd);
+  if (attention) AddCpAttention(*attention, lc, sums.attn_flops);
+  const PassComm tp = TensorParallelComm(p, sums.gemm_fwd, row_tokens);
   lc.fwd.tp_comm = tp.fwd;
   lc.bwd.tp_comm = tp.bwd;
   const PassComm ring = RingAttentionComm(p, sums), server = AttentionServerComm(p, sums);
-  lc.fwd.cp_comm = ring.fwd + server.fwd;
-  lc.bwd.cp_comm = ring.bwd + server.bwd;
+  lc.fwd.cp_comm += ring.fwd + server.fwd;
+  lc.bwd.cp_comm += ring.bwd + server.bwd;
   const PassComm ep = ExpertParallelComm(p);
   lc.fwd.ep_comm = ep.fwd;
   lc.bwd.ep_comm = ep.bwd;
@@ -512,13 +700,24 @@ ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk, co
     c.model_flops += layer.fwd_flops * (3.0 * k);
     c.hardware_flops += layer.fwd_flops * (3.0 * k) + layer.recompute_flops * k;
   };
-  const double L = plan_.LayersOf(rank, chunk) - moe_layers;
-  add_layers(lc.layer, L);
-  c.params = L * layer_params_;
+  const int single = SingleLayersOf(rank, chunk);
+  const double L = plan_.LayersOf(rank, chunk) - moe_layers - single;
+  if (layer_costs_.empty()) {
+    add_layers(lc.layer, L);
+    if (single > 0) add_layers(lc.single, single);
+  } else {  // a layout policy's attention differs by layer
+    const int from = plan_.FirstLayerOf(rank, chunk);
+    for (int l = from; l < from + plan_.LayersOf(rank, chunk); ++l) add_layers(layer_costs_[l], 1);
+  }
+  c.params = L * layer_params_ + single * single_layer_params_;
   for (const auto& [cost, count] : groups)
     if (count > 0) add_layers(*cost, count);
   c.params += moe_layers * moe_layer_params_;
   c.expert_params = moe_layers * expert_layer_params_;
+  if (o_.model.arch == model::Arch::kDit) {
+    AddDitEnds(lc, first, last, c);
+    return c;
+  }
   const double emb_params = static_cast<double>(o_.model.vocab) * o_.model.hidden / plan_.tp;
   if (first) {
     add(c.forward, lc.embed.fwd, 1);
@@ -536,6 +735,30 @@ ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk, co
     c.hardware_flops += lc.head.fwd_flops * 3.0;
   }
   return c;
+}
+
+void ChunkCostModel::AddDitEnds(const LoadCosts& lc, bool first, bool last, ChunkCosts& c) const {
+  auto add = [&](const LayerCost& x, TaskCost& fwd, TaskCost& bwd) {
+    fwd.compute += x.fwd.compute;
+    bwd.compute += x.bwd.compute;
+    c.activations += x.saved;
+    c.model_flops += x.fwd_flops * 3.0;
+    c.hardware_flops += x.fwd_flops * 3.0;
+  };
+  if (first) {
+    add(lc.embed, c.forward, c.backward);
+    c.params += embed_params_;
+  }
+  if (last) {
+    add(lc.head, c.forward, c.backward);
+    c.params += head_params_;
+  }
+}
+
+int ChunkCostModel::SingleLayersOf(int rank, int chunk) const {
+  if (single_ops_.empty()) return 0;
+  const int first = plan_.FirstLayerOf(rank, chunk), end = first + plan_.LayersOf(rank, chunk);
+  return std::max(0, end - std::max(first, o_.model.dit.double_blocks));
 }
 
 }  // namespace dlsim::train

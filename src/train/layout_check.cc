@@ -60,7 +60,11 @@ void CheckHeads(const TrainOptions& o, Issues& out) {
 void CheckSequence(const TrainOptions& o, Issues& out) {
   const ParallelOptions& p = o.parallel;
   const int seq = o.training.seq_len;
-  if (p.cp > 1 && seq % (2 * p.cp) != 0)
+  if (o.model.arch == model::Arch::kDit) {  // non-causal: cp equal shares, no zigzag
+    if (p.cp > 1 && seq % p.cp != 0)
+      Add(out, "parallel.cp", LayoutRule::kSequence,
+          "training.seq_len " + S(seq) + " (latent tokens) is not divisible by cp = " + S(p.cp));
+  } else if (p.cp > 1 && seq % (2 * p.cp) != 0)
     Add(out, "parallel.cp", LayoutRule::kSequence,
         "training.seq_len " + S(seq) + " is not divisible by 2*cp = " + S(2 * p.cp) +
             " (each sequence is split into 2*cp chunks)");
@@ -163,6 +167,39 @@ void CheckExperts(const TrainOptions& o, int dp, Issues& out) {
             "rank's own tokens)");
 }
 
+// The context-parallel layout (context_parallel.h) and attention sparsity: non-causal attention only,
+// full sequences (no data-aware documents), heads the head groups can split; a DiT has no experts and
+// trains on full latent sequences.
+void CheckContext(const TrainOptions& o, Issues& out) {
+  const ParallelOptions& p = o.parallel;
+  const model::ModelSpec& m = o.model;
+  const bool dit = m.arch == model::Arch::kDit, policy = p.cp_layout != "ring";
+  if (dit && o.data)
+    Add(out, "data", LayoutRule::kContext,
+        "data-aware documents are not modelled for a diffusion transformer: it trains on full latent "
+        "sequences of training.seq_len tokens");
+  if (dit && m.moe.enabled())
+    Add(out, "model.experts", LayoutRule::kContext, "a diffusion transformer with experts is not modelled");
+  if ((policy || o.sparsity) && m.arch == model::Arch::kDecoder)
+    Add(out, policy ? "parallel.cp_layout" : "sparsity", LayoutRule::kContext,
+        "context-parallel layouts other than ring and attention sparsity model non-causal attention "
+        "(arch dit or encoder); model " + m.name + " is a decoder");
+  if ((policy || o.sparsity) && o.data)
+    Add(out, policy ? "parallel.cp_layout" : "sparsity", LayoutRule::kContext,
+        "a context-parallel layout policy prices full sequences; remove the data section");
+  if (o.sparsity && !dit)
+    Add(out, "sparsity", LayoutRule::kContext, "attention sparsity (DSV) needs a diffusion transformer (arch dit)");
+  const int heads = m.heads / std::max(1, p.tp);
+  if (p.cp_layout == "ulysses" && p.cp > 1 && heads % p.cp != 0)
+    Add(out, "parallel.cp", LayoutRule::kContext,
+        "cp_layout ulysses gives every rank heads / cp whole heads: the " + S(heads) +
+            " heads of a tensor-parallel rank are not divisible by cp " + S(p.cp));
+  if (p.cp_layout == "hybrid" && p.cp_ulysses > 0 && (p.cp % p.cp_ulysses != 0 || heads % p.cp_ulysses != 0))
+    Add(out, "parallel.cp_ulysses", LayoutRule::kContext,
+        "cp_ulysses " + S(p.cp_ulysses) + " must divide cp " + S(p.cp) + " and the " + S(heads) +
+            " heads of a tensor-parallel rank");
+}
+
 }  // namespace
 
 int ExpertTensorParallelSize(const TrainOptions& o) {
@@ -185,6 +222,7 @@ std::vector<LayoutIssue> CheckLayout(const TrainOptions& o) {
   CheckBatch(o, dp, out);
   CheckStages(o, dp, out);
   CheckExperts(o, dp, out);
+  CheckContext(o, out);
   return out;
 }
 

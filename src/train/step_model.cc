@@ -284,6 +284,31 @@ Status CheckSane(const SimulatedSteps& run) {
   return Status::Ok();
 }
 
+// What a context-parallel layout policy chose and what its attention costs per step.
+CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const ParallelPlan& plan, double step_s) {
+  CpAttentionSummary s;
+  s.layout = a.layout;
+  s.ulysses = a.ulysses;
+  s.ring = a.ring;
+  s.mean_sparsity = a.mean_sparsity;
+  double attention = 0, predictor = 0, comm = 0, kv = 0;
+  for (const CpLayerCost& l : a.layers) {
+    attention += (l.fwd_compute + l.bwd_compute + l.fwd_comm + l.bwd_comm).ToSeconds();
+    predictor += l.predictor_fwd.ToSeconds();
+    comm += (l.fwd_comm + l.bwd_comm).ToSeconds();
+    kv += l.kv_bytes.value();
+    s.balance_max = std::max(s.balance_max, l.balance);
+    s.balance_mean += l.balance / static_cast<double>(a.layers.size());
+  }
+  const double per_rank = static_cast<double>(plan.micro_batches) / plan.pp;  // layers spread over pp
+  s.attention_s = attention * per_rank;
+  s.predictor_s = predictor * per_rank;
+  s.exposed_comm_s = comm * per_rank;
+  s.kv_bytes_per_layer = a.layers.empty() ? 0 : kv / static_cast<double>(a.layers.size());
+  s.attention_share = step_s > 0 ? s.attention_s / step_s : 0;
+  return s;
+}
+
 // An infeasible error becomes a result; any other error stays an error.
 Result<StepResult> InfeasibleOr(const Error& e) {
   if (e.code == ErrorCode::kInfeasible) return Infeasible(e.message);
@@ -309,7 +334,13 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   if (!plan.ok()) return InfeasibleOr(plan.error());
   DLSIM_ASSIGN_OR_RETURN(auto schedule,
                          schedules.Create(std::string(PipelineScheduleName(o.parallel.pipeline_schedule))));
-  ChunkCostModel costs(o, *plan, ctx);
+  std::optional<CpAttentionPlan> cp_attention;
+  if (UsesCpLayout(o)) {
+    Result<CpAttentionPlan> planned = PlanCpAttention(o, *plan, ctx);
+    if (!planned.ok()) return InfeasibleOr(planned.error());
+    cp_attention = std::move(planned).value();
+  }
+  ChunkCostModel costs(o, *plan, ctx, cp_attention ? &*cp_attention : nullptr);
   Result<StepProgram> prog = PipelineProgram(o, *plan, costs, *schedule);
   if (!prog.ok()) return InfeasibleOr(prog.error());
   AddDataParallelWork(o, *plan, ctx, costs, *prog);
@@ -324,6 +355,7 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   AddMemory(o, *plan, ctx, costs, *run, r);
   AddThroughput(o, *plan, ctx, costs, *run, r);
   AddBreakdown(run->timeline, r);
+  if (cp_attention) r.cp_attention = SummarizeCpAttention(*cp_attention, *plan, r.step_time_s);
   return r;
 }
 

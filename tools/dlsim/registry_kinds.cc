@@ -25,6 +25,7 @@
 #include "dlsim/serve/mig_serving.h"
 #include "dlsim/serve/router.h"
 #include "dlsim/serve/scheduler.h"
+#include "dlsim/train/context_parallel.h"
 #include "dlsim/train/expert_routing.h"
 #include "dlsim/train/mm_schedule.h"
 #include "dlsim/train/pipeline_schedule.h"
@@ -52,6 +53,7 @@ std::map<std::string, std::function<RegistryEntries()>> RegistryKinds() {
       Kind<train::PipelineScheduleRegistry>("pipeline-schedule", train::RegisterPipelineSchedules);
   kinds["mm-schedule"] =
       Kind<train::MmSchedulePolicyRegistry>("mm-schedule", train::RegisterMmSchedulePolicies);
+  kinds["cp-layout"] = Kind<train::CpLayoutRegistry>("cp-layout", train::RegisterCpLayouts);
   kinds["routing-skew"] = Kind<train::RoutingSkewRegistry>("routing-skew", train::RegisterRoutingSkews);
   kinds["compute-model"] = Kind<cost::ComputeModelRegistry>("compute-model", cost::RegisterComputeModels);
   kinds["collective-model"] =

@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlsim/catalog/catalogs.h"
@@ -43,7 +44,7 @@ Status MergeCatalogFile(const std::string& path, Catalogs& catalogs);
 // Reads the model shape keys (arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab, gated_mlp,
 // tied_embeddings, attention_bias, linear_bias, norm, position_embedding, dropout, max_seq_len)
 // present in `m` into `spec`, marking them known; absent keys keep `spec`'s values. When
-// `is_new` the shape keys layers, hidden, heads and vocab are required. kv_heads and
+// `is_new` the shape keys layers, hidden, heads and vocab (not for arch dit) are required. kv_heads and
 // ffn_hidden follow heads and hidden (MHA, 4 x hidden) unless `spec` had other values or they
 // are given. Errors are recorded in m's document; does not call m.Finish().
 void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new);
@@ -54,14 +55,19 @@ void ReadModelShape(const MapReader& m, model::ModelSpec& spec, bool is_new);
 void CheckModelShape(const MapReader& m, const model::ModelSpec& spec);
 // Reads the mixture-of-experts keys (experts, top_k, expert_ffn_hidden, shared_experts,
 // first_dense_layers, capacity_factor), MLA's (q_lora_rank, kv_lora_rank, qk_nope_head_dim,
-// qk_rope_head_dim, v_head_dim) and head_dim present in `m` into `spec` (ReadModelShape calls it; the
-// train scenario's model section too). expert_ffn_hidden follows ffn_hidden unless given.
+// qk_rope_head_dim, v_head_dim), head_dim and the diffusion-transformer keys (model/dit_spec.h:
+// cross_attention, double_blocks, qk_norm, modulation, text_dim, ... vae_causal) present in `m` into
+// `spec` (ReadModelShape calls it; the train scenario's model section too). expert_ffn_hidden follows
+// ffn_hidden unless given.
 void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec);
-// The keys ReadMoeAndMlaShape reads that `s` sets (none for a dense multi-head model), one "KEY: VALUE"
-// line each after `indent`: what catalog import and the planner's best-layout scenario write.
+// The keys ReadMoeAndMlaShape reads that `s` sets (none for a dense multi-head model; every DiT key for a
+// DiT), one "KEY: VALUE" line each after `indent`: what catalog import and the planner's best-layout
+// scenario write.
 std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& indent);
 // The keys ReadModelShape reads.
 const std::vector<std::string>& ModelShapeKeys();
+// The scenario names of model::Arch: decoder, encoder, dit.
+std::vector<std::pair<std::string, model::Arch>> ArchNames();
 
 }  // namespace dlsim::io
 

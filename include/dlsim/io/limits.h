@@ -29,6 +29,10 @@ inline const Range kCapacityFactor = Range::Between(0, 1024);  // 0: dropless
 inline const Range kLoraRank = Range::Between(0, 1 << 20);     // 0: none
 inline const Range kHeadDim = Range::Between(0, 1 << 16);      // 0: hidden / heads
 inline const Range kZipfS = Range::Between(0.01, 10);          // routing skew exponent
+// Diffusion transformers: patch sizes and VAE compression factors (published: patch 1-2, VAE 4-16).
+inline const Range kPatch = Range::Between(1, 1024);
+inline const Range kFrames = Range::Between(1, 1 << 20);  // training.video frames
+inline const Range kPixels = Range::Between(1, 1 << 20);  // training.video height and width
 
 // Hardware of a training job.
 inline const Range kGpus = Range::Between(1, 1 << 20);  // a million GPUs

@@ -36,6 +36,21 @@ enum class Shard {
 // Memory access pattern of a memory-bound operator (sets its achievable bandwidth).
 enum class Access { kElementwise, kNormalization, kGather };
 
+// Which tokens an operator runs on. Every operator of a language model runs on the layer's tokens; a
+// diffusion transformer (model/dit.h) adds its text stream and per-sample conditioning.
+enum class TokenSet {
+  kLayer,      // the layer's tokens (a DiT's latent tokens)
+  kText,       // the micro-batch's text tokens, split over context parallelism like the layer's (MMDiT)
+  kTextWhole,  // every text token of the micro-batch on every context-parallel rank (cross-attention K/V)
+  kJoint,      // the layer's and the text tokens together (MMDiT joint attention, single-stream blocks)
+  kSample,     // one row per sample of the micro-batch (adaLN modulation, timestep MLPs)
+};
+
+// What a core-attention operator attends: the layer's tokens to themselves (self), the layer's tokens
+// to the whole text (cross), latent and text tokens together (joint), or the text to itself (a text
+// refiner).
+enum class AttentionKind { kSelf, kCross, kJoint, kText };
+
 enum class AttentionImpl {
   kFlash,    // fused FlashAttention: no s^2 tensors stored; backward recomputes scores
   kUnfused,  // Megatron-2021 style: QK^T bmm, fused scale-mask-softmax, dropout, AV bmm
@@ -62,6 +77,8 @@ struct Op {
   // rank receives (not the layer's tokens), and kColumn / kRow / kInner split it by the expert-tensor-
   // parallel size instead of tp. Its per-token sizes are per routed copy.
   bool routed = false;
+  TokenSet tokens = TokenSet::kLayer;
+  AttentionKind attention_kind = AttentionKind::kSelf;  // kAttention ops
 };
 
 struct LayerOptions {
@@ -84,7 +101,8 @@ std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o);
 // Forward FLOPs of a model for `tokens` tokens of sequence length `seq` (matmuls and
 // attention only, the convention of MFU): 2 * params_matmul * tokens + attention; causal
 // attention counts half the score work when `causal_halving` is set. MoE layers count the router and
-// the top_k + shared experts a token passes through.
+// the top_k + shared experts a token passes through. A DiT (arch dit): tokens / seq samples of
+// DitForwardFlops(m, seq, m.dit.text_tokens) (model/dit.h).
 double ModelForwardFlops(const ModelSpec& m, double tokens, double seq, bool causal_halving);
 
 }  // namespace dlsim::model

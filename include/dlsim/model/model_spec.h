@@ -14,14 +14,15 @@
 
 #include "dlsim/core/named_table.h"
 #include "dlsim/core/result.h"
+#include "dlsim/model/dit_spec.h"
 
 namespace dlsim::model {
 
-enum class Arch { kDecoder, kEncoder };                   // GPT/Llama (causal) vs BERT (bidirectional)
+enum class Arch { kDecoder, kEncoder, kDit };  // GPT/Llama (causal), BERT (bidirectional), diffusion transformer
 enum class Norm { kLayerNorm, kRmsNorm };                 // LayerNorm has weight + bias, RMSNorm weight only
 enum class PositionEmbedding { kLearned, kRope, kNone };  // kLearned adds a max_seq_len x hidden table
 
-std::string_view ArchName(Arch a);                            // "decoder" | "encoder"
+std::string_view ArchName(Arch a);                            // "decoder" | "encoder" | "dit"
 std::string_view NormName(Norm n);                            // "layernorm" | "rmsnorm"
 std::string_view PositionEmbeddingName(PositionEmbedding p);  // "learned" | "rope" | "none"
 
@@ -85,6 +86,7 @@ struct ModelSpec {
   int explicit_head_dim = 0;
   MoeSpec moe;
   MlaSpec mla;
+  DitSpec dit;  // arch kDit: the diffusion-transformer fields (model/dit_spec.h); vocab is then unused
 
   // Width of one head: explicit_head_dim, else hidden / heads. Under MLA, the mean of the query/key
   // width (nope + rope) and the value width, so that 4 * s * heads * head_dim() counts the QK^T and AV
@@ -112,7 +114,9 @@ struct ModelSpec {
   // tied) and final norm, and of the whole model:
   //   ParameterCount = (layers - MoeLayers) * LayerParameters + MoeLayers * MoeLayerParameters
   //                    + EmbeddingParameters + HeadParameters.
-  // BERT's pooler and MLM transform are not counted.
+  // BERT's pooler and MLM transform are not counted. A DiT (arch kDit, model/dit.h): LayerParameters is
+  // its first block (cross-attention or double-stream), EmbeddingParameters and HeadParameters the parts
+  // before and after the blocks, ParameterCount = DitParameterCount.
   double LayerParameters() const;
   double EmbeddingParameters() const;
   double HeadParameters() const;
@@ -121,7 +125,9 @@ struct ModelSpec {
   // every field positive; then heads divide hidden (unless head_dim is explicit), kv_heads divide heads
   // (so kv_heads <= heads), 0 <= dropout < 1, max_seq_len >= 0 and positive for learned positions; for
   // MoE, 1 <= top_k <= experts, expert_ffn_hidden > 0, 0 <= first_dense_layers < layers, shared_experts
-  // >= 0, capacity_factor >= 0; for MLA, positive head widths. Every broken rule, in
+  // >= 0, capacity_factor >= 0; for MLA, positive head widths; for a DiT (vocab not needed), positive
+  // text_dim, text_tokens, latent channels, patch and VAE factors, 0 <= double_blocks <= layers and 0
+  // with cross_attention, a complete refiner when it has blocks. Every broken rule, in
   // that order; empty when the shape is valid. When a field is not positive only those are returned
   // (the other rules would divide by it).
   std::vector<ShapeIssue> ShapeIssues() const;

@@ -15,6 +15,7 @@
 
 #include "dlsim/data/step_data.h"
 #include "dlsim/model/layer_graph.h"
+#include "dlsim/train/context_parallel.h"
 #include "dlsim/train/expert_routing.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/parallel_plan.h"
@@ -58,7 +59,12 @@ MoeVolumes MoeLayerVolumes(const model::ModelSpec& m, const ParallelPlan& plan, 
 
 class ChunkCostModel {
  public:
-  ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx);
+  // `cp_attention` (borrowed, may be null): the layers' core self/joint attention and its context-parallel
+  // communication as a layout policy priced them (context_parallel.h; UsesCpLayout(o)); null: the default
+  // ring path below. A diffusion transformer (arch dit) is priced from model/dit.h's operators: its text
+  // stream, cross- and joint attention, and its single-stream blocks.
+  ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                 const CpAttentionPlan* cp_attention = nullptr);
   // Costs of the uniform micro-batch.
   const ChunkCosts& Get(int rank, int chunk) const { return costs_[chunk * plan_.pp + rank]; }
   // Costs of a micro-batch with its own contents on every virtual stage (index chunk * pp +
@@ -96,18 +102,22 @@ class ChunkCostModel {
   // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
   // operators, then tensor- and context-parallel communication, the host floor and recomputation. What Get()
   // and Price() assemble chunks from; public so that models built of several modules (model/multimodal.h)
-  // price their own layers the same way.
+  // price their own layers the same way. `attention`: a context-parallel layout policy's core attention of
+  // this layer (train/context_parallel.h), added before the host floor and recomputation.
   LayerCost PriceOps(const std::vector<model::Op>& ops, const data::Load& load, bool layer,
-                     int64_t shard_tokens = 0) const;
+                     int64_t shard_tokens = 0, const CpLayerCost* attention = nullptr) const;
 
  private:
   struct LoadCosts {
     LayerCost layer, embed, head;
-    LayerCost moe;  // a MoE layer at balanced routing (MoE models)
+    LayerCost moe;     // a MoE layer at balanced routing (MoE models)
+    LayerCost single;  // a DiT single-stream block after double-stream ones (MMDiT)
   };
   // MoE layers of a virtual stage, grouped by cost: (cost, how many layers).
   using MoeGroups = std::vector<std::pair<const LayerCost*, int>>;
   LoadCosts PriceLoad(const data::Load& load) const;
+  // Adds `a` to the layer's costs and its FLOPs to `attn_flops` (what selective recomputation re-runs).
+  void AddCpAttention(const CpLayerCost& a, LayerCost& lc, Flops& attn_flops) const;
   // Adds the recomputation mode's re-run forward (`attn_flops` under selective) to the backward of `lc`, and
   // under full recomputation sizes the kept layer input of `tokens` tokens.
   void FoldRecompute(LayerCost& lc, double tokens, Flops attn_flops, bool layer) const;
@@ -115,11 +125,20 @@ class ChunkCostModel {
   ChunkCosts Assemble(const LoadCosts& lc, int rank, int chunk, const MoeGroups* moe = nullptr) const;
   // MoE layers (count) among the layers of a virtual stage, and the index of its first one.
   int MoeLayersOf(int rank, int chunk, int* first_moe) const;
+  // DiT single-stream blocks among the layers of a virtual stage when the first blocks are double-stream.
+  int SingleLayersOf(int rank, int chunk) const;
+  // Every layer's costs with its layout-policy attention (layer_costs_).
+  void PriceCpLayers();
+  // A DiT's embedding (first stage) and final layer (last stage): compute, memory, parameters, FLOPs.
+  void AddDitEnds(const LoadCosts& lc, bool first, bool last, ChunkCosts& c) const;
 
   const TrainOptions& o_;
   const ParallelPlan& plan_;
   const StepContext& ctx_;
-  std::vector<model::Op> layer_ops_, embed_ops_, head_ops_, moe_ops_;
+  std::vector<model::Op> layer_ops_, embed_ops_, head_ops_, moe_ops_, single_ops_;
+  const CpAttentionPlan* cp_attention_ = nullptr;
+  std::vector<LayerCost> layer_costs_;  // per model layer, with cp_attention_
+  double single_layer_params_ = 0, embed_params_ = 0, head_params_ = 0;  // per GPU
   std::vector<ChunkCosts> costs_;
   data::Load uniform_load_;
   LoadCosts uniform_;

@@ -25,6 +25,7 @@ enum class LayoutRule {
   kBatch,     // global batch against micro_batch * dp
   kStages,    // layers and micro-batches against the pipeline stages; schedule shape
   kExperts,   // ep and etp against the experts, the expert width and the GPUs of a stage (MoE)
+  kContext,   // the context-parallel layout and attention sparsity against the model and the heads
 };
 
 struct LayoutIssue {
@@ -40,7 +41,7 @@ inline constexpr int64_t kMaxMicroBatches = 100000;
 // Tokens per step (seq_len x global_batch): 2^40, a thousand times the largest published batches.
 inline constexpr double kMaxTokensPerStep = 1099511627776.0;
 
-// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages, experts); empty when the
+// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages, experts, context); empty when the
 // layout can run. parallel.dp 0 means gpus / (tp*pp*cp). The model shape itself (hidden divisible
 // by heads, ...) is the model's rule (ModelSpec::Validate), not a layout rule.
 std::vector<LayoutIssue> CheckLayout(const TrainOptions& o);

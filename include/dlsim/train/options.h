@@ -11,8 +11,10 @@
 
 #include "dlsim/data/data_options.h"
 #include "dlsim/hw/gpu.h"
+#include "dlsim/model/dit.h"
 #include "dlsim/model/layer_graph.h"
 #include "dlsim/model/model_spec.h"
+#include "dlsim/train/attention_sparsity.h"
 
 namespace dlsim::train {
 
@@ -58,6 +60,8 @@ struct TrainingOptions {
   model::AttentionImpl attention = model::AttentionImpl::kFlash;
   // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM).
   std::optional<hw::DType> grad_dtype;
+  // A diffusion transformer's clip (training.video); seq_len is then its latent tokens (model/dit.h).
+  std::optional<model::VideoClip> video;
 };
 
 struct ParallelOptions {
@@ -82,6 +86,10 @@ struct ParallelOptions {
   // Layers per pipeline stage (pp * virtual_stages entries, in model order); empty means
   // balanced placement (see docs/models.md).
   std::vector<int> layers_per_stage;
+  // How the cp ranks split non-causal core attention (train/context_parallel.h, a cp-layout registry
+  // name): ring (the default path), ulysses, hybrid (cp_ulysses head groups x ring; 0: automatic) or dsv.
+  std::string cp_layout = "ring";
+  int cp_ulysses = 0;
 };
 
 // Data-aware MoE routing (issue 15): how many of a micro-batch's routed tokens each expert receives.
@@ -106,6 +114,8 @@ struct TrainOptions {
   std::optional<data::DataOptions> data;
   // Data-aware MoE routing; unset: the balanced router (every expert exactly its share), priced once.
   std::optional<RoutingOptions> routing;
+  // Dynamic attention sparsity of a DiT (DSV; train/attention_sparsity.h); unset: dense attention.
+  std::optional<SparsityOptions> sparsity;
   uint64_t seed = 1;
   std::string compute_model = "roofline";  // cost.model: a compute-model registry name
 };

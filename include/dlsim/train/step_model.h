@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dlsim/report/sink.h"
+#include "dlsim/train/context_parallel.h"
 #include "dlsim/train/options.h"
 #include "dlsim/train/parallel_plan.h"
 #include "dlsim/train/pipeline_schedule.h"
@@ -59,6 +60,21 @@ struct DataSummary {
   int max_micro_batches = 0;
 };
 
+// The core attention of a step whose context-parallel layout policy priced it (context_parallel.h): the
+// layout it chose, the work balance over the cp ranks (largest / mean rank, per layer), the K/V bytes the
+// slowest rank receives per layer, and seconds per step on one pipeline rank: the attention (kernels,
+// DSV's predictor and the exposed CP communication, recomputation not counted), of which the predictor and
+// the communication; attention_share = attention_s / the step.
+struct CpAttentionSummary {
+  std::string layout;
+  int ulysses = 1, ring = 1;
+  double mean_sparsity = 0;
+  double balance_mean = 0, balance_max = 0;
+  double kv_bytes_per_layer = 0;
+  double attention_s = 0, predictor_s = 0, exposed_comm_s = 0;
+  double attention_share = 0;
+};
+
 struct StepResult {
   bool feasible = false;
   std::string reason;  // why not, when infeasible
@@ -78,6 +94,7 @@ struct StepResult {
   uint64_t events = 0;
   std::optional<DataSummary> data;        // set for data-aware runs; step_time_s is then the mean
   std::optional<RoutingSummary> routing;  // set for data-aware MoE routing runs
+  std::optional<CpAttentionSummary> cp_attention;  // set when a context-parallel layout priced attention
 };
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus
