@@ -197,6 +197,11 @@ double RefinerFlops(const DitSpec& d, double t) {
 
 }  // namespace
 
+double DitSelfAttentionFlops(const ModelSpec& m, double latent, double text) {
+  const double n = m.dit.cross_attention ? latent : latent + text;
+  return 4.0 * n * n * static_cast<double>(m.heads) * m.head_dim() * m.layers;
+}
+
 double DitForwardFlops(const ModelSpec& m, double latent, double text) {
   const DitSpec& d = m.dit;
   const double h = m.hidden;

@@ -31,6 +31,7 @@ void RegisterTapas(ReproRegistry& reg);            // repro_tapas.cc
 void RegisterStepAudio(ReproRegistry& reg);        // repro_step_audio.cc
 void RegisterPipeWeaver(ReproRegistry& reg);       // repro_pipeweaver.cc
 void RegisterSpindle(ReproRegistry& reg);          // repro_spindle.cc
+void RegisterDsv(ReproRegistry& reg);              // repro_dsv.cc
 
 void RegisterReproductions(ReproRegistry& reg) {
   RegisterSelectN(reg);
@@ -61,6 +62,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterStepAudio(reg);
   RegisterPipeWeaver(reg);
   RegisterSpindle(reg);
+  RegisterDsv(reg);
 }
 
 }  // namespace dlsim::repro

@@ -110,10 +110,11 @@ void AssignBlocks(const AttentionWork& w, const std::vector<int>& head_group, in
 
 }  // namespace
 
-CpAssignment BalancedAssignment(const AttentionWork& w, int ulysses, int ring) {
+CpAssignment BalancedAssignment(const AttentionWork& w, int ulysses, int ring, bool move_blocks) {
   CpAssignment standard = StandardAssignment(w.heads, w.blocks, ulysses, ring);
-  CpAssignment a{ulysses, ring, AssignHeads(w, ulysses), std::vector<int>(standard.block_shard.size())};
-  for (int g = 0; g < ulysses; ++g) AssignBlocks(w, a.head_group, g, ring, a.block_shard);
+  CpAssignment a{ulysses, ring, AssignHeads(w, ulysses), standard.block_shard};
+  if (move_blocks)
+    for (int g = 0; g < ulysses; ++g) AssignBlocks(w, a.head_group, g, ring, a.block_shard);
   return a.Balance(w) < standard.Balance(w) ? a : standard;
 }
 
@@ -308,6 +309,13 @@ CpLayerCost PriceAssignment(const AttentionWork& w, const CpAssignment& a, const
   return worst;
 }
 
+Duration StepAttentionTime(const CpLayerCost& c, Recompute recompute) {
+  Duration t = Total(c);
+  if (recompute != Recompute::kNone) t += c.fwd_compute;
+  if (recompute == Recompute::kFull) t += c.fwd_comm;
+  return t;
+}
+
 // ----- policies -----
 
 namespace {
@@ -359,8 +367,8 @@ class HybridLayout final : public CpLayoutPolicy {
   }
 };
 
-// DSV: every u | cp with u <= heads; per layer the faster of the re-balanced and the standard assignment;
-// the u with the shortest sum over layers.
+// DSV: every u | cp with u <= heads; per layer the fastest of the standard assignment, heads re-balanced and
+// heads and query blocks re-balanced; the u with the shortest sum over layers.
 class DsvLayout final : public CpLayoutPolicy {
  public:
   Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers, const CpEnv& env) const override {
@@ -376,11 +384,19 @@ class DsvLayout final : public CpLayoutPolicy {
           time += first;
           continue;
         }
-        CpAssignment standard = StandardAssignment(w.heads, w.blocks, u, env.cp / u);
-        CpAssignment balanced = BalancedAssignment(w, u, env.cp / u);
-        const Duration ts = Total(PriceAssignment(w, standard, env)), tb = Total(PriceAssignment(w, balanced, env));
-        mine.push_back(tb < ts ? std::move(balanced) : std::move(standard));
-        first = std::min(tb, ts);
+        // The standard split, heads re-balanced, heads and query blocks re-balanced: the fastest.
+        CpAssignment options[] = {StandardAssignment(w.heads, w.blocks, u, env.cp / u),
+                                  BalancedAssignment(w, u, env.cp / u, false),
+                                  BalancedAssignment(w, u, env.cp / u, true)};
+        size_t pick = 0;
+        for (size_t i = 0; i < std::size(options); ++i) {
+          const Duration t = Total(PriceAssignment(w, options[i], env));
+          if (i == 0 || t < first) {
+            first = t;
+            pick = i;
+          }
+        }
+        mine.push_back(std::move(options[pick]));
         time += first;
       }
       if (best.empty() || time < best_time) {

@@ -5,6 +5,7 @@
 
 #include "dlsim/core/stats.h"
 #include "dlsim/core/strings.h"
+#include "dlsim/model/dit.h"
 #include "dlsim/train/chunk_cost.h"
 #include "dlsim/train/data_steps.h"
 
@@ -285,7 +286,8 @@ Status CheckSane(const SimulatedSteps& run) {
 }
 
 // What a context-parallel layout policy chose and what its attention costs per step.
-CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const ParallelPlan& plan, double step_s) {
+CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const ParallelPlan& plan, Recompute recompute,
+                                        double step_s) {
   CpAttentionSummary s;
   s.layout = a.layout;
   s.ulysses = a.ulysses;
@@ -293,7 +295,7 @@ CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const Parallel
   s.mean_sparsity = a.mean_sparsity;
   double attention = 0, predictor = 0, comm = 0, kv = 0;
   for (const CpLayerCost& l : a.layers) {
-    attention += (l.fwd_compute + l.bwd_compute + l.fwd_comm + l.bwd_comm).ToSeconds();
+    attention += StepAttentionTime(l, recompute).ToSeconds();
     predictor += l.predictor_fwd.ToSeconds();
     comm += (l.fwd_comm + l.bwd_comm).ToSeconds();
     kv += l.kv_bytes.value();
@@ -307,6 +309,20 @@ CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const Parallel
   s.kv_bytes_per_layer = a.layers.empty() ? 0 : kv / static_cast<double>(a.layers.size());
   s.attention_share = step_s > 0 ? s.attention_s / step_s : 0;
   return s;
+}
+
+// Under attention sparsity a DiT's model FLOPs count the self/joint attention pairs it computes (1 - mean
+// sparsity of them), not the dense ones: the useful work, so MFU stays a fraction of the peak.
+void CountSparseModelFlops(const TrainOptions& o, const SimulatedSteps& run, double sparsity, StepResult& r) {
+  if (!o.sparsity || o.model.arch != model::Arch::kDit || r.step_time_s <= 0) return;
+  const double samples = run.real_tokens_per_step / run.attention_seq;
+  const double skipped =
+      3.0 * samples * sparsity * model::DitSelfAttentionFlops(o.model, run.attention_seq, o.model.dit.text_tokens);
+  const double per_gpu_s = 1e-12 / o.hardware.gpus / r.step_time_s;
+  r.model_tflops_per_gpu -= skipped * per_gpu_s;
+  r.hardware_tflops_per_gpu -= skipped * per_gpu_s;
+  const double peak = r.mfu > 0 ? (r.model_tflops_per_gpu + skipped * per_gpu_s) / r.mfu : 0;
+  r.mfu = peak > 0 ? r.model_tflops_per_gpu / peak : 0;
 }
 
 // An infeasible error becomes a result; any other error stays an error.
@@ -355,7 +371,10 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   AddMemory(o, *plan, ctx, costs, *run, r);
   AddThroughput(o, *plan, ctx, costs, *run, r);
   AddBreakdown(run->timeline, r);
-  if (cp_attention) r.cp_attention = SummarizeCpAttention(*cp_attention, *plan, r.step_time_s);
+  if (cp_attention) {
+    r.cp_attention = SummarizeCpAttention(*cp_attention, *plan, o.parallel.recompute, r.step_time_s);
+    CountSparseModelFlops(o, *run, cp_attention->mean_sparsity, r);
+  }
   return r;
 }
 

@@ -209,7 +209,7 @@ TEST(TrainCliTest, DefaultScenarioChecks) {
 TEST(TrainCliTest, EveryTrainingExampleChecks) {
   for (const char* name : {"default_train.yaml", "llama3_70b_64xh100.yaml", "llama3.1_405b_16k_h100.yaml",
                            "gpt3_175b_1024xa100.yaml", "llama3_8b_fp8_h100.yaml", "custom_model_a100.yaml",
-                           "bert_large_v100.yaml"}) {
+                           "bert_large_v100.yaml", "wan2.1_14b_dsv_128xh100.yaml"}) {
     const std::string path = std::string(DLSIM_DATA_DIR) + "/scenarios/" + name;
     Outcome r = RunDlsim("train " + path + " --check");
     EXPECT_EQ(r.exit_code, 0) << path << ": " << r.output;

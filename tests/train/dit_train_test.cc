@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/train_scenario.h"
 #include "dlsim/model/dit.h"
 #include "dlsim/train/chunk_cost.h"
 #include "dlsim/train/context_builder.h"
@@ -311,6 +312,36 @@ TEST_F(DitTrainTest, LayoutRules) {
   EXPECT_NE(CheckLayout(llm).front().message.find("non-causal"), std::string::npos);
   o.training.seq_len = 32764;  // not divisible by cp 8
   EXPECT_EQ(CheckLayout(o).front().key, "parallel.cp");
+}
+
+TEST_F(DitTrainTest, ScenarioKeys) {
+  auto parse = [&](const std::string& text) {
+    return io::ParseTrainScenario(text, "dit.yaml", catalogs_->hardware, catalogs_->models);
+  };
+  const std::string head = "model: {name: wan-1.3b}\nhardware: {node: dgx-h100, gpus: 8}\n";
+  Result<TrainOptions> o = parse(head +
+                                 "training: {video: {frames: 81, height: 480, width: 832}, global_batch: 1}\n"
+                                 "parallel: {cp: 8, cp_layout: dsv}\nsparsity: {target: 0.8, progress: 0.5}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->training.seq_len, 21 * 30 * 52);  // the clip's latent tokens
+  EXPECT_EQ(o->parallel.cp_layout, "dsv");
+  ASSERT_TRUE(o->sparsity.has_value());
+  EXPECT_DOUBLE_EQ(o->sparsity->target, 0.8);
+  EXPECT_DOUBLE_EQ(o->sparsity->progress, 0.5);
+  // A clip and a seq_len together, a clip for a language model, an unknown layout, a bad sparsity.
+  const struct {
+    std::string text, expect;
+  } bad[] = {
+      {head + "training: {seq_len: 4096, video: {height: 480, width: 832}}\n", "not both"},
+      {"model: {name: llama3-8b}\ntraining: {video: {height: 480, width: 832}}\n", "needs a diffusion transformer"},
+      {head + "training: {seq_len: 4096}\nparallel: {cp_layout: ulysess}\n", "did you mean 'ulysses'"},
+      {head + "training: {seq_len: 4096}\nsparsity: {target: 1.5}\n", "sparsity.target"},
+  };
+  for (const auto& b : bad) {
+    Result<TrainOptions> r = parse(b.text);
+    ASSERT_FALSE(r.ok()) << b.text;
+    EXPECT_NE(r.error().message.find(b.expect), std::string::npos) << r.error().message;
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/hf_config.h"
+#include "dlsim/model/dit.h"
 #include "dlsim/report/table.h"
 
 namespace dlsim::cli {
@@ -147,6 +148,21 @@ ordered_json MultimodalJson(const model::MultimodalSpec& m) {
           {"llm_tokens_per_image", m.LlmTokensPerImage()},
           {"llm_parameters", m.llm.ParameterCount()},
           {"parameters", m.ParameterCount()}};
+}
+
+// A model's JSON with, for a DiT, its block kinds and DiT keys.
+ordered_json ModelJsonWithDit(const model::ModelSpec& m) {
+  ordered_json j = ModelJson(m);
+  if (m.arch != model::Arch::kDit) return j;
+  const model::DitSpec& d = m.dit;
+  j["dit"] = {{"cross_attention", d.cross_attention},   {"double_blocks", d.double_blocks},
+              {"qk_norm", model::QkNormName(d.qk_norm)}, {"modulation", model::ModulationName(d.modulation)},
+              {"text_dim", d.text_dim},                  {"text_tokens", d.text_tokens},
+              {"pooled_dim", d.pooled_dim},              {"guidance_embed", d.guidance_embed},
+              {"refiner_blocks", d.refiner_blocks},      {"latent_channels", d.latent_channels},
+              {"patch", d.patch},                        {"patch_frames", d.patch_frames},
+              {"vae_spatial", d.vae_spatial},            {"vae_temporal", d.vae_temporal}};
+  return j;
 }
 
 // --- terminal tables ------------------------------------------------------------------------------
@@ -299,6 +315,38 @@ void PrintNetwork(const hw::NetworkSpec& w) {
                            {"source", w.source}});
 }
 
+// The diffusion-transformer fields of a DiT (model/dit_spec.h).
+void PrintDit(const model::ModelSpec& m) {
+  const model::DitSpec& d = m.dit;
+  using model::DitBlockKind;
+  const std::string blocks =
+      d.cross_attention ? fmt::format("{} cross-attention", m.layers)
+                        : fmt::format("{} double-stream + {} single-stream", d.double_blocks, m.layers - d.double_blocks);
+  std::string text = fmt::format("{} tokens of width {}{}", d.text_tokens, d.text_dim, d.text_mlp ? " (MLP projection)" : "");
+  if (d.refiner_blocks > 0)
+    text += fmt::format("; refiner {} blocks of {} over width {}", d.refiner_blocks, d.refiner_hidden, d.refiner_in);
+  std::cout << FieldTable(
+      "Diffusion transformer " + m.name,
+      {{"blocks", blocks},
+       {"q/k norm, modulation", std::string(model::QkNormName(d.qk_norm)) + ", " +
+                                    std::string(model::ModulationName(d.modulation))},
+       {"text", text},
+       {"conditioning", fmt::format("timestep {}{}{}", d.frequency_dim,
+                                    d.pooled_dim > 0 ? fmt::format(", pooled {}", d.pooled_dim) : "",
+                                    d.guidance_embed ? ", guidance" : "")},
+       {"latents", fmt::format("{} channels, VAE {}x{}x{}{}, patch {}x{}x{}", d.latent_channels, d.vae_temporal,
+                               d.vae_spatial, d.vae_spatial, d.vae_causal && d.vae_temporal > 1 ? " causal" : "",
+                               d.patch_frames, d.patch, d.patch)},
+       {"block parameters",
+        d.cross_attention
+            ? Num(model::DitBlockParameters(m, DitBlockKind::kCrossAttention) * 1e-6, 5) + " M"
+            : fmt::format("{} M double, {} M single",
+                          Num(model::DitBlockParameters(m, DitBlockKind::kDoubleStream) * 1e-6, 5),
+                          Num(model::DitBlockParameters(m, DitBlockKind::kSingleStream) * 1e-6, 5))},
+       {"embedding / final layer", fmt::format("{} M / {} M", Num(m.EmbeddingParameters() * 1e-6, 5),
+                                               Num(m.HeadParameters() * 1e-6, 5))}});
+}
+
 void PrintModel(const model::ModelSpec& m) {
   std::cout << FieldTable(
       "Model " + m.name,
@@ -321,6 +369,7 @@ void PrintModel(const model::ModelSpec& m) {
                                   Num(m.LayerParameters() * 1e-6, 5) + " M",
                                   Num(m.EmbeddingParameters() * 1e-6, 5) + " M")},
        {"source", m.source}});
+  if (m.arch == model::Arch::kDit) PrintDit(m);
   if (!m.moe.enabled()) return;
   const model::MoeSpec& e = m.moe;
   std::cout << FieldTable(
@@ -389,7 +438,7 @@ void RunList(std::string kind, bool json, const GlobalOptions& global) {
     if (want("networks"))
       for (const auto* w : c.hardware.Networks()) j["networks"].push_back(NetworkJson(*w));
     if (want("models"))
-      for (const auto* m : c.models.Models()) j["models"].push_back(ModelJson(*m));
+      for (const auto* m : c.models.Models()) j["models"].push_back(ModelJsonWithDit(*m));
     if (want("multimodals"))
       for (const auto* m : c.multimodal.Models()) j["multimodal_models"].push_back(MultimodalJson(*m));
     std::cout << j.dump(2) << "\n";
@@ -417,7 +466,7 @@ void RunShow(const std::string& name, bool json, const GlobalOptions& global) {
   if (auto n = c.hardware.FindNode(name); n.ok()) return emit(NodeJson(**n), [&] { PrintNode(**n); });
   if (auto w = c.hardware.FindNetwork(name); w.ok())
     return emit(NetworkJson(**w), [&] { PrintNetwork(**w); });
-  if (auto m = c.models.Find(name); m.ok()) return emit(ModelJson(**m), [&] { PrintModel(**m); });
+  if (auto m = c.models.Find(name); m.ok()) return emit(ModelJsonWithDit(**m), [&] { PrintModel(**m); });
   if (auto m = c.multimodal.Find(name); m.ok())
     return emit(MultimodalJson(**m), [&] { PrintMultimodal(**m); });
   std::vector<std::string> all = c.hardware.GpuNamesAndAliases();

@@ -58,6 +58,9 @@ double DitParameterCount(const ModelSpec& m);
 // x heads for every attention (self: latent^2, cross: latent x text, joint: (latent + text)^2, refiner:
 // text^2). Biases, norms and elementwise work are not counted (the MFU convention).
 double DitForwardFlops(const ModelSpec& m, double latent, double text);
+// Of which the blocks' self or joint attention (4 x pairs x head_dim x heads: latent^2 per cross-attention
+// block, (latent + text)^2 per MMDiT block): what attention sparsity skips a share of.
+double DitSelfAttentionFlops(const ModelSpec& m, double latent, double text);
 
 // Operators of one block of kind `k` (per latent token unless Op::tokens says otherwise), of the parts
 // before the blocks and of the final layer with the flow-matching loss, in execution order.

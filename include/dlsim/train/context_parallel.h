@@ -10,9 +10,10 @@
 //            parallel.cp_ulysses, or by default the largest divisor of cp that divides the heads and fits
 //            the ranks of a node;
 //   dsv      DSV's hybrid sparsity-aware context parallelism: every u x r = cp is priced with the work
-//            re-balanced (heads to groups by their work, longest first to the lightest group; query blocks
-//            to ring shards by their work within each group, equal counts) and only the key/value blocks a
-//            shard's queries need exchanged; the fastest layer wins.
+//            re-balanced (heads to groups by their work, longest first to the lightest group; optionally query
+//            blocks to ring shards by their work within each group, equal counts; per layer the fastest of
+//            standard, heads-only and heads-and-blocks) and only the key/value blocks a shard's queries need
+//            exchanged; the u with the fastest layers wins.
 // A rank's attention is dense FlashAttention or, under attention sparsity (attention_sparsity.h), DSV's
 // sparse kernel plus its low-rank predictor; the formulas are in docs/dit.md#context-parallel-layouts.
 //
@@ -65,9 +66,10 @@ struct CpAssignment {
 // The standard assignment: contiguous head groups of heads / u (the remainder to the first groups),
 // contiguous query blocks per shard.
 CpAssignment StandardAssignment(int heads, int blocks, int ulysses, int ring);
-// DSV's re-balanced assignment (see above); never less balanced than StandardAssignment (it keeps the
-// better of the two).
-CpAssignment BalancedAssignment(const AttentionWork& w, int ulysses, int ring);
+// DSV's re-balanced assignment (see above): heads by their work and, with move_blocks, each group's query
+// blocks by theirs (blocks off their home shard make the all-to-all span the whole cp group); never less
+// balanced than StandardAssignment (it keeps the better of the two).
+CpAssignment BalancedAssignment(const AttentionWork& w, int ulysses, int ring, bool move_blocks = true);
 
 // What pricing a layout needs: the attention's shape per micro-batch on one tensor-parallel rank, the
 // group and the models.
@@ -97,6 +99,9 @@ struct CpLayerCost {
   Flops flops;     // attention forward FLOPs the slowest rank computes
 };
 CpLayerCost PriceAssignment(const AttentionWork& w, const CpAssignment& a, const CpEnv& env);
+// One layer's attention time in a step: forward and backward with their exposed communication, and the
+// forward again when recomputation re-runs it (its communication too under full recomputation).
+Duration StepAttentionTime(const CpLayerCost& c, Recompute recompute);
 
 class CpLayoutPolicy {
  public:

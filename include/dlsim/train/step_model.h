@@ -63,8 +63,8 @@ struct DataSummary {
 // The core attention of a step whose context-parallel layout policy priced it (context_parallel.h): the
 // layout it chose, the work balance over the cp ranks (largest / mean rank, per layer), the K/V bytes the
 // slowest rank receives per layer, and seconds per step on one pipeline rank: the attention (kernels,
-// DSV's predictor and the exposed CP communication, recomputation not counted), of which the predictor and
-// the communication; attention_share = attention_s / the step.
+// DSV's predictor and the exposed CP communication, with the recomputed forward), of which the predictor and
+// the communication (once per pass); attention_share = attention_s / the step.
 struct CpAttentionSummary {
   std::string layout;
   int ulysses = 1, ring = 1;
