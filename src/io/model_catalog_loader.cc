@@ -106,8 +106,9 @@ std::string FormatDitKeys(const model::DitSpec& d, const std::string& indent) {
 void ReadDitShape(const MapReader& m, model::DitSpec& d) {
   d.cross_attention = m.Get<bool>("cross_attention", d.cross_attention);
   d.double_blocks = m.Get<int>("double_blocks", d.double_blocks, limits::kDenseLayers);
-  d.qk_norm = m.GetEnum("qk_norm", d.qk_norm,
-                        {{"none", model::QkNorm::kNone}, {"head", model::QkNorm::kPerHead}, {"full", model::QkNorm::kFull}});
+  d.qk_norm = m.GetEnum(
+      "qk_norm", d.qk_norm,
+      {{"none", model::QkNorm::kNone}, {"head", model::QkNorm::kPerHead}, {"full", model::QkNorm::kFull}});
   d.modulation = m.GetEnum("modulation", d.modulation,
                            {{"block", model::Modulation::kPerBlock}, {"shared", model::Modulation::kShared}});
   d.cross_attention_norm = m.Get<bool>("cross_attention_norm", d.cross_attention_norm);

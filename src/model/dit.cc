@@ -128,9 +128,8 @@ double DitRefinerParameters(const ModelSpec& m) {
   if (d.refiner_blocks <= 0) return 0;
   const double in = d.refiner_in, H = d.refiner_hidden;
   // Two affine LayerNorms, QKV and output projections, a 4x MLP and a 2-way gate, all with biases.
-  const double block =
-      4 * H + Linear(H, 3 * H, true) + Linear(H, H, true) + Linear(H, 4 * H, true) + Linear(4 * H, H, true) +
-      Linear(H, 2 * H, true);
+  const double block = 4 * H + Linear(H, 3 * H, true) + Linear(H, H, true) + Linear(H, 4 * H, true) +
+                       Linear(4 * H, H, true) + Linear(H, 2 * H, true);
   double p = Linear(in, H, true) + EmbedderParameters(d.frequency_dim, H) + EmbedderParameters(in, H) +
              d.refiner_blocks * block;
   if (d.refiner_pooled) p += Linear(in, d.pooled_dim, true) + 1;  // projection and its learned scale
@@ -157,7 +156,8 @@ double DitHeadParameters(const ModelSpec& m) {
 
 double DitParameterCount(const ModelSpec& m) {
   double p = DitEmbeddingParameters(m) + DitHeadParameters(m);
-  for (DitBlockKind k : {DitBlockKind::kCrossAttention, DitBlockKind::kDoubleStream, DitBlockKind::kSingleStream})
+  for (DitBlockKind k :
+       {DitBlockKind::kCrossAttention, DitBlockKind::kDoubleStream, DitBlockKind::kSingleStream})
     p += DitBlocksOf(m, k) * DitBlockParameters(m, k);
   return p;
 }
@@ -173,7 +173,7 @@ double BlockFlops(const ModelSpec& m, DitBlockKind k, double s, double t) {
   const double n = s + t;
   switch (k) {
     case DitBlockKind::kCrossAttention:
-      return 2 * s * (proj + mlp) + 4 * s * s * attn_width                     // self-attention, MLP
+      return 2 * s * (proj + mlp) + 4 * s * s * attn_width                   // self-attention, MLP
              + 2 * s * (w.h * w.q + w.out * w.h) + 2 * t * (2 * w.h * w.kv)  // cross projections
              + 4 * s * t * attn_width + 6 * per_block_mod;
     case DitBlockKind::kDoubleStream:
@@ -190,8 +190,8 @@ double RefinerFlops(const DitSpec& d, double t) {
   if (d.refiner_blocks <= 0) return 0;
   const double in = d.refiner_in, H = d.refiner_hidden;
   const double per_token = in * H + d.refiner_blocks * (4 * H * H + 8 * H * H);
-  const double per_sample =
-      d.frequency_dim * H + H * H + in * H + H * H + d.refiner_blocks * 2 * H * H + (d.refiner_pooled ? in * d.pooled_dim : 0);
+  const double per_sample = d.frequency_dim * H + H * H + in * H + H * H + d.refiner_blocks * 2 * H * H +
+                            (d.refiner_pooled ? in * d.pooled_dim : 0);
   return 2 * t * per_token + d.refiner_blocks * 4 * t * t * H + 2 * per_sample;
 }
 
@@ -252,7 +252,8 @@ void AddModulatedNorm(const ModelSpec& m, double a, const std::string& name, int
                       std::vector<Op>& ops) {
   const double h = m.hidden;
   if (gemm && m.dit.modulation == Modulation::kPerBlock) {
-    ops.push_back(Gemm(name + "_modulation", Shard::kTokens, static_cast<int64_t>(rows) * m.hidden, m.hidden, 0));
+    ops.push_back(
+        Gemm(name + "_modulation", Shard::kTokens, static_cast<int64_t>(rows) * m.hidden, m.hidden, 0));
     ops.back().tokens = TokenSet::kSample;
   }
   ops.push_back(Memory(name, Shard::kTokens, 3 * a * h, 10 * h, a * h, Access::kNormalization));
@@ -261,7 +262,8 @@ void AddModulatedNorm(const ModelSpec& m, double a, const std::string& name, int
 // QKV projection, q/k norm and rotary of one stream (width q + 2kv from h).
 void AddQkv(const ModelSpec& m, double a, const std::string& prefix, std::vector<Op>& ops) {
   const Widths w = WidthsOf(m);
-  ops.push_back(Gemm(prefix + "qkv_proj", Shard::kColumn, static_cast<int64_t>(w.q + 2 * w.kv), m.hidden, a * w.h));
+  ops.push_back(
+      Gemm(prefix + "qkv_proj", Shard::kColumn, static_cast<int64_t>(w.q + 2 * w.kv), m.hidden, a * w.h));
   if (m.dit.qk_norm != QkNorm::kNone)
     ops.push_back(Memory(prefix + "qk_norm", Shard::kInner, 2 * a * (w.q + w.kv), 8 * (w.q + w.kv),
                          a * (w.q + w.kv), Access::kNormalization));
@@ -272,8 +274,8 @@ void AddQkv(const ModelSpec& m, double a, const std::string& prefix, std::vector
 void AddMlp(const ModelSpec& m, double a, const std::string& prefix, std::vector<Op>& ops) {
   const Widths w = WidthsOf(m);
   ops.push_back(Gemm(prefix + "mlp_up", Shard::kColumn, static_cast<int64_t>(w.up), m.hidden, a * w.h));
-  ops.push_back(Memory(prefix + (m.gated_mlp ? "swiglu" : "gelu"), Shard::kInner, a * (w.up + w.f), 8 * w.f,
-                       a * w.up));
+  ops.push_back(
+      Memory(prefix + (m.gated_mlp ? "swiglu" : "gelu"), Shard::kInner, a * (w.up + w.f), 8 * w.f, a * w.up));
   ops.push_back(Gemm(prefix + "mlp_down", Shard::kRow, m.hidden, static_cast<int64_t>(w.f), a * w.f));
   ops.push_back(Memory(prefix + "mlp_gate_residual", Shard::kTokens, 4 * a * w.h, 2 * w.h, 0));
 }
@@ -291,16 +293,18 @@ void AddCrossAttention(const ModelSpec& m, const LayerOptions& o, std::vector<Op
   const Widths w = WidthsOf(m);
   const double a = o.activation_bytes;
   if (m.dit.cross_attention_norm)
-    ops.push_back(Memory("cross_norm", Shard::kTokens, 2 * a * w.h, 8 * w.h, a * w.h, Access::kNormalization));
+    ops.push_back(
+        Memory("cross_norm", Shard::kTokens, 2 * a * w.h, 8 * w.h, a * w.h, Access::kNormalization));
   ops.push_back(Gemm("cross_q_proj", Shard::kColumn, static_cast<int64_t>(w.q), m.hidden, a * w.h));
   const size_t text_from = ops.size();
   ops.push_back(Gemm("cross_kv_proj", Shard::kColumn, static_cast<int64_t>(2 * w.kv), m.hidden, a * w.h));
   if (m.dit.qk_norm != QkNorm::kNone)
-    ops.push_back(Memory("cross_k_norm", Shard::kInner, 2 * a * w.kv, 8 * w.kv, a * 2 * w.kv,
-                         Access::kNormalization));
+    ops.push_back(
+        Memory("cross_k_norm", Shard::kInner, 2 * a * w.kv, 8 * w.kv, a * 2 * w.kv, Access::kNormalization));
   Tag(ops, text_from, TokenSet::kTextWhole);
   if (m.dit.qk_norm != QkNorm::kNone)
-    ops.push_back(Memory("cross_q_norm", Shard::kInner, 2 * a * w.q, 8 * w.q, a * w.q, Access::kNormalization));
+    ops.push_back(
+        Memory("cross_q_norm", Shard::kInner, 2 * a * w.q, 8 * w.q, a * w.q, Access::kNormalization));
   ops.push_back(CoreAttention(m, o, AttentionKind::kCross, TokenSet::kLayer));
   ops.push_back(Gemm("cross_out_proj", Shard::kRow, m.hidden, static_cast<int64_t>(w.out), a * w.out));
   ops.push_back(Memory("cross_residual", Shard::kTokens, 3 * a * w.h, w.h, 0));
@@ -414,7 +418,8 @@ std::vector<Op> BuildDitBlockOps(const ModelSpec& m, DitBlockKind k, const Layer
 std::vector<Op> BuildDitEmbeddingOps(const ModelSpec& m, const LayerOptions& o) {
   const DitSpec& d = m.dit;
   const double a = o.activation_bytes;
-  const int64_t h = m.hidden, patch_in = static_cast<int64_t>(d.latent_channels) * d.patch * d.patch * d.patch_frames;
+  const int64_t h = m.hidden,
+                patch_in = static_cast<int64_t>(d.latent_channels) * d.patch * d.patch * d.patch_frames;
   std::vector<Op> ops;
   ops.push_back(Gemm("patch_embed", Shard::kTokens, h, patch_in, a * patch_in));
   AddEmbedder("time_embed", d.frequency_dim, h, ops);

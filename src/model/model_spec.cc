@@ -1,11 +1,11 @@
 #include "dlsim/model/model_spec.h"
 
-#include "dlsim/model/dit.h"
-
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "dlsim/model/dit.h"
 
 namespace dlsim::model {
 
@@ -194,10 +194,14 @@ void AddMlaIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
 // The rules of a diffusion transformer (dit_spec.h).
 void AddDitIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
   const DitSpec& d = m.dit;
-  const std::pair<std::string_view, int> positive[] = {
-      {"text_dim", d.text_dim},       {"text_tokens", d.text_tokens},   {"latent_channels", d.latent_channels},
-      {"patch", d.patch},             {"patch_frames", d.patch_frames}, {"vae_spatial", d.vae_spatial},
-      {"vae_temporal", d.vae_temporal}, {"frequency_dim", d.frequency_dim}};
+  const std::pair<std::string_view, int> positive[] = {{"text_dim", d.text_dim},
+                                                       {"text_tokens", d.text_tokens},
+                                                       {"latent_channels", d.latent_channels},
+                                                       {"patch", d.patch},
+                                                       {"patch_frames", d.patch_frames},
+                                                       {"vae_spatial", d.vae_spatial},
+                                                       {"vae_temporal", d.vae_temporal},
+                                                       {"frequency_dim", d.frequency_dim}};
   for (const auto& [field, v] : positive)
     if (v <= 0) out.push_back({{field}, std::string(field) + " must be a positive integer, found " + S(v)});
   if (d.double_blocks < 0 || d.double_blocks > m.layers)

@@ -87,7 +87,8 @@ Result<train::TrainOptions> Options(const ReproEnv& env, int frames, int cp, con
   j.global_batch = kGpus / cp;
   j.zero = 3;
   j.recompute = train::Recompute::kFull;
-  DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o, internal::MakeTrainOptions(*env.catalogs, j, data::DataOptions{}));
+  DLSIM_ASSIGN_OR_RETURN(train::TrainOptions o,
+                         internal::MakeTrainOptions(*env.catalogs, j, data::DataOptions{}));
   o.data.reset();
   o.parallel.cp_layout = layout;
   if (sparsity) o.sparsity = *sparsity;
@@ -185,7 +186,9 @@ class DsvReproduction final : public Reproduction {
     const train::SparsityOptions target = Sparsity(kTarget);
     double headline = 0;
     const model::ModelSpec& m = **env.catalogs->models.Find(kModel);
-    auto tokens = [&](int f) { return model::LatentTokens(m.dit, {.frames = f, .height = 720, .width = 1280}); };
+    auto tokens = [&](int f) {
+      return model::LatentTokens(m.dit, {.frames = f, .height = 720, .width = 1280});
+    };
     Side base_longest;
     for (int frames : kFrames) {
       DLSIM_ASSIGN_OR_RETURN(Side base, Fastest(env, frames, baseline, nullptr));

@@ -53,10 +53,12 @@ SparsityMap DrawSparsity(const SparsityOptions& o, int layers, int heads, int bl
   for (int l = 0; l < layers; ++l) {
     Rng rng = root.Stream("sparsity/layer" + std::to_string(l));
     for (int h = 0; h < heads; ++h) {
-      const double s = ramp * std::clamp(o.target + o.head_spread * SampleNormal(rng, 0, 1), 0.0, o.max_sparsity);
+      const double s =
+          ramp * std::clamp(o.target + o.head_spread * SampleNormal(rng, 0, 1), 0.0, o.max_sparsity);
       const std::vector<double> w = BlockWeights(o, rng, blocks);
       for (int b = 0; b < blocks; ++b)
-        m.density[(static_cast<size_t>(l) * heads + h) * blocks + b] = std::clamp((1 - s) * w[b], 1 - o.max_sparsity, 1.0);
+        m.density[(static_cast<size_t>(l) * heads + h) * blocks + b] =
+            std::clamp((1 - s) * w[b], 1 - o.max_sparsity, 1.0);
     }
   }
   return m;

@@ -233,7 +233,8 @@ OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
   const data::AttentionBlock blk = DitBlockOf(op, p);
   OpCost c;
   c.saved = op.saved_bytes_per_token * OpTokens(op, p) / (text ? 1 : p.t);
-  const bool core = op.attention_kind == model::AttentionKind::kSelf || op.attention_kind == model::AttentionKind::kJoint;
+  const bool core =
+      op.attention_kind == model::AttentionKind::kSelf || op.attention_kind == model::AttentionKind::kJoint;
   if ((p.skip_core && core) || blk.count <= 0 || blk.seq_q <= 0) return c;
   if (p.o.training.attention == model::AttentionImpl::kFlash) {
     const cost::AttentionShape shape{blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, false};
@@ -265,9 +266,7 @@ OpCost PriceMemoryOp(const Op& op, const Pricing& p) {
   const cost::ComputeModel& cm = *p.ctx.compute;
   const bool split = op.shard == Shard::kInner || (op.shard == Shard::kTokens && p.sp && SequenceSplit(op));
   const double base = OpTokens(op, p);
-  const double tok = op.routed ? static_cast<double>(p.shard_tokens) / p.plan.etp
-                     : split   ? base / p.t
-                               : base;
+  const double tok = op.routed ? static_cast<double>(p.shard_tokens) / p.plan.etp : split ? base / p.t : base;
   const cost::MemoryKind kind = MemoryKindOf(op.access);
   OpCost c;
   c.fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);

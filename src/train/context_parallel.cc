@@ -52,7 +52,8 @@ int CpAssignment::HeadsOf(int group) const {
 }
 
 CpAssignment StandardAssignment(int heads, int blocks, int ulysses, int ring) {
-  CpAssignment a{ulysses, ring, std::vector<int>(heads), std::vector<int>(static_cast<size_t>(ulysses) * blocks)};
+  CpAssignment a{ulysses, ring, std::vector<int>(heads),
+                 std::vector<int>(static_cast<size_t>(ulysses) * blocks)};
   const int base = heads / ulysses, extra = heads % ulysses;
   for (int g = 0, h = 0; g < ulysses; ++g)
     for (int i = 0; i < base + (g < extra ? 1 : 0); ++i) a.head_group[h++] = g;
@@ -132,8 +133,16 @@ struct Grid {
 
 Grid GridOf(const CpEnv& env, int u, int r) {
   const int per_node = std::clamp(env.ctx->gpus_per_node / std::max(1, env.tp), 1, env.cp);
+  // A ring step is paced by its slowest hop: inside a node only when the whole ring is (the default ring
+  // path of chunk_cost.h assumes an intra-node step whenever two cp ranks share a node).
   const int u_node = std::min(u, per_node), shards_per_node = std::max(1, per_node / u);
-  return {env, u, r, per_node, {u, u_node}, {env.cp, per_node}, {2, shards_per_node > 1 ? 2 : 1},
+  return {env,
+          u,
+          r,
+          per_node,
+          {u, u_node},
+          {env.cp, per_node},
+          {2, r <= shards_per_node ? 2 : 1},
           {r, std::min(r, shards_per_node)}};
 }
 
@@ -222,7 +231,8 @@ Predictor RankPredictor(const RankShare& r, const Grid& grid) {
         {env.samples, heads, heads, r.queries, env.seq, std::max<int64_t>(1, rank / 2), false}, env.dtype);
     const double block_scores = static_cast<double>(env.samples * heads) * std::ceil(r.queries / 128.0) *
                                 std::ceil(static_cast<double>(env.seq) / 128.0);
-    p.compute += cm.MemoryBound(Bytes(8 * block_scores), Flops(2 * block_scores), cost::MemoryKind::kElementwise);
+    p.compute +=
+        cm.MemoryBound(Bytes(8 * block_scores), Flops(2 * block_scores), cost::MemoryKind::kElementwise);
   }
   if (grid.r > 1) {
     const Bytes keys(static_cast<double>(env.samples * env.seq * heads * rank) * 2.0);
@@ -320,7 +330,9 @@ Duration StepAttentionTime(const CpLayerCost& c, Recompute recompute) {
 
 namespace {
 
-int CpPerNode(const CpEnv& env) { return std::clamp(env.ctx->gpus_per_node / std::max(1, env.tp), 1, env.cp); }
+int CpPerNode(const CpEnv& env) {
+  return std::clamp(env.ctx->gpus_per_node / std::max(1, env.tp), 1, env.cp);
+}
 
 std::vector<CpAssignment> Standard(const std::vector<AttentionWork>& layers, int u, int r) {
   std::vector<CpAssignment> out;
@@ -330,21 +342,24 @@ std::vector<CpAssignment> Standard(const std::vector<AttentionWork>& layers, int
 
 Status HeadsDivide(const CpEnv& env, int u, const char* layout) {
   if (env.heads % u == 0) return Status::Ok();
-  return Error::Infeasible(std::string("parallel.cp_layout ") + layout + ": the " + std::to_string(env.heads) +
+  return Error::Infeasible(std::string("parallel.cp_layout ") + layout + ": the " +
+                           std::to_string(env.heads) +
                            " heads of a tensor-parallel rank are not divisible by the " + std::to_string(u) +
                            " head groups (parallel.cp_ulysses)");
 }
 
 class RingLayout final : public CpLayoutPolicy {
  public:
-  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers, const CpEnv& env) const override {
+  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers,
+                                           const CpEnv& env) const override {
     return Standard(layers, 1, env.cp);
   }
 };
 
 class UlyssesLayout final : public CpLayoutPolicy {
  public:
-  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers, const CpEnv& env) const override {
+  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers,
+                                           const CpEnv& env) const override {
     DLSIM_RETURN_IF_ERROR(HeadsDivide(env, env.cp, "ulysses"));
     return Standard(layers, env.cp, 1);
   }
@@ -352,7 +367,8 @@ class UlyssesLayout final : public CpLayoutPolicy {
 
 class HybridLayout final : public CpLayoutPolicy {
  public:
-  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers, const CpEnv& env) const override {
+  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers,
+                                           const CpEnv& env) const override {
     int u = env.requested_ulysses;
     if (u <= 0) {
       u = 1;
@@ -371,7 +387,8 @@ class HybridLayout final : public CpLayoutPolicy {
 // heads and query blocks re-balanced; the u with the shortest sum over layers.
 class DsvLayout final : public CpLayoutPolicy {
  public:
-  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers, const CpEnv& env) const override {
+  Result<std::vector<CpAssignment>> Assign(const std::vector<AttentionWork>& layers,
+                                           const CpEnv& env) const override {
     std::vector<CpAssignment> best;
     Duration best_time;
     for (int u = 1; u <= std::min(env.cp, env.heads); ++u) {
@@ -413,7 +430,8 @@ class DsvLayout final : public CpLayoutPolicy {
 void RegisterCpLayouts(CpLayoutRegistry& reg) {
   reg.RegisterBuiltin("ring", "sequence-wise: every rank all heads of 1/cp of the queries, K/V around a ring",
                       [] { return std::make_unique<RingLayout>(); });
-  reg.RegisterBuiltin("ulysses", "head-wise: an all-to-all gives every rank heads/cp whole heads (DeepSpeed-Ulysses)",
+  reg.RegisterBuiltin("ulysses",
+                      "head-wise: an all-to-all gives every rank heads/cp whole heads (DeepSpeed-Ulysses)",
                       [] { return std::make_unique<UlyssesLayout>(); });
   reg.RegisterBuiltin("hybrid", "cp_ulysses head groups x ring shards, head groups innermost (USP)",
                       [] { return std::make_unique<HybridLayout>(); });
@@ -425,7 +443,10 @@ void RegisterCpLayouts(CpLayoutRegistry& reg) {
 
 // ----- the plan of a step -----
 
-bool UsesCpLayout(const TrainOptions& o) { return o.parallel.cp_layout != "ring" || o.sparsity.has_value(); }
+bool UsesCpLayout(const TrainOptions& o) {
+  const bool dit_cp = o.model.arch == model::Arch::kDit && o.parallel.cp > 1;  // a DiT's CP: always a policy
+  return o.parallel.cp_layout != "ring" || o.sparsity.has_value() || dit_cp;
+}
 
 namespace {
 
@@ -456,7 +477,8 @@ CpEnv EnvOf(const TrainOptions& o, const ParallelPlan& plan, const StepContext& 
 
 }  // namespace
 
-Result<CpAttentionPlan> PlanCpAttention(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx) {
+Result<CpAttentionPlan> PlanCpAttention(const TrainOptions& o, const ParallelPlan& plan,
+                                        const StepContext& ctx) {
   const CpEnv env = EnvOf(o, plan, ctx);
   const int blocks = plan.cp * (o.sparsity ? std::max(1, o.sparsity->blocks_per_rank) : 1);
   std::vector<AttentionWork> layers;

@@ -183,12 +183,14 @@ void CheckContext(const TrainOptions& o, Issues& out) {
   if ((policy || o.sparsity) && m.arch == model::Arch::kDecoder)
     Add(out, policy ? "parallel.cp_layout" : "sparsity", LayoutRule::kContext,
         "context-parallel layouts other than ring and attention sparsity model non-causal attention "
-        "(arch dit or encoder); model " + m.name + " is a decoder");
+        "(arch dit or encoder); model " +
+            m.name + " is a decoder");
   if ((policy || o.sparsity) && o.data)
     Add(out, policy ? "parallel.cp_layout" : "sparsity", LayoutRule::kContext,
         "a context-parallel layout policy prices full sequences; remove the data section");
   if (o.sparsity && !dit)
-    Add(out, "sparsity", LayoutRule::kContext, "attention sparsity (DSV) needs a diffusion transformer (arch dit)");
+    Add(out, "sparsity", LayoutRule::kContext,
+        "attention sparsity (DSV) needs a diffusion transformer (arch dit)");
   const int heads = m.heads / std::max(1, p.tp);
   if (p.cp_layout == "ulysses" && p.cp > 1 && heads % p.cp != 0)
     Add(out, "parallel.cp", LayoutRule::kContext,

@@ -286,8 +286,8 @@ Status CheckSane(const SimulatedSteps& run) {
 }
 
 // What a context-parallel layout policy chose and what its attention costs per step.
-CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const ParallelPlan& plan, Recompute recompute,
-                                        double step_s) {
+CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const ParallelPlan& plan,
+                                        Recompute recompute, double step_s) {
   CpAttentionSummary s;
   s.layout = a.layout;
   s.ulysses = a.ulysses;
@@ -316,8 +316,8 @@ CpAttentionSummary SummarizeCpAttention(const CpAttentionPlan& a, const Parallel
 void CountSparseModelFlops(const TrainOptions& o, const SimulatedSteps& run, double sparsity, StepResult& r) {
   if (!o.sparsity || o.model.arch != model::Arch::kDit || r.step_time_s <= 0) return;
   const double samples = run.real_tokens_per_step / run.attention_seq;
-  const double skipped =
-      3.0 * samples * sparsity * model::DitSelfAttentionFlops(o.model, run.attention_seq, o.model.dit.text_tokens);
+  const double skipped = 3.0 * samples * sparsity *
+                         model::DitSelfAttentionFlops(o.model, run.attention_seq, o.model.dit.text_tokens);
   const double per_gpu_s = 1e-12 / o.hardware.gpus / r.step_time_s;
   r.model_tflops_per_gpu -= skipped * per_gpu_s;
   r.hardware_tflops_per_gpu -= skipped * per_gpu_s;

@@ -99,7 +99,8 @@ TEST(DitTest, FluxDevCountMatchesThePublishedCheckpoint) {
   // A double-stream block by hand: per stream Linear(h, 6h) + QKV + proj (biased) + 2 x 128 q/k norm
   // weights + the 4h MLP.
   const double h = 3072, f = 12288;
-  const double stream = (h * 6 * h + 6 * h) + (h * 3 * h + 3 * h) + (h * h + h) + 256 + (h * f + f) + (f * h + h);
+  const double stream =
+      (h * 6 * h + 6 * h) + (h * 3 * h + 3 * h) + (h * h + h) + 256 + (h * f + f) + (f * h + h);
   EXPECT_EQ(DitBlockParameters(m, DitBlockKind::kDoubleStream), 2 * stream);
   EXPECT_EQ(m.LayerParameters(), 2 * stream);
 }
@@ -110,7 +111,8 @@ TEST(DitTest, TinyDitsCountByHand) {
   const ModelSpec c = TinyCross();
   ASSERT_TRUE(c.Validate().ok()) << c.Validate().error().message;
   EXPECT_EQ(DitBlockParameters(c, DitBlockKind::kCrossAttention), 952);
-  // Patch embedding 16x8 + 8, timestep MLP 8x8 + 8 + 8x8 + 8, text MLP 6x8 + 8 + 8x8 + 8, shared Linear(8, 48).
+  // Patch embedding 16x8 + 8, timestep MLP 8x8 + 8 + 8x8 + 8, text MLP 6x8 + 8 + 8x8 + 8, shared Linear(8,
+  // 48).
   EXPECT_EQ(DitEmbeddingParameters(c), 136 + 144 + 128 + 432);
   EXPECT_EQ(DitHeadParameters(c), 144 + 16);  // Linear(8, 16) and a 2 x 8 table
   EXPECT_EQ(c.ParameterCount(), 2 * 952 + 840 + 160);
@@ -128,8 +130,8 @@ TEST(DitTest, TinyDitsCountByHand) {
 TEST(DitTest, ForwardFlopsPerSampleClosedForm) {
   const double s = 10, t = 3;
   // Cross block: 2 s (QKV 8x24 + O 8x8 + MLP 2x8x16) + 4 s^2 x 8 + 2 s (q 8x8 + o 8x8) + 2 t (kv 2x8x8) +
-  // 4 s t x 8 = 10240 + 3200 + 2560 + 768 + 960; two blocks. Patch embedding and final linear 2 x 2 s x 16 x 8,
-  // text MLP 2 t (6x8 + 8x8); per sample 2 x (timestep 8x8 + 8x8 + shared modulation 6 x 8x8).
+  // 4 s t x 8 = 10240 + 3200 + 2560 + 768 + 960; two blocks. Patch embedding and final linear 2 x 2 s x 16 x
+  // 8, text MLP 2 t (6x8 + 8x8); per sample 2 x (timestep 8x8 + 8x8 + shared modulation 6 x 8x8).
   EXPECT_DOUBLE_EQ(DitForwardFlops(TinyCross(), s, t), 2 * 17728 + 5120 + 672 + 2 * 512);
   // MMDiT, n = 13 joined tokens: double 2n (256 + 256) + 4 n^2 x 8 + 2 x 2 x 6 x 64 (modulation rows);
   // single 2n (8x40 + 24x8) + 4 n^2 x 8 + 2 x 3 x 64; text projection 2 t 6x8; per sample 2 x (timestep 128 +
@@ -144,10 +146,10 @@ TEST(DitTest, ForwardFlopsPerSampleClosedForm) {
 double OpFlops(const ModelSpec& m, DitBlockKind k, double s, double t) {
   double f = 0;
   for (const Op& op : BuildDitBlockOps(m, k, {})) {
-    const double rows = op.tokens == TokenSet::kLayer       ? s
-                        : op.tokens == TokenSet::kJoint     ? s + t
-                        : op.tokens == TokenSet::kSample    ? 1
-                                                            : t;  // kText, kTextWhole
+    const double rows = op.tokens == TokenSet::kLayer    ? s
+                        : op.tokens == TokenSet::kJoint  ? s + t
+                        : op.tokens == TokenSet::kSample ? 1
+                                                         : t;  // kText, kTextWhole
     if (op.kind == OpKind::kGemm) f += 2.0 * rows * op.n * op.k;
     if (op.kind == OpKind::kAttention) {
       const double keys = op.attention_kind == AttentionKind::kCross ? t : rows;

@@ -67,10 +67,10 @@ TEST_F(DitTrainTest, CatalogCountsMatchThePublishedCheckpoints) {
   // Qwen2Connector: input Linear(3584, 4096), timestep and context MLPs, 2 refiner blocks, Linear(3584, 768)
   // and its scale.
   const double H = 4096, C = 3584;
-  const double block = 4 * H + (3 * H * H + 3 * H) + (H * H + H) + (4 * H * H + 4 * H) + (4 * H * H + H) +
-                       (2 * H * H + 2 * H);
-  const double connector = (C * H + H) + (256 * H + H + H * H + H) + (C * H + H + H * H + H) + 2 * block +
-                           (C * 768 + 768) + 1;
+  const double block =
+      4 * H + (3 * H * H + 3 * H) + (H * H + H) + (4 * H * H + 4 * H) + (4 * H * H + H) + (2 * H * H + 2 * H);
+  const double connector =
+      (C * H + H) + (256 * H + H + H * H + H) + (C * H + H + H * H + H) + 2 * block + (C * 768 + 768) + 1;
   EXPECT_EQ(model::DitRefinerParameters(step1x), connector);
   EXPECT_EQ(connector, 536621825.0);
   EXPECT_EQ(step1x.ParameterCount(), 11901408320.0 - guidance + connector);
@@ -319,9 +319,10 @@ TEST_F(DitTrainTest, ScenarioKeys) {
     return io::ParseTrainScenario(text, "dit.yaml", catalogs_->hardware, catalogs_->models);
   };
   const std::string head = "model: {name: wan-1.3b}\nhardware: {node: dgx-h100, gpus: 8}\n";
-  Result<TrainOptions> o = parse(head +
-                                 "training: {video: {frames: 81, height: 480, width: 832}, global_batch: 1}\n"
-                                 "parallel: {cp: 8, cp_layout: dsv}\nsparsity: {target: 0.8, progress: 0.5}\n");
+  Result<TrainOptions> o =
+      parse(head +
+            "training: {video: {frames: 81, height: 480, width: 832}, global_batch: 1}\n"
+            "parallel: {cp: 8, cp_layout: dsv}\nsparsity: {target: 0.8, progress: 0.5}\n");
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_EQ(o->training.seq_len, 21 * 30 * 52);  // the clip's latent tokens
   EXPECT_EQ(o->parallel.cp_layout, "dsv");
@@ -333,7 +334,8 @@ TEST_F(DitTrainTest, ScenarioKeys) {
     std::string text, expect;
   } bad[] = {
       {head + "training: {seq_len: 4096, video: {height: 480, width: 832}}\n", "not both"},
-      {"model: {name: llama3-8b}\ntraining: {video: {height: 480, width: 832}}\n", "needs a diffusion transformer"},
+      {"model: {name: llama3-8b}\ntraining: {video: {height: 480, width: 832}}\n",
+       "needs a diffusion transformer"},
       {head + "training: {seq_len: 4096}\nparallel: {cp_layout: ulysess}\n", "did you mean 'ulysses'"},
       {head + "training: {seq_len: 4096}\nsparsity: {target: 1.5}\n", "sparsity.target"},
   };

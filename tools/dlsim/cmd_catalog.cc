@@ -155,13 +155,20 @@ ordered_json ModelJsonWithDit(const model::ModelSpec& m) {
   ordered_json j = ModelJson(m);
   if (m.arch != model::Arch::kDit) return j;
   const model::DitSpec& d = m.dit;
-  j["dit"] = {{"cross_attention", d.cross_attention},   {"double_blocks", d.double_blocks},
-              {"qk_norm", model::QkNormName(d.qk_norm)}, {"modulation", model::ModulationName(d.modulation)},
-              {"text_dim", d.text_dim},                  {"text_tokens", d.text_tokens},
-              {"pooled_dim", d.pooled_dim},              {"guidance_embed", d.guidance_embed},
-              {"refiner_blocks", d.refiner_blocks},      {"latent_channels", d.latent_channels},
-              {"patch", d.patch},                        {"patch_frames", d.patch_frames},
-              {"vae_spatial", d.vae_spatial},            {"vae_temporal", d.vae_temporal}};
+  j["dit"] = {{"cross_attention", d.cross_attention},
+              {"double_blocks", d.double_blocks},
+              {"qk_norm", model::QkNormName(d.qk_norm)},
+              {"modulation", model::ModulationName(d.modulation)},
+              {"text_dim", d.text_dim},
+              {"text_tokens", d.text_tokens},
+              {"pooled_dim", d.pooled_dim},
+              {"guidance_embed", d.guidance_embed},
+              {"refiner_blocks", d.refiner_blocks},
+              {"latent_channels", d.latent_channels},
+              {"patch", d.patch},
+              {"patch_frames", d.patch_frames},
+              {"vae_spatial", d.vae_spatial},
+              {"vae_temporal", d.vae_temporal}};
   return j;
 }
 
@@ -319,24 +326,27 @@ void PrintNetwork(const hw::NetworkSpec& w) {
 void PrintDit(const model::ModelSpec& m) {
   const model::DitSpec& d = m.dit;
   using model::DitBlockKind;
-  const std::string blocks =
-      d.cross_attention ? fmt::format("{} cross-attention", m.layers)
-                        : fmt::format("{} double-stream + {} single-stream", d.double_blocks, m.layers - d.double_blocks);
-  std::string text = fmt::format("{} tokens of width {}{}", d.text_tokens, d.text_dim, d.text_mlp ? " (MLP projection)" : "");
+  const std::string blocks = d.cross_attention ? fmt::format("{} cross-attention", m.layers)
+                                               : fmt::format("{} double-stream + {} single-stream",
+                                                             d.double_blocks, m.layers - d.double_blocks);
+  std::string text = fmt::format("{} tokens of width {}{}", d.text_tokens, d.text_dim,
+                                 d.text_mlp ? " (MLP projection)" : "");
   if (d.refiner_blocks > 0)
-    text += fmt::format("; refiner {} blocks of {} over width {}", d.refiner_blocks, d.refiner_hidden, d.refiner_in);
+    text += fmt::format("; refiner {} blocks of {} over width {}", d.refiner_blocks, d.refiner_hidden,
+                        d.refiner_in);
   std::cout << FieldTable(
       "Diffusion transformer " + m.name,
       {{"blocks", blocks},
-       {"q/k norm, modulation", std::string(model::QkNormName(d.qk_norm)) + ", " +
-                                    std::string(model::ModulationName(d.modulation))},
+       {"q/k norm, modulation",
+        std::string(model::QkNormName(d.qk_norm)) + ", " + std::string(model::ModulationName(d.modulation))},
        {"text", text},
        {"conditioning", fmt::format("timestep {}{}{}", d.frequency_dim,
                                     d.pooled_dim > 0 ? fmt::format(", pooled {}", d.pooled_dim) : "",
                                     d.guidance_embed ? ", guidance" : "")},
-       {"latents", fmt::format("{} channels, VAE {}x{}x{}{}, patch {}x{}x{}", d.latent_channels, d.vae_temporal,
-                               d.vae_spatial, d.vae_spatial, d.vae_causal && d.vae_temporal > 1 ? " causal" : "",
-                               d.patch_frames, d.patch, d.patch)},
+       {"latents",
+        fmt::format("{} channels, VAE {}x{}x{}{}, patch {}x{}x{}", d.latent_channels, d.vae_temporal,
+                    d.vae_spatial, d.vae_spatial, d.vae_causal && d.vae_temporal > 1 ? " causal" : "",
+                    d.patch_frames, d.patch, d.patch)},
        {"block parameters",
         d.cross_attention
             ? Num(model::DitBlockParameters(m, DitBlockKind::kCrossAttention) * 1e-6, 5) + " M"

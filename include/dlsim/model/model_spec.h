@@ -18,8 +18,12 @@
 
 namespace dlsim::model {
 
-enum class Arch { kDecoder, kEncoder, kDit };  // GPT/Llama (causal), BERT (bidirectional), diffusion transformer
-enum class Norm { kLayerNorm, kRmsNorm };                 // LayerNorm has weight + bias, RMSNorm weight only
+enum class Arch {
+  kDecoder,
+  kEncoder,
+  kDit
+};                                         // GPT/Llama (causal), BERT (bidirectional), diffusion transformer
+enum class Norm { kLayerNorm, kRmsNorm };  // LayerNorm has weight + bias, RMSNorm weight only
 enum class PositionEmbedding { kLearned, kRope, kNone };  // kLearned adds a max_seq_len x hidden table
 
 std::string_view ArchName(Arch a);                            // "decoder" | "encoder" | "dit"

@@ -7,8 +7,9 @@
 // pick. The paper gives no per-head numbers, so the distribution here is a model with its knobs in the
 // scenario (docs/dit.md#attention-sparsity):
 //   ramp(p)       = 0 for p <= dense_until, 1 for p >= target_at, linear between (p: training progress);
-//   s[layer][h]   = ramp(p) x clamp(target + head_spread x z, 0, max_sparsity), z ~ N(0, 1) per (layer, head);
-//   d[layer][h][b] = (1 - s[layer][h]) x w_b / mean(w),  w_b = max(0.05, 1 + block_spread x z_b) per query
+//   s[layer][h]   = ramp(p) x clamp(target + head_spread x z, 0, max_sparsity), z ~ N(0, 1) per (layer,
+//   head); d[layer][h][b] = (1 - s[layer][h]) x w_b / mean(w),  w_b = max(0.05, 1 + block_spread x z_b) per
+//   query
 //                  block, clamped to [1 - max_sparsity, 1] (the head's mean density stays 1 - s unless a
 //                  block saturates).
 // At ramp 0 every density is exactly 1 (dense attention).

@@ -10,10 +10,10 @@
 //            parallel.cp_ulysses, or by default the largest divisor of cp that divides the heads and fits
 //            the ranks of a node;
 //   dsv      DSV's hybrid sparsity-aware context parallelism: every u x r = cp is priced with the work
-//            re-balanced (heads to groups by their work, longest first to the lightest group; optionally query
-//            blocks to ring shards by their work within each group, equal counts; per layer the fastest of
-//            standard, heads-only and heads-and-blocks) and only the key/value blocks a shard's queries need
-//            exchanged; the u with the fastest layers wins.
+//            re-balanced (heads to groups by their work, longest first to the lightest group; optionally
+//            query blocks to ring shards by their work within each group, equal counts; per layer the fastest
+//            of standard, heads-only and heads-and-blocks) and only the key/value blocks a shard's queries
+//            need exchanged; the u with the fastest layers wins.
 // A rank's attention is dense FlashAttention or, under attention sparsity (attention_sparsity.h), DSV's
 // sparse kernel plus its low-rank predictor; the formulas are in docs/dit.md#context-parallel-layouts.
 //
@@ -81,9 +81,9 @@ struct CpEnv {
   int heads = 1;        // query heads of one tensor-parallel rank
   int kv_heads = 1;     // key/value heads of one tensor-parallel rank
   int head_dim = 128;
-  int64_t hidden = 0;   // model width (the predictor's projection input)
+  int64_t hidden = 0;  // model width (the predictor's projection input)
   hw::DType dtype = hw::DType::kBf16;
-  int requested_ulysses = 0;           // hybrid: parallel.cp_ulysses (0: automatic)
+  int requested_ulysses = 0;                  // hybrid: parallel.cp_ulysses (0: automatic)
   const SparsityOptions* sparsity = nullptr;  // null: dense attention, no predictor
 };
 
@@ -96,7 +96,7 @@ struct CpLayerCost {
   Duration fwd_compute, bwd_compute, fwd_comm, bwd_comm;  // what the step adds (comm: exposed)
   Bytes kv_bytes;  // key/value bytes the slowest rank receives in the forward
   double balance = 1;
-  Flops flops;     // attention forward FLOPs the slowest rank computes
+  Flops flops;  // attention forward FLOPs the slowest rank computes
 };
 CpLayerCost PriceAssignment(const AttentionWork& w, const CpAssignment& a, const CpEnv& env);
 // One layer's attention time in a step: forward and backward with their exposed communication, and the
@@ -115,7 +115,8 @@ using CpLayoutRegistry = Registry<CpLayoutPolicy>;
 void RegisterCpLayouts(CpLayoutRegistry& reg);  // ring, ulysses, hybrid, dsv
 
 // Whether a step prices its core attention through a layout policy (a cp_layout other than the default
-// ring path, or attention sparsity), and the whole plan: per layer of the model, the assignment and cost.
+// ring path, attention sparsity, or a DiT with cp > 1: its ring is then paced by its slowest hop), and the
+// whole plan: per layer of the model, the assignment and cost.
 bool UsesCpLayout(const TrainOptions& o);
 struct CpAttentionPlan {
   std::string layout;
@@ -124,7 +125,8 @@ struct CpAttentionPlan {
   std::vector<CpAssignment> assignments;  // per layer
   std::vector<CpLayerCost> layers;        // per layer
 };
-Result<CpAttentionPlan> PlanCpAttention(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx);
+Result<CpAttentionPlan> PlanCpAttention(const TrainOptions& o, const ParallelPlan& plan,
+                                        const StepContext& ctx);
 
 }  // namespace dlsim::train
 

@@ -41,9 +41,9 @@ inline constexpr int64_t kMaxMicroBatches = 100000;
 // Tokens per step (seq_len x global_batch): 2^40, a thousand times the largest published batches.
 inline constexpr double kMaxTokensPerStep = 1099511627776.0;
 
-// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages, experts, context); empty when the
-// layout can run. parallel.dp 0 means gpus / (tp*pp*cp). The model shape itself (hidden divisible
-// by heads, ...) is the model's rule (ModelSpec::Validate), not a layout rule.
+// Every rule `o` breaks, in a fixed order (GPUs, heads, sequence, batch, stages, experts, context); empty
+// when the layout can run. parallel.dp 0 means gpus / (tp*pp*cp). The model shape itself (hidden divisible by
+// heads, ...) is the model's rule (ModelSpec::Validate), not a layout rule.
 std::vector<LayoutIssue> CheckLayout(const TrainOptions& o);
 
 // The data-parallel size of `o`: parallel.dp when given, else gpus / (tp*pp*cp) (0 when that does

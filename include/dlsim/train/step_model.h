@@ -92,8 +92,8 @@ struct StepResult {
   int critical_rank = 0;
   std::string bottleneck;  // the largest non-compute share, in words
   uint64_t events = 0;
-  std::optional<DataSummary> data;        // set for data-aware runs; step_time_s is then the mean
-  std::optional<RoutingSummary> routing;  // set for data-aware MoE routing runs
+  std::optional<DataSummary> data;                 // set for data-aware runs; step_time_s is then the mean
+  std::optional<RoutingSummary> routing;           // set for data-aware MoE routing runs
   std::optional<CpAttentionSummary> cp_attention;  // set when a context-parallel layout priced attention
 };
 
