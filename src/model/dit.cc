@@ -123,6 +123,18 @@ double DitBlockParameters(const ModelSpec& m, DitBlockKind k) {
   return 0;
 }
 
+double DitModulationParameters(const ModelSpec& m, DitBlockKind k) {
+  switch (k) {
+    case DitBlockKind::kCrossAttention:
+      return ModulationParameters(m, 6);
+    case DitBlockKind::kDoubleStream:
+      return 2 * ModulationParameters(m, 6);
+    case DitBlockKind::kSingleStream:
+      return ModulationParameters(m, 3);
+  }
+  return 0;
+}
+
 double DitRefinerParameters(const ModelSpec& m) {
   const DitSpec& d = m.dit;
   if (d.refiner_blocks <= 0) return 0;

@@ -448,14 +448,20 @@ struct DitParts {
   std::vector<Op> layer, single, embed, head;
   double layer_params = 0, single_params = 0, embed_params = 0, head_params = 0;
 };
+// Parameters of one block of kind `k` on one tensor-parallel rank: the modulation whole, the rest split.
+double DitBlockParametersPerRank(const model::ModelSpec& m, model::DitBlockKind k, int tp) {
+  const double whole = model::DitModulationParameters(m, k);
+  return (model::DitBlockParameters(m, k) - whole) / tp + whole;
+}
+
 DitParts BuildDit(const model::ModelSpec& m, const model::LayerOptions& lo, int tp) {
   DitParts d;
   const model::DitBlockKind first = model::DitBlockOf(m, 0);
   d.layer = model::BuildDitBlockOps(m, first, lo);
-  d.layer_params = model::DitBlockParameters(m, first) / tp;
+  d.layer_params = DitBlockParametersPerRank(m, first, tp);
   if (first == model::DitBlockKind::kDoubleStream && m.layers > m.dit.double_blocks) {
     d.single = model::BuildDitBlockOps(m, model::DitBlockKind::kSingleStream, lo);
-    d.single_params = model::DitBlockParameters(m, model::DitBlockKind::kSingleStream) / tp;
+    d.single_params = DitBlockParametersPerRank(m, model::DitBlockKind::kSingleStream, tp);
   }
   d.embed = model::BuildDitEmbeddingOps(m, lo);
   d.head = model::BuildDitHeadOps(m, lo);

@@ -103,6 +103,9 @@ TEST(DitTest, FluxDevCountMatchesThePublishedCheckpoint) {
       (h * 6 * h + 6 * h) + (h * 3 * h + 3 * h) + (h * h + h) + 256 + (h * f + f) + (f * h + h);
   EXPECT_EQ(DitBlockParameters(m, DitBlockKind::kDoubleStream), 2 * stream);
   EXPECT_EQ(m.LayerParameters(), 2 * stream);
+  // The modulation, which tensor parallelism does not split: Linear(h, 6h) per stream, Linear(h, 3h).
+  EXPECT_EQ(DitModulationParameters(m, DitBlockKind::kDoubleStream), 2 * (h * 6 * h + 6 * h));
+  EXPECT_EQ(DitModulationParameters(m, DitBlockKind::kSingleStream), h * 3 * h + 3 * h);
 }
 
 TEST(DitTest, TinyDitsCountByHand) {

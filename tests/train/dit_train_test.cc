@@ -108,6 +108,19 @@ TEST_F(DitTrainTest, MmditSplitsDoubleAndSingleStreamBlocksOverThePipeline) {
   double params = 0;
   for (int r = 0; r < 3; ++r) params += costs.Get(r, 0).params;
   EXPECT_DOUBLE_EQ(params, o.model.ParameterCount());
+  // With tp 2 the blocks split except their modulation; the embedding and final layer stay whole.
+  TrainOptions t2 = o;
+  t2.parallel.tp = 2;
+  t2.hardware.gpus = 6;
+  t2.training.global_batch = 6;
+  auto plan2 = MakeParallelPlan(t2);
+  ASSERT_TRUE(plan2.ok()) << plan2.error().message;
+  const ChunkCostModel costs2(t2, *plan2, (*owned)->ctx);
+  double params2 = 0, whole = model::DitEmbeddingParameters(o.model) + model::DitHeadParameters(o.model);
+  for (int r = 0; r < 3; ++r) params2 += costs2.Get(r, 0).params;
+  for (int i = 0; i < o.model.layers; ++i)
+    whole += model::DitModulationParameters(o.model, model::DitBlockOf(o.model, i));
+  EXPECT_NEAR(params2, (o.model.ParameterCount() - whole) / 2 + whole, 1.0);
   // A double-stream block runs twice the weights of a single-stream one on the same tokens.
   EXPECT_GT(costs.Get(0, 0).forward.compute, costs.Get(1, 0).forward.compute);
   const StepResult r = Run(o);

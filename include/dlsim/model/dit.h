@@ -48,6 +48,9 @@ int64_t LatentTokens(const DitSpec& d, const VideoClip& clip);
 //                       + DitEmbeddingParameters + DitHeadParameters.
 // adaLN LayerNorms carry no weights (elementwise_affine = False in every reference implementation).
 double DitBlockParameters(const ModelSpec& m, DitBlockKind k);
+// Of which the adaLN modulation (Linear(h, k h) per stream, or the k x h tables): it runs whole on every
+// tensor-parallel rank (one row per sample), so tensor parallelism does not split it.
+double DitModulationParameters(const ModelSpec& m, DitBlockKind k);
 double DitEmbeddingParameters(const ModelSpec& m);
 double DitHeadParameters(const ModelSpec& m);
 double DitRefinerParameters(const ModelSpec& m);
