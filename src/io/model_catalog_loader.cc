@@ -115,7 +115,7 @@ void ReadDitShape(const MapReader& m, model::DitSpec& d) {
   d.text_dim = m.Get<int>("text_dim", d.text_dim, limits::kHidden);
   d.text_mlp = m.Get<bool>("text_mlp", d.text_mlp);
   d.text_tokens = m.Get<int>("text_tokens", d.text_tokens, limits::kMaxSeqLen);
-  d.pooled_dim = m.Get<int>("pooled_dim", d.pooled_dim, limits::kHidden);
+  d.pooled_dim = m.Get<int>("pooled_dim", d.pooled_dim, Range::Between(0, 1 << 20));
   d.guidance_embed = m.Get<bool>("guidance_embed", d.guidance_embed);
   d.frequency_dim = m.Get<int>("frequency_dim", d.frequency_dim, limits::kHidden);
   d.refiner_blocks = m.Get<int>("refiner_blocks", d.refiner_blocks, limits::kDenseLayers);

@@ -134,12 +134,14 @@ void WriteModelYaml(const model::ModelSpec& m, std::ostringstream& y) {
   if (m.name != "custom") y << "  name: " << m.name << "\n";
   y << fmt::format(
       "  arch: {}\n  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  "
-      "ffn_hidden: {}\n  vocab: {}\n"
+      "ffn_hidden: {}\n",
+      model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden);
+  if (m.arch != model::Arch::kDit || m.vocab > 0) y << "  vocab: " << m.vocab << "\n";  // a DiT has none
+  y << fmt::format(
       "  gated_mlp: {}\n  tied_embeddings: {}\n  attention_bias: {}\n  "
       "linear_bias: {}\n  norm: {}\n"
       "  position_embedding: {}\n  dropout: {}\n  max_seq_len: {}\n",
-      model::ArchName(m.arch), m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, b(m.gated_mlp),
-      b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
+      b(m.gated_mlp), b(m.tied_embeddings), b(m.attention_bias), b(m.linear_bias), model::NormName(m.norm),
       model::PositionEmbeddingName(m.position_embedding), m.dropout, m.max_seq_len);
   y << FormatMoeAndMlaKeys(m, "  ");
 }
@@ -177,11 +179,26 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
       p.virtual_stages, p.zero, train::RecomputeName(p.recompute), b(p.overlap_grad_reduce),
       b(p.overlap_param_gather), b(p.tp_comm_overlap));
   if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
+  if (p.cp_layout != "ring" || p.cp_ulysses != 0)
+    y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);
   if (!p.layers_per_stage.empty()) {
     std::vector<std::string> v;
     for (int n : p.layers_per_stage) v.push_back(std::to_string(n));
     y << "  layers_per_stage: [" << Join(v, ", ") << "]\n";
   }
+}
+
+// Writes the sparsity section (train/attention_sparsity.h), every key; doubles with 17 digits so that they
+// read back exactly.
+void WriteSparsityYaml(const train::SparsityOptions& s, std::ostringstream& y) {
+  const auto n = [](double v) { return FormatNumber(v, 17); };
+  y << "sparsity:\n";
+  y << "  target: " << n(s.target) << "\n  head_spread: " << n(s.head_spread)
+    << "\n  block_spread: " << n(s.block_spread) << "\n  max_sparsity: " << n(s.max_sparsity)
+    << "\n  progress: " << n(s.progress) << "\n  dense_until: " << n(s.dense_until)
+    << "\n  target_at: " << n(s.target_at) << "\n  predictor_rank: " << s.predictor_rank
+    << "\n  kernel_efficiency: " << n(s.kernel_efficiency) << "\n  kv_union: " << n(s.kv_union)
+    << "\n  blocks_per_rank: " << s.blocks_per_rank << "\n  seed: " << s.seed << "\n";
 }
 
 }  // namespace
@@ -221,6 +238,7 @@ std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_vi
   WriteTrainingYaml(o.training, y);
   WriteParallelYaml(o.parallel, y);
   if (o.data) y << FormatDataSectionYaml(*o.data);
+  if (o.sparsity) WriteSparsityYaml(*o.sparsity, y);
   y << "seed: " << o.seed << "\n";
   return y.str();
 }

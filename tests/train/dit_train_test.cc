@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/plan_scenario.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/model/dit.h"
 #include "dlsim/train/chunk_cost.h"
@@ -342,6 +343,21 @@ TEST_F(DitTrainTest, ScenarioKeys) {
   ASSERT_TRUE(o->sparsity.has_value());
   EXPECT_DOUBLE_EQ(o->sparsity->target, 0.8);
   EXPECT_DOUBLE_EQ(o->sparsity->progress, 0.5);
+  // What `dlsim plan --best` writes reads back the same (the clip as its seq_len).
+  Result<TrainOptions> again = parse(io::FormatTrainScenarioYaml(*o, "round trip"));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->training.seq_len, o->training.seq_len);
+  EXPECT_EQ(again->parallel.cp_layout, "dsv");
+  EXPECT_EQ(again->sparsity->target, o->sparsity->target);
+  EXPECT_EQ(again->sparsity->seed, o->sparsity->seed);
+  EXPECT_EQ(again->model.ParameterCount(), o->model.ParameterCount());
+  for (const char* name : {"flux.1-dev", "step1x-edit-dit"}) {
+    TrainOptions flux = Options(name, 8, 1, 4096);
+    flux.parallel.dp = DataParallelSize(flux);  // as a parsed scenario holds it
+    Result<TrainOptions> back = parse(io::FormatTrainScenarioYaml(flux, ""));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->model.ParameterCount(), flux.model.ParameterCount()) << name;
+  }
   // A clip and a seq_len together, a clip for a language model, an unknown layout, a bad sparsity.
   const struct {
     std::string text, expect;
