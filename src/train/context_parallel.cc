@@ -40,7 +40,7 @@ double CpAssignment::Balance(const AttentionWork& w) const {
 
 double CpAssignment::MovedBlocks() const {
   if (block_shard.empty()) return 0;
-  const int blocks = static_cast<int>(block_shard.size()) / ulysses, per = blocks / ring;
+  const int blocks = static_cast<int>(block_shard.size()) / ulysses, per = std::max(1, blocks / ring);
   int moved = 0;
   for (int g = 0; g < ulysses; ++g)
     for (int b = 0; b < blocks; ++b) moved += block_shard[g * blocks + b] != b / per;
@@ -57,7 +57,7 @@ CpAssignment StandardAssignment(int heads, int blocks, int ulysses, int ring) {
   const int base = heads / ulysses, extra = heads % ulysses;
   for (int g = 0, h = 0; g < ulysses; ++g)
     for (int i = 0; i < base + (g < extra ? 1 : 0); ++i) a.head_group[h++] = g;
-  const int per = blocks / ring;
+  const int per = std::max(1, blocks / ring);  // blocks is a multiple of ring
   for (int g = 0; g < ulysses; ++g)
     for (int b = 0; b < blocks; ++b) a.block_shard[g * blocks + b] = b / per;
   return a;
@@ -94,7 +94,7 @@ void AssignBlocks(const AttentionWork& w, const std::vector<int>& head_group, in
   for (int h = 0; h < w.heads; ++h)
     if (head_group[h] == g)
       for (int b = 0; b < w.blocks; ++b) work[b] += w.At(h, b);
-  const int per = w.blocks / ring;
+  const int per = std::max(1, w.blocks / ring);
   std::vector<double> load(ring, 0.0);
   std::vector<int> room(ring, per);
   for (int b : ByDescending(w.blocks, [&](int x) { return work[x]; })) {
