@@ -29,6 +29,7 @@ void RegisterCdmpp(ReproRegistry& reg);            // repro_cdmpp.cc
 void RegisterRlhfuse(ReproRegistry& reg);          // repro_rlhfuse.cc
 void RegisterTapas(ReproRegistry& reg);            // repro_tapas.cc
 void RegisterStepAudio(ReproRegistry& reg);        // repro_step_audio.cc
+void RegisterStep1xEdit(ReproRegistry& reg);       // repro_step1x_edit.cc
 void RegisterPipeWeaver(ReproRegistry& reg);       // repro_pipeweaver.cc
 void RegisterSpindle(ReproRegistry& reg);          // repro_spindle.cc
 void RegisterDsv(ReproRegistry& reg);              // repro_dsv.cc
@@ -60,6 +61,7 @@ void RegisterReproductions(ReproRegistry& reg) {
   RegisterRlhfuse(reg);
   RegisterTapas(reg);
   RegisterStepAudio(reg);
+  RegisterStep1xEdit(reg);
   RegisterPipeWeaver(reg);
   RegisterSpindle(reg);
   RegisterDsv(reg);

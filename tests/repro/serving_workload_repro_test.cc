@@ -1,5 +1,6 @@
-// Step-Audio-AQAA as a serving workload: the accounting against the published numbers, and the sizing's
-// real-time rule (a replica counts only where its turns stream at the answer's token rate).
+// Inference workloads whose reproduction is accounting: Step1X-Edit (parameters and FLOPs per edit) and
+// Step-Audio-AQAA (memory against the published number, and the sizing's real-time rule: a replica counts
+// only where its turns stream at the answer's token rate).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,6 +13,25 @@ namespace {
 
 using testing::At;
 using testing::RunRepro;
+
+// Step1X-Edit's accounting (arXiv 2504.17761): the MLLM's parameters are its published checkpoint's, the
+// DiT's blocks are FLUX.1-dev's (its published count), and the FLOPs per edit are the MLLM's two guidance
+// branches plus 28 x 2 DiT forwards over 2 x (R/16)^2 latent tokens.
+TEST(Step1xEditRepro, ParametersAndFlopsFollowThePublishedArchitecture) {
+  const ReproResult r = RunRepro("step1x-edit");
+  EXPECT_DOUBLE_EQ(r.our_ratio, 1.0);  // Qwen2.5-VL-7B: exactly 8,292,166,656
+  EXPECT_NE(r.notes.find("ratio 1.000000"), std::string::npos) << r.notes;  // FLUX.1-dev's blocks
+  ASSERT_EQ(r.details.size(), 3u);
+  EXPECT_EQ(At(r, 0, "dit_tokens"), 2 * 32 * 32);  // 512 x 512: 64 x 64 latents, 2 x 2 patches
+  EXPECT_EQ(At(r, 2, "dit_tokens"), 2 * 64 * 64);  // 1024 x 1024
+  for (size_t row = 0; row < 3; ++row) {
+    const double total = At(r, row, "total_tflop_per_edit");
+    EXPECT_NEAR(total, At(r, row, "mllm_tflop") + 56 * At(r, row, "dit_tflop_per_step"), 0.01 * total) << row;
+    EXPECT_GT(At(r, row, "dit_share"), 0.9) << row;  // the decoder dominates an edit
+  }
+  // Attention grows quadratically: doubling the side more than quadruples the DiT work per step.
+  EXPECT_GT(At(r, 2, "dit_tflop_per_step"), 4 * At(r, 0, "dit_tflop_per_step"));
+}
 
 TEST(StepAudioRepro, AccountingMatchesThePublishedMemoryAndSizingNeedsRealTime) {
   const ReproResult r = RunRepro("step-audio-aqaa");
