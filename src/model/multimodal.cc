@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "op_builders.h"
+
 namespace dlsim::model {
 
 std::string_view ProjectorNormName(ProjectorNorm n) {
@@ -216,44 +218,17 @@ SampleFlops MultimodalForwardFlops(const MultimodalSpec& m, const MultimodalSamp
   return f;
 }
 
-namespace {
-
-Op MakeGemm(std::string name, Shard shard, int64_t n, int64_t k, double saved) {
-  Op op;
-  op.name = std::move(name);
-  op.kind = OpKind::kGemm;
-  op.shard = shard;
-  op.n = n;
-  op.k = k;
-  op.saved_bytes_per_token = saved;
-  return op;
-}
-
-Op MakeMemory(std::string name, Shard shard, double bytes, double flops, double saved, Access access) {
-  Op op;
-  op.name = std::move(name);
-  op.kind = OpKind::kMemory;
-  op.shard = shard;
-  op.bytes_per_token = bytes;
-  op.flops_per_token = flops;
-  op.saved_bytes_per_token = saved;
-  op.access = access;
-  return op;
-}
-
-}  // namespace
-
 std::vector<Op> BuildProjectorOps(const MultimodalSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
   const int64_t in = m.ProjectorInputWidth(), mid = m.ProjectorHidden();
   std::vector<Op> ops;
   if (m.projector.norm != ProjectorNorm::kNone)
-    ops.push_back(
-        MakeMemory("projector_norm", Shard::kTokens, 2 * a * in, 8.0 * in, a * in, Access::kNormalization));
-  ops.push_back(MakeGemm("projector_fc1", Shard::kColumn, mid, in, a * in));
-  ops.push_back(
-      MakeMemory("projector_gelu", Shard::kInner, 2 * a * mid, 8.0 * mid, a * mid, Access::kElementwise));
-  ops.push_back(MakeGemm("projector_fc2", Shard::kRow, m.llm.hidden, mid, a * mid));
+    ops.push_back(internal::Memory("projector_norm", Shard::kTokens, 2 * a * in, 8.0 * in, a * in,
+                                   Access::kNormalization));
+  ops.push_back(internal::Gemm("projector_fc1", Shard::kColumn, mid, in, a * in));
+  ops.push_back(internal::Memory("projector_gelu", Shard::kInner, 2 * a * mid, 8.0 * mid, a * mid,
+                                 Access::kElementwise));
+  ops.push_back(internal::Gemm("projector_fc2", Shard::kRow, m.llm.hidden, mid, a * mid));
   return ops;
 }
 
@@ -263,8 +238,9 @@ std::vector<Op> BuildPatchEmbeddingOps(const MultimodalSpec& m, const LayerOptio
   const int64_t kernel = static_cast<int64_t>(v.channels) * v.temporal_patch * v.patch_size * v.patch_size;
   // The convolution as a GEMM over unfolded pixels (replicated across TP: its output is the full hidden).
   std::vector<Op> ops;
-  ops.push_back(MakeGemm("patch_embed", Shard::kReplicated, v.hidden, kernel, a * kernel));
-  ops.push_back(MakeMemory("embed_add", Shard::kTokens, 3 * a * v.hidden, v.hidden, 0, Access::kElementwise));
+  ops.push_back(internal::Gemm("patch_embed", Shard::kReplicated, v.hidden, kernel, a * kernel));
+  ops.push_back(
+      internal::Memory("embed_add", Shard::kTokens, 3 * a * v.hidden, v.hidden, 0, Access::kElementwise));
   return ops;
 }
 
