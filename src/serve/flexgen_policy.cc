@@ -20,10 +20,7 @@ double Throughput(ServeOptions o, const IterationCostModel& cost, double f, doub
   if (tokens < o.workload.prompt.max + o.workload.output.max) return 0;  // the longest request must fit
   *batch = std::clamp<int64_t>(static_cast<int64_t>(tokens / ctx), 0, o.scheduler.max_batch_size);
   if (*batch == 0) return 0;
-  BatchShape b;
-  b.decode_requests = *batch;
-  b.decode_context = static_cast<int64_t>(ctx * static_cast<double>(*batch));
-  b.logits = *batch;
+  const BatchShape b = BatchShape::Decode(*batch, static_cast<int64_t>(ctx * static_cast<double>(*batch)));
   const IterationTime t = cost.Time(b);
   const Bytes moved =
       plan->layer_weights * f + plan->token_kv * (g * static_cast<double>(b.decode_context) / plan->layers);

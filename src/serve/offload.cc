@@ -35,11 +35,8 @@ double SelectNTokenCapacity(const MemoryPlan& p, int interval) {
 BatchShape ReferenceBatch(const ServeOptions& o, const MemoryPlan& p, int interval) {
   const double ctx = o.workload.prompt.median + o.workload.output.median / 2;
   const double fit = SelectNTokenCapacity(p, interval) / ctx;
-  BatchShape b;
-  b.decode_requests = std::clamp<int64_t>(static_cast<int64_t>(fit), 1, o.scheduler.max_batch_size);
-  b.decode_context = static_cast<int64_t>(ctx * static_cast<double>(b.decode_requests));
-  b.logits = b.decode_requests;
-  return b;
+  const int64_t n = std::clamp<int64_t>(static_cast<int64_t>(fit), 1, o.scheduler.max_batch_size);
+  return BatchShape::Decode(n, static_cast<int64_t>(ctx * static_cast<double>(n)));
 }
 
 // Smallest interval in [2, layers] whose iteration meets the TPOT SLO at its reference batch.

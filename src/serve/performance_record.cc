@@ -26,11 +26,7 @@ std::vector<int64_t> BatchGrid(int64_t max_batch) {
 RecordEntry Evaluate(const ServeOptions& o, const MemoryPlan& p, const IterationCostModel& cost, int64_t b,
                      int64_t c) {
   RecordEntry e{.batch = b, .context = c};
-  BatchShape shape;
-  shape.decode_requests = b;
-  shape.decode_context = b * c;
-  shape.logits = b;
-  const IterationTime t = cost.Time(shape);
+  const IterationTime t = cost.Time(BatchShape::Decode(b, b * c));
   const double tokens = static_cast<double>(b * c);
   const int needed = SelectNLayersNeeded(p, tokens);
   e.fits = tokens <= static_cast<double>(p.kv_blocks * (p.block_bytes / p.token_kv));

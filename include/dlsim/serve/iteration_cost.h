@@ -49,6 +49,14 @@ struct BatchShape {
   int64_t decode_context = 0;    // KV tokens read by the decodes (sum of their lengths)
   int64_t logits = 0;            // sequences that sample a token (decodes + finished prefills)
   int64_t tokens() const { return prefill_tokens + decode_requests; }
+  // A pure decode iteration of `requests` requests holding `context` KV tokens in all.
+  static BatchShape Decode(int64_t requests, int64_t context) {
+    BatchShape b;
+    b.decode_requests = requests;
+    b.decode_context = context;
+    b.logits = requests;
+    return b;
+  }
 };
 
 struct IterationTime {
