@@ -23,8 +23,6 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
-uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 }  // namespace
 
 Rng::Rng(uint64_t seed) : seed_(seed) {
@@ -37,31 +35,7 @@ Rng Rng::Stream(std::string_view name) const {
   return Rng(SplitMix64(x));
 }
 
-uint64_t Rng::NextU64() {
-  uint64_t result = Rotl(s_[1] * 5, 7) * 9;
-  uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = Rotl(s_[3], 45);
-  return result;
-}
-
 double Rng::NextDouble() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
-
-uint64_t Rng::NextBelow(uint64_t n) {
-  assert(n > 0);
-  // Rejection keeps the draw unbiased: values at or above limit = UINT64_MAX - UINT64_MAX % n are
-  // redrawn. Since UINT64_MAX % n < n, limit > UINT64_MAX - n, so a draw at most UINT64_MAX - n is
-  // always accepted; only the rare draw above that needs limit (a second division).
-  uint64_t r = NextU64();
-  if (r <= UINT64_MAX - n) return r % n;
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  while (r >= limit) r = NextU64();
-  return r % n;
-}
 
 double SampleUniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * rng.NextDouble(); }
 

@@ -62,31 +62,54 @@ class HopSampler : public Sampler {
 };
 
 // GraphSAGE: min(fanout, degree) distinct neighbours, uniformly (Floyd's algorithm).
+// Two passes over blocks of the frontier: the first draws every node's picks (edge indices) and
+// prefetches their targets, the second emits them. On a graph larger than the caches each pick is a
+// miss; drawing a block ahead keeps them in flight together. Draws and emits keep the one-pass order,
+// so the sample is the same.
 class UniformSampler final : public HopSampler {
  public:
   using HopSampler::HopSampler;
   std::string_view name() const override { return "uniform"; }
 
  private:
-  void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
-    const std::span<const NodeId> nbrs = g_.Neighbors(v);
-    const size_t d = nbrs.size();
-    const auto k = static_cast<size_t>(fanout);
-    if (d <= k) {
-      for (NodeId u : nbrs) Prefetch(u);
-      for (NodeId u : nbrs) Emit(v, u, out, h);
-      return;
+  static constexpr size_t kBlock = 16;
+
+  void SampleHop(const std::vector<NodeId>& dst, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
+    const Csr& csr = g_.csr();
+    const size_t n = dst.size();
+    for (size_t b = 0; b < n; b += kBlock) {
+      const size_t e = std::min(n, b + kBlock);
+      for (size_t i = e; i < std::min(n, e + kBlock); ++i) __builtin_prefetch(&csr.offsets[dst[i]]);
+      picks_.clear();
+      ends_.clear();
+      for (size_t i = b; i < e; ++i) Pick(csr, dst[i], static_cast<uint64_t>(fanout), rng);
+      size_t j = 0;
+      for (size_t i = b; i < e; ++i)
+        for (; j < ends_[i - b]; ++j) Emit(dst[i], csr.targets[picks_[j]], out, h);
     }
-    picked_.clear();
-    for (size_t j = d - k; j < d; ++j) {
-      const auto t = static_cast<uint32_t>(rng.NextBelow(j + 1));
-      const bool seen = std::find(picked_.begin(), picked_.end(), t) != picked_.end();
-      picked_.push_back(seen ? static_cast<uint32_t>(j) : t);
-      Prefetch(nbrs[picked_.back()]);
-    }
-    for (uint32_t i : picked_) Emit(v, nbrs[i], out, h);
   }
-  std::vector<uint32_t> picked_;
+
+  // Appends v's picks to picks_ (all its edges when the degree is at most k) and prefetches them.
+  void Pick(const Csr& csr, NodeId v, uint64_t k, Rng& rng) {
+    const uint64_t first = csr.offsets[v];
+    const uint64_t d = csr.offsets[v + 1] - first;
+    const size_t start = picks_.size();
+    if (d <= k) {
+      for (uint64_t j = 0; j < d; ++j) picks_.push_back(first + j);
+    } else {
+      for (uint64_t j = d - k; j < d; ++j) {
+        const uint64_t t = first + rng.NextBelow(j + 1);
+        const bool seen =
+            std::find(picks_.begin() + static_cast<int64_t>(start), picks_.end(), t) != picks_.end();
+        picks_.push_back(seen ? first + j : t);
+      }
+    }
+    for (size_t j = start; j < picks_.size(); ++j) __builtin_prefetch(&csr.targets[picks_[j]]);
+    ends_.push_back(picks_.size());
+  }
+
+  std::vector<uint64_t> picks_;  // edge indices into csr.targets, the block's nodes in order
+  std::vector<size_t> ends_;     // one past each node's last pick in picks_
 };
 
 class FullSampler final : public HopSampler {

@@ -10,6 +10,8 @@
 #ifndef DLSIM_CORE_RNG_H_
 #define DLSIM_CORE_RNG_H_
 
+#include <bit>
+#include <cassert>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,32 @@ class Rng {
   uint64_t seed_;
   uint64_t s_[4];
 };
+
+// Inline: the samplers draw one per sampled edge (issue 12's benchmark spent 16% of its time in the
+// call).
+inline uint64_t Rng::NextU64() {
+  const uint64_t result = std::rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = std::rotl(s_[3], 45);
+  return result;
+}
+
+inline uint64_t Rng::NextBelow(uint64_t n) {
+  assert(n > 0);
+  // Rejection keeps the draw unbiased: values at or above limit = UINT64_MAX - UINT64_MAX % n are
+  // redrawn. Since UINT64_MAX % n < n, limit > UINT64_MAX - n, so a draw at most UINT64_MAX - n is
+  // always accepted; only the rare draw above that needs limit (a second division).
+  uint64_t r = NextU64();
+  if (r <= UINT64_MAX - n) return r % n;
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  while (r >= limit) r = NextU64();
+  return r % n;
+}
 
 double SampleUniform(Rng& rng, double lo, double hi);
 double SampleNormal(Rng& rng, double mean, double stddev);
