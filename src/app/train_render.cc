@@ -66,7 +66,7 @@ nlohmann::ordered_json MemoryJson(const StepResult& r, Bytes capacity) {
     e["gradients_bytes"] = report::JsonBytes(s.gradients);
     e["optimizer_bytes"] = report::JsonBytes(s.optimizer);
     e["activations_bytes"] = report::JsonBytes(s.activations);
-    e["total_bytes"] = s.Total().ToBytes();
+    e["total_bytes"] = report::JsonBytes(s.Total());
     stages.push_back(e);
   }
   mem["stages"] = stages;
