@@ -242,4 +242,28 @@ TEST(TrainCliTest, UserCatalogOverridesWhatTheScenarioChecks) {
   std::filesystem::remove_all(dir);
 }
 
+// Every byte count of `train --json` is an exact integer, the per-stage totals included (a stage's
+// total_bytes was once printed as 107678630000.0).
+void ExpectIntegerBytes(const nlohmann::json& j, const std::string& path) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) {
+      if (key.ends_with("_bytes") || key.ends_with("_bytes_per_gpu"))
+        EXPECT_TRUE(value.is_number_integer()) << path << "." << key << " = " << value.dump();
+      ExpectIntegerBytes(value, path + "." + key);
+    }
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) ExpectIntegerBytes(j[i], path + "[" + std::to_string(i) + "]");
+  }
+}
+
+TEST(TrainCliTest, JsonByteCountsAreIntegers) {
+  const std::string path = std::string(DLSIM_DATA_DIR) + "/scenarios/llama3_70b_64xh100.yaml";
+  Outcome r = RunDlsim("train " + path + " --json", /*merge_stderr=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  ASSERT_TRUE(j["memory"]["stages"].is_array());
+  ASSERT_FALSE(j["memory"]["stages"].empty());
+  ExpectIntegerBytes(j, "");
+}
+
 }  // namespace
