@@ -4,64 +4,27 @@
 #include <cmath>
 
 #include "dlsim/model/dit.h"
+#include "op_pricing.h"
 
 namespace dlsim::train {
 namespace {
 
+using internal::AttentionServerComm;
+using internal::ExpertParallelComm;
+using internal::kActBytes;
+using internal::MaxZero;
+using internal::OpCost;
+using internal::OpTokens;
+using internal::OverlapSums;
+using internal::PassComm;
+using internal::PriceAttention;
+using internal::Pricing;
+using internal::RingAttentionComm;
+using internal::SequenceSplit;
+using internal::TensorParallelComm;
 using model::Op;
 using model::OpKind;
 using model::Shard;
-
-constexpr double kActBytes = 2.0;  // bf16/fp16 activations
-
-Duration MaxZero(Duration d) { return d > Duration::Zero() ? d : Duration::Zero(); }
-
-// What one PriceOps call prices against: the scenario, the GPU, the parallel widths and the load of one GPU.
-struct Pricing {
-  const TrainOptions& o;
-  const StepContext& ctx;
-  const data::Load& load;
-  const ParallelPlan& plan;
-  int t, cp;          // tensor- and context-parallel sizes
-  bool sp, layer;     // sequence parallelism; pricing a transformer layer (not the embedding or the head)
-  double tokens;      // tokens through one GPU's GEMMs
-  hw::DType gemm_dt;  // GEMM precision
-  hw::DType act_dt;   // attention precision (bf16 under fp8 training)
-  // MoE layers: routed copies the priced expert shard computes (0: not a MoE layer), and the size of
-  // one dispatch all-to-all on one GPU.
-  int64_t shard_tokens = 0;
-  Bytes dispatch_bytes;
-  // Diffusion transformers: text tokens of this GPU (split over cp like the latent ones) and of the whole
-  // micro-batch, its samples, the keys of a joint attention per sequence; and whether a context-parallel
-  // layout policy prices the self/joint attention (then only its stored bytes are counted here).
-  bool dit = false;
-  double text_tokens = 0, text_whole = 0, samples = 0;
-  int64_t joint_seq = 0;
-  bool skip_core = false;
-};
-
-// The tokens an operator runs on (model::TokenSet) on one GPU, before any tensor-parallel split.
-double OpTokens(const Op& op, const Pricing& p) {
-  switch (op.tokens) {
-    case model::TokenSet::kLayer:
-      return p.tokens;
-    case model::TokenSet::kText:
-      return p.text_tokens;
-    case model::TokenSet::kTextWhole:
-      return p.text_whole;
-    case model::TokenSet::kJoint:
-      return p.tokens + p.text_tokens;
-    case model::TokenSet::kSample:
-      return p.samples;
-  }
-  return p.tokens;
-}
-
-// Whether sequence parallelism splits an operator's tokens over tp (those split along the sequence).
-bool SequenceSplit(const Op& op) {
-  return op.tokens == model::TokenSet::kLayer || op.tokens == model::TokenSet::kText ||
-         op.tokens == model::TokenSet::kJoint;
-}
 
 // The pricing inputs of `load` on one GPU of `plan`.
 Pricing PricingOf(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
@@ -94,20 +57,6 @@ void AddDitPricing(const TrainOptions& o, const ParallelPlan& plan, Pricing& p) 
   p.text_tokens = std::ceil(b * t / plan.cp);
   p.joint_seq = static_cast<int64_t>(plan.seq_len) + o.model.dit.text_tokens;
 }
-
-// The cost of one operator on one GPU.
-struct OpCost {
-  Duration fwd, bwd;
-  Duration recompute;  // forward time re-run in the backward (selective recomputation)
-  double saved = 0;    // bytes kept for the backward
-  Flops flops;         // what the operator adds to the layer's forward FLOPs
-};
-
-// Running sums over the operators of one PriceOps call, which communication overlaps with.
-struct OverlapSums {
-  Duration gemm_fwd, attn_fwd, attn_bwd;
-  Flops attn_flops;  // core-attention forward FLOPs so far
-};
 
 // One GEMM with its weight split over the TP ranks (a routed expert's over the expert-TP ranks, on the
 // shard's routed copies): forward, and the backward's data and weight gradients.
@@ -147,112 +96,6 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
   return c;
 }
 
-// Adds one block of Megatron-2021 core attention to `c`: batched QK^T and AV GEMMs over the full score
-// matrix, fused scale-mask-softmax and dropout as memory-bound kernels.
-void AddUnfusedAttention(const data::AttentionBlock& blk, const Pricing& p, int64_t heads, int64_t d,
-                         OpCost& c, Flops& attn_flops) {
-  const cost::ComputeModel& cm = *p.ctx.compute;
-  const hw::DType act_dt = p.act_dt;
-  const int64_t bh = blk.count * heads, sq = blk.seq_q, sk = blk.seq_kv;
-  const double scores = static_cast<double>(bh) * sq * sk;
-  const double drop = p.o.model.dropout > 0 ? 1.0 : 0.0;
-  c.fwd += cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sq, d, sk, bh}, act_dt) +
-           cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
-           cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-  c.bwd += cm.Gemm({sq, d, sk, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
-           cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
-           cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
-           cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-  attn_flops += Flops(4.0 * scores * d);
-}
-
-OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums);
-
-// Core attention over every block of the load (FlashAttention or unfused), with its heads split over TP.
-OpCost PriceAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
-  if (p.dit || op.attention_kind != model::AttentionKind::kSelf) return PriceDitAttention(op, p, sums);
-  const model::ModelSpec& m = p.o.model;
-  const int64_t heads = std::max<int64_t>(1, m.heads / p.t);
-  const int64_t kv = std::max<int64_t>(1, m.kv_heads / p.t);
-  const int64_t d = m.head_dim();
-  OpCost c;
-  double key_positions = 0;  // sum over queries of keys scored (s^2 tensors when unfused)
-  std::vector<cost::AttentionShape> flash_blocks;
-  for (const data::AttentionBlock& blk : p.load.attention) {
-    if (blk.count <= 0 || blk.seq_q <= 0) continue;
-    if (p.o.training.attention == model::AttentionImpl::kFlash) {
-      flash_blocks.push_back({blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal});
-      sums.attn_flops += flash_blocks.back().ForwardFlops();
-    } else {
-      AddUnfusedAttention(blk, p, heads, d, c, sums.attn_flops);
-    }
-    key_positions += static_cast<double>(blk.count) * blk.seq_q * blk.seq_kv;
-  }
-  // FlashAttention's variable-length kernel runs every document of the load in one launch.
-  if (!flash_blocks.empty()) {
-    c.fwd += p.ctx.compute->AttentionForwardVarlen(flash_blocks, p.act_dt);
-    c.bwd += p.ctx.compute->AttentionBackwardVarlen(flash_blocks, p.act_dt);
-  }
-  sums.attn_fwd += c.fwd;
-  sums.attn_bwd += c.bwd;
-  c.flops = sums.attn_flops;
-  c.saved = op.saved_bytes_per_token * p.tokens / p.t;
-  const Recompute recompute = p.o.parallel.recompute;
-  if (recompute == Recompute::kNone)
-    c.saved += op.saved_bytes_per_token_per_seq / m.heads * heads * key_positions;
-  if (recompute == Recompute::kSelective) c.recompute = c.fwd;
-  return c;
-}
-
-// One attention block of a DiT operator: joint (latent + text of this GPU's share against all), cross (this
-// GPU's latent queries against the whole text) or the text refiner's (the whole text against itself; its
-// heads are not split over tp); self: the load's block.
-data::AttentionBlock DitBlockOf(const Op& op, const Pricing& p) {
-  const int64_t cp = p.cp, b = std::llround(p.samples);
-  switch (op.attention_kind) {
-    case model::AttentionKind::kJoint:
-      return {(p.joint_seq + cp - 1) / cp, p.joint_seq, b, false};
-    case model::AttentionKind::kCross:
-      return {(p.plan.seq_len + cp - 1) / cp, p.o.model.dit.text_tokens, b, false};
-    case model::AttentionKind::kText:
-      return {p.o.model.dit.text_tokens, p.o.model.dit.text_tokens, b, false};
-    case model::AttentionKind::kSelf:
-      break;
-  }
-  return p.load.attention.empty() ? data::AttentionBlock{0, 0, 0, false} : p.load.attention.front();
-}
-
-// A DiT's core attention: the block above with the model's heads (split over tp) or the refiner's; under a
-// context-parallel layout policy the self/joint attention is priced there and only its stored bytes here.
-OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
-  const model::ModelSpec& m = p.o.model;
-  const bool text = op.attention_kind == model::AttentionKind::kText;
-  const int64_t heads = text ? m.dit.refiner_heads : std::max<int64_t>(1, m.heads / p.t);
-  const int64_t kv = text ? heads : std::max<int64_t>(1, m.kv_heads / p.t);
-  const int64_t d = text ? m.dit.refiner_hidden / std::max(1, m.dit.refiner_heads) : m.head_dim();
-  const data::AttentionBlock blk = DitBlockOf(op, p);
-  OpCost c;
-  c.saved = op.saved_bytes_per_token * OpTokens(op, p) / (text ? 1 : p.t);
-  const bool core =
-      op.attention_kind == model::AttentionKind::kSelf || op.attention_kind == model::AttentionKind::kJoint;
-  if ((p.skip_core && core) || blk.count <= 0 || blk.seq_q <= 0) return c;
-  if (p.o.training.attention == model::AttentionImpl::kFlash) {
-    const cost::AttentionShape shape{blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, false};
-    c.fwd = p.ctx.compute->AttentionForward(shape, p.act_dt);
-    c.bwd = p.ctx.compute->AttentionBackward(shape, p.act_dt);
-    c.flops = shape.ForwardFlops();
-  } else {
-    AddUnfusedAttention(blk, p, heads, d, c, c.flops);
-    if (p.o.parallel.recompute == Recompute::kNone)
-      c.saved += op.saved_bytes_per_token_per_seq / m.heads * heads * blk.Pairs();
-  }
-  sums.attn_fwd += c.fwd;
-  sums.attn_bwd += c.bwd;
-  sums.attn_flops += c.flops;
-  if (p.o.parallel.recompute == Recompute::kSelective) c.recompute = c.fwd;
-  return c;
-}
-
 // The cost model's kind of a memory-bound operator's access pattern.
 cost::MemoryKind MemoryKindOf(model::Access access) {
   return access == model::Access::kNormalization ? cost::MemoryKind::kNormalization
@@ -286,92 +129,6 @@ OpCost PriceOp(const Op& op, const Pricing& p, OverlapSums& sums) {
       return PriceMemoryOp(op, p);
   }
   return {};
-}
-
-// Exposed communication of one forward and one backward pass.
-struct PassComm {
-  Duration fwd, bwd;
-};
-
-// Tensor-parallel communication: 2 all-reduces per layer per pass, or 2 all-gathers + 2
-// reduce-scatters under sequence parallelism (Korthikanti et al. 2022, Figure 5), less what GEMM overlap
-// hides.
-// A DiT layer (`dit_row_tokens`: the tokens of its row-parallel GEMMs, one collective each) reduces what its
-// row-parallel GEMMs produce; its embedding and final layer run whole on every TP rank.
-PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd, double dit_row_tokens) {
-  if (p.t <= 1 || (p.dit && !p.layer)) return {};
-  const int t = p.t;
-  const StepContext& ctx = p.ctx;
-  const Bytes hidden_bytes((p.dit ? dit_row_tokens : p.tokens) * p.o.model.hidden * kActBytes);
-  const net::GroupLayout tpg{t, std::min(t, ctx.gpus_per_node)};
-  // A dense layer: attention and MLP; a MoE layer: attention and the shared experts (the routed ones
-  // exchange tokens by all-to-all instead).
-  const bool moe = p.shard_tokens > 0;
-  const int count = p.dit ? 1 : !p.layer ? 1 : !moe ? 2 : p.o.model.moe.shared_experts > 0 ? 2 : 1;
-  Duration pass;
-  if (p.sp) {
-    pass = (ctx.comm->Time(net::Collective::kAllGather, hidden_bytes, tpg, ctx.fabric) +
-            ctx.comm->Time(net::Collective::kReduceScatter, hidden_bytes, tpg, ctx.fabric)) *
-           int64_t{count};
-  } else {
-    pass = ctx.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx.fabric) * int64_t{count};
-  }
-  // Transformer Engine's userbuffer overlap pipelines GEMM chunks with NVLink transfers; it
-  // only applies when the TP group sits inside one NVLink domain.
-  const bool overlap = p.o.parallel.tp_comm_overlap && t <= ctx.gpus_per_node;
-  const Duration hide = overlap ? gemm_fwd : Duration::Zero();
-  return {MaxZero(pass - hide), MaxZero(pass - hide * int64_t{2})};
-}
-
-// Context parallelism: ring attention passes K and V around the cp ranks (cp - 1 steps),
-// overlapped with the attention of the previous block; the backward also returns dK, dV.
-PassComm RingAttentionComm(const Pricing& p, const OverlapSums& sums) {
-  const int cp = p.cp;
-  if (!(cp > 1 && p.layer && p.load.cp_bytes > Bytes(0)) || p.skip_core) return {};
-  const int cp_per_node = std::max(1, std::min(cp, p.ctx.gpus_per_node / p.t));
-  const net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
-  const double steps = cp - 1;
-  const Duration step =
-      p.ctx.comm->Time(net::Collective::kSendRecv, p.load.cp_bytes / steps, ring, p.ctx.fabric);
-  return {MaxZero(step * steps - sums.attn_fwd * (steps / cp)),
-          MaxZero(step * (2 * steps) - sums.attn_bwd * (steps / cp))};
-}
-
-// Disaggregated core attention (DistCA): Q out, O back and the needed K/V go to attention
-// servers and back. Ping-pong (DistCA section 4.1): a micro-batch runs as two nano-batches, and each
-// nano-batch's transfers overlap the other's compute, its linear layers or its core attention, so the
-// traffic hides behind the layer's whole compute (forward: GEMMs + attention; backward: about twice
-// the forward GEMMs + the attention backward); what is left is exposed.
-PassComm AttentionServerComm(const Pricing& p, const OverlapSums& sums) {
-  if (!(p.layer && p.load.attention_server_bytes > Bytes(0))) return {};
-  const net::GroupLayout pair{2, 1};
-  const Duration ship =
-      p.ctx.comm->Time(net::Collective::kSendRecv, p.load.attention_server_bytes, pair, p.ctx.fabric);
-  return {MaxZero(ship - (sums.gemm_fwd + sums.attn_fwd)),
-          MaxZero(ship * int64_t{2} - (sums.gemm_fwd * int64_t{2} + sums.attn_bwd))};
-}
-
-// Expert parallelism (Megatron-Core's all-to-all dispatcher): dispatch and combine all-to-alls over the
-// ep ranks of the expert grid, and with expert-TP an all-gather of the shard's copies before the experts
-// and a reduce-scatter after; the backward repeats them. Not overlapped. The slowest shard receives
-// shard_tokens / etp copies per GPU; an all-to-all ends when its busiest rank does.
-PassComm ExpertParallelComm(const Pricing& p) {
-  const ParallelPlan& plan = p.plan;
-  if (p.shard_tokens <= 0 || (plan.ep <= 1 && plan.etp <= 1)) return {};
-  const StepContext& ctx = p.ctx;
-  const double copy_bytes = p.o.model.hidden * kActBytes;
-  const Bytes received(static_cast<double>(p.shard_tokens) / plan.etp * copy_bytes);
-  const Bytes a2a = std::max(p.dispatch_bytes, received);
-  const int ep_per_node = std::clamp(ctx.gpus_per_node / plan.etp, 1, plan.ep);
-  Duration pass =
-      ctx.comm->Time(net::Collective::kAllToAll, a2a, {plan.ep, ep_per_node}, ctx.fabric) * int64_t{2};
-  if (plan.etp > 1) {
-    const Bytes gathered(static_cast<double>(p.shard_tokens) * copy_bytes);
-    const net::GroupLayout etpg{plan.etp, std::min(plan.etp, ctx.gpus_per_node)};
-    pass += ctx.comm->Time(net::Collective::kAllGather, gathered, etpg, ctx.fabric) +
-            ctx.comm->Time(net::Collective::kReduceScatter, gathered, etpg, ctx.fabric);
-  }
-  return {pass, pass};
 }
 
 // Raises a layer's pass times to the host's launch time: a layer cannot run faster than the framework issues
