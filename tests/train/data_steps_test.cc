@@ -4,8 +4,8 @@
 
 #include <cmath>
 
+#include "common/train_fixture.h"
 #include "dlsim/data/data_policy.h"
-#include "dlsim/io/catalog_loader.h"
 #include "dlsim/model/layer_graph.h"
 #include "dlsim/train/chunk_cost.h"
 #include "dlsim/train/context_builder.h"
@@ -15,14 +15,11 @@
 namespace dlsim::train {
 namespace {
 
-class DataStepsTest : public ::testing::Test {
+class DataStepsTest : public testing::CatalogTrainTest {
  protected:
   void SetUp() override {
-    auto catalogs = io::LoadCatalogs({});
-    ASSERT_TRUE(catalogs.ok());
-    catalogs_ = std::make_unique<catalog::Catalogs>(std::move(catalogs).value());
-    RegisterPipelineSchedules(schedules_);
-    o_.model = **catalogs_->models.Find("llama3-8b");
+    CatalogTrainTest::SetUp();
+    o_.model = Model("llama3-8b");
     o_.hardware.gpu = "h100-sxm5-80gb";
     o_.hardware.node = "dgx-h100";
     o_.hardware.gpus = 16;
@@ -32,13 +29,8 @@ class DataStepsTest : public ::testing::Test {
     o_.parallel.pp = 2;
     o_.parallel.sequence_parallel = true;
   }
-  StepResult Run() {
-    auto owned = MakeStepContext(o_, *catalogs_);
-    EXPECT_TRUE(owned.ok());
-    Result<StepResult> r = SimulateTrainingStep(o_, (*owned)->ctx, schedules_, nullptr);
-    EXPECT_TRUE(r.ok()) << r.error().message;
-    return r.ok() ? *r : StepResult{};
-  }
+  using CatalogTrainTest::Run;
+  StepResult Run() { return Run(o_); }
   data::DataOptions Fixed(int64_t length, const std::string& policy) {
     data::DataOptions d;
     d.lengths.distribution = "fixed";
@@ -48,8 +40,6 @@ class DataStepsTest : public ::testing::Test {
     return d;
   }
 
-  std::unique_ptr<catalog::Catalogs> catalogs_;
-  PipelineScheduleRegistry schedules_{"pipeline-schedule"};
   TrainOptions o_;
 };
 

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "dlsim/io/catalog_loader.h"
+#include "common/train_fixture.h"
 #include "dlsim/io/plan_scenario.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/model/dit.h"
@@ -22,15 +22,8 @@
 namespace dlsim::train {
 namespace {
 
-class DitTrainTest : public ::testing::Test {
+class DitTrainTest : public testing::CatalogTrainTest {
  protected:
-  void SetUp() override {
-    auto catalogs = io::LoadCatalogs({});
-    ASSERT_TRUE(catalogs.ok());
-    catalogs_ = std::make_unique<catalog::Catalogs>(std::move(catalogs).value());
-    RegisterPipelineSchedules(schedules_);
-  }
-  model::ModelSpec Model(const std::string& name) const { return **catalogs_->models.Find(name); }
   // `name` on `gpus` H100s (DGX nodes), cp over them all, one sample of `seq` latent tokens per replica.
   TrainOptions Options(const std::string& name, int gpus, int cp, int seq) const {
     TrainOptions o;
@@ -45,16 +38,6 @@ class DitTrainTest : public ::testing::Test {
     o.parallel.recompute = Recompute::kFull;
     return o;
   }
-  StepResult Run(const TrainOptions& o) {
-    auto owned = MakeStepContext(o, *catalogs_);
-    EXPECT_TRUE(owned.ok()) << owned.error().message;
-    Result<StepResult> r = SimulateTrainingStep(o, (*owned)->ctx, schedules_, nullptr);
-    EXPECT_TRUE(r.ok()) << r.error().message;
-    return r.ok() ? *r : StepResult{};
-  }
-
-  std::unique_ptr<catalog::Catalogs> catalogs_;
-  PipelineScheduleRegistry schedules_{"pipeline-schedule"};
 };
 
 // Totals of the published safetensors (FLUX.1-dev, Wan2.1-T2V-14B and -1.3B); Step1X-Edit's DiT by its code:

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "dlsim/io/catalog_loader.h"
+#include "common/train_fixture.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/model/layer_graph.h"
 #include "dlsim/train/chunk_cost.h"
@@ -18,13 +18,10 @@
 namespace dlsim::train {
 namespace {
 
-class MoeTest : public ::testing::Test {
+class MoeTest : public testing::CatalogTrainTest {
  protected:
   void SetUp() override {
-    auto catalogs = io::LoadCatalogs({});
-    ASSERT_TRUE(catalogs.ok());
-    catalogs_ = std::make_unique<catalog::Catalogs>(std::move(catalogs).value());
-    RegisterPipelineSchedules(schedules_);
+    CatalogTrainTest::SetUp();
     // Mixtral-8x7B on 4 nodes, 8 experts over ep 8 (one node), pp 4.
     o_.model = Model("mixtral-8x7b");
     o_.model.layers = 8;  // keeps the test fast; shapes per layer are the published ones
@@ -37,14 +34,8 @@ class MoeTest : public ::testing::Test {
     o_.parallel.ep = 8;
     o_.parallel.etp = 1;
   }
-  model::ModelSpec Model(const std::string& name) const { return **catalogs_->models.Find(name); }
-  StepResult Run() {
-    auto owned = MakeStepContext(o_, *catalogs_);
-    EXPECT_TRUE(owned.ok()) << owned.error().message;
-    Result<StepResult> r = SimulateTrainingStep(o_, (*owned)->ctx, schedules_, nullptr);
-    EXPECT_TRUE(r.ok()) << r.error().message;
-    return r.ok() ? *r : StepResult{};
-  }
+  using CatalogTrainTest::Run;
+  StepResult Run() { return Run(o_); }
   static RoutingOptions Skew(const std::string& name) {
     RoutingOptions r;
     r.skew = name;
@@ -52,8 +43,6 @@ class MoeTest : public ::testing::Test {
     return r;
   }
 
-  std::unique_ptr<catalog::Catalogs> catalogs_;
-  PipelineScheduleRegistry schedules_{"pipeline-schedule"};
   TrainOptions o_;
 };
 
