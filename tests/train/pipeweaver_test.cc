@@ -8,7 +8,7 @@
 #include <memory>
 #include <numeric>
 
-#include "dlsim/io/catalog_loader.h"
+#include "common/train_fixture.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/mm_schedule.h"
 
@@ -42,12 +42,10 @@ model::MultimodalSpec TinyLmm() {
   return m;
 }
 
-class PipeWeaverTest : public ::testing::Test {
+class PipeWeaverTest : public testing::CatalogTrainTest {
  protected:
   void SetUp() override {
-    auto catalogs = io::LoadCatalogs({});
-    ASSERT_TRUE(catalogs.ok());
-    catalogs_ = std::make_unique<catalog::Catalogs>(std::move(catalogs).value());
+    CatalogTrainTest::SetUp();
     spec_ = TinyLmm();
     ASSERT_TRUE(spec_.Validate().ok()) << spec_.Validate().error().message;
     o_.model = spec_.llm;
@@ -81,7 +79,6 @@ class PipeWeaverTest : public ::testing::Test {
     return b;
   }
 
-  std::unique_ptr<catalog::Catalogs> catalogs_;
   model::MultimodalSpec spec_;
   TrainOptions o_;
   std::unique_ptr<OwnedStepContext> ctx_;
