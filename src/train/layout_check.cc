@@ -1,5 +1,7 @@
 #include "dlsim/train/layout_check.h"
 
+#include <fmt/format.h>
+
 #include <numeric>
 
 #include "dlsim/core/strings.h"
@@ -87,6 +89,13 @@ void CheckBatch(const TrainOptions& o, int dp, Issues& out) {
         "global_batch / (micro_batch * dp) = " + S(o.training.global_batch / per_step) +
             " micro-batches per step; the schedule holds at most " + S(kMaxMicroBatches) +
             " (raise micro_batch)");
+  else if (const int64_t m = dp > 0 ? o.training.global_batch / per_step : 0;
+           2 * m * o.parallel.virtual_stages > kMaxPipelineTasks)
+    Add(out, "training.global_batch", LayoutRule::kBatch,
+        fmt::format(
+            "2 x {} micro-batches x {} virtual stages = {} forward and backward tasks per pipeline rank; "
+            "the schedule holds at most {} (raise micro_batch or lower virtual_stages)",
+            m, o.parallel.virtual_stages, 2 * m * o.parallel.virtual_stages, kMaxPipelineTasks));
   const double tokens = static_cast<double>(o.training.global_batch) * o.training.seq_len;
   if (tokens > kMaxTokensPerStep)
     Add(out, "training.global_batch", LayoutRule::kBatch,

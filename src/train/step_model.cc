@@ -13,6 +13,9 @@ namespace dlsim::train {
 namespace {
 
 constexpr double kMaxBucketParams = 40e6;  // Megatron-LM DDP default bucket (elements)
+// Past this many buckets of one group per chunk they grow instead: the overlap is already as fine as it gets,
+// and a model of 10^13 expert parameters would otherwise reduce millions of buckets.
+constexpr int kMaxBucketsPerGroup = 4096;
 // Adam step per parameter: read+write master, m, v (24 B), read the fp32 gradient (4 B),
 // write the bf16 weight (2 B); gradient-norm clipping reads the gradient once more (4 B).
 constexpr double kAdamBytesPerParam = 34.0;
@@ -46,7 +49,7 @@ void AddBuckets(double params, int c, const net::GroupLayout& g, net::Collective
                 const StepContext& ctx, std::vector<GradBucket>& out) {
   if (g.size <= 1 || params <= 0) return;
   const double bucket = std::max(kMaxBucketParams, 1e6 * g.size);
-  const int n = std::max(1, static_cast<int>(std::ceil(params / bucket)));
+  const int n = static_cast<int>(std::clamp(std::ceil(params / bucket), 1.0, double{kMaxBucketsPerGroup}));
   const Duration t = ctx.comm->Time(reduce, Bytes(params / n * gbytes), g, ctx.fabric);
   for (int i = 0; i < n; ++i) out.push_back({c, double(i + 1) / n, t});
 }

@@ -100,8 +100,11 @@ class StepRun {
   };
 
   Unit& U(int x, int r) { return units_[static_cast<size_t>(x) * p_ + r]; }
-  // Event callbacks capture [this, one 64-bit key] so std::function keeps them inline.
+  // Event callbacks capture [this, one 64-bit key] so std::function keeps them inline: a replica (24 bits),
+  // a rank or stage (20 bits) and a task, bucket or micro-batch index (20 bits). The layout check bounds the
+  // tasks per rank (kMaxPipelineTasks) and step_model.cc the buckets, so every index fits.
   static uint64_t Pack(int a, int b, int c) {
+    assert(a >= 0 && a < (1 << 24) && b >= 0 && b < (1 << 20) && c >= 0 && c < (1 << 20));
     return (static_cast<uint64_t>(a) << 40) | (static_cast<uint64_t>(b) << 20) | static_cast<uint64_t>(c);
   }
   static int A(uint64_t k) { return static_cast<int>(k >> 40); }

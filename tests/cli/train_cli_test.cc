@@ -113,6 +113,9 @@ const BadCase kBadCases[] = {
      {":3:11: parallel: expected a mapping (indented 'key: value' lines), found '8'"}},
     {"list_for_scalar.yaml", {":2:9: model.name: expected a string, found a list"}},
     {"two_documents.yaml", {":4:1: expected one YAML document, found more"}},
+    {"too_many_pipeline_tasks.yaml",
+     {":5:40: training.global_batch: 2 x 600 micro-batches x 1024 virtual stages = 1228800 forward and "
+      "backward tasks per pipeline rank; the schedule holds at most 1000000"}},
     {"unknown_cost_model.yaml",
      {":3:15: cost.model: expected one of the allowed names, found 'learnd' (did you mean 'learned'?)"}},
 };
@@ -264,6 +267,22 @@ TEST(TrainCliTest, JsonByteCountsAreIntegers) {
   ASSERT_TRUE(j["memory"]["stages"].is_array());
   ASSERT_FALSE(j["memory"]["stages"].empty());
   ExpectIntegerBytes(j, "");
+}
+
+// A MoE model of 16,384 experts (10^14 parameters) once overflowed the step simulator's event keys with
+// millions of gradient buckets and crashed; it is an out-of-memory result now.
+TEST(TrainCliTest, HugeExpertCountIsAnInfeasibleResultNotACrash) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "dlsim_train_cli_experts";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "experts.yaml").string();
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("model: {name: llama3-8b, experts: 16384}\nhardware: {gpus: 8}\n", f);
+  fclose(f);
+  Outcome r = RunDlsim("train " + path);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("INFEASIBLE: out of memory"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

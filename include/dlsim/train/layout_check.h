@@ -38,6 +38,8 @@ struct LayoutIssue {
 
 // Micro-batches per step and replica: every one is a task of the pipeline schedule (memory, time).
 inline constexpr int64_t kMaxMicroBatches = 100000;
+// Forward and backward tasks per pipeline rank (2 x micro-batches x virtual_stages) the step simulator holds.
+inline constexpr int64_t kMaxPipelineTasks = 1000000;
 // Tokens per step (seq_len x global_batch): 2^40, a thousand times the largest published batches.
 inline constexpr double kMaxTokensPerStep = 1099511627776.0;
 
