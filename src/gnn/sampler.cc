@@ -1,6 +1,7 @@
 #include "dlsim/gnn/sampler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "node_set.h"
@@ -189,13 +190,17 @@ class RandomWalkSampler final : public HopSampler {
 };
 
 // AliGraph weighted neighbour sampling: `fanout` draws with replacement, neighbour u weighted by
-// in-degree(u) + 1, repeated picks merged.
+// in-degree(u) + 1, repeated picks merged. Above kExactDraws draws per node (a fanout no AliGraph setting
+// uses) each neighbour is kept independently with probability 1 - exp(-fanout w_u / W), the Poisson limit of
+// the draws: O(degree) per node instead of O(fanout log degree), so a fanout of 10^6 does not hang.
 class ImportanceSampler final : public HopSampler {
  public:
   using HopSampler::HopSampler;
   std::string_view name() const override { return "importance"; }
 
  private:
+  static constexpr int kExactDraws = 256;
+
   void SampleNode(NodeId v, int fanout, Rng& rng, MiniBatch& out, size_t h) override {
     const std::span<const NodeId> nbrs = g_.Neighbors(v);
     if (nbrs.empty()) return;
@@ -203,13 +208,26 @@ class ImportanceSampler final : public HopSampler {
     uint64_t total = 0;
     for (NodeId u : nbrs) prefix_.push_back(total += static_cast<uint64_t>(g_.InDegree(u)) + 1);
     picked_.clear();
-    for (int i = 0; i < fanout; ++i) {
-      const uint64_t r = rng.NextBelow(total);
-      picked_.push_back(nbrs[std::upper_bound(prefix_.begin(), prefix_.end(), r) - prefix_.begin()]);
+    if (fanout > kExactDraws) {
+      KeepPoisson(nbrs, fanout, total, rng);
+    } else {
+      for (int i = 0; i < fanout; ++i) {
+        const uint64_t r = rng.NextBelow(total);
+        picked_.push_back(nbrs[std::upper_bound(prefix_.begin(), prefix_.end(), r) - prefix_.begin()]);
+      }
     }
     std::sort(picked_.begin(), picked_.end());
     picked_.erase(std::unique(picked_.begin(), picked_.end()), picked_.end());
     for (NodeId u : picked_) Emit(v, u, out, h);
+  }
+  // Keeps neighbour i with probability 1 - exp(-fanout w_i / total), w_i from prefix_.
+  void KeepPoisson(std::span<const NodeId> nbrs, int fanout, uint64_t total, Rng& rng) {
+    uint64_t before = 0;
+    for (size_t i = 0; i < nbrs.size(); ++i) {
+      const double w = static_cast<double>(prefix_[i] - before) / static_cast<double>(total);
+      before = prefix_[i];
+      if (rng.NextDouble() < -std::expm1(-fanout * w)) picked_.push_back(nbrs[i]);
+    }
   }
   std::vector<uint64_t> prefix_;
   std::vector<NodeId> picked_;

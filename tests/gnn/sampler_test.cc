@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -180,6 +181,33 @@ TEST(SeedOrderTest, EveryOrderIsAPermutation) {
     std::sort(seq.begin(), seq.end());
     EXPECT_EQ(seq, train) << name;
   }
+}
+
+// Above 256 draws per node the importance sampler keeps each neighbour with probability
+// 1 - exp(-fanout w / W) (one pass over the neighbours, so a fanout of 2^20 cannot hang). A star: node 0 with
+// 1,000 leaves of in-degree 1 (weight 2 each, W = 2,000). At fanout 300 a leaf is kept with probability
+// 1 - exp(-0.3) = 0.2592 (300 exact draws: 1 - 0.999^300 = 0.2593), so 259.2 of them on average; at 2^20
+// all 1,000.
+TEST(SamplerTest, ImportanceWithHugeFanoutsKeepsNeighboursAtThePoissonRate) {
+  EdgeList e{.num_nodes = 1001};
+  for (NodeId v = 1; v <= 1000; ++v) {
+    e.src.push_back(0);
+    e.dst.push_back(v);
+  }
+  auto g = BuildGraph(e, {.undirected = true});
+  const NodeId seeds[] = {0};
+  MiniBatch mb;
+  Rng rng(9);
+  auto all = Make("importance", *g, {.fanouts = {1 << 20}});
+  all->Sample(seeds, rng, mb);
+  EXPECT_EQ(mb.frontiers[1].size(), 1001u);
+  auto s = Make("importance", *g, {.fanouts = {300}});
+  double kept = 0;
+  for (int i = 0; i < 400; ++i) {
+    s->Sample(seeds, rng, mb);
+    kept += static_cast<double>(mb.frontiers[1].size() - 1);
+  }
+  EXPECT_NEAR(kept / 400, 1000 * -std::expm1(-0.3), 2.5);  // 3.6 standard errors
 }
 
 TEST(SeedOrderTest, BfsFollowsTheGraph) {
