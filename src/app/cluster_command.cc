@@ -8,6 +8,7 @@
 
 #include "dlsim/app/cluster_render.h"
 #include "dlsim/cluster/simulate.h"
+#include "dlsim/core/input_files.h"
 #include "dlsim/core/mpi_work_map.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
@@ -40,8 +41,9 @@ Result<cluster::ClusterResult> SimulateWithTrace(const cluster::ClusterOptions& 
 
 // Writes `write(stream)` to `path`; an unwritable path is an error naming it.
 template <typename F>
-Status WriteFile(const std::string& path, F write) {
+Status WriteFile(const std::string& flag, const std::string& path, F write) {
   if (path.empty()) return Status::Ok();
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput(flag, path));
   std::ofstream f(path, std::ios::binary);
   if (f) write(f);
   f.flush();
@@ -127,8 +129,9 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
   if (!args.compare.empty()) return RunCompare(args, std::move(*options), *catalogs, out, err);
   auto result = SimulateWithTrace(*options, *catalogs, args, err);
   if (!result.ok()) return ReportError("cluster", result.error(), err);
-  Status w = WriteFile(args.jobs_csv, [&](std::ostream& f) { WriteJobsCsv(*result, f); });
-  if (w.ok()) w = WriteFile(args.series_csv, [&](std::ostream& f) { WriteSeriesCsv(*result, f); });
+  Status w = WriteFile("--csv", args.jobs_csv, [&](std::ostream& f) { WriteJobsCsv(*result, f); });
+  if (w.ok())
+    w = WriteFile("--series", args.series_csv, [&](std::ostream& f) { WriteSeriesCsv(*result, f); });
   if (w.ok() && !args.html_path.empty()) w = ClusterHtml(args.file, {*result}).WriteFile(args.html_path);
   if (!w.ok()) return ReportError("cluster", w.error(), err);
   if (args.json)

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "dlsim/app/plan_render.h"
+#include "dlsim/core/input_files.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/plan_scenario.h"
 #include "dlsim/plan/backend.h"
@@ -18,7 +19,8 @@ namespace dlsim::app {
 namespace {
 
 // The stream is closed before it is checked, so a full disk (/dev/full) is an error, not exit 0.
-Status WriteFile(const std::string& path, const std::string& text) {
+Status WriteFile(const std::string& flag, const std::string& path, const std::string& text) {
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput(flag, path));
   std::ofstream f(path);
   f << text;
   f.close();
@@ -32,7 +34,7 @@ Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const p
   if (!args.csv_path.empty()) {
     std::ostringstream csv;
     WritePlanCsv(r, csv);
-    DLSIM_RETURN_IF_ERROR(WriteFile(args.csv_path, csv.str()));
+    DLSIM_RETURN_IF_ERROR(WriteFile("--csv", args.csv_path, csv.str()));
   }
   if (args.best_path.empty()) return Status::Ok();
   const plan::EvaluatedCandidate* best = r.Best();
@@ -40,7 +42,7 @@ Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const p
   const std::string header =
       fmt::format("Best layout found by 'dlsim plan {}' ({}: {:.6g}).\nRun it with: dlsim train {}",
                   args.file, plan::ObjectiveName(r.objective), best->objective, args.best_path);
-  return WriteFile(args.best_path,
+  return WriteFile("--write-best", args.best_path,
                    io::FormatTrainScenarioYaml(plan::ApplyCandidate(base, best->candidate), header));
 }
 
@@ -51,6 +53,10 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
   if (!catalogs.ok()) return ReportError("plan", catalogs.error(), err);
   auto scenario = io::LoadPlanScenarioFile(args.file, catalogs->hardware, catalogs->models);
   if (!scenario.ok()) return ReportError("plan", scenario.error(), err);
+  // Before the search, which may take minutes: no output may overwrite an input.
+  for (const auto& [flag, path] :
+       {std::pair{"--csv", args.csv_path}, {"--write-best", args.best_path}, {"--html", args.html_path}})
+    if (Status st = CheckNotAnInput(flag, path); !st.ok()) return ReportError("plan", st.error(), err);
   plan::PlanOptions options = scenario->options;
   if (args.top > 0) options.top_k = args.top;
   if (args.no_dominance) options.dominance = false;

@@ -1,14 +1,13 @@
 #include "run_sinks.h"
 
+#include "dlsim/core/input_files.h"
+
 namespace dlsim::app {
 
 Result<RunSinks> RunSinks::Open(const std::string& trace_path, const std::string& html_path,
                                 const report::RunInfo& run, const std::vector<std::string>& inputs) {
-  for (const std::string& in : inputs) {
-    if (!html_path.empty() && html_path == in)
-      return Error::InvalidArgument("--html " + html_path + " is the input file " + in +
-                                    ": the report would overwrite it; give another path");
-  }
+  for (const std::string& in : inputs) NoteInputFile(in);
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput("--html", html_path));  // before the run, not after it
   RunSinks s;
   DLSIM_ASSIGN_OR_RETURN(s.trace_, report::TraceFile::Open(trace_path, run, inputs));
   if (s.trace_) s.set_->Add(*s.trace_->sink());

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "dlsim/app/serve_render.h"
+#include "dlsim/core/input_files.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/report/json_report.h"
@@ -34,6 +35,7 @@ Status WriteCsv(const std::string& dir, const serve::ServeResult& r, std::ostrea
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::string path = (std::filesystem::path(dir) / "requests.csv").string();
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput("--csv", path));
   std::ofstream f(path, std::ios::binary);
   if (ec || !f) return Error::InvalidArgument("--csv " + dir + ": cannot write " + path);
   WriteRequestsCsv(r.records, f);

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "dlsim/core/input_files.h"
 #include "dlsim/core/strings.h"
 
 namespace dlsim::io {
@@ -467,6 +468,7 @@ Result<std::string> ReadTextFile(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return Error::NotFound("cannot read '" + path + "'");
+  NoteInputFile(path);
   return ss.str();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "dlsim/core/input_files.h"
 #include "dlsim/report/svg_chart.h"
 
 namespace dlsim::report {
@@ -47,6 +48,7 @@ std::string HtmlPage::Render() const {
 }
 
 Status HtmlPage::WriteFile(const std::string& path) const {
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput("--html", path));
   std::ofstream f(path, std::ios::binary);
   if (!f) return Error::InvalidArgument("cannot write the HTML report '" + path + "'");
   f << Render();

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "dlsim/core/input_files.h"
 #include "dlsim/report/format.h"
 
 namespace dlsim::report {
@@ -9,12 +10,8 @@ namespace dlsim::report {
 Result<std::unique_ptr<TraceFile>> TraceFile::Open(const std::string& path, const RunInfo& run,
                                                    const std::vector<std::string>& inputs) {
   if (path.empty()) return std::unique_ptr<TraceFile>();
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (!in.empty() && std::filesystem::equivalent(path, in, ec))
-      return Error::InvalidArgument("--trace " + path + " is the input file " + in +
-                                    "; writing the trace would overwrite it (give another path)");
-  }
+  for (const std::string& in : inputs) NoteInputFile(in);
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput("--trace", path));
   std::unique_ptr<TraceFile> t(new TraceFile(path));
   if (!t->file_) return Error::InvalidArgument("cannot write the trace file '" + path + "'");
   DLSIM_RETURN_IF_ERROR(t->sink_.Begin(run));

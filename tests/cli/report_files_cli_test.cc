@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -138,7 +140,7 @@ TEST(HtmlReport, BadPathsAreErrorsAndNeverOverwriteTheScenario) {
   std::ofstream(copy) << text;
   Outcome r = RunDlsim("serve " + copy + " --html " + copy);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("would overwrite it"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("would overwrite the input"), std::string::npos) << r.output;
   EXPECT_EQ(ReadFile(copy), text);
   r = RunDlsim("train " + kData + "/scenarios/llama3_8b_dp16_h100.yaml --html /nonexistent-dir/x.html");
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -146,6 +148,38 @@ TEST(HtmlReport, BadPathsAreErrorsAndNeverOverwriteTheScenario) {
       << r.output;
   r = RunDlsim("serve " + copy + " --capacity --html " + Tmp("cap.html"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// No output flag of any command may overwrite a file the run read: the scenario itself or a data file it
+// names (a request trace, a job trace). Each is refused with exit 1 before anything is written.
+TEST(OutputFiles, NeverOverwriteAnInputOfTheRun) {
+  const std::string dir = Tmp("inputs/");
+  std::filesystem::create_directories(dir);
+  const std::string trace = dir + "requests.csv";
+  std::ofstream(trace) << "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,100,20\n0.5,200,30\n";
+  std::ofstream(dir + "serve.yaml") << "model: {name: llama2-7b}\nhardware: {gpu: a100-sxm4-80gb}\n"
+                                       "workload: {arrival: trace, trace_file: requests.csv}\n";
+  const std::string plan = dir + "plan.yaml";
+  std::ofstream(plan) << ReadFile(kData + "/scenarios/plan_nemo_llama2-7b_8gpu.yaml");
+  const std::string cluster = dir + "cluster.yaml";
+  std::ofstream(cluster) << ReadFile(kData + "/scenarios/cluster_gavel_synthetic.yaml");
+  const std::string before_trace = ReadFile(trace), before_plan = ReadFile(plan),
+                    before_cluster = ReadFile(cluster);
+  const std::vector<std::string> runs = {
+      "serve " + dir + "serve.yaml --trace " + trace, "serve " + dir + "serve.yaml --html " + trace,
+      "serve " + dir + "serve.yaml --csv " + dir,     "plan " + plan + " --quiet --write-best " + plan,
+      "plan " + plan + " --quiet --csv " + plan,      "plan " + plan + " --quiet --html " + plan,
+      "cluster " + cluster + " --csv " + cluster,     "cluster " + cluster + " --series " + cluster,
+      "cluster " + cluster + " --html " + cluster,    "cluster " + cluster + " --trace " + cluster};
+  for (const std::string& run : runs) {
+    Outcome r = RunDlsim(run);
+    EXPECT_EQ(r.exit_code, 1) << run << "\n" << r.output;
+    EXPECT_NE(r.output.find("would overwrite"), std::string::npos) << run << "\n" << r.output;
+  }
+  EXPECT_EQ(ReadFile(trace), before_trace);
+  EXPECT_EQ(ReadFile(plan), before_plan);
+  EXPECT_EQ(ReadFile(cluster), before_cluster);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

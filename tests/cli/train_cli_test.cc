@@ -165,7 +165,7 @@ TEST(TrainCliTest, NeedsExactlyOneScenario) {
   EXPECT_EQ(both.exit_code, 2) << both.output;
 }
 
-// The exit codes of docs/cli.md: 0 ran, 1 bad input, 2 usage, 3 infeasible (the result is still
+// The exit codes of docs/scenario-format.md: 0 ran, 1 bad input, 2 usage, 3 infeasible (the result is still
 // printed, with its reason).
 TEST(TrainCliTest, InfeasibleIsAResultWithExitCodeThree) {
   const std::string path = std::string(DLSIM_TEST_DATA_DIR) + "/scenarios/infeasible_oom.yaml";
@@ -191,7 +191,7 @@ TEST(TrainCliTest, TraceSaysWhereAndNeverOverwritesItsInput) {
   const auto size = std::filesystem::file_size(scenario);
   Outcome self = RunDlsim("train " + scenario + " --trace " + scenario);
   EXPECT_EQ(self.exit_code, 1) << self.output;
-  EXPECT_NE(self.output.find("would overwrite it"), std::string::npos) << self.output;
+  EXPECT_NE(self.output.find("would overwrite the input"), std::string::npos) << self.output;
   EXPECT_EQ(std::filesystem::file_size(scenario), size);  // untouched
   const std::string trace = (dir / "t.json").string();
   Outcome ok = RunDlsim("train " + scenario + " --trace " + trace);

@@ -15,7 +15,7 @@
 
 namespace dlsim::app {
 
-// The exit codes of every command (docs/cli.md).
+// The exit codes of every command (docs/scenario-format.md).
 enum ExitCode : int {
   kExitOk = 0,          // ran; the result is feasible (or the command has no feasibility)
   kExitError = 1,       // bad input (scenario, catalog, file) or a failure to write output
