@@ -29,7 +29,7 @@ void AddSummary(const serve::ServeOptions& o, const serve::ServeResult& r, repor
   items.emplace_back("output throughput", fmt::format("{:.1f} tokens/s", m.throughput_tokens_per_s));
   items.emplace_back("SLO attainment", report::FormatPercent(m.slo_attainment));
   items.emplace_back("TTFT", Pct(m.ttft_s, 1, "s"));
-  items.emplace_back("TPOT", Pct(m.tpot_s, 1e3, "ms"));
+  items.emplace_back("TPOT", m.tpot_requests > 0 ? Pct(m.tpot_s, 1e3, "ms") : "n/a (one output token each)");
   page.AddSummary(std::move(items));
 }
 
@@ -38,8 +38,9 @@ std::string LatencyCdf(const std::vector<serve::RequestRecord>& records, double 
                        const std::string& title, const std::string& label, double scale,
                        const std::string& unit) {
   std::vector<double> v;
-  for (const serve::RequestRecord& r : records)
-    if (r.completed) v.push_back(r.*field * scale);
+  for (const serve::RequestRecord& r : records)  // TPOT: only requests with one
+    if (r.completed && (field != &serve::RequestRecord::tpot_s || r.output_tokens > 1))
+      v.push_back(r.*field * scale);
   return report::LineChart({.title = title, .x = {label, unit}, .y = {"fraction of requests"}},
                            {report::Cdf("completed requests", std::move(v))});
 }
@@ -95,9 +96,11 @@ void WriteRequestsCsv(const std::vector<serve::RequestRecord>& records, std::ost
   out << "id,replica,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,first_token_s,finish_s,ttft_s,"
          "tpot_s,e2e_s,queueing_s,preemptions,completed,met_slo\n";
   for (const serve::RequestRecord& r : records) {
-    out << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{}\n", r.id,
+    // An empty tpot_s: the request has one output token, so no time per output token.
+    const std::string tpot = r.output_tokens > 1 ? fmt::format("{:.9g}", r.tpot_s) : "";
+    out << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{:.9g},{},{},{}\n", r.id,
                        r.replica, r.prompt_tokens, r.output_tokens, r.arrival_s, r.first_scheduled_s,
-                       r.first_token_s, r.finish_s, r.ttft_s, r.tpot_s, r.e2e_s, r.queueing_s, r.preemptions,
+                       r.first_token_s, r.finish_s, r.ttft_s, tpot, r.e2e_s, r.queueing_s, r.preemptions,
                        r.completed ? 1 : 0, r.met_slo ? 1 : 0);
   }
 }

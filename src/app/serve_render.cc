@@ -28,7 +28,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["requests_total"] = m.requests_total;
   j["requests_completed"] = m.requests_completed;
   j["ttft_s"] = pct(m.ttft_s);
-  j["tpot_s"] = pct(m.tpot_s);
+  j["tpot_s"] = m.tpot_requests > 0 ? pct(m.tpot_s) : nlohmann::ordered_json();  // null: no request has one
   j["e2e_s"] = pct(m.e2e_s);
   j["queueing_s"] = pct(m.queueing_s);
   j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
@@ -90,7 +90,10 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
   report::Table lat("latency");
   lat.AddColumn("metric").AddColumn("p50").AddColumn("p90").AddColumn("p99").AddColumn("mean");
   LatencyRow(lat, "TTFT", m.ttft_s);
-  LatencyRow(lat, "TPOT", m.tpot_s);
+  if (m.tpot_requests > 0)
+    LatencyRow(lat, "TPOT", m.tpot_s);
+  else
+    lat.AddRow({"TPOT", "n/a", "n/a", "n/a", "n/a (every request has one output token)"});
   LatencyRow(lat, "end-to-end", m.e2e_s);
   LatencyRow(lat, "queueing", m.queueing_s);
   out += lat.Render();

@@ -324,7 +324,7 @@ Simulation::Completed Simulation::CollectCompleted() const {
     c.tokens += r.output_tokens;
     c.last = std::max(c.last, reqs_[r.id].finish);
     c.ttft.push_back(r.ttft_s);
-    c.tpot.push_back(r.tpot_s);
+    if (r.output_tokens > 1) c.tpot.push_back(r.tpot_s);
     c.e2e.push_back(r.e2e_s);
     c.queueing.push_back(r.queueing_s);
     c.good += r.met_slo;
@@ -353,7 +353,7 @@ std::vector<RequestRecord> Simulation::Records() const {
       rec.tpot_s = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
       rec.e2e_s = (r.finish - r.arrival).ToSeconds();
       rec.queueing_s = (r.first_scheduled - r.arrival).ToSeconds();
-      rec.met_slo = rec.ttft_s <= o_.slo.ttft_s && rec.tpot_s <= o_.slo.tpot_s;
+      rec.met_slo = rec.ttft_s <= o_.slo.ttft_s && (r.output <= 1 || rec.tpot_s <= o_.slo.tpot_s);
     }
     out.push_back(rec);
   }
@@ -364,6 +364,7 @@ void Simulation::AddRequestMetrics(ServeMetrics& m) const {
   Completed c = CollectCompleted();  // Summarize sorts its input
   m.requests_completed = c.requests;
   m.ttft_s = Summarize(c.ttft);
+  m.tpot_requests = static_cast<int64_t>(c.tpot.size());
   m.tpot_s = Summarize(c.tpot);
   m.e2e_s = Summarize(c.e2e);
   m.queueing_s = Summarize(c.queueing);

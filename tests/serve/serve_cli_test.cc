@@ -216,6 +216,22 @@ TEST(ServeCli, RequestsThatCanNeverRunAreInfeasible) {
   EXPECT_NE(cap.output.find("dlsim serve: 20 of 20 requests can never run"), std::string::npos) << cap.output;
 }
 
+// One output token per request: TPOT is undefined, so it is "n/a" in the table and null in the JSON (it was
+// "0 ns" with exit 0), and every request that meets its TTFT meets the SLO.
+TEST(ServeCli, OneOutputTokenHasNoTpot) {
+  const std::string path = std::string(DLSIM_TEST_DATA_DIR) + "/serve_edge/one_output_token.yaml";
+  Outcome r = RunDlsim("serve " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("n/a (every request has one output token)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("TPOT              0 ns"), std::string::npos) << r.output;
+  Outcome j = RunDlsim("serve " + path + " --json", /*merge_stderr=*/false);
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  const auto json = nlohmann::json::parse(j.output);
+  EXPECT_TRUE(json["tpot_s"].is_null()) << json["tpot_s"].dump();
+  EXPECT_EQ(json["requests_completed"].get<int>(), 5);
+  EXPECT_GT(json["ttft_s"]["p50"].get<double>(), 0);
+}
+
 // The context check reads the model's max_seq_len as given: raising it lets a 5000-token prompt run.
 TEST(ServeCli, PromptWithinARaisedContextRuns) {
   Outcome r = RunDlsim("serve " + kBad + "prompt_context_raised.yaml");

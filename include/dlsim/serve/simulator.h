@@ -35,7 +35,11 @@ struct ServeMetrics {
   int64_t requests_total = 0;
   int64_t requests_completed = 0;
   int64_t completions_recorded = 0;  // finish events seen (== requests_completed unless a bug)
+  // tpot_s summarises the completed requests with at least 2 output tokens (tpot_requests of them): a
+  // request of one output token has no time per output token. With none, tpot_s is all zeros and is
+  // reported as not applicable.
   Percentiles ttft_s, tpot_s, e2e_s, queueing_s;
+  int64_t tpot_requests = 0;
   double makespan_s = 0;               // first arrival to last completion
   double throughput_tokens_per_s = 0;  // output tokens
   double throughput_requests_per_s = 0;
@@ -61,10 +65,10 @@ struct RequestRecord {
   int replica = -1;  // the replica it completed on (the decode replica when disaggregated)
   int32_t prompt_tokens = 0, output_tokens = 0;
   double arrival_s = 0, first_scheduled_s = 0, first_token_s = 0, finish_s = 0;
-  double ttft_s = 0, tpot_s = 0, e2e_s = 0, queueing_s = 0;
+  double ttft_s = 0, tpot_s = 0, e2e_s = 0, queueing_s = 0;  // tpot_s: 0 with one output token (none)
   int preemptions = 0;
   bool completed = false;
-  bool met_slo = false;  // TTFT and TPOT within the SLO
+  bool met_slo = false;  // TTFT and TPOT (when it has one) within the SLO
 };
 
 struct ServeResult {
