@@ -78,7 +78,9 @@ nlohmann::ordered_json GnnJson(const GnnResult& r) {
     curve.push_back({{"share", share}, {"predicted_pages", pages}});
   j["disk"] = {{"pages_per_batch", r.disk_pages_per_batch},
                {"topology_pages_per_batch", r.topology_pages_per_batch},
-               {"topology_share", r.topology_share},
+               // null when no memory budget is split between the two caches (not a run on disk)
+               {"topology_share",
+                r.topology_share >= 0 ? nlohmann::ordered_json(r.topology_share) : nlohmann::ordered_json()},
                {"split_curve", curve}};
   j["bytes"] = {{"gpu", report::JsonBytes(r.bytes.gpu)},
                 {"nvlink", report::JsonBytes(r.bytes.nvlink)},

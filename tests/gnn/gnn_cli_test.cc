@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/json_checks.h"
 #include "common/run_dlsim.h"
 
 namespace {
@@ -43,6 +44,12 @@ TEST(GnnCliTest, CompareJson) {
   const auto j = nlohmann::json::parse(r.output);
   ASSERT_EQ(j["variants"].size(), 4u);
   EXPECT_EQ(j["variants"][0]["name"], "dgl-like");
+  // No sentinel leaks out: disk.topology_share was -1 in every run that is not on disk.
+  dlsim::testing::ExpectSaneJson(j);
+  auto one = RunDlsim("gnn " + kSmall + " --json", false);
+  const auto single = nlohmann::json::parse(one.output);
+  dlsim::testing::ExpectSaneJson(single);
+  EXPECT_TRUE(single["disk"]["topology_share"].is_null());
 }
 
 TEST(GnnCliTest, DeterministicOutput) {

@@ -70,6 +70,11 @@ TEST(CatalogCliTest, MultimodalModels) {
   auto [jc, json] = Dlsim("catalog show internvl2.5-38b --json");
   ASSERT_EQ(jc, 0);
   EXPECT_NE(json.find("\"llm_tokens_per_image\": 256"), std::string::npos) << json;
+  // Parameter counts are exact integers (they were printed as 8292166656.0).
+  auto [qc, qwen] = Dlsim("catalog show qwen2.5-vl-7b --json");
+  EXPECT_NE(qwen.find("\"parameters\": 8292166656\n"), std::string::npos) << qwen;
+  auto [lc3, llama] = Dlsim("catalog show llama3-8b --json");
+  EXPECT_NE(llama.find("\"parameters\": 8030261248\n"), std::string::npos) << llama;
 }
 
 TEST(CatalogCliTest, UnknownNameFailsWithSuggestion) {

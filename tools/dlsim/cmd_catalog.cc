@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,9 @@
 
 namespace dlsim::cli {
 namespace {
+
+// A parameter count as an exact JSON integer (the models give it as a double).
+int64_t Count(double n) { return std::llround(n); }
 
 using nlohmann::ordered_json;
 
@@ -117,7 +121,7 @@ ordered_json ModelJson(const model::ModelSpec& m) {
           {"position_embedding", model::PositionEmbeddingName(m.position_embedding)},
           {"dropout", m.dropout},
           {"max_seq_len", m.max_seq_len},
-          {"parameters", m.ParameterCount()}};
+          {"parameters", Count(m.ParameterCount())}};
 }
 
 ordered_json MultimodalJson(const model::MultimodalSpec& m) {
@@ -138,16 +142,16 @@ ordered_json MultimodalJson(const model::MultimodalSpec& m) {
             {"tokens_per_image", v.TokensPerImage()},
             {"window_patches", v.WindowPatches()},
             {"full_attention_layers", v.full_attention_layers},
-            {"parameters", v.ParameterCount()}}},
+            {"parameters", Count(v.ParameterCount())}}},
           {"projector",
            {{"spatial_merge", m.projector.spatial_merge},
             {"norm", model::ProjectorNormName(m.projector.norm)},
             {"input", m.ProjectorInputWidth()},
             {"hidden", m.ProjectorHidden()},
-            {"parameters", m.ProjectorParameters()}}},
+            {"parameters", Count(m.ProjectorParameters())}}},
           {"llm_tokens_per_image", m.LlmTokensPerImage()},
-          {"llm_parameters", m.llm.ParameterCount()},
-          {"parameters", m.ParameterCount()}};
+          {"llm_parameters", Count(m.llm.ParameterCount())},
+          {"parameters", Count(m.ParameterCount())}};
 }
 
 // A model's JSON with, for a DiT, its block kinds and DiT keys.
