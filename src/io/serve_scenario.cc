@@ -477,6 +477,12 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
                  "model '" + m.name +
                      "' has experts, MLA or a head_dim other than hidden / heads; dlsim serve prices dense "
                      "multi-head / grouped-query attention models only (dlsim train models MoE)");
+  if (m.arch != model::Arch::kDecoder)
+    doc.AddError(root.Section("model").location(), "model",
+                 "model '" + m.name + "' is " +
+                     (m.arch == model::Arch::kEncoder ? "an encoder" : "a diffusion transformer") +
+                     " (arch " + std::string(model::ArchName(m.arch)) +
+                     "); dlsim serve generates tokens autoregressively and serves decoder models only");
   DLSIM_RETURN_IF_ERROR(doc.status());
   CheckServeLayout(o, h, doc);
   CheckPromptContext(root.Section("workload"), o.workload, o.model.max_seq_len);

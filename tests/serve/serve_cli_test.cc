@@ -72,6 +72,10 @@ const BadCase kBadCases[] = {
     // Model shapes: the rules of model::ModelSpec, with train's messages, each at its key.
     {"model_hidden_not_divisible.yaml",
      {":1:33: model.heads: hidden 64 is not divisible by heads 3 (head_dim = hidden / heads)"}},
+    {"model_encoder.yaml",
+     {":2:1: model: model 'bert-large' is an encoder (arch encoder); dlsim serve generates tokens "
+      "autoregressively and serves decoder models only"}},
+    {"model_dit.yaml", {":2:1: model: model 'wan2.1-t2v-14b' is a diffusion transformer (arch dit)"}},
     {"model_kv_heads_above_heads.yaml", {":1:36: model.kv_heads: heads 32 is not a multiple of kv_heads 64"}},
     {"model_kv_heads_not_dividing.yaml", {":4:13: model.kv_heads: heads 32 is not a multiple of kv_heads 5"}},
     {"model_learned_no_max_seq_len.yaml",
