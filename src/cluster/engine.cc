@@ -32,7 +32,8 @@ Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
   reason_.resize(n);
   active_pos_.assign(n, -1);
   running_pos_.assign(n, -1);
-  next_sample_ = TimePoint::Start() + options.sample_interval;
+  sample_interval_ = options.sample_interval;
+  next_sample_ = TimePoint::Start() + sample_interval_;
   desired_.assign(n, 0);
   in_rank_.assign(n, 0);
   gpu_rate_.assign(n, 0);
@@ -443,19 +444,34 @@ void Engine::ScheduleWake() {
 void Engine::Account() {
   const TimePoint now = queue_.Now();
   const double busy = static_cast<double>(state_.busy_milli());
-  const double interval_s = options_.sample_interval.ToSeconds();
-  while (next_sample_ <= now && samples_.size() < kMaxUtilSamples) {
+  while (next_sample_ <= now) {
     bucket_ += busy * (next_sample_ - last_account_).ToSeconds();
     const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
-    samples_.push_back({next_sample_.ToSeconds(), bucket_ / interval_s / 1000.0,
+    samples_.push_back({next_sample_.ToSeconds(), bucket_ / sample_interval_.ToSeconds() / 1000.0,
                         static_cast<int64_t>(running_.size()), static_cast<int64_t>(waiting)});
     busy_integral_ += bucket_;
     bucket_ = 0;
     last_account_ = next_sample_;
-    next_sample_ = next_sample_ + options_.sample_interval;
+    next_sample_ = next_sample_ + sample_interval_;
+    if (samples_.size() == kMaxUtilSamples) CoarsenSamples();
   }
   bucket_ += busy * (now - last_account_).ToSeconds();
   last_account_ = now;
+}
+
+// Merges adjacent samples in pairs (the mean of the two, the counts at the later's end) and doubles the
+// interval; the open interval after the last sample doubles with it. kMaxUtilSamples is even, so every
+// merged sample spans two whole intervals.
+void Engine::CoarsenSamples() {
+  const size_t half = samples_.size() / 2;
+  for (size_t i = 0; i < half; ++i) {
+    const UtilSample& a = samples_[2 * i];
+    const UtilSample& b = samples_[2 * i + 1];
+    samples_[i] = {b.t_s, (a.busy_gpus + b.busy_gpus) / 2, b.running, b.waiting};
+  }
+  samples_.resize(half);
+  next_sample_ = next_sample_ + sample_interval_;
+  sample_interval_ = sample_interval_ * int64_t{2};
 }
 
 void Engine::EmitSpan(int j) {

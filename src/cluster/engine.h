@@ -29,8 +29,10 @@
 
 namespace dlsim::cluster {
 
-// The utilisation series stops after this many samples (a month at the default hour is 720).
-inline constexpr size_t kMaxUtilSamples = 1000000;
+// The utilisation series holds at most this many samples (a month at the default hour is 720): when it
+// fills, adjacent samples are merged in pairs and the interval doubles, so a trace of any span gives a
+// bounded series that still covers all of it.
+inline constexpr size_t kMaxUtilSamples = 20000;
 
 class Engine {
  public:
@@ -95,6 +97,7 @@ class Engine {
   void AddWaiting(int j);
   void RemoveActive(int j);
   void Account();
+  void CoarsenSamples();
   void EmitSpan(int j);
   ClusterResult Collect();
   // Input pipelines (data_workers.cc, cluster/input_pipeline.h): a job's rate capped by its input,
@@ -151,6 +154,7 @@ class Engine {
   double busy_integral_ = 0;  // milli-GPU-seconds
   double bucket_ = 0;
   TimePoint next_sample_;
+  Duration sample_interval_;  // options' sample_interval, doubled each time the series is coarsened
   std::vector<UtilSample> samples_;
   int64_t passes_ = 0, preemptions_ = 0, resizes_ = 0;
   std::vector<double> gpu_rate_;    // by job: the rate of its current run before the input cap

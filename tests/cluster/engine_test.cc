@@ -138,6 +138,26 @@ TEST(ClusterEngine, UtilisationIsBusyGpuSecondsOverCapacity) {
   EXPECT_DOUBLE_EQ(r.summary.rho_mean, 1);  // alone: no queuing, no slowdown
 }
 
+// A span of 10^9 s at 1 s samples would be 10^9 samples (the JSON of such a run was 57 MB at 555k): the
+// series is coarsened by merging pairs, so it stays bounded, still covers the whole span, and keeps the
+// mean. One job on 1 of 2 GPUs for the first half: samples are 1 GPU busy, then 0.
+TEST(ClusterEngine, UtilisationSeriesStaysBoundedOverAnySpan) {
+  ClusterOptions o;
+  o.cluster = Nodes(1, 2);
+  o.jobs = {Job(1, 0, 1, 5e8), Job(2, 1e9 - 10, 1, 10)};
+  o.sample_interval = Seconds(1);
+  ClusterResult r = RunCluster(o);
+  ASSERT_FALSE(r.utilisation.empty());
+  EXPECT_LE(r.utilisation.size(), 20000u);
+  EXPECT_GE(r.utilisation.size(), 10000u);
+  EXPECT_GE(r.utilisation.back().t_s, 1e9 - 2 * 1e9 / 10000);  // covers the span
+  EXPECT_DOUBLE_EQ(r.utilisation.front().busy_gpus, 1);
+  EXPECT_DOUBLE_EQ(r.utilisation[r.utilisation.size() / 2 + 2].busy_gpus, 0);
+  double mean = 0;
+  for (const UtilSample& u : r.utilisation) mean += u.busy_gpus;
+  EXPECT_NEAR(mean / static_cast<double>(r.utilisation.size()), 0.5, 0.01);
+}
+
 TEST(ClusterEngine, SharedGpusHoldSeveralJobs) {
   ClusterOptions o;
   o.cluster = Nodes(1, 1);
