@@ -18,6 +18,7 @@ Result<ValidationSet> MlperfGpt3(Runner& run);           // mlperf-v3.1-gpt3-h10
 Result<ValidationSet> NemoLongContext(Runner& run);      // nemo-long-context-cp
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
+Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)
 
 }  // namespace dlsim::validate::internal
 

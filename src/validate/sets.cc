@@ -261,7 +261,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"mlperf-v3.1-gpt3-h100", internal::MlperfGpt3},
     {"nemo-long-context-cp", internal::NemoLongContext},
     {"torchtitan-a100-fsdp", internal::TorchtitanFsdp},
-    {"torchtitan-h100-nd", internal::TorchtitanH100}};
+    {"torchtitan-h100-nd", internal::TorchtitanH100},
+    {"bloom-a100-jean-zay", internal::BloomJeanZay}};
 
 // The sets for which `want(name)` holds, in a fixed order.
 Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,
