@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_checks.h"
 #include "common/run_dlsim.h"
 
 namespace {
@@ -246,19 +247,7 @@ TEST(TrainCliTest, UserCatalogOverridesWhatTheScenarioChecks) {
 }
 
 // Every byte count of `train --json` is an exact integer, the per-stage totals included (a stage's
-// total_bytes was once printed as 107678630000.0).
-void ExpectIntegerBytes(const nlohmann::json& j, const std::string& path) {
-  if (j.is_object()) {
-    for (const auto& [key, value] : j.items()) {
-      if (key.ends_with("_bytes") || key.ends_with("_bytes_per_gpu"))
-        EXPECT_TRUE(value.is_number_integer()) << path << "." << key << " = " << value.dump();
-      ExpectIntegerBytes(value, path + "." + key);
-    }
-  } else if (j.is_array()) {
-    for (size_t i = 0; i < j.size(); ++i) ExpectIntegerBytes(j[i], path + "[" + std::to_string(i) + "]");
-  }
-}
-
+// total_bytes was once printed as 107678630000.0), and no figure is negative, NaN or infinite.
 TEST(TrainCliTest, JsonByteCountsAreIntegers) {
   const std::string path = std::string(DLSIM_DATA_DIR) + "/scenarios/llama3_70b_64xh100.yaml";
   Outcome r = RunDlsim("train " + path + " --json", /*merge_stderr=*/false);
@@ -266,7 +255,7 @@ TEST(TrainCliTest, JsonByteCountsAreIntegers) {
   const auto j = nlohmann::json::parse(r.output);
   ASSERT_TRUE(j["memory"]["stages"].is_array());
   ASSERT_FALSE(j["memory"]["stages"].empty());
-  ExpectIntegerBytes(j, "");
+  dlsim::testing::ExpectSaneJson(j);
 }
 
 // A MoE model of 16,384 experts (10^14 parameters) once overflowed the step simulator's event keys with
