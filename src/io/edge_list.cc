@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <vector>
 
 namespace dlsim::io {
@@ -81,6 +82,7 @@ Status CheckWeight(std::string_view s, const LineContext& at) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), w);
   if (ec != std::errc() || end != s.data() + s.size())
     return at.Fail("edge weight '" + std::string(s) + "' is not a number");
+  if (!std::isfinite(w)) return at.Fail("edge weight '" + std::string(s) + "' is not a finite number");
   return Status::Ok();
 }
 

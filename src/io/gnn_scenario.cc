@@ -186,11 +186,21 @@ void ReadPipeline(const MapReader& p, gnn::PipelineOptions& o) {
   p.Finish();
 }
 
+// `compare:` replaces the default set: an empty list would compare nothing, and two variants of one
+// name could not be told apart in the table.
 std::vector<gnn::GnnVariant> ReadCompare(const MapReader& g, const GnnNames& names) {
   std::vector<gnn::GnnVariant> out;
-  for (const MapReader& v : g.SectionList("compare")) {
+  const std::vector<MapReader> list = g.SectionList("compare");
+  if (g.Has("compare") && list.empty())
+    g.AddError("compare",
+               "the list is empty; give at least one variant, or leave compare out for the default set");
+  for (const MapReader& v : list) {
     gnn::GnnVariant var;
     var.name = v.Get<std::string>("name", "variant " + std::to_string(out.size() + 1));
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].name == var.name)
+        v.AddError("name", "variant '" + var.name + "' is already the name of variant " +
+                               std::to_string(i + 1) + "; each variant needs its own name");
     ReadName(v, "order", names.orders, var.order);
     ReadName(v, "cache", names.caches, var.cache_policy);
     ReadName(v, "partition", names.partitioners, var.partitioner);

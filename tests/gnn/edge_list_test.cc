@@ -65,6 +65,11 @@ TEST(EdgeListBadInputTest, IdOutOfRange) {
 TEST(EdgeListBadInputTest, BadWeight) {
   EXPECT_EQ(ErrorOf("0 1 heavy\n"), "g.txt:1: edge weight 'heavy' is not a number");
 }
+TEST(EdgeListBadInputTest, NonFiniteWeight) {
+  EXPECT_EQ(ErrorOf("0 1 nan\n"), "g.txt:1: edge weight 'nan' is not a finite number");
+  EXPECT_EQ(ErrorOf("0 1 1\n1 2 inf\n"), "g.txt:2: edge weight 'inf' is not a finite number");
+  EXPECT_EQ(ErrorOf("0,1,-INF\n"), "g.txt:1: edge weight '-INF' is not a finite number");
+}
 TEST(EdgeListBadInputTest, EmptyFile) {
   EXPECT_EQ(ErrorOf("# only a comment\n"), "g.txt: no edge in the file");
 }

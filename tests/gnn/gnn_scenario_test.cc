@@ -115,6 +115,18 @@ TEST(GnnScenarioBadInputTest, UnknownStore) {
   EXPECT_NE(ErrorOf(Scenario("{rmat: {scale: 8}}", "  store: ssd\n")).find("gnn.store"), std::string::npos);
 }
 
+// `compare: []` fell back to the default set, and two variants of one name ran side by side.
+TEST(GnnScenarioBadInputTest, CompareListEmptyOrWithARepeatedName) {
+  EXPECT_EQ(
+      ErrorOf(Scenario("{rmat: {scale: 8}}", "  compare: []\n")),
+      "s.yaml:4:12: gnn.compare: the list is empty; give at least one variant, or leave compare out for the "
+      "default set");
+  EXPECT_EQ(ErrorOf(Scenario("{rmat: {scale: 8}}", "  compare: [{name: a}, {name: a, order: shuffle}]\n")),
+            "s.yaml:4:31: gnn.compare[1].name: variant 'a' is already the name of variant 1; each variant "
+            "needs its "
+            "own name");
+}
+
 // Checked once the graph is known (gnn::Simulate): an error, exit code 1 from the command.
 TEST(GnnScenarioBadInputTest, CacheLargerThanTheGraph) {
   auto sc = Parse(Scenario("{file: tiny.txt}", "  cache: {gpu_gib: 1}\n  hardware: {gpus_per_machine: 1}\n"));
