@@ -38,6 +38,17 @@ std::optional<double> ParseDecimal(std::string_view s) {
   return v;
 }
 
+// An error naming the first header cell that repeats an earlier one, or Ok.
+Status CheckHeader(const CsvTable& t, int line_no) {
+  for (size_t i = 0; i < t.header.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (t.header[i] == t.header[j])
+        return Error::Parse(t.file_name + ":" + std::to_string(line_no) + ": column '" + t.header[i] +
+                            "' appears twice in the header (columns " + std::to_string(j + 1) + " and " +
+                            std::to_string(i + 1) + "); each column name must be unique");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<size_t> CsvTable::Column(std::string_view name) const {
@@ -75,7 +86,8 @@ Result<double> CsvTable::Number(size_t row, std::string_view column) const {
 Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
   CsvTable t;
   t.file_name = std::move(file_name);
-  size_t pos = 0;
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte-order mark is not part of the header
+  size_t pos = text.starts_with(kBom) ? kBom.size() : 0;
   int line_no = 0;
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
@@ -91,6 +103,7 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string file_name) {
     }
     if (t.header.empty()) {
       t.header = Split(line);
+      DLSIM_RETURN_IF_ERROR(CheckHeader(t, line_no));
       continue;
     }
     auto cells = Split(line, &t.cell_columns);

@@ -43,5 +43,25 @@ TEST(Csv, ThousandsSeparatorIsAColumnCountError) {
   EXPECT_NE(quoted->Number(0, "n").error().message.find("(cells are not quoted)"), std::string::npos);
 }
 
+// A repeated header name made the second column unreachable; a BOM (Excel's UTF-8 export) glued
+// itself to the first column's name.
+TEST(Csv, DuplicateHeaderColumnIsAnError) {
+  auto t = ParseCsv("# note\na,b,a\n1,2,3\n", "f.csv");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(
+      t.error().message,
+      "f.csv:2: column 'a' appears twice in the header (columns 1 and 3); each column name must be unique");
+}
+
+TEST(Csv, ByteOrderMarkIsSkipped) {
+  auto t = ParseCsv(
+      "\xEF\xBB\xBF"
+      "a,b\n1,2\n",
+      "f.csv");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->header, (std::vector<std::string>{"a", "b"}));
+  EXPECT_DOUBLE_EQ(t->Number(0, "a").value(), 1);
+}
+
 }  // namespace
 }  // namespace dlsim

@@ -153,6 +153,12 @@ const BadCase kBadCases[] = {
      {":2:40: workload.trace_file: ",
       "trace_hex.csv:3:1: column 'arrived_at': expected a number, found '0x10'; "
       "allowed: 0..100000000"}},
+    // The shared CSV reader refuses a header naming a column twice (every CSV input gets the check).
+    {"trace_file_dup_column.yaml",
+     {":2:40: workload.trace_file: ",
+      "trace_dup_column.csv:1: column 'arrived_at' appears twice in the header (columns 1 and 2); each "
+      "column "
+      "name must be unique"}},
     {"trace_file_inf.yaml", {"trace_inf.csv:2:1: column 'arrived_at': expected a number, found 'inf'"}},
     {"trace_file_decode_zero.yaml",
      {"trace_decode_zero.csv:3:9: column 'num_decode_tokens': expected an integer, found '0'; allowed: "

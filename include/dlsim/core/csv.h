@@ -1,6 +1,7 @@
 // A minimal CSV reader for the data files dlsim ships: comma-separated, a header row,
 // '#' comment lines (kept as the file's source notes), no quoted commas: every row has the header's
-// number of cells, so "12,500" is an error (three cells), never 12.
+// number of cells, so "12,500" is an error (three cells), never 12. A header naming a column twice is an
+// error; a UTF-8 byte-order mark at the start of the text is skipped.
 //
 //   auto t = ParseCsv(text, "megatron_2021_table1.csv");
 //   for (const auto& row : t->rows) double h = *t->Number(row, "hidden");
