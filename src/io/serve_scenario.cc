@@ -373,24 +373,76 @@ double LargestListed(const LengthDistribution& d) {
   return *std::max_element(d.values.begin(), d.values.end());
 }
 
-// A prompt longer than the model's context (model.max_seq_len, when known) can never run: records an
-// error when the scenario surely asks for one: its clamp max, the least prompt it draws, a value of
-// its prompt file, a request of its trace. (A lognormal draw beyond the context is not refused: cap
-// it with prompt_tokens.max.)
-void CheckPromptContext(const MapReader& w, const serve::WorkloadOptions& o, int64_t context) {
-  if (context <= 0) return;
-  const std::string beyond =
-      " tokens, longer than the model's context of " + std::to_string(context) +
-      " tokens (model.max_seq_len): such a request can never run; shorten the prompts or raise "
-      "model.max_seq_len";
-  const MapReader p = w.Section("prompt_tokens");
-  if (o.arrival == ArrivalKind::kTrace) {
-    for (size_t i = 0; i < o.trace.size(); ++i) {
-      if (o.trace[i].prompt_tokens <= context) continue;
-      w.AddError("trace_file", "request " + std::to_string(i + 1) + " of the trace has a prompt of " +
-                                   std::to_string(o.trace[i].prompt_tokens) + beyond);
+// " tokens, longer than the model's context of C tokens ...": the tail of every context error.
+std::string BeyondContext(int64_t context, std::string_view shorten = "prompts") {
+  return " tokens, longer than the model's context of " + std::to_string(context) +
+         " tokens (model.max_seq_len): such a request can never run; shorten the " + std::string(shorten) +
+         " or raise model.max_seq_len";
+}
+
+// The most tokens one request of `d` can draw when the scenario bounds it (a fixed value, a uniform's
+// high end, a file's largest value, an explicit `max`), else nullopt (an unclamped lognormal).
+std::optional<double> MostTokens(const LengthDistribution& d, bool has_max) {
+  using Kind = LengthDistribution::Kind;
+  std::optional<double> most;
+  if (d.kind == Kind::kFixed) most = d.value;
+  if (d.kind == Kind::kUniform) most = d.high;
+  if (d.kind == Kind::kEmpirical && !d.values.empty()) most = LargestListed(d);
+  if (has_max) most = std::min(most.value_or(static_cast<double>(d.max)), static_cast<double>(d.max));
+  return most;
+}
+
+// A trace request whose prompt, or prompt + output, is beyond the context: the first one, at trace_file.
+void CheckTraceContext(const MapReader& w, const serve::WorkloadOptions& o, int64_t context) {
+  for (size_t i = 0; i < o.trace.size(); ++i) {
+    const serve::TraceEntry& t = o.trace[i];
+    const std::string request = "request " + std::to_string(i + 1) + " of the trace has ";
+    if (t.prompt_tokens > context) {
+      w.AddError("trace_file",
+                 request + "a prompt of " + std::to_string(t.prompt_tokens) + BeyondContext(context));
       return;
     }
+    if (t.prompt_tokens + t.output_tokens <= context) continue;
+    w.AddError("trace_file", request + std::to_string(t.prompt_tokens) + " prompt + " +
+                                 std::to_string(t.output_tokens) +
+                                 " output = " + std::to_string(t.prompt_tokens + t.output_tokens) +
+                                 BeyondContext(context, "requests"));
+    return;
+  }
+}
+
+// Prompt + output beyond the context: every request (the least of both), or the largest request the
+// scenario bounds (the most of both, when both are bounded); recorded at output_tokens.
+void CheckTotalContext(const MapReader& w, const serve::WorkloadOptions& o, int64_t context) {
+  const double least_prompt = LeastTokens(o.prompt), least_output = LeastTokens(o.output);
+  const double c = static_cast<double>(context);
+  if (least_prompt + least_output > c) {
+    w.AddError("output_tokens", "every request is at least " + FormatNumber(least_prompt, 10) + " prompt + " +
+                                    FormatNumber(least_output, 10) +
+                                    " output = " + FormatNumber(least_prompt + least_output, 10) +
+                                    BeyondContext(context, "requests"));
+    return;
+  }
+  const std::optional<double> prompt = MostTokens(o.prompt, w.Section("prompt_tokens").Has("max"));
+  const std::optional<double> output = MostTokens(o.output, w.Section("output_tokens").Has("max"));
+  if (!prompt || !output || *prompt + *output <= c) return;
+  w.AddError("output_tokens", "prompts of up to " + FormatNumber(*prompt, 10) +
+                                  " tokens and outputs of up to " + FormatNumber(*output, 10) +
+                                  " make requests of up to " + FormatNumber(*prompt + *output, 10) +
+                                  BeyondContext(context, "requests") +
+                                  " (prompt_tokens.max / output_tokens.max cap them)");
+}
+
+// A request longer than the model's context (model.max_seq_len, when known) can never run: records an
+// error when the scenario surely asks for one: its prompt clamp max, the least prompt it draws, a value
+// of its prompt file, a request of its trace; then the same for prompt + output (CheckTotalContext).
+// (A lognormal draw beyond the context is not refused: cap it with prompt_tokens.max / output_tokens.max.)
+void CheckPromptContext(const MapReader& w, const serve::WorkloadOptions& o, int64_t context) {
+  if (context <= 0) return;
+  const std::string beyond = BeyondContext(context);
+  const MapReader p = w.Section("prompt_tokens");
+  if (o.arrival == ArrivalKind::kTrace) {
+    CheckTraceContext(w, o, context);
   } else if (const double listed = LargestListed(o.prompt); listed > static_cast<double>(context)) {
     p.AddError("file", "the file holds a prompt of " + FormatNumber(listed, 10) + beyond);
   } else if (const double least = LeastTokens(o.prompt); least > static_cast<double>(context)) {
@@ -400,6 +452,8 @@ void CheckPromptContext(const MapReader& w, const serve::WorkloadOptions& o, int
     p.AddError(key, "every prompt is at least " + FormatNumber(least, 10) + beyond);
   } else if (p.Has("max") && o.prompt.max > context) {
     p.AddError("max", "prompts of up to " + std::to_string(o.prompt.max) + beyond);
+  } else {
+    CheckTotalContext(w, o, context);
   }
 }
 

@@ -184,6 +184,19 @@ const BadCase kBadCases[] = {
     {"trace_file_beyond_context.yaml",
      {":2:40: workload.trace_file: request 2 of the trace has a prompt of 4097 tokens, longer than the "
       "model's context of 4096 tokens"}},
+    // Prompt + output beyond the context can never run either: every request, the largest one the
+    // clamps allow, a trace request.
+    {"output_beyond_context.yaml",
+     {":5:18: workload.output_tokens: every request is at least 4095 prompt + 1000 output = 5095 tokens, "
+      "longer "
+      "than the model's context of 4096 tokens (model.max_seq_len): such a request can never run"}},
+    {"output_max_beyond_context.yaml",
+     {":5:18: workload.output_tokens: prompts of up to 4000 tokens and outputs of up to 1000 make requests "
+      "of "
+      "up to 5000 tokens, longer than the model's context of 4096 tokens"}},
+    {"trace_file_request_beyond_context.yaml",
+     {":2:40: workload.trace_file: request 2 of the trace has 4000 prompt + 100 output = 4100 tokens, longer "
+      "than the model's context of 4096 tokens"}},
     // The simulation's work: every output token is a decode step (serve::kMaxDecodeSteps).
     {"output_tokens_too_many.yaml",
      {":2:52: workload.output_tokens: the requests ask for at least 1.6e+10 output tokens in all; at most "
