@@ -85,14 +85,23 @@ std::string Printable(std::string_view s) {
   return out;
 }
 
-bool IsQuoted(const YAML::Node& n) { return n.Tag() == "!"; }
+// A quoted scalar has the non-specific tag "!", a plain one "?"; an explicit tag ("!!str 2", "!x 2")
+// names a type this reader does not interpret, so such a value, like a quoted one, is a string.
+bool IsQuoted(const YAML::Node& n) { return n.Tag() != "?" && !n.Tag().empty(); }
+
+// "!!str" for yaml-cpp's expanded "tag:yaml.org,2002:str".
+std::string TagName(const std::string& tag) {
+  constexpr std::string_view kCore = "tag:yaml.org,2002:";
+  return tag.starts_with(kCore) ? "!!" + tag.substr(kCore.size()) : tag;
+}
 
 std::string Describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing (an empty value)";
   if (n.IsSequence()) return "a list";
   if (n.IsMap()) return "a mapping";
   std::string s = "'" + Printable(n.Scalar()) + "'";
-  if (IsQuoted(n)) s += " (a quoted string)";
+  if (n.Tag() == "!") s += " (a quoted string)";
+  if (IsQuoted(n) && n.Tag() != "!") s += " (tagged " + Printable(TagName(n.Tag())) + ", a string)";
   return s;
 }
 

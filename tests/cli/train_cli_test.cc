@@ -56,6 +56,9 @@ const BadCase kBadCases[] = {
     {"wrong_type_quoted.yaml",
      {":4:7: parallel.tp: expected an integer, found 'four' (a quoted string); allowed: "
       "1..1048576"}},
+    // An explicit tag is not interpreted: "!!str 2" is a string, like "2".
+    {"wrong_type_tagged.yaml",
+     {":4:7: parallel.tp: expected an integer, found '2' (tagged !!str, a string); allowed: 1..1048576"}},
     {"wrong_type_word.yaml", {":5:7: parallel.pp: expected an integer, found 'two'; allowed: 1..1048576"}},
     {"negative_gpus.yaml", {":4:9: hardware.gpus: expected an integer, found '-8'; allowed: 1..1048576"}},
     {"zero_micro_batch.yaml",
