@@ -35,7 +35,12 @@ class Cells {
   Result<double> Time(size_t r, std::string_view col) const {
     DLSIM_ASSIGN_OR_RETURN(std::string cell, t_.Text(r, col));
     if (std::optional<int64_t> ts = ParseTimestamp(cell)) return static_cast<double>(*ts);
-    return Number(r, col, 0, 1e11, false);
+    if (Number(r, col, 0, 1e11, false).ok()) return Number(r, col, 0, 1e11, false);
+    return Error::InvalidArgument(
+        fmt::format("{}:{}: column '{}': expected a 'YYYY-MM-DD HH:MM:SS' date (a real calendar date, year "
+                    "1970 or later) "
+                    "or seconds in 0..{}, found '{}'",
+                    t_.file_name, t_.row_lines[r], col, FormatNumber(1e11, 12), cell));
   }
   Result<std::string> Text(size_t r, std::string_view col) const { return t_.Text(r, col); }
   bool Has(std::string_view col) const { return t_.Column(col).ok(); }
@@ -337,6 +342,12 @@ Result<std::vector<JobSpec>> Finish(std::vector<Row> rows, const std::string& fi
   return jobs;
 }
 
+int DaysInMonth(int year, int month) {
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+}
+
 }  // namespace
 
 std::optional<int64_t> ParseTimestamp(std::string_view text) {
@@ -345,8 +356,8 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   if (std::sscanf(t.c_str(), "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 ||
       n != static_cast<int>(t.size()))
     return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 || y < 1970 || h < 0 || mi < 0 ||
-      s < 0)
+  if (mo < 1 || mo > 12 || d < 1 || d > DaysInMonth(y, mo) || h > 23 || mi > 59 || s > 60 || y < 1970 ||
+      h < 0 || mi < 0 || s < 0)
     return std::nullopt;
   // Days from civil (H. Hinnant's algorithm).
   const int yy = y - (mo <= 2);

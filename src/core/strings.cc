@@ -63,7 +63,7 @@ std::string UnknownNameMessage(std::string_view kind, std::string_view name,
                                const std::vector<std::string>& known) {
   std::string msg = "unknown " + std::string(kind) + " '" + std::string(name) + "'";
   if (auto m = ClosestMatch(name, known)) msg += " (did you mean '" + *m + "'?)";
-  msg += "; known: " + Join(known, ", ");
+  msg += known.empty() ? "; none is defined" : "; known: " + Join(known, ", ");
   return msg;
 }
 

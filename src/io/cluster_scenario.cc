@@ -33,6 +33,9 @@ const Range kNicGbps = Range::Between(0, 1e6);  // per node, all NICs
 const Range kSeconds = Range::Between(0, 1e9);  // ~31 years
 const Range kLoadScale = Range::Between(1e-6, 1e6);
 const Range kJobs = Range::Between(1, static_cast<double>(cluster::kMaxJobs));
+// A written rate is a rate; leaving the key out derives it from `load` (0 is not a rate).
+const Range kJobsPerHour =
+    Range::Positive(1e9).WithNote("leave jobs_per_hour out to derive the rate from load");
 
 void ReadNodeGroup(const MapReader& g, const hw::Catalog& hardware, int per_rack,
                    cluster::ClusterSpec& spec) {
@@ -246,7 +249,7 @@ std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::C
   cluster::SyntheticOptions o;
   s.FindChoice("generator", {"gavel"});
   o.jobs = s.Get<int64_t>("jobs", 1000, kJobs);
-  o.jobs_per_hour = s.Get<double>("jobs_per_hour", 0, Range::Between(0, 1e9));
+  o.jobs_per_hour = s.Get<double>("jobs_per_hour", 0, kJobsPerHour);
   o.load = s.Get<double>("load", 0.8, Range::Positive(100));
   o.seed = static_cast<uint64_t>(s.Get<int64_t>("seed", 1, Range::NonNegative()));
   o.cluster_gpus = spec.total_gpus();
@@ -270,7 +273,10 @@ cluster::JobSpec ReadListedJob(const MapReader& m, int64_t index, const cluster:
   j.id = m.Get<int64_t>("id", index, Range::NonNegative());
   j.name = m.Get<std::string>("name", fmt::format("job-{}", j.id));
   j.arrival = TimePoint::Start() + Seconds(m.Get<double>("arrival_s", 0, kSeconds));
-  j.gpus = m.Get<int>("gpus", 1, Range::Between(0, cluster::kMaxJobGpus));
+  // A listed job has no CPU request, so gpus: 0 would ask for nothing and "complete" at once.
+  j.gpus = m.Get<int>(
+      "gpus", 1,
+      Range::Between(1, cluster::kMaxJobGpus).WithNote("a share of one GPU is gpus: 1 with gpu_milli"));
   j.gpu_milli = m.Get<int>("gpu_milli", 1000, Range::Between(1, 1000));
   j.speed = m.Get<std::string>("speed", "");
   j.work = j.speed.empty() ? m.Get<double>("duration_s", 0, Range::Positive(1e9))
@@ -315,6 +321,25 @@ std::shared_ptr<cluster::SpeedBook> ReadSpeeds(const MapReader& jobs, const cata
   return book;
 }
 
+// A job's `speed` names an entry of the speed book; the first unknown one is an error at the listed
+// job's `speed` key (trace jobs: at `trace`).
+void CheckSpeeds(const MapReader& j, const std::vector<MapReader>& list, const ClusterOptions& o) {
+  std::vector<std::string> names;
+  for (const auto& [n, m] : o.speeds->models()) names.push_back(n);
+  for (size_t i = 0; i < o.jobs.size(); ++i) {
+    const cluster::JobSpec& job = o.jobs[i];
+    if (job.speed.empty() || o.speeds->Contains(job.speed)) continue;
+    const std::string msg =
+        UnknownNameMessage("speed entry", job.speed, names) +
+        fmt::format(" (job {}; speeds come from `jobs.throughputs` or `jobs.training`)", job.id);
+    if (i < list.size())
+      list[i].AddError("speed", msg);
+    else
+      j.AddError("trace", msg);
+    return;
+  }
+}
+
 void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::string& base_dir,
               ClusterOptions& o) {
   std::shared_ptr<const cluster::ThroughputTable> table;
@@ -330,23 +355,14 @@ void ReadJobs(const MapReader& j, const catalog::Catalogs& catalogs, const std::
   const std::vector<MapReader> list = j.SectionList("list");
   for (size_t i = 0; i < list.size(); ++i)
     o.jobs.push_back(ReadListedJob(list[i], static_cast<int64_t>(i), o.cluster, tables));
-  sources += !list.empty();
+  if (j.Has("list") && list.empty()) j.AddError("list", "the list is empty; give at least one job");
+  sources += j.Has("list");
   ApplyJobTables(tables, !list.empty(), o.jobs);
   if (MapReader e = j.Section("elastic"); e.present()) cluster::MakeElastic(o.jobs, ReadElastic(e));
   if (sources != 1)
     j.AddError("", sources == 0 ? "`jobs` needs one of `trace`, `synthetic` or `list`"
                                 : "give one of `trace`, `synthetic` or `list`, not several");
-  for (const cluster::JobSpec& job : o.jobs)
-    if (!job.speed.empty() && !o.speeds->Contains(job.speed)) {
-      j.AddError("", UnknownNameMessage("speed entry", job.speed,
-                                        [&] {
-                                          std::vector<std::string> names;
-                                          for (const auto& [n, m] : o.speeds->models()) names.push_back(n);
-                                          return names;
-                                        }()) +
-                         fmt::format(" (job {}; add `throughputs:` or a `training:` entry)", job.id));
-      break;
-    }
+  CheckSpeeds(j, list, o);
   j.Finish();
 }
 
@@ -363,7 +379,7 @@ cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const Cl
   if (!syn.present()) return s;
   cluster::SyntheticOptions g;
   g.jobs = syn.Get<int64_t>("jobs", 1000, kJobs);
-  g.jobs_per_hour = syn.Get<double>("jobs_per_hour", 0, Range::Between(0, 1e9));
+  g.jobs_per_hour = syn.Get<double>("jobs_per_hour", 0, kJobsPerHour);
   g.load = syn.Get<double>("load", 0.8, Range::Positive(100));
   g.cluster_gpus = o.cluster.total_gpus();
   const JobTables tables = ReadJobTables(jobs, base_dir);  // input classes and tuners for every seed
@@ -392,6 +408,21 @@ void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
                          o.restart_overhead.ToSeconds(), o.policy_params.round.ToSeconds(), o.policy));
 }
 
+// Tiresias's queue boundaries: each queue starts where the previous one ends, so they increase.
+void ReadQueueThresholds(const MapReader& p, ClusterOptions& o) {
+  std::optional<std::vector<double>> q = p.FindList<double>("queue_thresholds", Range::Positive(1e15));
+  if (!q || q->empty()) return;
+  for (size_t i = 1; i < q->size(); ++i)
+    if (!((*q)[i] > (*q)[i - 1])) {
+      p.AddError("queue_thresholds",
+                 fmt::format("expected strictly increasing thresholds, found {:g} after {:g} "
+                             "(entry {} of {})",
+                             (*q)[i], (*q)[i - 1], i + 1, q->size()));
+      return;
+    }
+  o.policy_params.queue_thresholds = *q;
+}
+
 void ReadPolicy(const MapReader& p, ClusterOptions& o) {
   o.policy = p.Get<std::string>("name", "fifo");
   if (!cluster::BuiltinPolicies().Contains(o.policy))
@@ -401,8 +432,7 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
     p.AddError("placement",
                UnknownNameMessage("placement", o.placement, cluster::BuiltinPlacements().Names()));
   o.policy_params.round = Seconds(p.Get<double>("round_s", 60, Range::Between(1e-3, 1e7)));
-  if (std::optional<std::vector<double>> q = p.FindList<double>("queue_thresholds", Range::Positive(1e15)))
-    if (!q->empty()) o.policy_params.queue_thresholds = *q;
+  ReadQueueThresholds(p, o);
   o.policy_params.starvation = p.Get<double>("starvation", 0, Range::Between(0, 1e6));
   o.policy_params.backfill = p.Get<bool>("backfill", true);
   o.policy_params.rounds_only = p.Get<bool>("rounds_only", false);

@@ -117,6 +117,32 @@ TEST(ClusterScenario, JobListErrors) {
   EXPECT_NE(s.find("unknown speed entry 'llama'"), std::string::npos) << s;
 }
 
+// Hostile-input audit: each of these ran (exit 0) or gave an unlocated message.
+TEST(ClusterScenario, NothingAskedForIsAnErrorAtItsKey) {
+  EXPECT_EQ(
+      ErrorOf(kNodes + "jobs: {list: [{arrival_s: 0, gpus: 0, duration_s: 10}]}\n"),
+      "c.yaml:4:36: jobs.list[0].gpus: expected an integer, found '0'; allowed: 1..1048576 (a share of one "
+      "GPU is gpus: 1 with gpu_milli)");
+  EXPECT_EQ(ErrorOf(kNodes + "jobs: {synthetic: {jobs_per_hour: 0}}\n"),
+            "c.yaml:4:35: jobs.synthetic.jobs_per_hour: expected a number, found '0'; allowed: > 0 and <= "
+            "1000000000 (leave jobs_per_hour out to derive the rate from load)");
+  EXPECT_EQ(ErrorOf(kNodes + "jobs: {list: []}\n"),
+            "c.yaml:4:14: jobs.list: the list is empty; give at least one job");
+  EXPECT_EQ(ErrorOf(kNodes + "jobs: {list: [{gpus: 1, duration_s: 1}]}\npolicy: {name: tiresias, "
+                             "queue_thresholds: [5, 3, 1]}\n"),
+            "c.yaml:5:44: policy.queue_thresholds: expected strictly increasing thresholds, found 3 after 5 "
+            "(entry 2 "
+            "of 3)");
+}
+
+TEST(ClusterScenario, UnknownSpeedIsLocatedAtTheJobsSpeedKey) {
+  EXPECT_EQ(
+      ErrorOf(kNodes + "jobs:\n  list:\n    - {gpus: 1, duration_s: 1}\n    - {arrival_s: 0, gpus: 1, "
+                       "steps: 100, speed: nope}\n"),
+      "c.yaml:7:50: jobs.list[1].speed: unknown speed entry 'nope'; none is defined (job 1; speeds come "
+      "from `jobs.throughputs` or `jobs.training`)");
+}
+
 TEST(ClusterScenario, TraceErrorsNameTheTraceFile) {
   const std::string e =
       ErrorOf(kNodes + "jobs:\n  trace: {format: philly, file: philly_small.csv, sort: false}\n");

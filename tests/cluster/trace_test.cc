@@ -45,6 +45,11 @@ TEST(ParseTimestamp, MatchesKnownEpochSeconds) {
   EXPECT_FALSE(ParseTimestamp("2017-13-01 00:00:00"));
   EXPECT_FALSE(ParseTimestamp("2017-10-09"));
   EXPECT_FALSE(ParseTimestamp("2017-10-09 07:01:55x"));
+  EXPECT_FALSE(ParseTimestamp("2017-02-30 00:00:00"));  // no such calendar day
+  EXPECT_FALSE(ParseTimestamp("2017-04-31 00:00:00"));
+  EXPECT_FALSE(ParseTimestamp("1900-02-29 00:00:00"));
+  EXPECT_FALSE(ParseTimestamp("2100-02-29 00:00:00"));
+  EXPECT_EQ(ParseTimestamp("2016-02-29 00:00:00"), 1456704000);
 }
 
 TEST(PhillyTrace, SortsShiftsAndSkipsZeroDurations) {
@@ -87,6 +92,10 @@ TEST(PhillyTrace, BadCellsAreLocated) {
             std::string::npos);
   EXPECT_NE(ErrorOf(h + "yesterday,5,1,0,a\n", TraceFormat::kPhilly).find("column 'timestamp'"),
             std::string::npos);
+  EXPECT_EQ(
+      ErrorOf(h + "2017-02-30 00:00:00,5,1,0,a\n", TraceFormat::kPhilly),
+      "t.csv:2: column 'timestamp': expected a 'YYYY-MM-DD HH:MM:SS' date (a real calendar date, year 1970 "
+      "or later) or seconds in 0..100000000000, found '2017-02-30 00:00:00'");
   EXPECT_NE(ErrorOf("timestamp,num_gpus\n", TraceFormat::kPhilly).find("missing column 'duration'"),
             std::string::npos);
   EXPECT_NE(ErrorOf(h, TraceFormat::kPhilly).find("no jobs"), std::string::npos);
