@@ -76,7 +76,10 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
     return kExitOk;
   }
   auto entry = reg.Create(args.name);
-  if (!entry.ok()) return ReportError("repro", entry.error(), err);
+  if (!entry.ok()) {  // an unknown name is a command-line error (exit 2), with the closest name
+    ReportError("repro", entry.error(), err);
+    return kExitUsage;
+  }
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("repro", catalogs.error(), err);
   const catalog::Catalogs& cat = *catalogs;

@@ -15,8 +15,8 @@ using testing::Outcome;
 using testing::RunDlsim;
 
 struct UsageCase {
-  const char* args;
-  const char* message;  // a part of the message
+  std::string args;
+  std::string message;  // a part of the message
 };
 
 class UsageTest : public ::testing::TestWithParam<UsageCase> {};
@@ -41,6 +41,32 @@ INSTANTIATE_TEST_SUITE_P(
                       UsageCase{"serve", "FILE is required"},
                       UsageCase{"--catalog /nonexistent.yaml train --default",
                                 "File does not exist: /nonexistent.yaml"}));
+
+const std::string kCluster = std::string(DLSIM_DATA_DIR) + "/scenarios/cluster_philly_las.yaml";
+
+// Hostile-input audit: these exited 1 (an unknown name on the command line), or 0 with the option
+// ignored (an empty value, an empty list item, an option without the one it modifies).
+INSTANTIATE_TEST_SUITE_P(
+    Audit, UsageTest,
+    ::testing::Values(
+        UsageCase{"list bogus-kind", "dlsim list: unknown registry kind 'bogus-kind'; known: cache-policy"},
+        UsageCase{"catalog show nonexistent-gpu", "unknown catalog entry 'nonexistent-gpu'"},
+        UsageCase{"catalog show h100-sxm5-80g", "did you mean 'h100-sxm5-80gb'"},
+        UsageCase{"catalog show ''", "name: expected a value, found an empty string"},
+        UsageCase{"validate --cross-validate --folds 0", "--folds: Value 0 not in range 2 to 1000"},
+        UsageCase{"validate --folds 3", "--folds requires --cross-validate"},
+        UsageCase{"repro select-m", "unknown reproduction 'select-m' (did you mean 'select-n'?)"},
+        UsageCase{"train --default --trace ''", "--trace: expected a value, found an empty string"},
+        UsageCase{"serve " + kServe + " --csv ''", "--csv: expected a value, found an empty string"},
+        UsageCase{"cluster " + kCluster + " --policy ''",
+                  "--policy: expected a value, found an empty string"},
+        UsageCase{"cluster " + kCluster + " --placement ''", "--placement: expected a value"},
+        UsageCase{"cluster " + kCluster + " --compare fifo,,las",
+                  "--compare: the list 'fifo,,las' has an empty item"},
+        UsageCase{"cluster " + kCluster + " --compare las,", "--compare: the list 'las,' has an empty item"},
+        UsageCase{"serve " + kServe + " --target 0.5", "--target requires --capacity"},
+        UsageCase{"cluster " + kCluster + " --records", "--records requires --json"},
+        UsageCase{"cluster " + kCluster + " --threads 5", "--threads requires --sweep"}));
 
 // Values outside a flag's range name the range in words, not a 309-digit double.
 TEST(UsageRanges, FlagRangesAreReadable) {

@@ -79,7 +79,7 @@ TEST(CatalogCliTest, MultimodalModels) {
 
 TEST(CatalogCliTest, UnknownNameFailsWithSuggestion) {
   auto [code, out] = Dlsim("catalog show h100-sxm5-80g");
-  EXPECT_EQ(code, 1);
+  EXPECT_EQ(code, 2);  // a name on the command line: a usage error
   EXPECT_NE(out.find("unknown catalog entry 'h100-sxm5-80g'"), std::string::npos) << out;
   EXPECT_NE(out.find("did you mean 'h100-sxm5-80gb'"), std::string::npos) << out;
 }

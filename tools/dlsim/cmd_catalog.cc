@@ -439,7 +439,7 @@ catalog::Catalogs Load(const GlobalOptions& global) {
 void RunList(std::string kind, bool json, const GlobalOptions& global) {
   if (!kind.empty() && kind.back() != 's') kind += 's';  // "gpu" -> "gpus"
   if (!kind.empty() && std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end()) {
-    Fail("catalog list", UnknownNameMessage("kind", kind, kKinds), 2);
+    Fail("catalog list", UnknownNameMessage("kind", kind, kKinds), app::kExitUsage);
   }
   const catalog::Catalogs c = Load(global);
   auto want = [&](const char* k) { return kind.empty() || kind == k; };
@@ -490,7 +490,7 @@ void RunShow(const std::string& name, bool json, const GlobalOptions& global) {
   }
   std::string msg = "unknown catalog entry '" + name + "'";
   if (auto m = ClosestMatch(name, all)) msg += " (did you mean '" + *m + "'?)";
-  Fail("catalog show", msg + "; see 'dlsim catalog list' for the names");
+  Fail("catalog show", msg + "; see 'dlsim catalog list' for the names", app::kExitUsage);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
                   "Run each policy (comma-separated) on the same trace, side by side");
   cmd->add_option("--policy", args->policy, "Override the scenario's policy (dlsim list cluster-policy)");
   cmd->add_option("--placement", args->placement, "Override the placement (dlsim list cluster-placement)");
-  cmd->add_flag("--json", args->json, "Print the result as one JSON object");
-  cmd->add_flag("--records", args->records, "With --json: include every job's record");
+  CLI::Option* json = cmd->add_flag("--json", args->json, "Print the result as one JSON object");
+  cmd->add_flag("--records", args->records, "With --json: include every job's record")->needs(json);
   cmd->add_option("--csv", args->jobs_csv, "Write every job's record as CSV to this file");
   cmd->add_option("--series", args->series_csv, "Write the utilisation time series as CSV to this file");
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON (a track per node)");
@@ -30,11 +30,13 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
       "--html", args->html_path,
       "Write a self-contained HTML report (utilisation, queue, JCT CDF; per policy with --compare)");
   cmd->add_flag("--check", args->check, "Validate the scenario and print a summary");
-  cmd->add_flag("--sweep", args->sweep, "Run the scenario's sweep: section (policies x load scales x seeds)");
+  CLI::Option* sweep = cmd->add_flag("--sweep", args->sweep,
+                                     "Run the scenario's sweep: section (policies x load scales x seeds)");
   cmd->add_option("--threads", args->threads, "Threads of --sweep (0: all cores)")
-      ->check(CLI::Range(0, 4096));
+      ->check(CLI::Range(0, 4096))
+      ->needs(sweep);
   auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("--quiet", *quiet, "No progress line during --sweep");
+  cmd->add_flag("--quiet", *quiet, "No progress line during --sweep")->needs(sweep);
   cmd->callback([args, quiet, &global] {
     Exit(WithProgress("sweep points", *quiet, [&](ProgressFn progress) {
       args->progress = std::move(progress);

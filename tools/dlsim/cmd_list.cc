@@ -27,7 +27,7 @@ void AddListCommand(CLI::App& app, GlobalOptions& global) {
       return;
     }
     auto it = kinds.find(*kind);
-    if (it == kinds.end()) Fail("list", UnknownNameMessage("registry kind", *kind, names));
+    if (it == kinds.end()) Fail("list", UnknownNameMessage("registry kind", *kind, names), app::kExitUsage);
     report::Table t(*kind);
     t.AddColumn("name", "", report::Align::kLeft).AddColumn("description", "", report::Align::kLeft);
     for (const auto& [n, d] : it->second()) t.AddRow({n, d});

@@ -17,9 +17,10 @@ void AddServeCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("FILE", args->file, "Serving scenario (YAML)")->required();
   cmd->add_flag("--json", args->json, "Print the result as one JSON object");
   cmd->add_flag("--check", args->check, "Validate the scenario and print a summary");
-  cmd->add_flag("--capacity", args->capacity,
-                "Search the highest arrival rate per replica meeting the SLO target");
+  CLI::Option* capacity = cmd->add_flag("--capacity", args->capacity,
+                                        "Search the highest arrival rate per replica meeting the SLO target");
   cmd->add_option("--target", args->target, "SLO attainment target of --capacity (default 0.9)")
+      ->needs(capacity)
       ->check(CLI::Validator(
           [](std::string& v) {
             const double x = std::strtod(v.c_str(), nullptr);

@@ -17,16 +17,24 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--set", args->only, "Only sets whose name contains this text");
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--summary", args->summary, "Only the per-set summary");
-  cmd->add_flag("--cross-validate", args->cross_validate,
-                "Refit the training constants without each fold / set and print the cross-validated MAPE");
-  cmd->add_option("--folds", args->folds, "k of the k-fold cross-validation (default 5)");
-  cmd->add_option("--seed", args->seed, "Seed of the fold assignment (default 20)");
+  CLI::Option* cv = cmd->add_flag(
+      "--cross-validate", args->cross_validate,
+      "Refit the training constants without each fold / set and print the cross-validated MAPE");
+  cmd->add_option("--folds", args->folds, "k of the k-fold cross-validation (default 5)")
+      ->check(CLI::Range(2, 1000))
+      ->needs(cv);
+  cmd->add_option("--seed", args->seed, "Seed of the fold assignment (default 20)")->needs(cv);
   cmd->add_option("--cv-iterations", args->cv_iterations,
-                  "Nelder-Mead iterations per k-fold refit (default 60)");
+                  "Nelder-Mead iterations per k-fold refit (default 60)")
+      ->check(CLI::Range(1, 1000000))
+      ->needs(cv);
   cmd->add_option("--loso-iterations", args->loso_iterations,
-                  "Iterations per stage of a leave-one-set-out refit (default 150, as dlsim-fit-training)");
-  cmd->add_option("--threads", args->threads,
-                  "Refits in parallel (0: all cores; the output does not change)");
+                  "Iterations per stage of a leave-one-set-out refit (default 150, as dlsim-fit-training)")
+      ->check(CLI::Range(1, 1000000))
+      ->needs(cv);
+  cmd->add_option("--threads", args->threads, "Refits in parallel (0: all cores; the output does not change)")
+      ->check(CLI::Range(0, 4096))
+      ->needs(cv);
   cmd->callback([&global, args] { Exit(app::RunValidateCommand(*args, global, std::cout, std::cerr)); });
 }
 

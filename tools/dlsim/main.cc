@@ -1,6 +1,7 @@
 // The dlsim command line: argument parsing and printing only, no model logic.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
@@ -49,6 +50,27 @@ int UsageError(const CLI::App& app, const CLI::ParseError& e, int argc, char** a
   return dlsim::app::kExitUsage;
 }
 
+// An option value that is empty, or a comma-separated list with an empty item ("fifo,,las"), is a
+// command-line error: an empty path or name would otherwise be ignored or mean "the default".
+std::string NonEmptyValue(std::string& value) {
+  if (value.empty()) return "expected a value, found an empty string";
+  size_t start = 0;
+  while (value.find(',', start) != std::string::npos || start > 0) {
+    const size_t end = std::min(value.find(',', start), value.size());
+    if (value.find_first_not_of(' ', start) >= end) return "the list '" + value + "' has an empty item";
+    if (end == value.size()) break;
+    start = end + 1;
+  }
+  return "";
+}
+
+// Applies NonEmptyValue to every option of `app` and its commands that takes a value (not flags).
+void RejectEmptyValues(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_size() != 0) opt->check(CLI::Validator(NonEmptyValue, ""));
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) RejectEmptyValues(*sub);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,6 +93,7 @@ int main(int argc, char** argv) {
   dlsim::cli::AddPlanCommand(app, global);
   dlsim::cli::AddValidateCommand(app, global);
   dlsim::cli::AddReproCommand(app, global);
+  RejectEmptyValues(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
