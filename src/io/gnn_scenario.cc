@@ -14,6 +14,7 @@
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
+#include "gnn_graph_checks.h"
 
 namespace dlsim::io {
 namespace {
@@ -30,6 +31,9 @@ const Range kFanout = Range::Between(1, 1 << 20);
 const Range kWidth = Range::Between(1, 1 << 16);
 const Range kBatch = Range::Between(1, 1 << 24);
 const Range kMachines = Range::Between(1, 4096);
+// A fixed node count: every node costs memory whether an edge names it or not (CSR offsets, the split,
+// partitions, caches); 2^27 covers ogbn-papers100M's 111M nodes.
+const Range kNumNodes = Range::ZeroOr(1, 1 << 27).WithNote("0: the ids in the file, relabelled densely");
 const Range kCacheGib = Range::Between(0, 1 << 20);
 const Range kNsPerEdge = Range::Between(0.001, 1e6);
 const Range kCopyRate = Range::Between(0.001, 1e4);
@@ -72,7 +76,7 @@ void ReadEdgeFile(const MapReader& g, const std::string& base_dir, gnn::GraphSou
                          {"tsv", EdgeListFormat::kTsv},
                          {"snap", EdgeListFormat::kSnap}});
   eo.skip_lines = g.Get<int>("skip_lines", 0, Range::Between(0, 1000));
-  eo.num_nodes = g.Get<int64_t>("num_nodes", 0, Range::Between(0, static_cast<double>(gnn::kMaxNodes)));
+  eo.num_nodes = g.Get<int64_t>("num_nodes", 0, kNumNodes);
   const std::string path = ResolvePath(base_dir, file);
   auto text = ReadTextFile(path);
   if (!text.ok()) return g.AddError("file", text.error().message);
@@ -263,6 +267,7 @@ void ReadGnn(const MapReader& g, const hw::Catalog& hardware, const GnnNames& na
   ReadTopologyAndDisk(g, names, o);
   o.seed = static_cast<uint64_t>(g.Get<int64_t>("seed", static_cast<int64_t>(o.seed), limits::kSeed));
   sc.compare = ReadCompare(g, names);
+  internal::CheckAgainstGraph(g, hardware, o);
   g.Finish();
 }
 

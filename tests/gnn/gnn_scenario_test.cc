@@ -29,7 +29,7 @@ TEST(GnnScenarioTest, ReadsEveryKey) {
   auto sc = Parse(Scenario("{file: tiny.txt, format: snap}",
                            "  sampler: {name: importance, fanouts: [5, 3, 2]}\n"
                            "  batch: {size: 2, order: bfs, sequences: 2}\n"
-                           "  cache: {policy: lru, gpu_gib: 0.5, host_gib: 1}\n"
+                           "  cache: {policy: lru, gpu_gib: 0, host_gib: 1}\n"  // the graph is 6 nodes
                            "  store: disk\n"
                            "  hardware: {node: dgx-h100, machines: 2}\n"
                            "  compare: [{name: a, cache: none}]\n"));
@@ -127,13 +127,58 @@ TEST(GnnScenarioBadInputTest, CompareListEmptyOrWithARepeatedName) {
             "own name");
 }
 
-// Checked once the graph is known (gnn::Simulate): an error, exit code 1 from the command.
+// Checked once the graph's node count is known (the reader knows it: 2^scale, or the file's), at the
+// key the user wrote; gnn::Simulate keeps the same checks for callers of the library.
 TEST(GnnScenarioBadInputTest, CacheLargerThanTheGraph) {
-  auto sc = Parse(Scenario("{file: tiny.txt}", "  cache: {gpu_gib: 1}\n  hardware: {gpus_per_machine: 1}\n"));
-  ASSERT_TRUE(sc.ok());
-  auto r = Simulate(sc->options, testing::Catalogs(), nullptr);
+  EXPECT_EQ(
+      ErrorOf(Scenario("{file: tiny.txt}", "  cache: {gpu_gib: 1}\n  hardware: {gpus_per_machine: 1}\n")),
+      "s.yaml:4:20: gnn.cache.gpu_gib: 1 GiB per GPU x 1 GPUs holds 2097152 nodes' features, more than the "
+      "graph's 6 nodes; allowed: at most 2.861e-06 GiB here");
+  GnnOptions o;
+  o.graph.rmat = false;
+  o.cache.gpu_gib = 1;
+  o.hardware.gpus_per_machine = 1;
+  auto sc = Parse(Scenario("{file: tiny.txt}", "  hardware: {gpus_per_machine: 1}\n"));
+  ASSERT_TRUE(sc.ok()) << sc.error().message;
+  o.graph = sc->options.graph;
+  auto r = Simulate(o, testing::Catalogs(), nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("more than the graph's 6 nodes"), std::string::npos) << r.error().message;
+}
+
+// The default 1 GiB per GPU held more nodes than an R-MAT scale-14 graph has and failed a scenario
+// that never wrote `cache:`: a default is fitted to the graph instead.
+TEST(GnnScenarioTest, DefaultCacheIsFittedToASmallGraph) {
+  auto sc = Parse(Scenario("{rmat: {scale: 14}}"));
+  ASSERT_TRUE(sc.ok()) << sc.error().message;
+  EXPECT_LT(sc->options.cache.gpu_gib, 1);
+  EXPECT_TRUE(Simulate(sc->options, testing::Catalogs(), nullptr).ok());
+}
+
+TEST(GnnScenarioBadInputTest, SplitWithoutATrainingNode) {
+  EXPECT_EQ(
+      ErrorOf(Scenario("{file: tiny.txt}", "  split: {train: 0.05}\n")),
+      "s.yaml:4:18: gnn.split.train: the split has no training node: train fraction 0.05 of the graph's 6 "
+      "nodes rounds to 0; allowed: at least 0.0833333 (one node)");
+  EXPECT_EQ(
+      ErrorOf(Scenario("{file: path3.txt}")),
+      "s.yaml:3:10: gnn.graph: the split has no training node: train fraction 0.1 of the graph's 3 nodes "
+      "rounds to 0; allowed: at least 0.166667 (one node); give split: {train: ...}");
+}
+
+TEST(GnnScenarioBadInputTest, MoreMachinesThanNodes) {
+  EXPECT_EQ(
+      ErrorOf(Scenario("{file: tiny.txt}", "  split: {train: 0.5}\n  hardware: {machines: 4096}\n")),
+      "s.yaml:5:24: gnn.hardware.machines: 4096 machines (partitions) for a graph of 6 nodes; allowed: 1..6 "
+      "(at most one machine per node)");
+}
+
+// num_nodes: 1000000000 ran out of memory ("dlsim: out of memory"); the range protects it.
+TEST(GnnScenarioBadInputTest, NumNodesBeyondItsRange) {
+  EXPECT_EQ(
+      ErrorOf(Scenario("{file: tiny.txt, num_nodes: 1000000000}")),
+      "s.yaml:3:38: gnn.graph.num_nodes: expected an integer, found '1000000000'; allowed: 0 or 1..134217728 "
+      "(0: the ids in the file, relabelled densely)");
 }
 
 }  // namespace
