@@ -59,15 +59,18 @@ double GavelMixMeanGpuSeconds(bool multi_gpu) {
   return mean_gpus * mean_s;  // GPUs and duration are drawn independently
 }
 
+double GavelMixJobsPerHour(const SyntheticOptions& o) {
+  if (o.jobs_per_hour > 0) return o.jobs_per_hour;
+  if (o.cluster_gpus <= 0 || !(o.load > 0)) return 0;
+  return o.load * static_cast<double>(o.cluster_gpus) / GavelMixMeanGpuSeconds(o.multi_gpu) * 3600;
+}
+
 Result<std::vector<JobSpec>> GenerateGavelMix(const SyntheticOptions& o) {
   if (o.jobs < 1 || o.jobs > kMaxJobs)
     return Error::InvalidArgument(fmt::format("synthetic jobs: expected 1..{}, found {}", kMaxJobs, o.jobs));
-  double per_hour = o.jobs_per_hour;
-  if (per_hour <= 0) {
-    if (o.cluster_gpus <= 0 || !(o.load > 0))
-      return Error::InvalidArgument("synthetic load needs a positive load and a cluster with GPUs");
-    per_hour = o.load * static_cast<double>(o.cluster_gpus) / GavelMixMeanGpuSeconds(o.multi_gpu) * 3600;
-  }
+  const double per_hour = GavelMixJobsPerHour(o);
+  if (per_hour <= 0)
+    return Error::InvalidArgument("synthetic load needs a positive load and a cluster with GPUs");
   TypeChoices choices;
   if (o.job_types) {
     DLSIM_ASSIGN_OR_RETURN(choices, ChoicesOf(o));

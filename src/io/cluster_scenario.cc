@@ -244,6 +244,20 @@ std::vector<cluster::JobSpec> ReadTrace(const MapReader& t, const cluster::Clust
   return jobs.ok() ? std::move(*jobs) : std::vector<cluster::JobSpec>{};
 }
 
+// The arrivals of N jobs at the drawn rate span about N / rate: beyond 1e9 s (31 years, what a trace
+// may span) the clock would overflow before the last job ends. Recorded at the key that set the rate.
+void CheckSyntheticSpan(const MapReader& s, const cluster::SyntheticOptions& o) {
+  const double per_hour = cluster::GavelMixJobsPerHour(o);
+  if (!(per_hour > 0)) return;
+  const double span_s = static_cast<double>(o.jobs) / per_hour * 3600;
+  if (span_s <= 1e9) return;
+  s.AddError(o.jobs_per_hour > 0 ? "jobs_per_hour" : "load",
+             fmt::format("{} jobs at {} jobs per hour arrive over about {} s, more than the 1000000000 s (31 "
+                         "years) a run may span; raise {} or lower jobs",
+                         o.jobs, FormatNumber(per_hour, 6), FormatNumber(span_s, 3),
+                         o.jobs_per_hour > 0 ? "jobs_per_hour" : "load"));
+}
+
 std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::ClusterSpec& spec,
                                             std::shared_ptr<const cluster::ThroughputTable> table) {
   cluster::SyntheticOptions o;
@@ -260,6 +274,7 @@ std::vector<cluster::JobSpec> ReadSynthetic(const MapReader& s, const cluster::C
     o.job_types = std::move(table);
     if (!o.job_types) s.AddError("steps_on", "job types need `throughputs:` in `jobs`");
   }
+  CheckSyntheticSpan(s, o);
   s.Finish();
   if (s.document().has_errors()) return {};
   Result<std::vector<cluster::JobSpec>> jobs = cluster::GenerateGavelMix(o);

@@ -135,6 +135,23 @@ TEST(ClusterScenario, NothingAskedForIsAnErrorAtItsKey) {
             "of 3)");
 }
 
+// load: 1e-300 spread 1000 arrivals over 1e307 s and failed in the engine, naming no input.
+TEST(ClusterScenario, SyntheticSpanBeyondTheClockIsAnErrorAtTheRateKey) {
+  const std::string e = ErrorOf(kNodes + "jobs: {synthetic: {load: 1e-300}}\n");
+  EXPECT_EQ(
+      e.rfind("c.yaml:4:26: jobs.synthetic.load: 1000 jobs at 5.02235e-301 jobs per hour arrive over about ",
+              0),
+      0u)
+      << e;
+  EXPECT_NE(e.find("more than the 1000000000 s (31 years) a run may span; raise load or lower jobs"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(
+      ErrorOf(kNodes + "jobs: {synthetic: {jobs: 10, jobs_per_hour: 1e-6}}\n")
+          .find("jobs.synthetic.jobs_per_hour: 10 jobs at 1e-06 jobs per hour arrive over about 3.6e+10 s"),
+      std::string::npos);
+}
+
 TEST(ClusterScenario, UnknownSpeedIsLocatedAtTheJobsSpeedKey) {
   EXPECT_EQ(
       ErrorOf(kNodes + "jobs:\n  list:\n    - {gpus: 1, duration_s: 1}\n    - {arrival_s: 0, gpus: 1, "

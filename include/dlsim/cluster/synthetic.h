@@ -41,6 +41,10 @@ struct SyntheticOptions {
 // when !multi_gpu.
 double GavelMixMeanGpuSeconds(bool multi_gpu = true);
 
+// The Poisson arrival rate GenerateGavelMix draws with: jobs_per_hour, or the one `load` implies on
+// cluster_gpus GPUs (0 when neither gives a positive rate).
+double GavelMixJobsPerHour(const SyntheticOptions& options);
+
 // Errors: no jobs, more than kMaxJobs, a load without cluster GPUs, a non-positive rate; with job
 // types, a GPU count no type of the table runs on `reference_gpu`.
 Result<std::vector<JobSpec>> GenerateGavelMix(const SyntheticOptions& options);
