@@ -98,6 +98,21 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   return g;
 }
 
+// 0 ("none") is a bandwidth only where nothing crosses the link: a one-GPU node's intra-node fabric,
+// the NICs of a node without NICs. Recorded at the key, with the range that applies here.
+void CheckNodeLinks(const MapReader& e, const hw::NodeSpec& n) {
+  if (n.intra_bandwidth.value() <= 0 && n.gpus_per_node > 1 && e.Has("intra_gb_per_s"))
+    e.AddError("intra_gb_per_s",
+               "expected a positive bandwidth, found 0; allowed: 0.001..10000000 (0 only for a "
+               "node of one GPU; this one has " +
+                   std::to_string(n.gpus_per_node) + ")");
+  if (n.nic_bandwidth.value() <= 0 && n.nics_per_node > 0 && e.Has("nic_gbps"))
+    e.AddError("nic_gbps",
+               "expected a positive bandwidth, found 0; allowed: 0.001..10000000 (0 only with "
+               "nics_per_node: 0; this node has " +
+                   std::to_string(n.nics_per_node) + ")");
+}
+
 hw::NodeSpec ReadNode(const MapReader& e, const hw::NodeSpec* found) {
   const bool is_new = found == nullptr;
   hw::NodeSpec n = StartEntry(e, found);
@@ -121,6 +136,7 @@ hw::NodeSpec ReadNode(const MapReader& e, const hw::NodeSpec* found) {
   n.disk_bandwidth =
       GBps(e.Get<double>("disk_bandwidth_gb_per_s", n.disk_bandwidth.ToGBps(), limits::kLinkGBps));
   n.disk_read_iops = 1000 * e.Get<double>("disk_read_kiops", n.disk_read_iops / 1000, limits::kDiskKiops);
+  CheckNodeLinks(e, n);
   e.Finish();
   return n;
 }
@@ -132,7 +148,7 @@ hw::NetworkSpec ReadNetwork(const MapReader& e, const hw::NetworkSpec* found) {
     w.technology = std::vector<std::string>{"infiniband", "roce", "ethernet"}[*i];
   }
   w.link_bandwidth =
-      Gbps(Field<double>(e, "link_gbps", w.link_bandwidth.ToGbps(), is_new, limits::kLinkGbps));
+      Gbps(Field<double>(e, "link_gbps", w.link_bandwidth.ToGbps(), is_new, limits::kNetworkLinkGbps));
   w.latency = Micros(Field<double>(e, "latency_us", w.latency.ToMicros(), is_new, limits::kLatencyUs));
   w.topology = e.GetEnum(
       "topology", w.topology,

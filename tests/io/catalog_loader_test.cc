@@ -242,6 +242,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"NegativeValue",
                 "networks:\n  - name: ib-ndr\n    link_gbps: -1\n",
                 {"user.yaml:3", "networks[0].link_gbps"}},
+        // 0 was listed as allowed ("0 or 0.001..") and then refused at the entry, not the key.
+        BadCase{"ZeroNetworkLink",
+                "networks:\n  - name: ib-ndr\n    link_gbps: 0\n",
+                {"user.yaml:3:16: networks[0].link_gbps: expected a number, found '0'; allowed: "
+                 "0.001..10000000"}},
+        BadCase{"ZeroIntraNodeBandwidth",
+                "nodes:\n  - name: dgx-a100\n    intra_gb_per_s: 0\n",
+                {"user.yaml:3:21: nodes[0].intra_gb_per_s: expected a positive bandwidth, found 0; allowed: "
+                 "0.001..10000000 (0 only for a node of one GPU; this one has 8)"}},
         BadCase{"UnknownTopKey",
                 "gpu:\n  - name: h100\n",
                 {"user.yaml:1:1", "unknown key 'gpu'", "did you mean 'gpus'"}},
