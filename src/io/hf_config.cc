@@ -9,6 +9,7 @@
 
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
 
@@ -30,6 +31,8 @@ constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},         {"gpt2", Family:
                                {"qwen3", Family::kLlama},       {"mixtral", Family::kMixtral},
                                {"qwen3_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
 constexpr const char* kMoeTypes[] = {"qwen2_moe", "deepseek_v2"};
+// The scenario's `layers` range (docs/scenario-format.md), so a config and a scenario both say 1..10000.
+const int kMaxLayers = static_cast<int>(limits::kLayers.max);
 
 // Reads the keys of one config, remembering the first error.
 class ConfigReader {
@@ -70,7 +73,7 @@ class ConfigReader {
 };
 
 void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
-  s.layers = c.Int("num_hidden_layers");
+  s.layers = c.Int("num_hidden_layers", std::nullopt, kMaxLayers);
   s.hidden = c.Int("hidden_size");
   s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
   s.kv_heads = c.Int("num_key_value_heads", s.heads, 4096);
@@ -115,7 +118,7 @@ void ReadMoe(ConfigReader& c, const Json& j, Family f, model::ModelSpec& s) {
 }
 
 void ReadGpt2(ConfigReader& c, model::ModelSpec& s) {
-  s.layers = c.Int("n_layer");
+  s.layers = c.Int("n_layer", std::nullopt, kMaxLayers);
   s.hidden = c.Int("n_embd");
   s.heads = c.Int("n_head", std::nullopt, 4096);
   s.kv_heads = s.heads;
@@ -131,7 +134,7 @@ void ReadGpt2(ConfigReader& c, model::ModelSpec& s) {
 // OPT and BERT: the same keys but the FFN's and the arch.
 void ReadOptOrBert(ConfigReader& c, Family f, model::ModelSpec& s) {
   s.arch = f == Family::kBert ? model::Arch::kEncoder : model::Arch::kDecoder;
-  s.layers = c.Int("num_hidden_layers");
+  s.layers = c.Int("num_hidden_layers", std::nullopt, kMaxLayers);
   s.hidden = c.Int("hidden_size");
   s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
   s.kv_heads = s.heads;

@@ -107,18 +107,27 @@ std::string Describe(const YAML::Node& n) {
 
 std::string Num(double v) { return FormatNumber(v, 12); }
 
+// An integer bound exactly ("9223372036854775807", not "9.22337203685e+18"); int64's ends as such.
+std::string IntegerNum(double v) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (v >= kTwo63) return std::to_string(std::numeric_limits<int64_t>::max());
+  if (v < -kTwo63) return std::to_string(std::numeric_limits<int64_t>::min());
+  return std::to_string(static_cast<int64_t>(v));
+}
+
 // "" when unrestricted.
 std::string RangeText(Range r, bool integral) {
+  const auto bound = [integral](double v) { return integral && v == std::floor(v) ? IntegerNum(v) : Num(v); };
   if (r.or_zero) {
     r.or_zero = false;
     return "0 or " + RangeText(r, integral);
   }
   if (integral && r.min_exclusive && std::isfinite(r.min)) r = {std::floor(r.min) + 1, r.max, false};
   const bool lo = std::isfinite(r.min), hi = std::isfinite(r.max);
-  if (lo && hi && !r.min_exclusive && !r.max_exclusive) return Num(r.min) + ".." + Num(r.max);
+  if (lo && hi && !r.min_exclusive && !r.max_exclusive) return bound(r.min) + ".." + bound(r.max);
   std::string out;
-  if (lo) out = (r.min_exclusive ? "> " : ">= ") + Num(r.min);
-  if (hi) out += std::string(lo ? " and " : "") + (r.max_exclusive ? "< " : "<= ") + Num(r.max);
+  if (lo) out = (r.min_exclusive ? "> " : ">= ") + bound(r.min);
+  if (hi) out += std::string(lo ? " and " : "") + (r.max_exclusive ? "< " : "<= ") + bound(r.max);
   return out;
 }
 
@@ -412,9 +421,35 @@ std::optional<size_t> TooDeep(std::string_view text, int limit) {
   return std::nullopt;
 }
 
+// The same for block (indentation) nesting: each line indented deeper than the open levels opens one
+// more, and each "- " it starts with one more; the offset of the line where the depth first exceeds
+// `limit` (yaml-cpp would recurse per level, then say only "bad file").
+std::optional<size_t> TooDeepBlocks(std::string_view text, int limit) {
+  std::vector<size_t> open;  // indentation of the open levels, increasing
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    const size_t first = line.find_first_not_of(' ');
+    int dashes = 0;
+    for (size_t i = first;
+         i != std::string_view::npos && i + 1 < line.size() && line[i] == '-' && line[i + 1] == ' ';
+         i = line.find_first_not_of(' ', i + 1))
+      ++dashes;
+    if (first != std::string_view::npos && line[first] != '#' && line[first] != '\r') {
+      while (!open.empty() && open.back() >= first) open.pop_back();
+      open.push_back(first);
+      if (static_cast<int>(open.size()) + dashes > limit) return pos;
+    }
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
 Result<Document> ParseYaml(std::string_view text, std::string file_name) {
   const std::string input(text);
-  if (std::optional<size_t> at = TooDeep(text, kMaxNesting)) {
+  std::optional<size_t> at = TooDeep(text, kMaxNesting);
+  if (!at) at = TooDeepBlocks(text, kMaxNesting);
+  if (at) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
     return Error::Parse(FormatError(file_name, {static_cast<int>(line), 1}, "",
                                     "lists or mappings nested deeper than " + std::to_string(kMaxNesting) +

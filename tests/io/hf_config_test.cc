@@ -98,6 +98,10 @@ TEST(HfConfigTest, BadConfigsSayWhy) {
   EXPECT_NE(ErrorOf("{\"model_type\": \"mamba\"}").find("unknown model_type 'mamba'; supported: bert, gpt2"),
             std::string::npos);
   EXPECT_NE(ErrorOf("{\"hidden_size\": 1}").find("lacks 'model_type'"), std::string::npos);
+  // The layer count has the scenario's `layers` range, 1..10000 (it said 1..16777216).
+  EXPECT_NE(ErrorOf("{\"model_type\": \"llama\", \"num_hidden_layers\": 20000, \"hidden_size\": 4096}")
+                .find("'num_hidden_layers' is 20000; expected an integer in 1..10000"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("[1, 2]").find("expected a JSON object"), std::string::npos);
   EXPECT_NE(ErrorOf("{\"model_type\": \"gpt2\", \"n_layer\": \"12\"}")
                 .find("'n_layer' is \"12\"; expected an integer"),

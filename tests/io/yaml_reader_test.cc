@@ -165,6 +165,33 @@ TEST(YamlReaderTest, SectionListReadsEachMapping) {
             "t.yaml:4:5: items[2]: expected a mapping (indented 'key: value' lines), found '3'");
 }
 
+// Integer ranges print exact integers: "0..9223372036854775807", not "0..9.22337203685e+18".
+TEST(YamlReaderTest, IntegerRangesPrintExactIntegers) {
+  EXPECT_EQ(ErrorsAfter("seed: -1\n", [](MapReader& r) { r.Get<int64_t>("seed", 0, Range::NonNegative()); }),
+            "t.yaml:1:7: seed: expected a non-negative integer, found '-1'; allowed: 0..9223372036854775807");
+  EXPECT_EQ(
+      ErrorsAfter("t: 0\n", [](MapReader& r) { r.Get<int64_t>("t", 1, Range::Between(1, 1099511627776.0)); }),
+      "t.yaml:1:4: t: expected an integer, found '0'; allowed: 1..1099511627776");
+  EXPECT_EQ(
+      ErrorsAfter("x: 0\n", [](MapReader& r) { r.Get<double>("x", 1, Range::Between(1, 1099511627776.0)); }),
+      "t.yaml:1:4: x: expected a number, found '0'; allowed: 1..1.09951162778e+12");
+}
+
+// Block (indentation) nesting 3000 levels deep said only "yaml syntax error: bad file".
+TEST(YamlReaderTest, DeepBlockNestingIsLocated) {
+  std::string deep = "a:\n";
+  for (int i = 0; i < 3000; ++i) deep += std::string(i + 1, ' ') + "k" + std::to_string(i) + ":\n";
+  auto r = ParseYaml(deep, "d.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "d.yaml:65:1: lists or mappings nested deeper than 64 levels; no scenario key needs that");
+  std::string dashes = "a:\n";
+  for (int i = 0; i < 3000; ++i) dashes += "- ";
+  EXPECT_EQ(ParseYaml(dashes + "x\n", "d.yaml").error().message,
+            "d.yaml:2:1: lists or mappings nested deeper than 64 levels; no scenario key needs that");
+  EXPECT_TRUE(ParseYaml("a:\n  b:\n    - c: 1\n      d: [1, 2]\n  e: |\n    text\n", "ok.yaml").ok());
+}
+
 TEST(YamlReaderTest, SyntaxEmptyAndNonMappingDocuments) {
   auto syntax = ParseYaml("a: [1, 2\nb: 3\n", "s.yaml");
   ASSERT_FALSE(syntax.ok());
