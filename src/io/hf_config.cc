@@ -31,8 +31,10 @@ constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},         {"gpt2", Family:
                                {"qwen3", Family::kLlama},       {"mixtral", Family::kMixtral},
                                {"qwen3_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
 constexpr const char* kMoeTypes[] = {"qwen2_moe", "deepseek_v2"};
-// The scenario's `layers` range (docs/scenario-format.md), so a config and a scenario both say 1..10000.
-const int kMaxLayers = static_cast<int>(limits::kLayers.max);
+// The scenario's `layers` range (docs/scenario-format.md), so a config and a scenario both say 1..10000. A
+// function, not a namespace-scope constant: limits::kLayers is dynamically initialised in another file, and a
+// copy taken during static initialisation read 0 in the clang build (every config's layers "in 1..0").
+int MaxLayers() { return static_cast<int>(limits::kLayers.max); }
 
 // Reads the keys of one config, remembering the first error.
 class ConfigReader {
@@ -73,7 +75,7 @@ class ConfigReader {
 };
 
 void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
-  s.layers = c.Int("num_hidden_layers", std::nullopt, kMaxLayers);
+  s.layers = c.Int("num_hidden_layers", std::nullopt, MaxLayers());
   s.hidden = c.Int("hidden_size");
   s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
   s.kv_heads = c.Int("num_key_value_heads", s.heads, 4096);
@@ -118,7 +120,7 @@ void ReadMoe(ConfigReader& c, const Json& j, Family f, model::ModelSpec& s) {
 }
 
 void ReadGpt2(ConfigReader& c, model::ModelSpec& s) {
-  s.layers = c.Int("n_layer", std::nullopt, kMaxLayers);
+  s.layers = c.Int("n_layer", std::nullopt, MaxLayers());
   s.hidden = c.Int("n_embd");
   s.heads = c.Int("n_head", std::nullopt, 4096);
   s.kv_heads = s.heads;
@@ -134,7 +136,7 @@ void ReadGpt2(ConfigReader& c, model::ModelSpec& s) {
 // OPT and BERT: the same keys but the FFN's and the arch.
 void ReadOptOrBert(ConfigReader& c, Family f, model::ModelSpec& s) {
   s.arch = f == Family::kBert ? model::Arch::kEncoder : model::Arch::kDecoder;
-  s.layers = c.Int("num_hidden_layers", std::nullopt, kMaxLayers);
+  s.layers = c.Int("num_hidden_layers", std::nullopt, MaxLayers());
   s.hidden = c.Int("hidden_size");
   s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
   s.kv_heads = s.heads;
