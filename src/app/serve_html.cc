@@ -33,14 +33,14 @@ void AddSummary(const serve::ServeOptions& o, const serve::ServeResult& r, repor
   page.AddSummary(std::move(items));
 }
 
-// The CDF of one latency field of the completed requests.
+// The CDF of one latency field of the completed requests of at least `min_output` output tokens (TPOT is
+// defined from 2).
 std::string LatencyCdf(const std::vector<serve::RequestRecord>& records, double serve::RequestRecord::*field,
                        const std::string& title, const std::string& label, double scale,
-                       const std::string& unit) {
+                       const std::string& unit, int min_output = 1) {
   std::vector<double> v;
-  for (const serve::RequestRecord& r : records)  // TPOT: only requests with one
-    if (r.completed && (field != &serve::RequestRecord::tpot_s || r.output_tokens > 1))
-      v.push_back(r.*field * scale);
+  for (const serve::RequestRecord& r : records)
+    if (r.completed && r.output_tokens >= min_output) v.push_back(r.*field * scale);
   return report::LineChart({.title = title, .x = {label, unit}, .y = {"fraction of requests"}},
                            {report::Cdf("completed requests", std::move(v))});
 }
@@ -113,7 +113,7 @@ report::HtmlPage ServeHtml(const serve::ServeOptions& options, const serve::Serv
   using R = serve::RequestRecord;
   page.AddChart("Time to first token", LatencyCdf(rec, &R::ttft_s, "TTFT CDF", "TTFT", 1, "s"),
                 fmt::format("SLO {} s.", options.slo.ttft_s));
-  page.AddChart("Time per output token", LatencyCdf(rec, &R::tpot_s, "TPOT CDF", "TPOT", 1e3, "ms"),
+  page.AddChart("Time per output token", LatencyCdf(rec, &R::tpot_s, "TPOT CDF", "TPOT", 1e3, "ms", 2),
                 fmt::format("SLO {} ms.", options.slo.tpot_s * 1e3));
   page.AddChart("End-to-end latency",
                 LatencyCdf(rec, &R::e2e_s, "End-to-end latency CDF", "latency", 1, "s"));
