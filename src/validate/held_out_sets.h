@@ -1,6 +1,8 @@
-// The held-out validation sets: published measurements no training constant is fitted to
-// (validate::TrainingFitSets() does not list them); their bound_pct is 0, so `dlsim validate` prints their
-// MAPE with CI bound "-". Private to src/validate; docs/validation.md describes each.
+// The validation sets added for issue 20. Most are held out: no training constant is fitted to them
+// (validate::TrainingFitSets() does not list them) and their bound_pct is 0, so `dlsim validate` prints their
+// MAPE with CI bound "-". Two are fit sets with bound kFitSetBoundPct: mlperf-v3.1-gpt3-h100 and
+// nemo-long-context-cp-h100 (with NeMo 24.07 they are the H100 FP8 sets, so that each can be left out).
+// Private to src/validate; docs/validation.md describes each.
 #ifndef DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 #define DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 
@@ -10,12 +12,16 @@
 
 namespace dlsim::validate::internal {
 
+// The MAPE bound (%) of the fit sets added for issue 20: the issue's cross-validated target.
+inline constexpr double kFitSetBoundPct = 8.0;
+
 // Each builds its set from the embedded CSV, or returns the CSV's or the catalog's error. An infeasible row
 // is a row with feasible = false and the reason, not an error.
 Result<ValidationSet> MegatronBridgeMoe(Runner& run);    // megatron-bridge-moe-b200
 Result<ValidationSet> MegatronBridgeDense(Runner& run);  // megatron-bridge-dense-b200
-Result<ValidationSet> MlperfGpt3(Runner& run);           // mlperf-v3.1-gpt3-h100
-Result<ValidationSet> NemoLongContext(Runner& run);      // nemo-long-context-cp
+Result<ValidationSet> MlperfGpt3(Runner& run);           // mlperf-v3.1-gpt3-h100 (fit set)
+Result<ValidationSet> NemoLongContextH100(Runner& run);  // nemo-long-context-cp-h100 (fit set)
+Result<ValidationSet> NemoLongContextB200(Runner& run);  // nemo-long-context-cp-b200
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
 Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)

@@ -259,7 +259,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"megatron-bridge-moe-b200", internal::MegatronBridgeMoe},
     {"megatron-bridge-dense-b200", internal::MegatronBridgeDense},
     {"mlperf-v3.1-gpt3-h100", internal::MlperfGpt3},
-    {"nemo-long-context-cp", internal::NemoLongContext},
+    {"nemo-long-context-cp-h100", internal::NemoLongContextH100},
+    {"nemo-long-context-cp-b200", internal::NemoLongContextB200},
     {"torchtitan-a100-fsdp", internal::TorchtitanFsdp},
     {"torchtitan-h100-nd", internal::TorchtitanH100},
     {"bloom-a100-jean-zay", internal::BloomJeanZay}};

@@ -119,9 +119,9 @@ FitResult FitOnRows(const FitProblem& problem, std::vector<double> x0, const Nel
 }
 
 const std::vector<std::string>& TrainingFitSets() {
-  static const std::vector<std::string> kSets = {"megatron-2021-table1", "korthikanti-2022-full",
-                                                 "korthikanti-2022-seq-sel", "vtrain-single-node",
-                                                 "nemo-24.07-h100-fp8"};
+  static const std::vector<std::string> kSets = {
+      "megatron-2021-table1", "korthikanti-2022-full", "korthikanti-2022-seq-sel", "vtrain-single-node",
+      "nemo-24.07-h100-fp8",  "mlperf-v3.1-gpt3-h100", "nemo-long-context-cp-h100"};
   return kSets;
 }
 
@@ -135,10 +135,11 @@ FitProblem TrainingFitProblem(const catalog::Catalogs& catalogs) {
   };
   // A coarse stage, then a fine one restarted at its optimum.
   p.stage_steps = {{0.05, 0.05, 0.05, 200.0, 0.1}, {0.02, 0.02, 0.02, 50.0, 0.05}};
-  // The A100 constants affect the A100 sets, the H100 ones NeMo's, the host time every set.
+  // The A100 constants affect the A100 sets, the H100 ones the three H100 FP8 sets, the host time every set.
   const std::vector<std::string> a100 = {"megatron-2021-table1", "korthikanti-2022-full",
                                          "korthikanti-2022-seq-sel", "vtrain-single-node"};
-  const std::vector<std::string> h100 = {"nemo-24.07-h100-fp8"};
+  const std::vector<std::string> h100 = {"nemo-24.07-h100-fp8", "mlperf-v3.1-gpt3-h100",
+                                         "nemo-long-context-cp-h100"};
   p.param_sets = {a100, h100, h100, {}, a100};
   p.uninformed = std::vector<double>(5, std::nan(""));
   return p;

@@ -20,14 +20,17 @@ TEST(ValidateCliTest, CrossValidatePrintsTheThreeColumnsPerFitSet) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* column : {"in-sample", "k-fold CV", "leave-one-set-out"})
     EXPECT_NE(r.output.find(column), std::string::npos) << column << "\n" << r.output;
-  for (const char* set : {"megatron-2021-table1", "korthikanti-2022-full", "korthikanti-2022-seq-sel",
-                          "vtrain-single-node", "nemo-24.07-h100-fp8"})
+  for (const char* set :
+       {"megatron-2021-table1", "korthikanti-2022-full", "korthikanti-2022-seq-sel", "vtrain-single-node",
+        "nemo-24.07-h100-fp8", "mlperf-v3.1-gpt3-h100", "nemo-long-context-cp-h100"})
     EXPECT_NE(r.output.find(set), std::string::npos) << set << "\n" << r.output;
   EXPECT_EQ(r.output.find("korthikanti-2022-memory"), std::string::npos) << "memory is not fitted";
+  EXPECT_EQ(r.output.find("nemo-long-context-cp-b200"), std::string::npos)
+      << "no Blackwell constant is fitted";
 }
 
 TEST(ValidateCliTest, CrossValidateJsonHasTheThreeFiguresForTheSelectedSet) {
-  const Outcome r = RunDlsim(std::string(kShortRun) + " --json --set nemo --threads 1", false);
+  const Outcome r = RunDlsim(std::string(kShortRun) + " --json --set nemo-24 --threads 1", false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   ASSERT_EQ(j["sets"].size(), 1u);
@@ -36,7 +39,7 @@ TEST(ValidateCliTest, CrossValidateJsonHasTheThreeFiguresForTheSelectedSet) {
   EXPECT_TRUE(s["in_sample_mape_pct"].is_number());
   EXPECT_TRUE(s["kfold_mape_pct"].is_number());
   EXPECT_TRUE(s["leave_one_set_out_mape_pct"].is_number());
-  EXPECT_EQ(j["fits"].size(), 2u + 5u);  // two folds, five sets left out
+  EXPECT_EQ(j["fits"].size(), 2u + 7u);  // two folds, seven sets left out
 }
 
 // A fold count below 2 is a command-line error (exit 2), caught by the flag's range.
