@@ -176,6 +176,15 @@ Result<SimulatedSteps> RunSteps(const TrainOptions& o, const ParallelPlan& plan,
   return out;
 }
 
+// [rank][chunk]: the activation bytes one micro-batch of each chunk keeps (StepProgram::activation_bytes).
+std::vector<std::vector<double>> ActivationBytesByChunk(const ParallelPlan& plan,
+                                                        const ChunkCostModel& costs) {
+  std::vector<std::vector<double>> bytes(plan.pp, std::vector<double>(plan.chunks));
+  for (int rank = 0; rank < plan.pp; ++rank)
+    for (int c = 0; c < plan.chunks; ++c) bytes[rank][c] = costs.Get(rank, c).activations.value();
+  return bytes;
+}
+
 // Memory per pipeline rank, the peak, and feasibility against the GPU's capacity.
 void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                const ChunkCostModel& costs, const SimulatedSteps& run, StepResult& r) {
@@ -194,7 +203,8 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
       if (!run.stage_state.empty()) resident += run.stage_state[c * plan.pp + rank];
       mem.layers += plan.LayersOf(rank, c);
     }
-    const int in_flight = run.timeline.ranks[rank].peak_in_flight;  // chunk-micro-batches
+    const RankTimeline& t = run.timeline.ranks[rank];
+    const int in_flight = t.peak_in_flight;  // chunk-micro-batches
     mem.micro_batches_in_flight = in_flight;
     // Routed experts are sharded over their expert-data-parallel group.
     const int edp = plan.edp;
@@ -204,7 +214,17 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
                           experts * state.gradients / (zero >= 2 ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +
                           experts * state.optimizer / (zero >= 1 ? edp : 1));
-    mem.activations = act_per_mb * (static_cast<double>(in_flight) / plan.chunks) + working + resident;
+    // Each chunk's activations times its micro-batches in flight at the rank's peak; data-aware runs (whose
+    // activations differ by micro-batch) keep the mean over chunks.
+    const bool by_chunk =
+        run.stage_act.empty() && t.peak_in_flight_by_chunk.size() == static_cast<size_t>(plan.chunks);
+    Bytes held = act_per_mb * (static_cast<double>(in_flight) / plan.chunks);
+    if (by_chunk) {
+      held = Bytes(0);
+      for (int c = 0; c < plan.chunks; ++c)
+        held += costs.Get(rank, c).activations * static_cast<double>(t.peak_in_flight_by_chunk[c]);
+    }
+    mem.activations = held + working + resident;
     mem.workspace = ctx.framework_overhead;
     if (mem.Total() > r.peak_memory) {
       r.peak_memory = mem.Total();
@@ -362,6 +382,7 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   ChunkCostModel costs(o, *plan, ctx, cp_attention ? &*cp_attention : nullptr);
   Result<StepProgram> prog = PipelineProgram(o, *plan, costs, *schedule);
   if (!prog.ok()) return InfeasibleOr(prog.error());
+  prog->activation_bytes = ActivationBytesByChunk(*plan, costs);
   AddDataParallelWork(o, *plan, ctx, costs, *prog);
   Result<SimulatedSteps> run = RunSteps(o, *plan, costs, *schedule, *prog, sink);
   if (!run.ok()) return InfeasibleOr(run.error());

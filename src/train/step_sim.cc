@@ -42,6 +42,7 @@ class StepRun {
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);
         u.last_bwd_of_chunk.assign(v_, -1);
+        u.in_flight_by_chunk.assign(v_, 0);
         const auto& order = prog_.orders[x][r];
         for (int i = 0; i < static_cast<int>(order.size()); ++i)
           if (!order[i].forward) u.last_bwd_of_chunk[order[i].chunk] = i;
@@ -88,6 +89,9 @@ class StepRun {
     std::vector<TimePoint> gather_ready;        // ZeRO-3: per task index
     std::optional<TimePoint> gather_wait_from;  // since when the next task waits only for its gather
     int in_flight = 0;
+    std::vector<int> in_flight_by_chunk;  // [chunk]
+    double held = 0;                      // activation bytes in flight (StepProgram::activation_bytes)
+    double peak_held = -1;
     RankTimeline t;
   };
   // The data-parallel stream of a pipeline rank, shared by the replicas (one collective).
@@ -100,6 +104,32 @@ class StepRun {
   };
 
   Unit& U(int x, int r) { return units_[static_cast<size_t>(x) * p_ + r]; }
+
+  double ActivationBytes(int r, int chunk) const {
+    return prog_.activation_bytes.empty() ? 1.0 : prog_.activation_bytes[r][chunk];
+  }
+  // Records the held activations if they peak with `extra` more micro-batches of `chunk` in flight.
+  void NotePeak(Unit& u, int r, int chunk, int extra) {
+    const double held = u.held + extra * ActivationBytes(r, chunk);
+    u.t.peak_in_flight = std::max(u.t.peak_in_flight, u.in_flight + extra);
+    if (held <= u.peak_held) return;
+    u.peak_held = held;
+    u.t.peak_in_flight_by_chunk = u.in_flight_by_chunk;
+    u.t.peak_in_flight_by_chunk[chunk] += extra;
+  }
+  // A forward that keeps its activations holds them until its backward; one that does not (recomputed at its
+  // backward) holds them only while that backward runs.
+  void CountActivations(Unit& u, int r, const PipeTask& task, bool keeps) {
+    if (!keeps) {
+      if (!task.forward) NotePeak(u, r, task.chunk, 1);
+      return;
+    }
+    const int step = task.forward ? 1 : -1;
+    u.in_flight += step;
+    u.in_flight_by_chunk[task.chunk] += step;
+    u.held += step * ActivationBytes(r, task.chunk);
+    if (task.forward) NotePeak(u, r, task.chunk, 0);
+  }
   // Event callbacks capture [this, one 64-bit key] so std::function keeps them inline: a replica (24 bits),
   // a rank or stage (20 bits) and a task, bucket or micro-batch index (20 bits). The layout check bounds the
   // tasks per rank (kMaxPipelineTasks) and step_model.cc the buckets, so every index fits.
@@ -188,14 +218,7 @@ class StepRun {
     u.t.tp_comm += c.tp_comm;
     u.t.cp_comm += c.cp_comm;
     u.t.ep_comm += c.ep_comm;
-    const bool keeps = !prog_.keeps_activations || prog_.keeps_activations(x, task.micro_batch);
-    if (!keeps) {  // recomputed at its backward: holds activations only while that runs
-      if (!task.forward) u.t.peak_in_flight = std::max(u.t.peak_in_flight, u.in_flight + 1);
-    } else if (task.forward) {
-      u.t.peak_in_flight = std::max(u.t.peak_in_flight, ++u.in_flight);
-    } else {
-      --u.in_flight;
-    }
+    CountActivations(u, r, task, !prog_.keeps_activations || prog_.keeps_activations(x, task.micro_batch));
     if (sink_)
       Span(x, r, kComputeStream,
            std::string(task.forward ? "F" : "B") + std::to_string(task.micro_batch) +

@@ -59,6 +59,25 @@ TEST(StepSimTest, OneFOneBHoldsAtMostPMicroBatches) {
   EXPECT_EQ(t.ranks[3].peak_in_flight, 1);
 }
 
+// Interleaved 1F1B (p 4, v 2, m 8): the last rank warms up with micro-batches 0-3 of its first chunk and
+// runs each micro-batch of its last chunk (the output head's) forward then backward, so it holds 4 + 1; a
+// heavy last chunk is held once, not peak_in_flight / v = 2.5 times.
+TEST(StepSimTest, InterleavedHoldsTheLastChunkOnceOnTheLastRank) {
+  StepProgram prog = Uniform("interleaved", 4, 2, 8, Micros(10), Micros(20));
+  prog.activation_bytes.assign(4, {1.0, 1.0});
+  prog.activation_bytes[3][1] = 100.0;
+  StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.ranks[3].peak_in_flight, 5);
+  EXPECT_EQ(t.ranks[3].peak_in_flight_by_chunk, (std::vector<int>{4, 1}));
+  // With even chunks the split at the peak adds up to the peak count; the first rank holds chunk 0 most.
+  const StepTimeline even = SimulateStep(Uniform("interleaved", 4, 2, 8, Micros(10), Micros(20)), nullptr);
+  for (const RankTimeline& r : even.ranks) {
+    ASSERT_EQ(r.peak_in_flight_by_chunk.size(), 2u);
+    EXPECT_EQ(r.peak_in_flight_by_chunk[0] + r.peak_in_flight_by_chunk[1], r.peak_in_flight);
+  }
+  EXPECT_GT(even.ranks[0].peak_in_flight_by_chunk[0], even.ranks[0].peak_in_flight_by_chunk[1]);
+}
+
 TEST(StepSimTest, P2pDelaysAddPerHop) {
   StepProgram prog = Uniform("1f1b", 2, 1, 1, Micros(10), Micros(20));
   prog.p2p = Micros(5);

@@ -59,6 +59,11 @@ struct StepProgram {
   // Null: every micro-batch keeps its activations (peak_in_flight counts forwarded, not yet backwarded
   // ones). A micro-batch that does not keep them counts only while its backward runs.
   KeepsActivationsFn keeps_activations;
+  // [rank][chunk]: the bytes one micro-batch of the chunk keeps from its forward to its backward. Empty:
+  // every chunk the same. RankTimeline::peak_in_flight_by_chunk is taken at the peak of their sum over the
+  // micro-batches in flight, so a chunk with a large activation (an output head's logits) counts only as
+  // often as the schedule really holds it.
+  std::vector<std::vector<double>> activation_bytes;
   Duration p2p;  // one activation (or its gradient) to the next stage
   // Null: every transfer takes `p2p`. Else the time of the transfer that leaves virtual stage `from_vs` for a
   // neighbour (forward: to from_vs + 1, backward: to from_vs - 1) for micro-batch `mb` of `replica`: stages
@@ -86,6 +91,8 @@ struct RankTimeline {
   Duration param_gather;
   Duration finish;         // when this rank is done
   int peak_in_flight = 0;  // most chunk activations held at once (forwarded, not yet backwarded)
+  // Micro-batches in flight per chunk when the activation bytes held (StepProgram::activation_bytes) peak.
+  std::vector<int> peak_in_flight_by_chunk;
 };
 
 struct StepTimeline {
