@@ -300,17 +300,19 @@ Bytes StaticMemoryLowerBound(const train::TrainOptions& o, const train::Parallel
   const int zero = o.parallel.zero, dp = plan.WeightGroup();
   const double per_param = state.weights / (zero >= 3 ? dp : 1) + state.gradients / (zero >= 2 ? dp : 1) +
                            state.optimizer / (zero >= 1 ? dp : 1);
+  // The embedding and head keep no FP8 copy of their weights.
+  const double per_end_param = per_param - (state.weights - state.end_weights) / (zero >= 3 ? dp : 1);
   double worst = 0;
   for (int rank = 0; rank < plan.pp; ++rank) {
-    double params = 0;
+    double params = 0, ends = 0;
     for (int chunk = 0; chunk < plan.chunks; ++chunk) {
       params += plan.LayersOf(rank, chunk) * layer;
-      if (plan.IsFirst(rank, chunk)) params += embedding;
-      if (plan.IsLast(rank, chunk) && !(m.tied_embeddings && plan.IsFirst(rank, chunk))) params += embedding;
+      if (plan.IsFirst(rank, chunk)) ends += embedding;
+      if (plan.IsLast(rank, chunk) && !(m.tied_embeddings && plan.IsFirst(rank, chunk))) ends += embedding;
     }
-    worst = std::max(worst, params);
+    worst = std::max(worst, params * per_param + ends * per_end_param);
   }
-  return Bytes(worst * per_param) + overhead;
+  return Bytes(worst) + overhead;
 }
 
 uint64_t Enumeration::PrunedTotal() const {

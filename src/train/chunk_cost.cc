@@ -26,11 +26,13 @@ using model::Op;
 using model::OpKind;
 using model::Shard;
 
-// The pricing inputs of `load` on one GPU of `plan`.
+// The pricing inputs of `load` on one GPU of `plan`. Under FP8 only the layers' GEMMs run in FP8: the
+// embedding, output head and other ends are not Transformer Engine modules (Megatron-Core's output layer is
+// a bf16 ColumnParallelLinear), so they run in bf16 like the attention.
 Pricing PricingOf(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                   const data::Load& load, bool layer) {
-  const hw::DType gemm_dt = o.training.precision;
-  const hw::DType act_dt = gemm_dt == hw::DType::kFp8 ? hw::DType::kBf16 : gemm_dt;
+  const hw::DType act_dt = o.training.precision == hw::DType::kFp8 ? hw::DType::kBf16 : o.training.precision;
+  const hw::DType gemm_dt = layer ? o.training.precision : act_dt;
   return {.o = o,
           .ctx = ctx,
           .load = load,
@@ -485,13 +487,17 @@ ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk, co
     add(c.forward, lc.embed.fwd, 1);
     add(c.backward, lc.embed.bwd, 1);
     c.params += emb_params;
+    c.end_params += emb_params;
     c.activations += lc.embed.saved;
   }
   if (last) {
     add(c.forward, lc.head.fwd, 1);
     add(c.backward, lc.head.bwd, 1);
     // An untied head has its own matrix; a tied one keeps a copy on the last stage when pp > 1.
-    if (!o_.model.tied_embeddings || !first) c.params += emb_params;
+    if (!o_.model.tied_embeddings || !first) {
+      c.params += emb_params;
+      c.end_params += emb_params;
+    }
     c.activations += lc.head.saved;
     c.model_flops += lc.head.fwd_flops * 3.0;
     c.hardware_flops += lc.head.fwd_flops * 3.0;
@@ -510,10 +516,12 @@ void ChunkCostModel::AddDitEnds(const LoadCosts& lc, bool first, bool last, Chun
   if (first) {
     add(lc.embed, c.forward, c.backward);
     c.params += embed_params_;
+    c.end_params += embed_params_;
   }
   if (last) {
     add(lc.head, c.forward, c.backward);
     c.params += head_params_;
+    c.end_params += head_params_;
   }
 }
 

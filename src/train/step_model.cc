@@ -192,12 +192,13 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
   const int dp = plan.WeightGroup(), zero = o.parallel.zero;  // ZeRO shards over dp x cp
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory mem;
-    double params = 0, experts = 0;
+    double params = 0, experts = 0, ends = 0;
     Bytes act_per_mb, working, resident;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       params += cc.params;
       experts += cc.expert_params;
+      ends += cc.end_params;
       act_per_mb += run.stage_act.empty() ? cc.activations : run.stage_act[c * plan.pp + rank];
       working = std::max(working, cc.recompute_working_set);
       if (!run.stage_state.empty()) resident += run.stage_state[c * plan.pp + rank];
@@ -208,8 +209,9 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
     mem.micro_batches_in_flight = in_flight;
     // Routed experts are sharded over their expert-data-parallel group.
     const int edp = plan.edp;
-    mem.weights = Bytes(params * state.weights / (zero >= 3 ? dp : 1) +
-                        experts * state.weights / (zero >= 3 ? edp : 1));
+    mem.weights =
+        Bytes((params * state.weights - ends * (state.weights - state.end_weights)) / (zero >= 3 ? dp : 1) +
+              experts * state.weights / (zero >= 3 ? edp : 1));
     mem.gradients = Bytes(params * state.gradients / (zero >= 2 ? dp : 1) +
                           experts * state.gradients / (zero >= 2 ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +

@@ -97,6 +97,20 @@ TEST_F(StepModelTest, ZeroMemoryPerStage) {
   }
 }
 
+// FP8 training keeps an fp8 copy of the layers' weights (3 B per parameter) but not of the embedding and
+// output head, which are not FP8 GEMMs (2 B): pp 2, the head's matrix on the last stage.
+TEST_F(StepModelTest, Fp8WeightCopyOnlyForTheLayers) {
+  gpu_.dense_peak[static_cast<int>(hw::DType::kFp8)] = TFLOPS(624);
+  o_.training.precision = hw::DType::kFp8;
+  o_.parallel.tp = 1;
+  o_.parallel.pp = 2;
+  o_.training.global_batch = 8;
+  StepResult r = Run();
+  ASSERT_EQ(r.memory.size(), 2u);
+  const double layers = 12 * o_.model.LayerParameters(), ends = double(o_.model.vocab) * o_.model.hidden;
+  for (const StageMemory& m : r.memory) EXPECT_NEAR(m.weights.ToBytes(), layers * 3 + ends * 2, 1);
+}
+
 // Korthikanti et al. 2022, Table 2: activations per layer (bytes) for one micro-batch.
 TEST_F(StepModelTest, KorthikantiActivationFormulas) {
   o_.model = Gpt(8, 4096, 32, 51200);

@@ -29,6 +29,7 @@ struct ChunkCosts {
   TaskCost backward;         // includes recomputation under the chosen mode
   double params = 0;         // parameters held by one GPU for this chunk, routed experts excluded
   double expert_params = 0;  // routed-expert parameters held by one GPU (reduced over edp, not dp)
+  double end_params = 0;     // of params: the embedding and output head's (no FP8 copy under FP8)
   Bytes activations;         // stored per micro-batch in flight
   // Held once per stage while a document's micro-batches run, not per micro-batch in flight: the
   // prefix K/V state of a chunked document and its gradients (data::Load::prefix_kv_tokens).

@@ -99,9 +99,10 @@ struct StepResult {
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus
 // an fp8 copy under FP8), gradients (grad_dtype: fp32, or fp16 for fp16 training as in
-// Megatron-LM) and optimizer (fp32 master weights and Adam moments).
+// Megatron-LM) and optimizer (fp32 master weights and Adam moments). end_weights: the weights of the
+// embedding and output head, which are not FP8 GEMMs (no fp8 copy).
 struct StateBytesPerParam {
-  double weights = 2, gradients = 4, optimizer = 12;
+  double weights = 2, end_weights = 2, gradients = 4, optimizer = 12;
 };
 StateBytesPerParam StateBytes(const TrainingOptions& t);
 
