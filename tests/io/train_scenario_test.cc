@@ -284,6 +284,18 @@ TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   EXPECT_FALSE(core->parallel.overlap_grad_reduce);
   EXPECT_FALSE(core->parallel.tp_comm_overlap);
   EXPECT_EQ(core->training.grad_dtype, hw::DType::kFp32);
+  auto titan = Parse(WithStack("torchtitan-2024.12"));
+  ASSERT_TRUE(titan.ok()) << titan.error().message;
+  EXPECT_EQ(titan->parallel.zero, 3);
+  EXPECT_FALSE(titan->parallel.tp_comm_overlap);
+  EXPECT_TRUE(titan->parallel.sequence_parallel);
+  EXPECT_EQ(titan->training.grad_dtype, hw::DType::kFp32);
+  auto bloom = Parse(WithStack("megatron-deepspeed-bigscience"));
+  ASSERT_TRUE(bloom.ok()) << bloom.error().message;
+  EXPECT_EQ(bloom->parallel.zero, 1);
+  EXPECT_FALSE(bloom->parallel.overlap_grad_reduce);
+  EXPECT_EQ(bloom->parallel.recompute, train::Recompute::kFull);
+  EXPECT_EQ(bloom->training.attention, model::AttentionImpl::kUnfused);
 }
 
 TEST_F(TrainScenarioTest, ExplicitKeysOverrideTheStack) {
@@ -298,12 +310,13 @@ TEST_F(TrainScenarioTest, ExplicitKeysOverrideTheStack) {
 TEST_F(TrainScenarioTest, UnknownStackIsALocatedErrorListingTheKnownOnes) {
   EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\ntraining:\n  stack: nemo-24.7\n"),
             "s.yaml:4:10: training.stack: unknown stack 'nemo-24.7' (did you mean 'nemo-24.07'?); allowed: "
-            "megatron-core-0.8, nemo-24.07");
+            "megatron-core-0.8, nemo-24.07, torchtitan-2024.12, megatron-deepspeed-bigscience");
 }
 
 TEST(StackProfilesTest, EverySettingOfEveryStackHasASource) {
   const std::vector<std::string> names = StackNames();
-  EXPECT_EQ(names, (std::vector<std::string>{"megatron-core-0.8", "nemo-24.07"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"megatron-core-0.8", "nemo-24.07", "torchtitan-2024.12",
+                                             "megatron-deepspeed-bigscience"}));
   for (const std::string& name : names) {
     auto settings = DescribeStack(name);
     ASSERT_TRUE(settings.ok()) << settings.error().message;
