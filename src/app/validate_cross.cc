@@ -29,10 +29,12 @@ nlohmann::ordered_json ReportJson(const ValidateArgs& args, const CrossValidatio
   j["kfold_refits"] = {{"start", "in-sample (loaded calibration)"},
                        {"iterations", o.kfold_fit.iterations},
                        {"f_tolerance", o.kfold_fit.f_tolerance}};
-  j["leave_one_set_out_refits"] = {
-      {"start", "dlsim-fit-training's start; uninformed constants at kernel level"},
-      {"iterations_per_stage", o.loso_fit.iterations},
-      {"f_tolerance", o.loso_fit.f_tolerance}};
+  j["leave_one_set_out_refits"] = {{"start",
+                                    "dlsim-fit-training's start (kernel-level constants, no host floor, the "
+                                    "host time from 0, 0.5, 1 and 1.5 "
+                                    "ms); uninformed constants at kernel level, an uninformed host time 0"},
+                                   {"iterations_per_stage", o.loso_fit.iterations},
+                                   {"f_tolerance", o.loso_fit.f_tolerance}};
   nlohmann::ordered_json sets = nlohmann::ordered_json::array();
   for (const SetCrossValidation& s : r.sets) {
     if (!Wanted(args, s.name)) continue;
@@ -72,7 +74,9 @@ void WriteTables(const ValidateArgs& args, const CrossValidationReport& r, std::
   out << t;
   if (args.summary) return;
   report::Table fits(
-      "Refits (k-fold: warm start at the loaded calibration; leave-one-set-out: dlsim-fit-training's fit)");
+      "Refits (k-fold: warm start at the loaded calibration; leave-one-set-out: dlsim-fit-training's fit "
+      "from the "
+      "kernel-level constants; 'kernel': the constant is left at its kernel-level value, or no host floor)");
   fits.AddColumn("held out", "", report::Align::kLeft).AddColumn("objective").AddColumn("evaluations");
   fits.AddColumn("converged", "", report::Align::kLeft).AddColumn("parameters", "", report::Align::kLeft);
   for (const auto& f : r.fits) {
@@ -96,10 +100,10 @@ int RunCrossValidation(const ValidateArgs& args, const catalog::Catalogs& catalo
   o.seed = args.seed;
   o.kfold_fit.iterations = args.cv_iterations;
   o.loso_fit.iterations = args.loso_iterations;
-  o.cold_start = validate::TrainingFitStart();
+  o.cold_start = validate::TrainingFitStart(catalogs.compute);
   o.threads = args.threads;
   auto report = validate::CrossValidate(validate::TrainingFitProblem(catalogs),
-                                        validate::TrainingParamsOf(catalogs.training), o);
+                                        validate::TrainingParamsOf(catalogs.training, catalogs.compute), o);
   if (!report.ok()) return ReportError("validate", report.error(), err);
   bool any = false;
   for (const auto& s : report->sets) any = any || Wanted(args, s.name);

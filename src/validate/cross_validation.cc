@@ -128,6 +128,7 @@ Result<CrossValidationReport> CrossValidate(const FitProblem& problem, const std
   for (const ValidationSet* s : sets) folds.push_back(AssignFolds(Labels(*s), options.folds, options.seed));
   Schedules sched{problem, problem, x_start, options.cold_start.empty() ? x_start : options.cold_start};
   if (!problem.stage_steps.empty()) sched.warm.stage_steps = {problem.stage_steps.back()};
+  sched.warm.grid_values.clear();  // a warm refinement: no multi-start
   const std::vector<Job> jobs = MakeJobs(sets, folds, sched, options);
   const std::vector<FitResult> fits = RunJobs(jobs, options.folds, options.threads);
   CrossValidationReport report{options.folds, options.seed, {}, {}};

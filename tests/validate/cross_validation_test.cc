@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "dlsim/core/rng.h"
@@ -106,6 +107,32 @@ TEST(CrossValidateTest, SameBitsForAnyThreadCount) {
     EXPECT_EQ(one->sets[i].loso_mape, three->sets[i].loso_mape);
   }
   for (size_t i = 0; i < one->fits.size(); ++i) EXPECT_EQ(one->fits[i].x, three->fits[i].x);
+}
+
+// One parameter whose error has a local minimum at 0 (5%) and the global one at 10 (0%): Nelder-Mead
+// from 0 stays in the first basin; the multi-start of the first stage over {0, 10} finds the second.
+TEST(FitOnRowsTest, GridStartsFindTheOtherBasin) {
+  FitProblem p;
+  p.fit_sets = {"a"};
+  p.stage_steps = {{0.5}, {0.05}};
+  p.predict = [](const std::vector<double>& x) -> Result<std::vector<ValidationSet>> {
+    ValidationSet s{"a", "t", "", 10, {}};
+    ValidationRow row;
+    row.label = "r";
+    row.measured = 1.0;
+    const double e = 0.05 + 0.1 * (1 - std::exp(-x[0] * x[0])) - 0.15 * std::exp(-(x[0] - 10) * (x[0] - 10));
+    row.predicted = 1.0 + e;
+    s.rows.push_back(row);
+    return std::vector<ValidationSet>{s};
+  };
+  const FitResult local = FitOnRows(p, {0.0}, {.iterations = 200}, {});
+  EXPECT_NEAR(local.x[0], 0.0, 0.5);
+  p.grid_param = 0;
+  p.grid_values = {0.0, 10.0};
+  const FitResult global = FitOnRows(p, {0.0}, {.iterations = 200}, {});
+  EXPECT_NEAR(global.x[0], 10.0, 0.1);
+  EXPECT_LT(global.objective, local.objective);
+  EXPECT_GT(global.evaluations, local.evaluations);  // both starts counted
 }
 
 TEST(CrossValidateTest, RejectsFewerThanTwoFolds) {

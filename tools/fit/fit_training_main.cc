@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
     std::cerr << "cannot load the embedded catalogs or calibrations: " << catalogs.error().message << "\n";
     return 1;
   }
-  const validate::FitResult fit = validate::FitOnRows(
-      validate::TrainingFitProblem(*catalogs), validate::TrainingFitStart(), {.iterations = iterations}, {});
+  const validate::FitResult fit =
+      validate::FitOnRows(validate::TrainingFitProblem(*catalogs),
+                          validate::TrainingFitStart(catalogs->compute), {.iterations = iterations}, {});
   const std::string yaml =
       io::FormatTrainingCalibration(validate::TrainingCalibrationFromParams(fit.x), Header(fit));
   if (out_path.empty()) {

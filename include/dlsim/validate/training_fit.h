@@ -37,6 +37,11 @@ struct FitProblem {
   PredictFn predict;
   std::vector<std::string> fit_sets;
   std::vector<std::vector<double>> stage_steps;
+  // Multi-start of the first stage over one parameter (when that parameter is free): the stage runs
+  // from the start with parameter `grid_param` set to each of `grid_values` in turn, and the fit
+  // continues from the best. Empty: one start. For a parameter whose objective has several basins.
+  int grid_param = -1;
+  std::vector<double> grid_values;
   // Per parameter, the sets whose rows it affects (empty list or empty vector: every set). A fit
   // whose selection has no row of any of them keeps the parameter at its start value.
   std::vector<std::vector<std::string>> param_sets;
@@ -82,10 +87,13 @@ const std::vector<std::string>& TrainingFitSets();
 // a NaN host time is 0 (no host floor).
 cost::TrainingCalibration TrainingCalibrationFromParams(const std::vector<double>& x);
 // The inverse for a calibration that sets all five (missing ones read as TrainingFitStart's).
-std::vector<double> TrainingParamsOf(const cost::TrainingCalibration& c);
-// dlsim-fit-training's start: the kernel-level values (A100 GEMM 0.85, H100 FP8 0.48,
-// attention 0.36, host 870 us, A100 elementwise 0.51).
-std::vector<double> TrainingFitStart();
+std::vector<double> TrainingParamsOf(const cost::TrainingCalibration& c,
+                                     const cost::ComputeCalibration& kernel);
+// The start of dlsim-fit-training and of the leave-one-set-out refits: the kernel-level values of
+// `kernel` (data/calibration/compute.yaml: the A100 bf16 GEMM asymptote and elementwise bandwidth
+// fraction, the H100 FP8 GEMM asymptote and attention forward efficiency) and no host floor, so that
+// no refit starts from constants fitted on the rows it leaves out.
+std::vector<double> TrainingFitStart(const cost::ComputeCalibration& kernel);
 
 }  // namespace dlsim::validate
 
