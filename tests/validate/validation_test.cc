@@ -90,6 +90,11 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
 
 // torchtitan's Grand Teton rows fit in memory as they did on the machines (issue 20: no production layout
 // reported out of memory), long context with CP 8 at 256K tokens included.
+TEST_F(ValidationTest, Nemo2407LayoutsAllFit) {
+  // Nemotron-340B at TP 8 PP 8 VP 12 among them: the head held once on the last rank, in bf16 under FP8.
+  for (const auto& r : Set("nemo-24.07-h100-fp8").rows) EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
+}
+
 TEST_F(ValidationTest, TorchtitanH100LayoutsAllFit) {
   for (const auto& r : Set("torchtitan-h100-nd").rows) EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
 }
