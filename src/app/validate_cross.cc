@@ -30,9 +30,9 @@ nlohmann::ordered_json ReportJson(const ValidateArgs& args, const CrossValidatio
                        {"iterations", o.kfold_fit.iterations},
                        {"f_tolerance", o.kfold_fit.f_tolerance}};
   j["leave_one_set_out_refits"] = {{"start",
-                                    "dlsim-fit-training's start (kernel-level constants, no host floor, the "
-                                    "host time from 0, 0.5, 1 and 1.5 "
-                                    "ms); uninformed constants at kernel level, an uninformed host time 0"},
+                                    "dlsim-fit-training's start (kernel-level constants; the host time the "
+                                    "best of 0, 0.5, 1 and 1.5 ms); uninformed constants at kernel level, an "
+                                    "uninformed host time 0"},
                                    {"iterations_per_stage", o.loso_fit.iterations},
                                    {"f_tolerance", o.loso_fit.f_tolerance}};
   nlohmann::ordered_json sets = nlohmann::ordered_json::array();

@@ -110,7 +110,7 @@ TEST(CrossValidateTest, SameBitsForAnyThreadCount) {
 }
 
 // One parameter whose error has a local minimum at 0 (5%) and the global one at 10 (0%): Nelder-Mead
-// from 0 stays in the first basin; the multi-start of the first stage over {0, 10} finds the second.
+// from 0 stays in the first basin; the first stage started from the better of {0, 10} finds the second.
 TEST(FitOnRowsTest, GridStartsFindTheOtherBasin) {
   FitProblem p;
   p.fit_sets = {"a"};
@@ -132,7 +132,7 @@ TEST(FitOnRowsTest, GridStartsFindTheOtherBasin) {
   const FitResult global = FitOnRows(p, {0.0}, {.iterations = 200}, {});
   EXPECT_NEAR(global.x[0], 10.0, 0.1);
   EXPECT_LT(global.objective, local.objective);
-  EXPECT_GT(global.evaluations, local.evaluations);  // both starts counted
+  EXPECT_GE(global.evaluations, 2);  // the scan's two evaluations are counted
 }
 
 TEST(CrossValidateTest, RejectsFewerThanTwoFolds) {

@@ -37,9 +37,9 @@ struct FitProblem {
   PredictFn predict;
   std::vector<std::string> fit_sets;
   std::vector<std::vector<double>> stage_steps;
-  // Multi-start of the first stage over one parameter (when that parameter is free): the stage runs
-  // from the start with parameter `grid_param` set to each of `grid_values` in turn, and the fit
-  // continues from the best. Empty: one start. For a parameter whose objective has several basins.
+  // A scan before the first stage over one parameter (when that parameter is free): the objective at
+  // the start with parameter `grid_param` set to each of `grid_values`; the first stage starts from the
+  // best of them. Empty: no scan. For a parameter whose objective has several basins.
   int grid_param = -1;
   std::vector<double> grid_values;
   // Per parameter, the sets whose rows it affects (empty list or empty vector: every set). A fit
