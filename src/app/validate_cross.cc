@@ -102,6 +102,8 @@ int RunCrossValidation(const ValidateArgs& args, const catalog::Catalogs& catalo
   o.loso_fit.iterations = args.loso_iterations;
   o.cold_start = validate::TrainingFitStart(catalogs.compute);
   o.threads = args.threads;
+  for (const std::string& name : validate::TrainingFitSets())  // --set: leave out only the sets shown
+    if (Wanted(args, name)) o.loso_sets.push_back(name);
   auto report = validate::CrossValidate(validate::TrainingFitProblem(catalogs),
                                         validate::TrainingParamsOf(catalogs.training, catalogs.compute), o);
   if (!report.ok()) return ReportError("validate", report.error(), err);

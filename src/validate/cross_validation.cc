@@ -56,10 +56,21 @@ std::vector<Job> MakeJobs(const std::vector<const ValidationSet*>& sets,
     jobs.push_back(std::move(job));
   }
   if (sets.size() < 2) return jobs;
-  for (const ValidationSet* s : sets)
+  for (const ValidationSet* s : sets) {
+    const auto& only = o.loso_sets;
+    if (!only.empty() && std::find(only.begin(), only.end(), s->name) == only.end()) continue;
     jobs.push_back(
         {s->name, {{s->name, std::vector<bool>(s->rows.size())}}, &sched.cold, sched.cold_start, o.loso_fit});
+  }
   return jobs;
+}
+
+// The job that left set `name` out, if any (jobs after the k-fold ones).
+const FitResult* LosoFit(const std::vector<Job>& jobs, const std::vector<FitResult>& fits, int k,
+                         const std::string& name) {
+  for (size_t j = static_cast<size_t>(k); j < jobs.size(); ++j)
+    if (jobs[j].held_out == name) return &fits[j];
+  return nullptr;
 }
 
 // Runs every job on up to `threads` threads, the (longer) leave-one-set-out jobs first; results by
@@ -80,10 +91,10 @@ const ValidationSet* FindSet(const std::vector<ValidationSet>& sets, const std::
   return nullptr;
 }
 
-// Scores set `i`: each row by the k-fold fit that left its fold out, the set by its
-// leave-one-set-out fit (job k + i) when there is one.
-Result<SetCrossValidation> ScoreSet(const ValidationSet& base, size_t i, const std::vector<int>& folds, int k,
-                                    const std::vector<FitResult>& fits) {
+// Scores a set: each row by the k-fold fit that left its fold out, the set by its leave-one-set-out fit
+// `loso` when there is one.
+Result<SetCrossValidation> ScoreSet(const ValidationSet& base, const std::vector<int>& folds,
+                                    const std::vector<FitResult>& fits, const FitResult* loso) {
   SetCrossValidation s{base.name, base.rows.size(), 0, base.Mape(), 0, std::nullopt};
   s.folds = folds.empty() ? 0 : *std::max_element(folds.begin(), folds.end()) + 1;
   double sum = 0;
@@ -95,9 +106,8 @@ Result<SetCrossValidation> ScoreSet(const ValidationSet& base, size_t i, const s
     sum += std::fabs(held->rows[r].ErrorPct());
   }
   s.kfold_mape = base.rows.empty() ? 0 : sum / static_cast<double>(base.rows.size());
-  const size_t loso = static_cast<size_t>(k) + i;
-  if (loso < fits.size()) {
-    const ValidationSet* held = FindSet(fits[loso].sets, base.name);
+  if (loso != nullptr) {
+    const ValidationSet* held = FindSet(loso->sets, base.name);
     if (held == nullptr) return Error::Internal("cross-validation: the fit without " + base.name + " failed");
     s.loso_mape = held->Mape();
   }
@@ -133,7 +143,8 @@ Result<CrossValidationReport> CrossValidate(const FitProblem& problem, const std
   const std::vector<FitResult> fits = RunJobs(jobs, options.folds, options.threads);
   CrossValidationReport report{options.folds, options.seed, {}, {}};
   for (size_t i = 0; i < sets.size(); ++i) {
-    DLSIM_ASSIGN_OR_RETURN(SetCrossValidation s, ScoreSet(*sets[i], i, folds[i], options.folds, fits));
+    DLSIM_ASSIGN_OR_RETURN(SetCrossValidation s, ScoreSet(*sets[i], folds[i], fits,
+                                                          LosoFit(jobs, fits, options.folds, sets[i]->name)));
     report.sets.push_back(std::move(s));
   }
   for (size_t j = 0; j < jobs.size(); ++j)

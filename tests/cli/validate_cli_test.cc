@@ -39,7 +39,7 @@ TEST(ValidateCliTest, CrossValidateJsonHasTheThreeFiguresForTheSelectedSet) {
   EXPECT_TRUE(s["in_sample_mape_pct"].is_number());
   EXPECT_TRUE(s["kfold_mape_pct"].is_number());
   EXPECT_TRUE(s["leave_one_set_out_mape_pct"].is_number());
-  EXPECT_EQ(j["fits"].size(), 2u + 7u);  // two folds, seven sets left out
+  EXPECT_EQ(j["fits"].size(), 2u + 1u);  // two folds; --set: only that set is left out
 }
 
 // A fold count below 2 is a command-line error (exit 2), caught by the flag's range.

@@ -135,6 +135,24 @@ TEST(FitOnRowsTest, GridStartsFindTheOtherBasin) {
   EXPECT_GE(global.evaluations, 2);  // the scan's two evaluations are counted
 }
 
+// loso_sets: only the named sets are left out; the others keep their k-fold figure and get no loso_mape.
+TEST(CrossValidateTest, LeavesOutOnlyTheNamedSets) {
+  CrossValidationOptions o;
+  o.folds = 2;
+  o.kfold_fit = {.iterations = 5};
+  o.loso_fit = {.iterations = 5};
+  o.cold_start = {1.0, 1.0};
+  o.loso_sets = {"b"};
+  o.threads = 1;
+  auto r = CrossValidate(Synthetic(), {2.0, 1.0}, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->fits.size(), 2u + 1u);
+  EXPECT_EQ(r->fits.back().held_out, "b");
+  ASSERT_EQ(r->sets.size(), 2u);
+  EXPECT_FALSE(r->sets[0].loso_mape.has_value());
+  EXPECT_TRUE(r->sets[1].loso_mape.has_value());
+}
+
 TEST(CrossValidateTest, RejectsFewerThanTwoFolds) {
   CrossValidationOptions o;
   o.folds = 1;

@@ -42,7 +42,9 @@ struct CrossValidationOptions {
   // stopping once the simplex's objective values agree within 1e-4.
   NelderMeadOptions loso_fit{.iterations = 150, .f_tolerance = 1e-4};
   std::vector<double> cold_start;  // start of the leave-one-set-out refits (empty: x_start)
-  int threads = 0;                 // 0: one per hardware thread (at most one per fit)
+  // The fit sets to leave out one at a time (empty: every fit set); the others get no loso_mape.
+  std::vector<std::string> loso_sets;
+  int threads = 0;  // 0: one per hardware thread (at most one per fit)
 };
 
 // The cross-validated errors of one fit set (percent).
@@ -52,7 +54,8 @@ struct SetCrossValidation {
   int folds = 0;                    // k-fold folds that hold at least one of its rows
   double in_sample_mape = 0;        // at x_start, the fit that saw every row
   double kfold_mape = 0;            // each row predicted by the fit that left its fold out
-  std::optional<double> loso_mape;  // predicted by the fit that left the set out (none: one set)
+  std::optional<double> loso_mape;  // predicted by the fit that left the set out (none: one set, or
+                                    // not in CrossValidationOptions::loso_sets)
 };
 
 // One refit: what it left out and how it ended.
