@@ -75,8 +75,9 @@ void WriteTables(const ValidateArgs& args, const CrossValidationReport& r, std::
   if (args.summary) return;
   report::Table fits(
       "Refits (k-fold: warm start at the loaded calibration; leave-one-set-out: dlsim-fit-training's fit "
-      "from the "
-      "kernel-level constants; 'kernel': the constant is left at its kernel-level value, or no host floor)");
+      "from "
+      "the kernel-level constants; 'kernel': the constant is left at its kernel-level value, or no host "
+      "floor)");
   fits.AddColumn("held out", "", report::Align::kLeft).AddColumn("objective").AddColumn("evaluations");
   fits.AddColumn("converged", "", report::Align::kLeft).AddColumn("parameters", "", report::Align::kLeft);
   for (const auto& f : r.fits) {

@@ -192,19 +192,24 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
   const int dp = plan.WeightGroup(), zero = o.parallel.zero;  // ZeRO shards over dp x cp
   for (int rank = 0; rank < plan.pp; ++rank) {
     StageMemory mem;
+    const RankTimeline& t = run.timeline.ranks[rank];
+    // Each chunk's activations times its micro-batches in flight at the rank's peak; data-aware runs (whose
+    // activations differ by micro-batch) keep the mean over chunks times the peak count.
+    const bool by_chunk =
+        run.stage_act.empty() && t.peak_in_flight_by_chunk.size() == static_cast<size_t>(plan.chunks);
     double params = 0, experts = 0, ends = 0;
-    Bytes act_per_mb, working, resident;
+    Bytes act_per_mb, held_by_chunk, working, resident;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(rank, c);
       params += cc.params;
       experts += cc.expert_params;
       ends += cc.end_params;
       act_per_mb += run.stage_act.empty() ? cc.activations : run.stage_act[c * plan.pp + rank];
+      if (by_chunk) held_by_chunk += cc.activations * static_cast<double>(t.peak_in_flight_by_chunk[c]);
       working = std::max(working, cc.recompute_working_set);
       if (!run.stage_state.empty()) resident += run.stage_state[c * plan.pp + rank];
       mem.layers += plan.LayersOf(rank, c);
     }
-    const RankTimeline& t = run.timeline.ranks[rank];
     const int in_flight = t.peak_in_flight;  // chunk-micro-batches
     mem.micro_batches_in_flight = in_flight;
     // Routed experts are sharded over their expert-data-parallel group.
@@ -216,16 +221,7 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
                           experts * state.gradients / (zero >= 2 ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +
                           experts * state.optimizer / (zero >= 1 ? edp : 1));
-    // Each chunk's activations times its micro-batches in flight at the rank's peak; data-aware runs (whose
-    // activations differ by micro-batch) keep the mean over chunks.
-    const bool by_chunk =
-        run.stage_act.empty() && t.peak_in_flight_by_chunk.size() == static_cast<size_t>(plan.chunks);
-    Bytes held = act_per_mb * (static_cast<double>(in_flight) / plan.chunks);
-    if (by_chunk) {
-      held = Bytes(0);
-      for (int c = 0; c < plan.chunks; ++c)
-        held += costs.Get(rank, c).activations * static_cast<double>(t.peak_in_flight_by_chunk[c]);
-    }
+    const Bytes held = by_chunk ? held_by_chunk : act_per_mb * (static_cast<double>(in_flight) / plan.chunks);
     mem.activations = held + working + resident;
     mem.workspace = ctx.framework_overhead;
     if (mem.Total() > r.peak_memory) {

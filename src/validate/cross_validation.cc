@@ -56,8 +56,8 @@ std::vector<Job> MakeJobs(const std::vector<const ValidationSet*>& sets,
     jobs.push_back(std::move(job));
   }
   if (sets.size() < 2) return jobs;
+  const auto& only = o.loso_sets;
   for (const ValidationSet* s : sets) {
-    const auto& only = o.loso_sets;
     if (!only.empty() && std::find(only.begin(), only.end(), s->name) == only.end()) continue;
     jobs.push_back(
         {s->name, {{s->name, std::vector<bool>(s->rows.size())}}, &sched.cold, sched.cold_start, o.loso_fit});
@@ -138,7 +138,7 @@ Result<CrossValidationReport> CrossValidate(const FitProblem& problem, const std
   for (const ValidationSet* s : sets) folds.push_back(AssignFolds(Labels(*s), options.folds, options.seed));
   Schedules sched{problem, problem, x_start, options.cold_start.empty() ? x_start : options.cold_start};
   if (!problem.stage_steps.empty()) sched.warm.stage_steps = {problem.stage_steps.back()};
-  sched.warm.grid_values.clear();  // a warm refinement: no multi-start
+  sched.warm.grid_values.clear();  // a warm refinement: no scan of the grid parameter
   const std::vector<Job> jobs = MakeJobs(sets, folds, sched, options);
   const std::vector<FitResult> fits = RunJobs(jobs, options.folds, options.threads);
   CrossValidationReport report{options.folds, options.seed, {}, {}};
