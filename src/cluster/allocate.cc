@@ -42,12 +42,12 @@ double Engine::RateIf(int j, int gpu_type, int gpus) const {
 }
 
 std::vector<int> Engine::AskReclaim(const std::vector<LentNode>& lent, int k) const {
-  return policy_.ChooseReclaim(View(*this), lent, k);
+  return policy_.reclaim_rules().ChooseReclaim(View(*this), lent, k);
 }
 
 void Engine::PassAllocate() {
   if (active_.empty()) return;
-  ApplyTargets(policy_.Allocate(View(*this)));
+  ApplyTargets(policy_.allocator()->Allocate(View(*this)));
 }
 
 void Engine::ApplyTargets(std::vector<AllocationTarget> targets) {

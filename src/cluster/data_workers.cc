@@ -43,7 +43,7 @@ void Engine::ScaleDataWorkers() {
     demands.push_back(d);
   }
   if (demands.empty()) return;
-  const std::vector<double> remote = policy_.PlanDataWorkers(demands, std::max(idle, 0.0));
+  const std::vector<double> remote = policy_.data_workers()->PlanDataWorkers(demands, std::max(idle, 0.0));
   for (size_t i = 0; i < demands.size(); ++i) {
     const int j = demands[i].job;
     data_cores_[j] = i < remote.size() ? std::max(remote[i], 0.0) : 0.0;

@@ -41,7 +41,7 @@ Engine::Engine(const ClusterOptions& options, const SchedulingPolicy& policy,
   round_ = policy.Round() > Duration::Zero() || !options.policy_params.rounds_only
                ? policy.Round()
                : options.policy_params.round;
-  merge_waiting_ = policy.Preemptive() && policy.WaitingKeysStatic() && !policy.Allocates();
+  merge_waiting_ = policy.Preemptive() && policy.WaitingKeysStatic() && policy.allocator() == nullptr;
   max_gpus_per_node_.assign(options.cluster.gpu_types().size(), 0);
   for (const ClusterNode& node : options.cluster.nodes())
     max_gpus_per_node_[node.gpu_type] = std::max(max_gpus_per_node_[node.gpu_type], node.gpus);
@@ -161,7 +161,7 @@ void Engine::RequestPass() {
 }
 
 void Engine::Pass() {
-  if (policy_.Allocates()) {
+  if (policy_.allocator() != nullptr) {
     if (round_due_) {
       ++passes_;
       PassAllocate();
@@ -173,7 +173,7 @@ void Engine::Pass() {
     else
       PassStatic();
   }
-  if (policy_.ScalesDataWorkers()) ScaleDataWorkers();
+  if (policy_.data_workers() != nullptr) ScaleDataWorkers();
   ScheduleWake();
 }
 
@@ -414,14 +414,14 @@ void Engine::Stop(int j, JobStatus to) {
 // The next re-ranking: a round while jobs wait, or the earliest key change of a running job.
 void Engine::ScheduleWake() {
   const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
-  if (waiting == 0 && !(policy_.Allocates() && !active_.empty())) return;
+  if (waiting == 0 && !(policy_.allocator() != nullptr && !active_.empty())) return;
   if (capacity_frozen_ && running_.empty()) return;  // loaning.cc: the capacity will not change again
   const TimePoint now = queue_.Now();
   std::optional<TimePoint> at;
   if (round_ > Duration::Zero()) {
     // Round-based decisions (allocation policies, rounds_only) keep a fixed grid of rounds, as a
     // round-based scheduler does; event-driven re-ranking (las) counts a round from now.
-    const bool grid = policy_.Allocates() || options_.policy_params.rounds_only;
+    const bool grid = policy_.allocator() != nullptr || options_.policy_params.rounds_only;
     const int64_t r = round_.ToNanos();
     at = grid ? TimePoint::FromNanos((now.ToNanos() / r + 1) * r) : now + round_;
   }

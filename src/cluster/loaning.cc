@@ -120,7 +120,7 @@ void Engine::ReclaimJob(int j, const std::vector<char>& gone) {
   const int held = static_cast<int>(prog_[j].held_milli / 1000);
   Stop(j, JobStatus::kWaiting);
   double rate = 0;
-  if (kept > 0 && kept >= policy_.ShrinkFloor(job)) {
+  if (kept > 0 && kept >= policy_.reclaim_rules().ShrinkFloor(job)) {
     JobSpec as = job;
     as.gpus = kept;
     as.gpu_milli = 1000;

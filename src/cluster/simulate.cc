@@ -36,7 +36,7 @@ Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Cat
                            BuiltinPolicies().Create(options.policy, options.policy_params));
     policy = std::move(p);
   }
-  if (policy->Allocates() && policy->Round() <= Duration::Zero())
+  if (policy->allocator() != nullptr && policy->Round() <= Duration::Zero())
     return Error::InvalidArgument("policy '" + options.policy +
                                   "' allocates per round but has no round length");
   DLSIM_ASSIGN_OR_RETURN(auto placement, BuiltinPlacements().Create(options.placement));

@@ -8,6 +8,7 @@
 #include "dlsim/cluster/capacity.h"
 #include "dlsim/cluster/elastic.h"
 #include "dlsim/cluster/placement.h"
+#include "dlsim/cluster/policy_params.h"
 #include "dlsim/cluster/pollux_goodput.h"
 #include "dlsim/cluster/pollux_profile.h"
 #include "dlsim/cluster/synthetic.h"
@@ -423,19 +424,27 @@ void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
                          o.restart_overhead.ToSeconds(), o.policy_params.round.ToSeconds(), o.policy));
 }
 
-// Tiresias's queue boundaries: each queue starts where the previous one ends, so they increase.
-void ReadQueueThresholds(const MapReader& p, ClusterOptions& o) {
-  std::optional<std::vector<double>> q = p.FindList<double>("queue_thresholds", Range::Positive(1e15));
-  if (!q || q->empty()) return;
-  for (size_t i = 1; i < q->size(); ++i)
-    if (!((*q)[i] > (*q)[i - 1])) {
-      p.AddError("queue_thresholds",
-                 fmt::format("expected strictly increasing thresholds, found {:g} after {:g} "
-                             "(entry {} of {})",
-                             (*q)[i], (*q)[i - 1], i + 1, q->size()));
-      return;
-    }
-  o.policy_params.queue_thresholds = *q;
+// One policy-owned key (cluster/policy_params.h), read as its spec says: numbers against its range
+// (each entry of a list), then the spec's own rule (choices, increasing lists) at the key.
+void ReadPolicyKey(const MapReader& p, const cluster::ParamSpec& spec, cluster::ParamSet& set) {
+  if (!p.Has(spec.key)) {
+    p.Allow({spec.key});
+    return;
+  }
+  const Range range{spec.lo, spec.hi, spec.lo_open};
+  std::optional<cluster::ParamValue> v;
+  if (std::holds_alternative<bool>(spec.fallback)) {
+    v = p.Find<bool>(spec.key);
+  } else if (std::holds_alternative<double>(spec.fallback)) {
+    v = p.Find<double>(spec.key, range);
+  } else if (std::holds_alternative<std::string>(spec.fallback)) {
+    v = p.Find<std::string>(spec.key);
+  } else if (std::optional<std::vector<double>> l = p.FindList<double>(spec.key, range); l && !l->empty()) {
+    v = *l;
+  }
+  if (!v) return;
+  if (std::optional<std::string> why = cluster::CheckParam(spec, *v)) return p.AddError(spec.key, *why);
+  set.Set(spec.key, *v);
 }
 
 void ReadPolicy(const MapReader& p, ClusterOptions& o) {
@@ -447,20 +456,10 @@ void ReadPolicy(const MapReader& p, ClusterOptions& o) {
     p.AddError("placement",
                UnknownNameMessage("placement", o.placement, cluster::BuiltinPlacements().Names()));
   o.policy_params.round = Seconds(p.Get<double>("round_s", 60, Range::Between(1e-3, 1e7)));
-  ReadQueueThresholds(p, o);
-  o.policy_params.starvation = p.Get<double>("starvation", 0, Range::Between(0, 1e6));
   o.policy_params.backfill = p.Get<bool>("backfill", true);
   o.policy_params.rounds_only = p.Get<bool>("rounds_only", false);
-  o.policy_params.pollux_refresh = Seconds(p.Get<double>("pollux_refresh_s", 10, Range::Between(0, 1e7)));
-  o.policy_params.pollux_restart_penalty_s = p.Get<double>("pollux_restart_penalty_s", 30, kSeconds);
-  o.policy_params.goldminer_worker_cores =
-      p.Get<double>("goldminer_worker_cores", 1, Range::Between(0.001, 1e4));
-  o.policy_params.goldminer_equal_split = p.Get<bool>("goldminer_equal_split", false);
-  o.policy_params.elastic = p.Get<bool>("elastic", true);
-  o.policy_params.reclaim = p.Get<std::string>("reclaim", "least-cost");
-  if (o.policy_params.reclaim != "least-cost" && o.policy_params.reclaim != "random")
-    p.AddError("reclaim", "expected 'least-cost' or 'random', found '" + o.policy_params.reclaim + "'");
-  o.policy_params.switch_s = p.Get<double>("switch_s", 0.005, Range::Between(0, 1e4));
+  for (const cluster::ParamSpec& spec : cluster::BuiltinPolicies().AllKeys())
+    ReadPolicyKey(p, spec, o.policy_params.own);
   o.restart_overhead = Seconds(p.Get<double>("restart_overhead_s", 0, kSeconds));
   CheckRoundAgainstRestart(p, o);
   o.seed = static_cast<uint64_t>(p.Get<int64_t>("seed", 1, Range::NonNegative()));

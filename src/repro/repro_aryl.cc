@@ -108,8 +108,8 @@ class ArylReproduction final : public Reproduction {
     for (const Variant& v : variants) {
       DLSIM_ASSIGN_OR_RETURN(cluster::ClusterOptions o, ArylWorkload(v.pool, v.elastic_share));
       o.capacity->loan = v.loan;
-      o.policy_params.elastic = v.elastic;
-      o.policy_params.reclaim = v.reclaim;
+      o.policy_params.own.Set("elastic", v.elastic);
+      o.policy_params.own.Set("reclaim", std::string(v.reclaim));
       DLSIM_ASSIGN_OR_RETURN(cluster::ClusterResult res, cluster::Simulate(o, *env.catalogs, nullptr));
       if (r.details.empty()) base = res;
       r.details.push_back(Row(v, o, res, base));

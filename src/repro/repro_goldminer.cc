@@ -106,7 +106,7 @@ void AddRow(ReproResult& r, const std::string& experiment, const std::string& cl
 
 cluster::ClusterOptions WithPolicy(cluster::ClusterOptions o, const std::string& policy, bool equal) {
   o.policy = policy;
-  o.policy_params.goldminer_equal_split = equal;
+  o.policy_params.own.Set("goldminer_equal_split", equal);
   return o;
 }
 

@@ -1,11 +1,12 @@
 // Aryl's mechanisms: the multiple-choice knapsack against brute force, the least-preemption-cost
 // reclaim on hand-made cases, and the policy end to end (loaning, reclaim, extra workers).
+#include "dlsim/cluster/policies/aryl.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
 #include "cluster/cluster_test_util.h"
-#include "dlsim/cluster/aryl_policy.h"
 #include "dlsim/core/rng.h"
 
 namespace dlsim::cluster {
@@ -89,7 +90,7 @@ ClusterOptions Loaning(const std::string& reclaim) {
   ClusterOptions o = cluster_test::LoaningCase();
   o.policy = "aryl";
   o.policy_params.round = Seconds(10);
-  o.policy_params.reclaim = reclaim;
+  o.policy_params.own.Set("reclaim", std::string(reclaim));
   return o;
 }
 
@@ -113,7 +114,7 @@ TEST(ArylPolicy, ElasticJobsTakeTheIdleGpusAsExtraWorkers) {
   o.policy = "aryl";
   o.policy_params.round = Seconds(10);
   EXPECT_DOUBLE_EQ(Jct(RunCluster(o))[1], 110);
-  o.policy_params.elastic = false;
+  o.policy_params.own.Set("elastic", false);
   EXPECT_DOUBLE_EQ(Jct(RunCluster(o))[1], 410);
 }
 

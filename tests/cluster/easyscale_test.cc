@@ -1,12 +1,13 @@
 // EasyScale's mechanisms: the intra-job assignment of EasyScaleThreads to mixed GPUs balances the
 // step time (checked against brute force), and the policies end to end: a job spans GPU types,
 // keeps only the GPUs that speed it up, and the fixed baseline waits for a homogeneous gang.
+#include "dlsim/cluster/policies/easyscale.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
 #include "cluster/cluster_test_util.h"
-#include "dlsim/cluster/easyscale_policy.h"
 #include "dlsim/core/rng.h"
 
 namespace dlsim::cluster {
@@ -76,7 +77,7 @@ ClusterOptions Mixed(const std::string& policy) {
   o.speeds = book;
   o.policy = policy;
   o.policy_params.round = Seconds(10);
-  o.policy_params.switch_s = 0;
+  o.policy_params.own.Set("switch_s", 0.0);
   return o;
 }
 

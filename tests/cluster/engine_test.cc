@@ -91,7 +91,7 @@ TEST(ClusterEngine, TiresiasDemotesAtTheQueueThreshold) {
   o.cluster = Nodes(1, 1);
   o.jobs = {Job(1, 0, 1, 10), Job(2, 1, 1, 3)};
   o.policy = "tiresias";
-  o.policy_params.queue_thresholds = {5};
+  o.policy_params.own.Set("queue_thresholds", std::vector<double>{5});
   auto jct = Jct(RunCluster(o));
   EXPECT_NEAR(jct[1], 13, 1e-6);
   EXPECT_NEAR(jct[2], 7, 1e-6);
@@ -202,12 +202,12 @@ namespace {
 
 // An allocation policy that gives every active job, in arrival order, as many GPUs as are left,
 // capped at twice its request (elastic): exercises the engine's allocation rounds.
-class GreedyElastic final : public SchedulingPolicy {
+class GreedyElastic final : public SchedulingPolicy, public GpuAllocator {
  public:
   bool Preemptive() const override { return true; }
   Duration Round() const override { return Seconds(10); }
   Priority Key(const JobSpec& job, const JobProgress&, TimePoint) const override { return {0, 0}; }
-  bool Allocates() const override { return true; }
+  const GpuAllocator* allocator() const override { return this; }
   std::vector<AllocationTarget> Allocate(const AllocationView& v) const override {
     std::vector<AllocationTarget> out;
     int64_t left = v.cluster().total_gpus();

@@ -1,9 +1,10 @@
 // Gavel's max-min fairness: the LP on hand-computed instances, the round mechanism's capacity
 // limits, end-to-end runs (determinism, a job that can run nowhere) on a two-type cluster.
+#include "dlsim/cluster/policies/gavel.h"
+
 #include <gtest/gtest.h>
 
 #include "cluster/cluster_test_util.h"
-#include "dlsim/cluster/gavel_policy.h"
 
 namespace dlsim::cluster {
 namespace {

@@ -1,13 +1,14 @@
-// GoldMiner (cluster/goldminer_policy.h) and the input-bound speed model
+// GoldMiner (cluster/policies/goldminer.h) and the input-bound speed model
 // (cluster/input_pipeline.h): a job runs at min(GPU rate, input rate); data workers on idle CPUs
 // raise it; the marginal-gain split of idle cores equals brute force on small cases.
+#include "dlsim/cluster/policies/goldminer.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <limits>
 
 #include "cluster/cluster_test_util.h"
-#include "dlsim/cluster/goldminer_policy.h"
 #include "dlsim/cluster/input_classes.h"
 #include "dlsim/cluster/input_pipeline.h"
 #include "dlsim/core/rng.h"
@@ -81,7 +82,7 @@ TEST(GoldMiner, DataWorkersOnIdleCoresSpeedTheJobUp) {
   EXPECT_NEAR(Jct(RunCluster(OneBoundJob("goldminer")))[1], 200, 1e-6);
   // One data worker of 5 cores fits 4 times in 24 idle cores: (8 + 20) / 64.
   ClusterOptions o = OneBoundJob("goldminer");
-  o.policy_params.goldminer_worker_cores = 5;
+  o.policy_params.own.Set("goldminer_worker_cores", 5.0);
   EXPECT_NEAR(Jct(RunCluster(o))[1], 100 / (28.0 / 64), 1e-6);
 }
 

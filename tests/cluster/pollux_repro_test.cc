@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dlsim/cluster/pollux_policy.h"
+#include "dlsim/cluster/policies/pollux.h"
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cluster_scenario.h"
@@ -144,7 +144,7 @@ TEST(PolluxRepro, PolicyNeverOverAllocatesAndGrowsJobsByDoubling) {
     std::unique_ptr<SchedulingPolicy> policy = MakePolluxPolicy(params);
     FakeView view(jobs, TimePoint::Start() + Seconds(600));
     for (int round = 0; round < 6; ++round) {
-      const std::vector<AllocationTarget> targets = policy->Allocate(view);
+      const std::vector<AllocationTarget> targets = policy->allocator()->Allocate(view);
       int used = 0;
       for (const AllocationTarget& t : targets) used += t.gpus;
       EXPECT_LE(used, 8) << jobs << " jobs, round " << round;
@@ -160,7 +160,7 @@ TEST(PolluxRepro, PolicyIsDeterministic) {
     std::unique_ptr<SchedulingPolicy> policy = MakePolluxPolicy(PolicyParams{});
     FakeView view(5, TimePoint::Start() + Seconds(120));
     std::vector<int> out;
-    for (const AllocationTarget& t : policy->Allocate(view)) out.push_back(t.job * 100 + t.gpus);
+    for (const AllocationTarget& t : policy->allocator()->Allocate(view)) out.push_back(t.job * 100 + t.gpus);
     return out;
   };
   EXPECT_EQ(targets(), targets());

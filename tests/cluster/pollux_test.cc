@@ -1,12 +1,13 @@
 // Pollux: profile readers (located errors), the goodput model's closed forms, the policy's exact
 // solver against brute force, and the engine end to end on the shipped profiles.
+#include "dlsim/cluster/policies/pollux.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "dlsim/cluster/pollux_goodput.h"
-#include "dlsim/cluster/pollux_policy.h"
 #include "dlsim/cluster/pollux_profile.h"
 
 namespace dlsim::cluster {

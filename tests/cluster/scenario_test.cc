@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 
+#include "dlsim/cluster/policies/goldminer.h"
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/cluster/sweep.h"
 #include "dlsim/cluster/synthetic.h"
@@ -313,8 +314,8 @@ TEST(ClusterScenario, InputClassesNicsAndGoldMinerKeys) {
   EXPECT_DOUBLE_EQ(o->cluster.nodes()[2].nic_bytes_per_s, 80e9 / 8);
   EXPECT_DOUBLE_EQ(o->jobs[0].input_core_s, 2 * 3000 * 0.008 * 2);  // 2 GPUs x 3,000/s x 8 ms x scale 2
   EXPECT_DOUBLE_EQ(o->jobs[1].input_core_s, 3);
-  EXPECT_DOUBLE_EQ(o->policy_params.goldminer_worker_cores, 4);
-  EXPECT_TRUE(o->policy_params.goldminer_equal_split);
+  EXPECT_DOUBLE_EQ(cluster::GoldMinerParams::From(o->policy_params.own).worker_cores, 4);
+  EXPECT_TRUE(cluster::GoldMinerParams::From(o->policy_params.own).equal_split);
   auto r = cluster::Simulate(*o, Cat(), nullptr);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->summary.completed, 2);

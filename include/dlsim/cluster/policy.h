@@ -11,15 +11,16 @@
 // and at the earliest NextKeyChange() of the running jobs (Tiresias' queue demotions), so a
 // policy whose keys change in steps needs no rounds.
 //
-// Builtins: fifo, sjf (oracle duration), srtf (oracle remaining time, preemptive), las
-// (least attained GPU-service, preemptive, in rounds), tiresias (discretised 2D-LAS: queues by
-// attained GPU-seconds, FIFO within a queue, optional starvation promotion); allocation
-// policies pollux, gavel, gavel-agnostic, aryl (aryl_policy.h) and easyscale,
-// easyscale-homogeneous, easyscale-fixed (easyscale_policy.h).
+// Builtins, one file each under src/cluster/policies/ (listed in policies/builtin_list.inc): fifo,
+// sjf (oracle duration), srtf (oracle remaining time, preemptive), las (least attained GPU-service,
+// preemptive, in rounds), tiresias (discretised 2D-LAS: queues by attained GPU-seconds, FIFO within
+// a queue, optional starvation promotion); allocation policies pollux, gavel, gavel-agnostic, aryl
+// and easyscale, easyscale-homogeneous, easyscale-fixed (their headers in policies/).
 #ifndef DLSIM_CLUSTER_POLICY_H_
 #define DLSIM_CLUSTER_POLICY_H_
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "dlsim/cluster/input_pipeline.h"
+#include "dlsim/cluster/policy_params.h"
 #include "dlsim/cluster/progress.h"
 #include "dlsim/core/registry.h"
 
@@ -38,30 +40,16 @@ struct Priority {
   auto operator<=>(const Priority&) const = default;
 };
 
-// Parameters a scenario may set (`policy:` section); each policy reads those it uses.
+// What every policy shares (`policy:` keys the engine itself uses), and the policy's own keys
+// (`own`), which only the policy reads, through its own params struct (policies/*.h) and the keys
+// it registers (policy_params.h). No field here belongs to one paper.
 struct PolicyParams {
-  Duration round = Seconds(60);                   // las: re-rank period
-  std::vector<double> queue_thresholds = {3200};  // tiresias: GPU-seconds between queues
-  double starvation = 0;                          // tiresias: promote after waiting > k x last run; 0 off
-  bool backfill = true;                           // non-preemptive policies
+  Duration round = Seconds(60);  // re-rank / re-allocate period of round-based policies (round_s)
+  bool backfill = true;          // non-preemptive policies
   // Decide only at rounds (every `round`), as round-based simulators do (Blox, Gavel): arrivals
   // and completions wait for the next round. Off: also at every arrival and completion.
   bool rounds_only = false;
-  // pollux: between rounds, refresh the running jobs' speeds this often (their goodput changes
-  // per epoch; the allocation stays); and the restart delay its objective charges (pollux.py).
-  Duration pollux_refresh = Seconds(10);
-  double pollux_restart_penalty_s = 30;
-  // goldminer: cores per data worker (the unit in which idle CPUs are handed out), and how they
-  // are split: by marginal gain (GoldMiner's rule) or equally among the input-bound jobs.
-  double goldminer_worker_cores = 1;
-  bool goldminer_equal_split = false;
-  // aryl: give elastic jobs extra workers (the multiple-choice knapsack); false: base demands only.
-  bool elastic = true;
-  // aryl: which lent nodes to give back when the pool reclaims: "least-cost" (fewest preempted
-  // jobs, greedily) or "random" (the ablation).
-  std::string reclaim = "least-cost";
-  // easyscale: seconds per step each extra EasyScaleThread on a GPU costs (its context switch).
-  double switch_s = 0.005;
+  ParamSet own;  // e.g. tiresias' queue_thresholds, goldminer_worker_cores (each policy's header)
 };
 
 // What an allocation policy sees each round: the active jobs and their progress, the cluster, and
@@ -104,6 +92,48 @@ struct LentNode {
   std::vector<std::pair<int, int>> jobs;  // (job index, GPUs it holds on this node)
 };
 
+// Capability: a policy that decides each job's GPU type and count every Round() (Gavel's max-min
+// fairness, Pollux, Aryl, EasyScale) instead of only ranking jobs. The engine then calls Allocate()
+// at every round while jobs are active (not at arrivals and completions), resizes or preempts the
+// running jobs whose target changed and places the others. A job may get fewer or more GPUs than
+// JobSpec::gpus (elastic jobs). The policy's Key() then only orders the placements of one round.
+class GpuAllocator {
+ public:
+  virtual ~GpuAllocator() = default;
+  virtual std::vector<AllocationTarget> Allocate(const AllocationView& view) const = 0;
+};
+
+// Capability: data workers (GoldMiner, cluster/input_pipeline.h). After every pass the engine offers
+// the CPU cores that no running job uses for its own input pipeline (`idle_cores`, cluster-wide) and
+// the running input-bound jobs (`demands`, in job order); the planner returns the data-worker cores
+// of each demand (same order; they sum to at most idle_cores). The engine re-rates the jobs whose
+// speed changes. Without this capability jobs use local cores only.
+class DataWorkerPlanner {
+ public:
+  virtual ~DataWorkerPlanner() = default;
+  virtual std::vector<double> PlanDataWorkers(const std::vector<DataWorkerDemand>& demands,
+                                              double idle_cores) const = 0;
+};
+
+// Capability: how a policy answers capacity loaning (capacity.h). Every policy has one; the
+// defaults below are what a policy that does not override reclaim_rules() gets.
+class ReclaimRules {
+ public:
+  virtual ~ReclaimRules() = default;
+  // The pool takes `k` of the `lent` nodes back (lent is in lending order, k <= its size). Returns k
+  // distinct node ids of `lent`; anything else is completed by the engine. Default: the nodes lent
+  // last. The jobs on the chosen nodes are preempted, or shrunk when elastic (JobSpec::max_gpus) and
+  // left with at least ShrinkFloor GPUs.
+  virtual std::vector<int> ChooseReclaim(const AllocationView& view, const std::vector<LentNode>& lent,
+                                         int k) const;
+  // The fewest GPUs `job` may keep running on when a reclaim takes some of its GPUs; with fewer it
+  // is preempted. Default: min_gpus (at least 1) of an elastic job; a rigid job never shrinks.
+  virtual int ShrinkFloor(const JobSpec& job) const {
+    return IsElastic(job) ? std::max(1, MinGpus(job)) : kMaxJobGpus + 1;
+  }
+};
+
+// The ranking contract every policy implements, plus the capabilities it may add.
 class SchedulingPolicy {
  public:
   virtual ~SchedulingPolicy() = default;
@@ -130,40 +160,31 @@ class SchedulingPolicy {
     return std::nullopt;
   }
 
-  // Allocation policies (Gavel's max-min fairness, Pollux) decide each job's GPU type and count
-  // every Round() instead of ranking jobs: the engine then calls Allocate() at every round while
-  // jobs are active (not at arrivals and completions), resizes or preempts the running jobs whose
-  // target changed and places the others. A job may get fewer or more GPUs than JobSpec::gpus
-  // (elastic jobs). Ranking policies return false and never see Allocate(); an allocation policy's
-  // Key() is only used to order the placements of one round.
-  virtual bool Allocates() const { return false; }
-  virtual std::vector<AllocationTarget> Allocate(const AllocationView& view) const { return {}; }
-
-  // Data workers (GoldMiner, cluster/input_pipeline.h): after every pass the engine offers the CPU
-  // cores that no running job uses for its own input pipeline (`idle_cores`, cluster-wide) and
-  // the running input-bound jobs (`demands`, in job order); the policy returns the data-worker
-  // cores of each demand (same order; they sum to at most idle_cores). The engine re-rates the
-  // jobs whose speed changes. Policies that return false never see it (jobs use local cores only).
-  virtual bool ScalesDataWorkers() const { return false; }
-  virtual std::vector<double> PlanDataWorkers(const std::vector<DataWorkerDemand>& demands,
-                                              double idle_cores) const {
-    return {};
-  }
-
-  // Capacity loaning (capacity.h): the pool takes `k` of the `lent` nodes back (lent is in
-  // lending order, k <= its size). Returns k distinct node ids of `lent`; anything else is
-  // completed by the default. Default: the nodes lent last. The jobs on the chosen nodes are
-  // preempted, or shrunk when elastic (JobSpec::max_gpus) and left with at least min_gpus.
-  virtual std::vector<int> ChooseReclaim(const AllocationView& view, const std::vector<LentNode>& lent,
-                                         int k) const;
-  // The fewest GPUs `job` may keep running on when a reclaim takes some of its GPUs; with fewer
-  // it is preempted. Default: min_gpus (at least 1) of an elastic job; a rigid job never shrinks.
-  virtual int ShrinkFloor(const JobSpec& job) const {
-    return IsElastic(job) ? std::max(1, MinGpus(job)) : kMaxJobGpus + 1;
-  }
+  // Capabilities (null: the policy has none). A policy implementing one returns itself.
+  virtual const GpuAllocator* allocator() const { return nullptr; }
+  virtual const DataWorkerPlanner* data_workers() const { return nullptr; }
+  // Never null: the default rules unless the policy overrides.
+  virtual const ReclaimRules& reclaim_rules() const;
 };
 
-using PolicyRegistry = Registry<SchedulingPolicy, const PolicyParams&>;
+// A registry of policies whose entries also carry the `policy:` keys they read (policy_params.h).
+// Adding a policy: its own file under policies/ and one line in policies/builtin_list.inc.
+class PolicyRegistry : public Registry<SchedulingPolicy, const PolicyParams&> {
+ public:
+  using Registry::Registry;
+  // Registers `name` with the keys it reads; aborts on a duplicate name (builtins only).
+  void RegisterBuiltin(std::string name, std::string description, Factory factory,
+                       std::vector<ParamSpec> keys = {});
+  // The keys `name` reads (empty for an unknown name).
+  const std::vector<ParamSpec>& Keys(const std::string& name) const;
+  // Every key of every policy, once (a key two policies share, e.g. the EasyScale variants', is
+  // listed once, from the first policy by name), sorted by key.
+  std::vector<ParamSpec> AllKeys() const;
+
+ private:
+  std::map<std::string, std::vector<ParamSpec>> keys_;
+};
+
 void RegisterBuiltinPolicies(PolicyRegistry& reg);
 const PolicyRegistry& BuiltinPolicies();
 

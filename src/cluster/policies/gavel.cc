@@ -1,10 +1,10 @@
-// Gavel's max-min fairness policy (gavel_policy.h). Formulation after stanford-futuredata/gavel
+// Gavel's max-min fairness policy (policies/gavel.h). Formulation after stanford-futuredata/gavel
 // scheduler/policies/max_min_fairness.py (MaxMinFairnessPolicyWithPerf: objective weights
 // throughput x scale / (priority x proportional throughput); base constraints in
 // policies/policy.py), proportional.py (the equal-share throughput) and scheduler.py
 // (_update_priorities: priority = allocation / fraction of time received; _reset_time_run_so_far;
 // _schedule_jobs_on_workers_helper: per-type queues in priority order, packing while GPUs last).
-#include "dlsim/cluster/gavel_policy.h"
+#include "dlsim/cluster/policies/gavel.h"
 
 #include <fmt/format.h>
 
@@ -35,7 +35,7 @@ Status CheckProblem(const MaxMinProblem& p) {
   return Status::Ok();
 }
 
-// c[j][t]: the objective weight of X[j][t] (gavel_policy.h).
+// c[j][t]: the objective weight of X[j][t] (policies/gavel.h).
 Matrix Coefficients(const MaxMinProblem& p, bool aware) {
   const double total = static_cast<double>(std::accumulate(p.gpus.begin(), p.gpus.end(), int64_t{0}));
   Matrix c(p.throughput.size(), std::vector<double>(p.gpus.size()));
@@ -126,7 +126,7 @@ std::vector<std::pair<int, int>> PackRound(const MaxMinProblem& p, const Matrix&
 
 namespace {
 
-class Gavel final : public SchedulingPolicy {
+class Gavel final : public SchedulingPolicy, public GpuAllocator {
  public:
   explicit Gavel(const GavelOptions& o) : o_(o), shuffle_(Rng(o.seed).Stream("cluster/gavel-types")) {}
   bool Preemptive() const override { return true; }
@@ -134,7 +134,7 @@ class Gavel final : public SchedulingPolicy {
   Priority Key(const JobSpec& job, const JobProgress&, TimePoint) const override {
     return {job.arrival.ToSeconds(), 0};
   }
-  bool Allocates() const override { return true; }
+  const GpuAllocator* allocator() const override { return this; }
   std::vector<AllocationTarget> Allocate(const AllocationView& v) const override;
 
  private:
@@ -144,7 +144,7 @@ class Gavel final : public SchedulingPolicy {
   std::vector<int> TypeOrder(int types) const;
 
   GavelOptions o_;
-  // The mechanism's history (gavel_policy.h: one instance per simulation).
+  // The mechanism's history (policies/gavel.h: one instance per simulation).
   mutable Rng shuffle_;
   mutable std::map<int, std::vector<double>> received_;  // by job index: seconds per type since reset
   mutable std::map<int, std::vector<double>> x_;         // by job index: the current allocation
@@ -238,6 +238,17 @@ std::vector<AllocationTarget> Gavel::Allocate(const AllocationView& v) const {
 
 std::unique_ptr<SchedulingPolicy> MakeGavelPolicy(const GavelOptions& options) {
   return std::make_unique<Gavel>(options);
+}
+
+void RegisterGavel(PolicyRegistry& reg) {
+  reg.RegisterBuiltin(
+      "gavel", "Gavel's heterogeneity-aware max-min fairness: an LP per round (GLPK), rounds of round_s",
+      [](const PolicyParams& p) { return MakeGavelPolicy({.heterogeneity_aware = true, .round = p.round}); });
+  reg.RegisterBuiltin("gavel-agnostic",
+                      "Gavel's max-min fairness over equal time shares, blind to GPU types' speeds",
+                      [](const PolicyParams& p) {
+                        return MakeGavelPolicy({.heterogeneity_aware = false, .round = p.round});
+                      });
 }
 
 }  // namespace dlsim::cluster

@@ -16,8 +16,8 @@
 // not count; ties: fewer GPUs shrunk, fewer GPUs in use, lower node id), recounting after each
 // pick (a job already preempted costs nothing more); "random" picks uniformly (the ablation).
 // Thread-safe: the policy keeps no state.
-#ifndef DLSIM_CLUSTER_ARYL_POLICY_H_
-#define DLSIM_CLUSTER_ARYL_POLICY_H_
+#ifndef DLSIM_CLUSTER_POLICIES_ARYL_H_
+#define DLSIM_CLUSTER_POLICIES_ARYL_H_
 
 #include <map>
 #include <memory>
@@ -44,8 +44,18 @@ struct ReclaimJob {
 std::vector<int> LeastCostReclaim(const std::vector<LentNode>& lent, const std::map<int, ReclaimJob>& jobs,
                                   int k);
 
+// Its `policy:` keys (besides round_s, backfill): elastic (give elastic jobs extra workers by the
+// multiple-choice knapsack; false: base demands only) and reclaim (which lent nodes to give back when
+// the pool reclaims: "least-cost", fewest preempted jobs greedily, or "random", the ablation).
+struct ArylParams {
+  bool elastic = true;
+  std::string reclaim = "least-cost";
+  static std::vector<ParamSpec> Keys();
+  static ArylParams From(const ParamSet& set);
+};
+
 std::unique_ptr<SchedulingPolicy> MakeArylPolicy(const PolicyParams& params);
 
 }  // namespace dlsim::cluster
 
-#endif  // DLSIM_CLUSTER_ARYL_POLICY_H_
+#endif  // DLSIM_CLUSTER_POLICIES_ARYL_H_

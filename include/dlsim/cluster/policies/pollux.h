@@ -18,8 +18,8 @@
 // refresh the running jobs' speeds without changing their allocations.
 // Uses GPU type 0 only (Pollux's clusters are homogeneous). Not thread-safe: one instance per
 // simulation (it remembers its last round).
-#ifndef DLSIM_CLUSTER_POLLUX_POLICY_H_
-#define DLSIM_CLUSTER_POLLUX_POLICY_H_
+#ifndef DLSIM_CLUSTER_POLICIES_POLLUX_H_
+#define DLSIM_CLUSTER_POLICIES_POLLUX_H_
 
 #include <memory>
 #include <vector>
@@ -37,8 +37,18 @@ double PolluxFitnessSum(const std::vector<std::vector<double>>& speedups, const 
 std::vector<int> SolvePolluxCounts(const std::vector<std::vector<double>>& speedups, int gpus,
                                    const std::vector<int>& prefer);
 
+// Its `policy:` keys (besides round_s): pollux_refresh_s (between rounds, refresh the running jobs'
+// speeds this often: their goodput changes per epoch; the allocation stays) and
+// pollux_restart_penalty_s (the restart delay its objective charges, pollux.py).
+struct PolluxParams {
+  Duration refresh = Seconds(10);
+  double restart_penalty_s = 30;
+  static std::vector<ParamSpec> Keys();
+  static PolluxParams From(const ParamSet& set);
+};
+
 std::unique_ptr<SchedulingPolicy> MakePolluxPolicy(const PolicyParams& params);
 
 }  // namespace dlsim::cluster
 
-#endif  // DLSIM_CLUSTER_POLLUX_POLICY_H_
+#endif  // DLSIM_CLUSTER_POLICIES_POLLUX_H_

@@ -20,8 +20,8 @@
 // not placement constraints unless the trace gives cpu_milli), serialisation CPU of remote
 // workers, and the workers' placement per node (the pool is cluster-wide; the network cost is the
 // receiving job's NIC share).
-#ifndef DLSIM_CLUSTER_GOLDMINER_POLICY_H_
-#define DLSIM_CLUSTER_GOLDMINER_POLICY_H_
+#ifndef DLSIM_CLUSTER_POLICIES_GOLDMINER_H_
+#define DLSIM_CLUSTER_POLICIES_GOLDMINER_H_
 
 #include <memory>
 #include <vector>
@@ -41,8 +41,18 @@ std::vector<double> EqualDataWorkers(const std::vector<DataWorkerDemand>& demand
 // The sum over demands of GPUs x DemandRate / gpu_rate: GPUs kept busy (what the greedy maximises).
 double BusyGpus(const std::vector<DataWorkerDemand>& demands, const std::vector<double>& remote_cores);
 
+// Its `policy:` keys (besides backfill): goldminer_worker_cores (cores per data worker, the unit in
+// which idle CPUs are handed out) and goldminer_equal_split (split them equally among the
+// input-bound jobs instead of by marginal gain: the ablation).
+struct GoldMinerParams {
+  double worker_cores = 1;
+  bool equal_split = false;
+  static std::vector<ParamSpec> Keys();
+  static GoldMinerParams From(const ParamSet& set);
+};
+
 std::unique_ptr<SchedulingPolicy> MakeGoldMinerPolicy(const PolicyParams& params);
 
 }  // namespace dlsim::cluster
 
-#endif  // DLSIM_CLUSTER_GOLDMINER_POLICY_H_
+#endif  // DLSIM_CLUSTER_POLICIES_GOLDMINER_H_

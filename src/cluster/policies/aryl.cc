@@ -1,5 +1,5 @@
 // The Aryl policy; see the header.
-#include "dlsim/cluster/aryl_policy.h"
+#include "dlsim/cluster/policies/aryl.h"
 
 #include <algorithm>
 #include <limits>
@@ -33,10 +33,14 @@ int PickType(const AllocationView& view, int j, int base, const std::vector<int6
   return best;
 }
 
-class ArylPolicy final : public RoundAllocator {
+class ArylPolicy final : public RoundAllocator, public ReclaimRules {
  public:
   explicit ArylPolicy(const PolicyParams& p)
-      : RoundAllocator(p.round), elastic_(p.elastic), random_(p.reclaim == "random"), backfill_(p.backfill) {}
+      : RoundAllocator(p.round),
+        elastic_(ArylParams::From(p.own).elastic),
+        random_(ArylParams::From(p.own).reclaim == "random"),
+        backfill_(p.backfill) {}
+  const ReclaimRules& reclaim_rules() const override { return *this; }
   std::vector<AllocationTarget> Allocate(const AllocationView& view) const override;
   std::vector<int> ChooseReclaim(const AllocationView& view, const std::vector<LentNode>& lent,
                                  int k) const override;
@@ -193,6 +197,25 @@ std::vector<int> LeastCostReclaim(const std::vector<LentNode>& lent, const std::
 
 std::unique_ptr<SchedulingPolicy> MakeArylPolicy(const PolicyParams& params) {
   return std::make_unique<ArylPolicy>(params);
+}
+
+const ParamSpec kElastic =
+    FlagKey("elastic", true, "aryl: elastic extras by knapsack; false: base demands only");
+const ParamSpec kReclaim = TextKey("reclaim", "least-cost", {"least-cost", "random"},
+                                   "aryl: which lent nodes to give back when the pool reclaims");
+
+std::vector<ParamSpec> ArylParams::Keys() { return {kElastic, kReclaim}; }
+
+ArylParams ArylParams::From(const ParamSet& set) {
+  return {.elastic = set.Flag(kElastic), .reclaim = set.Text(kReclaim)};
+}
+
+void RegisterAryl(PolicyRegistry& reg) {
+  reg.RegisterBuiltin(
+      "aryl",
+      "Aryl/Lyra (EuroSys'23): base demands FIFO, elastic extras by knapsack, reclaim of lent "
+      "nodes by least preemption cost (keys elastic, reclaim)",
+      MakeArylPolicy, ArylParams::Keys());
 }
 
 }  // namespace dlsim::cluster

@@ -1,5 +1,5 @@
 // The EasyScale policies; see the header.
-#include "dlsim/cluster/easyscale_policy.h"
+#include "dlsim/cluster/policies/easyscale.h"
 
 #include <algorithm>
 
@@ -31,10 +31,14 @@ double RateOf(const Plan& p, const std::vector<int>& count, double switch_s) {
   return step > 0 ? p.threads / step : 0;
 }
 
-class EasyScalePolicy final : public RoundAllocator {
+class EasyScalePolicy final : public RoundAllocator, public ReclaimRules {
  public:
   EasyScalePolicy(const PolicyParams& p, EasyScaleMode mode)
-      : RoundAllocator(p.round), switch_s_(p.switch_s), backfill_(p.backfill), mode_(mode) {}
+      : RoundAllocator(p.round),
+        switch_s_(EasyScaleParams::From(p.own).switch_s),
+        backfill_(p.backfill),
+        mode_(mode) {}
+  const ReclaimRules& reclaim_rules() const override { return *this; }
   std::vector<AllocationTarget> Allocate(const AllocationView& view) const override;
   // A job keeps running on whatever GPUs a reclaim leaves it (its ESTs re-packed at the next
   // decision); the fixed baseline is preempted.
@@ -175,6 +179,30 @@ double StepTime(const std::vector<int>& counts, const std::vector<double>& step_
 
 std::unique_ptr<SchedulingPolicy> MakeEasyScalePolicy(const PolicyParams& params, EasyScaleMode mode) {
   return std::make_unique<EasyScalePolicy>(params, mode);
+}
+
+const ParamSpec kSwitch = NumberKey("switch_s", 0.005, 0, 1e4,
+                                    "easyscale: seconds per step each extra EasyScaleThread on a GPU costs");
+
+std::vector<ParamSpec> EasyScaleParams::Keys() { return {kSwitch}; }
+
+EasyScaleParams EasyScaleParams::From(const ParamSet& set) { return {.switch_s = set.Number(kSwitch)}; }
+
+void RegisterEasyScale(PolicyRegistry& reg) {
+  reg.RegisterBuiltin(
+      "easyscale",
+      "EasyScale (SC'23): fixed EasyScaleThreads on any mix of GPU types, idle GPUs to the "
+      "largest throughput gain",
+      [](const PolicyParams& p) { return MakeEasyScalePolicy(p, EasyScaleMode::kHeterogeneous); },
+      EasyScaleParams::Keys());
+  reg.RegisterBuiltin(
+      "easyscale-homogeneous", "EasyScale with one GPU type per job (ablation)",
+      [](const PolicyParams& p) { return MakeEasyScalePolicy(p, EasyScaleMode::kHomogeneous); },
+      EasyScaleParams::Keys());
+  reg.RegisterBuiltin(
+      "easyscale-fixed", "EasyScale's baseline: a job runs only on exactly its GPUs of one type, FIFO",
+      [](const PolicyParams& p) { return MakeEasyScalePolicy(p, EasyScaleMode::kFixed); },
+      EasyScaleParams::Keys());
 }
 
 }  // namespace dlsim::cluster

@@ -29,8 +29,8 @@
 // State: the policy keeps the mechanism's history between rounds (mutable members): one instance
 // per simulation (the registry creates one per run), not thread-safe; a round earlier than the
 // last one (a new run) clears it.
-#ifndef DLSIM_CLUSTER_GAVEL_POLICY_H_
-#define DLSIM_CLUSTER_GAVEL_POLICY_H_
+#ifndef DLSIM_CLUSTER_POLICIES_GAVEL_H_
+#define DLSIM_CLUSTER_POLICIES_GAVEL_H_
 
 #include <memory>
 #include <vector>
@@ -69,4 +69,4 @@ std::unique_ptr<SchedulingPolicy> MakeGavelPolicy(const GavelOptions& options);
 
 }  // namespace dlsim::cluster
 
-#endif  // DLSIM_CLUSTER_GAVEL_POLICY_H_
+#endif  // DLSIM_CLUSTER_POLICIES_GAVEL_H_

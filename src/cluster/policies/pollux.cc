@@ -1,7 +1,7 @@
 // The Pollux policy; see the header. Fitness and penalty as in the AdaptDL artifact's
 // simulator/pollux.py (Problem.__init__, Problem._evaluate) and simulator.py
 // (get_pollux_job_info: max_replicas), re-implemented.
-#include "dlsim/cluster/pollux_policy.h"
+#include "dlsim/cluster/policies/pollux.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +15,14 @@ constexpr double kFitnessEps = 1e-3;  // pollux.py's offset inside the power mea
 
 double Term(double s) { return 1.0 / (s + kFitnessEps); }
 
-class PolluxPolicy final : public SchedulingPolicy {
+class PolluxPolicy final : public SchedulingPolicy, public GpuAllocator {
  public:
   explicit PolluxPolicy(const PolicyParams& p)
-      : round_(p.round), refresh_(p.pollux_refresh), penalty_s_(p.pollux_restart_penalty_s) {}
+      : round_(p.round),
+        refresh_(PolluxParams::From(p.own).refresh),
+        penalty_s_(PolluxParams::From(p.own).restart_penalty_s) {}
   bool Preemptive() const override { return true; }
-  bool Allocates() const override { return true; }
+  const GpuAllocator* allocator() const override { return this; }
   Duration Round() const override { return round_; }
   Priority Key(const JobSpec& job, const JobProgress& p, TimePoint now) const override {
     return {AttainedAt(job, p, now), job.arrival.ToSeconds()};
@@ -144,6 +146,23 @@ std::vector<int> SolvePolluxCounts(const std::vector<std::vector<double>>& speed
 
 std::unique_ptr<SchedulingPolicy> MakePolluxPolicy(const PolicyParams& params) {
   return std::make_unique<PolluxPolicy>(params);
+}
+
+const ParamSpec kRefresh =
+    NumberKey("pollux_refresh_s", 10, 0, 1e7,
+              "pollux: between rounds, refresh the running jobs' speeds this often (s)");
+const ParamSpec kPenalty =
+    NumberKey("pollux_restart_penalty_s", 30, 0, 1e9, "pollux: the restart delay its objective charges (s)");
+
+std::vector<ParamSpec> PolluxParams::Keys() { return {kRefresh, kPenalty}; }
+
+PolluxParams PolluxParams::From(const ParamSet& set) {
+  return {.refresh = Seconds(set.Number(kRefresh)), .restart_penalty_s = set.Number(kPenalty)};
+}
+
+void RegisterPollux(PolicyRegistry& reg) {
+  reg.RegisterBuiltin("pollux", "goodput-driven elastic allocation each round (Pollux, OSDI'21)",
+                      MakePolluxPolicy, PolluxParams::Keys());
 }
 
 }  // namespace dlsim::cluster

@@ -1,5 +1,5 @@
 // The GoldMiner policy; see the header.
-#include "dlsim/cluster/goldminer_policy.h"
+#include "dlsim/cluster/policies/goldminer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,17 +18,19 @@ double CoresToSaturate(const DataWorkerDemand& d) {
 // Busy GPUs gained per remote core while the demand is below saturation.
 double Slope(const DataWorkerDemand& d) { return d.gpus / (d.core_s * d.gpu_rate); }
 
-class GoldMiner final : public SchedulingPolicy {
+class GoldMiner final : public SchedulingPolicy, public DataWorkerPlanner {
  public:
   explicit GoldMiner(const PolicyParams& p)
-      : backfill_(p.backfill), worker_cores_(p.goldminer_worker_cores), equal_(p.goldminer_equal_split) {}
+      : backfill_(p.backfill),
+        worker_cores_(GoldMinerParams::From(p.own).worker_cores),
+        equal_(GoldMinerParams::From(p.own).equal_split) {}
   bool Preemptive() const override { return false; }
   bool StaticKeys() const override { return true; }
   bool Backfill() const override { return backfill_; }
   Priority Key(const JobSpec& job, const JobProgress&, TimePoint) const override {
     return {job.arrival.ToSeconds(), 0};
   }
-  bool ScalesDataWorkers() const override { return true; }
+  const DataWorkerPlanner* data_workers() const override { return this; }
   std::vector<double> PlanDataWorkers(const std::vector<DataWorkerDemand>& demands,
                                       double idle_cores) const override {
     return equal_ ? EqualDataWorkers(demands, idle_cores)
@@ -104,6 +106,23 @@ double BusyGpus(const std::vector<DataWorkerDemand>& demands, const std::vector<
 
 std::unique_ptr<SchedulingPolicy> MakeGoldMinerPolicy(const PolicyParams& params) {
   return std::make_unique<GoldMiner>(params);
+}
+
+const ParamSpec kWorkerCores =
+    NumberKey("goldminer_worker_cores", 1, 0.001, 1e4, "goldminer: cores per data worker");
+const ParamSpec kEqualSplit =
+    FlagKey("goldminer_equal_split", false, "goldminer: split idle cores equally (the ablation)");
+
+std::vector<ParamSpec> GoldMinerParams::Keys() { return {kWorkerCores, kEqualSplit}; }
+
+GoldMinerParams GoldMinerParams::From(const ParamSet& set) {
+  return {.worker_cores = set.Number(kWorkerCores), .equal_split = set.Flag(kEqualSplit)};
+}
+
+void RegisterGoldMiner(PolicyRegistry& reg) {
+  reg.RegisterBuiltin("goldminer",
+                      "GoldMiner (SIGMOD'23): FIFO GPU jobs + data workers on idle CPUs by marginal gain",
+                      MakeGoldMinerPolicy, GoldMinerParams::Keys());
 }
 
 }  // namespace dlsim::cluster

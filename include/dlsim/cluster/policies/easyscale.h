@@ -19,8 +19,8 @@
 // whose throughput, relative to the job's speed on its reference placement, grows most, never
 // more GPUs than a job has ESTs. Rescale cost: the engine's restart_overhead_s on every change.
 // Thread-safe: the policy keeps no state.
-#ifndef DLSIM_CLUSTER_EASYSCALE_POLICY_H_
-#define DLSIM_CLUSTER_EASYSCALE_POLICY_H_
+#ifndef DLSIM_CLUSTER_POLICIES_EASYSCALE_H_
+#define DLSIM_CLUSTER_POLICIES_EASYSCALE_H_
 
 #include <memory>
 #include <vector>
@@ -37,8 +37,16 @@ std::vector<int> AssignThreads(int threads, const std::vector<double>& step_s, d
 double StepTime(const std::vector<int>& counts, const std::vector<double>& step_s, double switch_s);
 
 enum class EasyScaleMode { kHeterogeneous, kHomogeneous, kFixed };
+// Its `policy:` key (besides round_s, backfill): switch_s, the seconds per step each extra
+// EasyScaleThread on a GPU costs (its context switch).
+struct EasyScaleParams {
+  double switch_s = 0.005;
+  static std::vector<ParamSpec> Keys();
+  static EasyScaleParams From(const ParamSet& set);
+};
+
 std::unique_ptr<SchedulingPolicy> MakeEasyScalePolicy(const PolicyParams& params, EasyScaleMode mode);
 
 }  // namespace dlsim::cluster
 
-#endif  // DLSIM_CLUSTER_EASYSCALE_POLICY_H_
+#endif  // DLSIM_CLUSTER_POLICIES_EASYSCALE_H_
