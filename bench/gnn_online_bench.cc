@@ -4,9 +4,9 @@
 //   build/bench/bench_gnn_online --benchmark_filter=Helios
 #include <benchmark/benchmark.h>
 
-#include "dlsim/gnn/online_serving.h"
+#include "dlsim/gnn/kernels/schedule_select.h"
+#include "dlsim/gnn/online/online_serving.h"
 #include "dlsim/gnn/rmat.h"
-#include "dlsim/gnn/schedule_select.h"
 #include "dlsim/io/catalog_loader.h"
 
 namespace dlsim::gnn {

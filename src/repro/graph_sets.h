@@ -8,7 +8,7 @@
 
 #include "dlsim/core/result.h"
 #include "dlsim/gnn/graph.h"
-#include "dlsim/gnn/graph_kernel_cost.h"
+#include "dlsim/gnn/kernels/graph_kernel_cost.h"
 #include "dlsim/repro/reproduction.h"
 
 namespace dlsim::repro::internal {

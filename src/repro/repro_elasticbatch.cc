@@ -25,8 +25,8 @@
 #include "dlsim/data/length_source.h"
 #include "dlsim/hw/mig.h"
 #include "dlsim/repro/reproduction.h"
-#include "dlsim/serve/dnn_config_features.h"
-#include "dlsim/serve/mig_serving.h"
+#include "dlsim/serve/mig/dnn_config_features.h"
+#include "dlsim/serve/mig/mig_serving.h"
 #include "sweep.h"
 
 namespace dlsim::repro {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dlsim/cost/compute_model.h"
-#include "dlsim/gnn/gnn_program_cost.h"
+#include "dlsim/gnn/kernels/gnn_program_cost.h"
 #include "dlsim/repro/reproduction.h"
 #include "graph_sets.h"
 

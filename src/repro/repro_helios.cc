@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/gnn/online_serving.h"
+#include "dlsim/gnn/online/online_serving.h"
 #include "dlsim/gnn/rmat.h"
 #include "dlsim/repro/reproduction.h"
 

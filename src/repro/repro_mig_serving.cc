@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "dlsim/repro/reproduction.h"
-#include "dlsim/serve/mig_serving.h"
-#include "dlsim/serve/mig_transition.h"
+#include "dlsim/serve/mig/mig_serving.h"
+#include "dlsim/serve/mig/mig_transition.h"
 #include "sweep.h"
 
 namespace dlsim::repro {

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "dlsim/plan/subgraph_folding.h"
+#include "dlsim/plan/sharding/subgraph_folding.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/node_defaults.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/gnn/schedule_select.h"
+#include "dlsim/gnn/kernels/schedule_select.h"
 #include "dlsim/repro/reproduction.h"
 #include "graph_sets.h"
 

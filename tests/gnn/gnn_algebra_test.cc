@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "dlsim/gnn/gnn_program.h"
-#include "dlsim/gnn/gnn_program_cost.h"
-#include "dlsim/gnn/gnn_program_eval.h"
-#include "dlsim/gnn/gnn_rewrite.h"
+#include "dlsim/gnn/kernels/gnn_program.h"
+#include "dlsim/gnn/kernels/gnn_program_cost.h"
+#include "dlsim/gnn/kernels/gnn_program_eval.h"
+#include "dlsim/gnn/kernels/gnn_rewrite.h"
 #include "dlsim/gnn/rmat.h"
 #include "dlsim/io/catalog_loader.h"
 

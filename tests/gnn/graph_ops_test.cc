@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "dlsim/gnn/graph_kernel_cost.h"
-#include "dlsim/gnn/graph_op.h"
-#include "dlsim/gnn/graph_schedule.h"
+#include "dlsim/gnn/kernels/graph_kernel_cost.h"
+#include "dlsim/gnn/kernels/graph_op.h"
+#include "dlsim/gnn/kernels/graph_schedule.h"
+#include "dlsim/gnn/kernels/schedule_select.h"
 #include "dlsim/gnn/rmat.h"
-#include "dlsim/gnn/schedule_select.h"
 #include "dlsim/io/catalog_loader.h"
 
 namespace dlsim::gnn {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "dlsim/gnn/online_serving.h"
+#include "dlsim/gnn/online/online_serving.h"
 #include "dlsim/gnn/rmat.h"
 
 namespace dlsim::gnn {

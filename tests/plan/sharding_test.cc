@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "dlsim/io/catalog_loader.h"
-#include "dlsim/plan/subgraph_folding.h"
+#include "dlsim/plan/sharding/subgraph_folding.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/node_defaults.h"
 #include "dlsim/train/simulate.h"

@@ -14,7 +14,7 @@
 #include "dlsim/data/length_source.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/repro/reproduction.h"
-#include "dlsim/serve/mig_serving.h"
+#include "dlsim/serve/mig/mig_serving.h"
 #include "dlsim/serve/setup.h"
 #include "dlsim/train/simulate.h"
 

@@ -1,6 +1,6 @@
 // DNN services on MIG instances and the MIG-serving optimisers (serve/dnn_model.h,
 // serve/dnn_service.h, serve/mig_serving.h).
-#include "dlsim/serve/mig_serving.h"
+#include "dlsim/serve/mig/mig_serving.h"
 
 #include <gtest/gtest.h>
 

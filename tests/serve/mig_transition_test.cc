@@ -1,6 +1,6 @@
 // MIG-serving's controller (serve/mig_transition.h): every step keeps each service at or above its
 // floor, the end state is the target deployment, and a needed swap without room is refused.
-#include "dlsim/serve/mig_transition.h"
+#include "dlsim/serve/mig/mig_transition.h"
 
 #include <gtest/gtest.h>
 
