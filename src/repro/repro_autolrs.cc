@@ -17,8 +17,8 @@
 #include <optional>
 #include <vector>
 
-#include "dlsim/lrsched/autolrs.h"
 #include "dlsim/repro/reproduction.h"
+#include "dlsim/studies/lrsched/autolrs.h"
 
 namespace dlsim::repro {
 namespace {

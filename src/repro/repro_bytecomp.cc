@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/compress/selector.h"
 #include "dlsim/repro/reproduction.h"
+#include "dlsim/studies/compress/selector.h"
 
 namespace dlsim::embedded {
 std::string_view EspressoTensorsCsv();   // data/compress/espresso_tensors.csv

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/recsys/embedding_cache.h"
-#include "dlsim/recsys/iteration.h"
 #include "dlsim/repro/reproduction.h"
+#include "dlsim/studies/recsys/embedding_cache.h"
+#include "dlsim/studies/recsys/iteration.h"
 
 namespace dlsim::embedded {
 std::string_view CriteoTablesCsv();  // data/recsys/criteo_tables.csv

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "dlsim/cost/compute_model.h"
-#include "dlsim/mixprec/allocator.h"
 #include "dlsim/net/collective.h"
 #include "dlsim/repro/reproduction.h"
+#include "dlsim/studies/mixprec/allocator.h"
 
 namespace dlsim::repro {
 namespace {

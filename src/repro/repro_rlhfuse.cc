@@ -16,8 +16,8 @@
 #include <string>
 
 #include "dlsim/repro/reproduction.h"
-#include "dlsim/rlhf/iteration.h"
-#include "dlsim/rlhf/pipeline_anneal.h"
+#include "dlsim/studies/rlhf/iteration.h"
+#include "dlsim/studies/rlhf/pipeline_anneal.h"
 #include "sweep.h"
 
 namespace dlsim::repro {

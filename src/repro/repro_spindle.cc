@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "dlsim/multitask/simulate.h"
 #include "dlsim/repro/reproduction.h"
+#include "dlsim/studies/multitask/simulate.h"
 #include "sweep.h"
 
 namespace dlsim::embedded {

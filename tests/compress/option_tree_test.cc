@@ -1,6 +1,6 @@
 // Espresso's decision tree: the pruning rules hold on every surviving option, and the counts are those
 // docs/reproductions.md (ByteComp) explains against the paper's 4341.
-#include "dlsim/compress/option_tree.h"
+#include "dlsim/studies/compress/option_tree.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The selectors: Espresso's greedy against brute force on tiny models, its bubble removal and CPU
 // offload, the baselines, and the input readers' errors.
-#include "dlsim/compress/selector.h"
+#include "dlsim/studies/compress/selector.h"
 
 #include <gtest/gtest.h>
 

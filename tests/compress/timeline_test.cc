@@ -1,5 +1,5 @@
 // The per-tensor timeline and the option prices, in closed form.
-#include "dlsim/compress/timeline.h"
+#include "dlsim/studies/compress/timeline.h"
 
 #include <gtest/gtest.h>
 

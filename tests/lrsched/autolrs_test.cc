@@ -1,5 +1,5 @@
 // The real training loop and AutoLRS on it (small sizes, to stay fast).
-#include "dlsim/lrsched/autolrs.h"
+#include "dlsim/studies/lrsched/autolrs.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The GP Bayesian optimiser and the exponential forecaster of AutoLRS on functions with known
 // answers.
-#include "dlsim/lrsched/bayes_opt.h"
+#include "dlsim/studies/lrsched/bayes_opt.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "dlsim/lrsched/forecast.h"
+#include "dlsim/studies/lrsched/forecast.h"
 
 namespace dlsim::lrsched {
 namespace {

@@ -2,7 +2,7 @@
 // allocator's contract (keeps up, never more loss than uniform int8, all fp32 when time allows).
 #include <gtest/gtest.h>
 
-#include "dlsim/mixprec/allocator.h"
+#include "dlsim/studies/mixprec/allocator.h"
 
 namespace dlsim::mixprec {
 namespace {

@@ -1,4 +1,4 @@
-#include "dlsim/multitask/allocator.h"
+#include "dlsim/studies/multitask/allocator.h"
 
 #include <gtest/gtest.h>
 

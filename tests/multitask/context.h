@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "dlsim/io/catalog_loader.h"
-#include "dlsim/multitask/options.h"
+#include "dlsim/studies/multitask/options.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/node_defaults.h"
 

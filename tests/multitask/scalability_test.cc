@@ -1,4 +1,4 @@
-#include "dlsim/multitask/scalability.h"
+#include "dlsim/studies/multitask/scalability.h"
 
 #include <gtest/gtest.h>
 

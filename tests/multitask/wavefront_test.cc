@@ -1,12 +1,12 @@
-#include "dlsim/multitask/wavefront.h"
+#include "dlsim/studies/multitask/wavefront.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "dlsim/core/rng.h"
-#include "dlsim/multitask/simulate.h"
-#include "dlsim/multitask/step_cost.h"
+#include "dlsim/studies/multitask/simulate.h"
+#include "dlsim/studies/multitask/step_cost.h"
 #include "multitask/context.h"
 #include "multitask/workloads.h"
 

@@ -1,4 +1,4 @@
-#include "dlsim/multitask/workload.h"
+#include "dlsim/studies/multitask/workload.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/multitask/workload.h"
+#include "dlsim/studies/multitask/workload.h"
 
 namespace dlsim::multitask::testing {
 

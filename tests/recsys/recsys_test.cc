@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 
-#include "dlsim/recsys/embedding_cache.h"
-#include "dlsim/recsys/iteration.h"
+#include "dlsim/studies/recsys/embedding_cache.h"
+#include "dlsim/studies/recsys/iteration.h"
 
 namespace dlsim::recsys {
 namespace {

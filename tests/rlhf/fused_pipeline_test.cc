@@ -1,4 +1,4 @@
-#include "dlsim/rlhf/fused_pipeline.h"
+#include "dlsim/studies/rlhf/fused_pipeline.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "dlsim/rlhf/pipeline_anneal.h"
+#include "dlsim/studies/rlhf/pipeline_anneal.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "dlsim/rlhf/rollout.h"
+#include "dlsim/studies/rlhf/rollout.h"
 
 #include <gtest/gtest.h>
 

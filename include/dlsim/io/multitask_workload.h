@@ -35,7 +35,7 @@
 #include "dlsim/core/result.h"
 #include "dlsim/hw/catalog.h"
 #include "dlsim/model/model_spec.h"
-#include "dlsim/multitask/options.h"
+#include "dlsim/studies/multitask/options.h"
 
 namespace dlsim::io {
 

@@ -19,7 +19,7 @@
 #include "dlsim/core/registry.h"
 #include "dlsim/core/result.h"
 #include "dlsim/gnn/graph.h"
-#include "dlsim/multitask/options.h"
+#include "dlsim/studies/multitask/options.h"
 
 namespace dlsim::repro {
 
