@@ -28,6 +28,7 @@ void AddGnnCommand(CLI::App& app, GlobalOptions& global);       // cmd_gnn.cc
 void AddPlanCommand(CLI::App& app, GlobalOptions& global);      // cmd_plan.cc
 void AddValidateCommand(CLI::App& app, GlobalOptions& global);  // cmd_validate.cc
 void AddReproCommand(CLI::App& app, GlobalOptions& global);     // cmd_repro.cc
+void AddKernelsCommand(CLI::App& app, GlobalOptions& global);   // cmd_kernels.cc
 
 // Prints "dlsim <command>: <message>" to stderr and throws CLI::RuntimeError(code).
 [[noreturn]] void Fail(const std::string& command, const std::string& message, int code = 1);

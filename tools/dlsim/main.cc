@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   dlsim::cli::AddPlanCommand(app, global);
   dlsim::cli::AddValidateCommand(app, global);
   dlsim::cli::AddReproCommand(app, global);
+  dlsim::cli::AddKernelsCommand(app, global);
   RejectEmptyValues(app);
   try {
     app.parse(argc, argv);

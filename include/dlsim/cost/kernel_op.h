@@ -1,0 +1,45 @@
+// One GPU operator as a user lists it for `dlsim kernels` (a GEMM, an attention forward or
+// backward, a memory-bound kernel), and its price under a ComputeModel. The CSV reader is
+// io/kernel_ops_csv.h; the command is app/kernels_command.h (docs/cost-model.md, "Pricing any kernel").
+//
+//   KernelOp op{.kind = KernelOpKind::kGemm, .gemm = {.m = 4096, .n = 4096, .k = 4096}};
+//   Duration t = PriceKernelOp(*model, op);
+#ifndef DLSIM_COST_KERNEL_OP_H_
+#define DLSIM_COST_KERNEL_OP_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "dlsim/core/units.h"
+#include "dlsim/cost/compute_model.h"
+#include "dlsim/hw/gpu.h"
+
+namespace dlsim::cost {
+
+enum class KernelOpKind { kGemm, kAttentionForward, kAttentionBackward, kElementwise };
+
+// The `op` column's names: gemm, attention_fwd, attention_bwd, elementwise.
+std::string_view KernelOpKindName(KernelOpKind k);
+std::optional<KernelOpKind> ParseKernelOpKind(std::string_view s);
+
+struct KernelOp {
+  KernelOpKind kind = KernelOpKind::kGemm;
+  hw::DType dtype = hw::DType::kBf16;
+  GemmShape gemm;            // kGemm
+  AttentionShape attention;  // kAttentionForward / kAttentionBackward
+  std::string backend;       // attention kernel family as measured (default, flash, cudnn, ...); "" unknown
+  Bytes bytes;               // kElementwise: bytes read + written
+  std::optional<double> measured_ms;
+};
+
+// The op's duration under `model` (attention: the model's one attention family whatever `backend`
+// says; the backend is kept so that errors can be reported per family).
+Duration PriceKernelOp(const ComputeModel& model, const KernelOp& op);
+
+// The family a row is scored in: "gemm bf16", "gemm fp8", "attention_fwd cudnn", "elementwise", ...
+std::string KernelOpFamily(const KernelOp& op);
+
+}  // namespace dlsim::cost
+
+#endif  // DLSIM_COST_KERNEL_OP_H_

@@ -1,0 +1,54 @@
+// `dlsim kernels` through the real binary: the JSON's rows and summary, the text report, and the exit
+// codes of a bad row (1, named by file and line), an unknown GPU (1) and a missing --gpu (2).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/run_dlsim.h"
+
+namespace {
+
+using dlsim::testing::Outcome;
+using dlsim::testing::RunDlsim;
+
+const std::string kDir = std::string(DLSIM_TEST_DATA_DIR) + "/kernels/";
+
+TEST(KernelsCli, JsonHasARowPerOperatorAndScoresOnlyMeasuredOnes) {
+  const Outcome r = RunDlsim("kernels " + kDir + "ops.csv --gpu h200 --json", /*merge_stderr=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  ASSERT_EQ(j["rows"].size(), 4u);
+  for (const auto& row : j["rows"]) EXPECT_GT(row["predicted_ms"].get<double>(), 0);
+  EXPECT_FALSE(j["rows"][1].contains("error_pct"));  // no measured_ms
+  const double pred = j["rows"][0]["predicted_ms"], err = j["rows"][0]["error_pct"];
+  EXPECT_NEAR(err, (pred / 1.4 - 1) * 100, 1e-6);  // the JSON keeps 9 significant digits
+  EXPECT_EQ(j["summary"]["rows"], 3);
+  EXPECT_TRUE(j["summary"]["families"].contains("attention_fwd flash"));
+  EXPECT_EQ(j["compute_model"], "roofline");
+  // 8192^3 bf16 on an H200: 1.1 PFLOP at no more than the 989 TFLOP/s peak.
+  EXPECT_GT(pred, 2.0 * 8192 * 8192 * 8192 / 989e12 * 1e3);
+}
+
+TEST(KernelsCli, TextReportEndsWithTheErrorByFamily) {
+  const Outcome r = RunDlsim("kernels " + kDir + "ops.csv --gpu h200 --cost tile", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 operators on h200 (tile compute model)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Error by family"), std::string::npos);
+}
+
+TEST(KernelsCli, BadInputsExitWithTheirCodes) {
+  Outcome r = RunDlsim("kernels " + kDir + "bad_cell.csv --gpu h200", /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("bad_cell.csv:2:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("column 'k'"), std::string::npos) << r.output;
+  r = RunDlsim("kernels " + kDir + "ops.csv --gpu h9000", true);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  r = RunDlsim("kernels " + kDir + "ops.csv --gpu h200 --cost nonsense", true);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  r = RunDlsim("kernels " + kDir + "ops.csv", true);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+}  // namespace
