@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dlsim::cost {
@@ -26,6 +28,37 @@ void AddTile(const TileCalibration& a, double n, TileCalibration& sum) {
 }
 
 }  // namespace
+
+namespace {
+
+constexpr std::pair<std::string_view, AttentionBackend> kBackends[] = {
+    {"model", AttentionBackend::kModel},
+    {"default", AttentionBackend::kPytorchDefault},
+    {"flash", AttentionBackend::kFlash2},
+    {"cudnn", AttentionBackend::kCudnn},
+    {"efficient", AttentionBackend::kEfficient},
+    {"triton", AttentionBackend::kTriton},
+    {"math", AttentionBackend::kMath}};
+
+}  // namespace
+
+std::string_view AttentionBackendName(AttentionBackend b) {
+  for (const auto& [name, backend] : kBackends)
+    if (backend == b) return name;
+  return "model";
+}
+
+std::optional<AttentionBackend> ParseAttentionBackend(std::string_view s) {
+  for (const auto& [name, backend] : kBackends)
+    if (name == s) return backend;
+  return std::nullopt;
+}
+
+const AttentionCalibration& ArchCalibration::Attention(AttentionBackend b) const {
+  if (b == AttentionBackend::kPytorchDefault) b = pytorch_default;
+  auto it = attention_backends.find(b);
+  return it == attention_backends.end() ? attention : it->second;
+}
 
 GemmCalibration ArchCalibration::Gemm(hw::DType dt) const {
   using hw::DType;

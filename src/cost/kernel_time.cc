@@ -71,15 +71,22 @@ bool Empty(const AttentionShape& s) {
   return s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 || s.head_dim <= 0;
 }
 
-double AttentionTime(double flops, double ctas, bool backward, const ArchCalibration& arch,
+// `keys` is the mean number of key positions one CTA iterates over: with kv_half > 0 its main loop
+// reaches keys / (keys + kv_half) of the asymptotic rate (a CTA's fixed prologue and epilogue).
+double AttentionTime(double flops, double ctas, double keys, bool backward, const AttentionCalibration& c,
                      const DeviceRates& r) {
   const double fill = ctas / (CeilDiv(ctas, r.sms) * r.sms);
-  double eff = arch.attention.fwd_efficiency;
+  const double keff = c.kv_half > 0 ? keys / (keys + c.kv_half) : 1.0;
+  double eff = c.fwd_efficiency;
   if (backward) {
     flops *= 2.5;
-    eff = arch.attention.bwd_efficiency;
+    eff = c.bwd_efficiency;
   }
-  return arch.attention.overhead.ToSeconds() + flops / (r.peak_flops * eff * fill);
+  return c.overhead.ToSeconds() + flops / (r.peak_flops * eff * fill * keff);
+}
+
+double KeysPerCta(double flops, double ctas, int64_t head_dim) {
+  return flops / (ctas * 4.0 * kAttentionBlock * static_cast<double>(head_dim));
 }
 
 }  // namespace
@@ -89,7 +96,8 @@ double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibr
   if (Empty(s)) return 0.0;
   double flops = 0, ctas = 0;
   AttentionWork(s, &flops, &ctas);
-  return AttentionTime(flops, ctas, backward, arch, r);
+  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, s.head_dim), backward, arch.Attention(s.backend),
+                       r);
 }
 
 double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward,
@@ -102,7 +110,10 @@ double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool ba
     flops += f;
     ctas += c;
   }
-  return ctas > 0 ? AttentionTime(flops, ctas, backward, arch, r) : 0.0;
+  if (ctas <= 0) return 0.0;
+  const AttentionShape& first = blocks.front();
+  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, first.head_dim), backward,
+                       arch.Attention(first.backend), r);
 }
 
 double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r,

@@ -31,6 +31,38 @@ void ReadTile(const MapReader& r, cost::TileCalibration& t) {
   tile.Finish();
 }
 
+cost::AttentionCalibration ReadAttention(const MapReader& att, cost::AttentionCalibration a) {
+  a.fwd_efficiency = att.Get<double>("fwd_efficiency", a.fwd_efficiency, kFraction);
+  a.bwd_efficiency = att.Get<double>("bwd_efficiency", a.bwd_efficiency, kFraction);
+  a.overhead = Micros(att, "overhead_us", a.overhead);
+  a.kv_half = att.Get<double>("kv_half", a.kv_half, Range::Between(0, 1e6));
+  att.Allow({"source", "fit_rows", "fit_mape_pct", "out_of_fold_rows", "out_of_fold_mape_pct"});
+  att.Finish();
+  return a;
+}
+
+// `attention_backends: {cudnn: {fwd_efficiency, bwd_efficiency, overhead_us}, ...}` and
+// `pytorch_default: cudnn` of one architecture (cost::AttentionBackend names).
+void ReadAttentionBackends(const MapReader& r, cost::ArchCalibration& a) {
+  const MapReader backends = r.Section("attention_backends");
+  for (const std::string& name : backends.Keys()) {
+    const std::optional<cost::AttentionBackend> b = cost::ParseAttentionBackend(name);
+    if (!b || *b == cost::AttentionBackend::kModel || *b == cost::AttentionBackend::kPytorchDefault) {
+      backends.AddError(name, "expected an attention family: flash, cudnn, efficient, triton or math");
+      continue;
+    }
+    a.attention_backends[*b] = ReadAttention(backends.Section(name), a.attention);
+  }
+  if (!r.Has("pytorch_default")) return;
+  const std::string d = r.Get<std::string>("pytorch_default", "");
+  const std::optional<cost::AttentionBackend> b = cost::ParseAttentionBackend(d);
+  if (b && a.attention_backends.count(*b))
+    a.pytorch_default = *b;
+  else
+    r.AddError("pytorch_default",
+               "expected one of this architecture's attention_backends, found '" + d + "'");
+}
+
 cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   cost::ArchCalibration a;
   a.architecture = name;
@@ -51,12 +83,8 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
     a.gemm[dt] = c;
   }
   gemm.Finish();
-  const MapReader att = r.Section("attention");
-  a.attention.fwd_efficiency = att.Get<double>("fwd_efficiency", a.attention.fwd_efficiency, kFraction);
-  a.attention.bwd_efficiency = att.Get<double>("bwd_efficiency", a.attention.bwd_efficiency, kFraction);
-  a.attention.overhead = Micros(att, "overhead_us", a.attention.overhead);
-  att.Allow({"source"});
-  att.Finish();
+  a.attention = ReadAttention(r.Section("attention"), a.attention);
+  ReadAttentionBackends(r, a);
   const MapReader mem = r.Section("memory");
   a.memory.efficiency = mem.Get<double>("efficiency", a.memory.efficiency, kFraction);
   a.memory.norm_efficiency = mem.Get<double>("norm_efficiency", a.memory.norm_efficiency, kFraction);
@@ -83,6 +111,25 @@ Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_t
   return cal;
 }
 
+// The attention families of data/calibration/attention_backends.yaml merged into `cal`'s architectures
+// (an architecture `cal` lacks is skipped: families refine calibrated constants, they do not invent them).
+Status MergeAttentionBackends(std::string_view yaml_text, const std::string& file_name,
+                              cost::ComputeCalibration& cal) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
+  const MapReader root = doc.Root();
+  const MapReader archs = root.Section("architectures");
+  for (const std::string& name : archs.Keys()) {
+    const MapReader a = archs.Section(name);
+    a.Allow({"source", "command"});
+    for (cost::ArchCalibration& arch : cal.archs)
+      if (arch.architecture == name) ReadAttentionBackends(a, arch);
+    a.Finish();
+  }
+  root.Allow({"fit"});
+  root.Finish();
+  return doc.status();
+}
+
 Result<cost::ComputeCalibration> LoadComputeCalibrationFile(const std::string& path) {
   DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
   return ParseComputeCalibration(text, path);
@@ -92,6 +139,8 @@ Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
   DLSIM_ASSIGN_OR_RETURN(
       cost::ComputeCalibration cal,
       ParseComputeCalibration(embedded::ComputeCalibrationYaml(), "data/calibration/compute.yaml"));
+  DLSIM_RETURN_IF_ERROR(MergeAttentionBackends(embedded::AttentionBackendsYaml(),
+                                               "data/calibration/attention_backends.yaml", cal));
   DLSIM_ASSIGN_OR_RETURN(
       cost::TreeEnsemble learned,
       cost::ParseTreeEnsemble(embedded::LearnedGemmModelTxt(), "data/calibration/learned_gemm.txt"));

@@ -118,6 +118,15 @@ Result<cost::KernelOp> ReadRow(const CsvTable& t, size_t row) {
   op.dtype = *dt;
   DLSIM_RETURN_IF_ERROR(ReadShape(r, op));
   op.backend = r.Text("backend").value_or("");
+  if (!op.backend.empty()) {
+    const std::optional<cost::AttentionBackend> b = cost::ParseAttentionBackend(op.backend);
+    if (!b)
+      return Error::Parse(
+          r.Here("backend") +
+          ": column 'backend': expected model, default, flash, cudnn, efficient, triton or math, found '" +
+          op.backend + "'");
+    op.attention.backend = *b;
+  }
   DLSIM_ASSIGN_OR_RETURN(op.measured_ms, r.Positive("measured_ms", 1e7));
   return op;
 }

@@ -37,6 +37,8 @@ TEST(KernelOpsCsv, ReadsEveryKindWithItsDefaults) {
   EXPECT_EQ(a.seq_kv, 4096);  // defaults to seq_q
   EXPECT_FALSE(a.causal);
   EXPECT_EQ((*ops)[1].backend, "cudnn");
+  EXPECT_EQ(a.backend, cost::AttentionBackend::kCudnn);
+  EXPECT_EQ((*ops)[2].attention.backend, cost::AttentionBackend::kModel);  // empty cell
   EXPECT_FALSE((*ops)[1].measured_ms.has_value());
   EXPECT_EQ((*ops)[2].attention.kv_heads, 16);  // defaults to heads
   EXPECT_TRUE((*ops)[2].attention.causal);
@@ -57,6 +59,10 @@ TEST(KernelOpsCsv, BadCellsAreNamedByFileLineAndColumn) {
             "ops.csv:2:24: column 'kv_heads': 5 does not divide heads (32)");
   EXPECT_EQ(ErrorOf("attention_fwd,,,,,1,32,8,128,,128,maybe,,,\n"),
             "ops.csv:2:35: column 'causal': expected true or false, found maybe");
+  EXPECT_EQ(
+      ErrorOf("attention_fwd,,,,,1,32,8,128,,128,,flash3,,\n"),
+      "ops.csv:2:36: column 'backend': expected model, default, flash, cudnn, efficient, triton or math, "
+      "found 'flash3'");
   EXPECT_EQ(ErrorOf("elementwise,,,,,,,,,,,,,-5,\n"),
             "ops.csv:2:25: column 'bytes': expected a number in (0, 1e+15], found -5");
   EXPECT_EQ(ErrorOf("gemm,,16,16,16,,,,,,,,,,0\n"),

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_fit.h"
 #include "dlsim/io/calibration_loader.h"
 #include "fit.h"
 #include "learned_cmd.h"
@@ -83,7 +84,25 @@ int main(int argc, char** argv) {
   auto* learned = app.add_subcommand("learned", "Fit the learned GEMM latency model and write its file");
   learned->add_option("--profiles", gemm_csv, "Compact GEMM CSV (data/profiles/vidur_gemm.csv)")->required();
   learned->add_option("--out", out, "Output model file")->required();
+  std::string ops_csv, gpu = "h200", pytorch_default = "cudnn";
+  auto* attention = app.add_subcommand("attention", "Fit attention kernel families on a dlsim kernels CSV");
+  attention->add_option("--ops", ops_csv, "Operator CSV with measured attention rows")->required();
+  attention->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
+  attention->add_option("--pytorch-default", pytorch_default, "The family SDPA picks by default there")
+      ->capture_default_str();
+  attention->add_option("--out", out, "Output YAML")->required();
   CLI11_PARSE(app, argc, argv);
+  if (attention->parsed()) {
+    auto text =
+        dlsim::fit::FitAttentionBackends(ops_csv, gpu, pytorch_default,
+                                         "dlsim-fit attention --ops " + ops_csv + " --gpu " + gpu +
+                                             " --pytorch-default " + pytorch_default + " --out " + out);
+    if (!text.ok()) return Fail(text.error());
+    std::ofstream f(out);
+    f << *text;
+    std::cout << *text;
+    return f.good() ? 0 : 1;
+  }
   if (learned->parsed()) {
     auto text = dlsim::fit::FitLearnedModelText(gemm_csv,
                                                 "dlsim-fit learned --profiles " + gemm_csv + " --out " + out);

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,7 +43,20 @@ struct AttentionCalibration {
   double fwd_efficiency = 0.35;  // fraction of dense peak on long sequences, forward
   double bwd_efficiency = 0.30;  // same, backward (FlashAttention-2 reaches ~85% of its fwd rate)
   Duration overhead = Duration::Nanos(10'000);  // per kernel (launch, softmax set-up, tail)
+  // Key positions one CTA iterates over at which its main loop reaches half its asymptotic rate
+  // (per-CTA prologue/epilogue, as GemmCalibration::k_half); 0: none (the long-sequence rate).
+  double kv_half = 0;
 };
+
+// Which implementation runs core attention (docs/cost-model.md, "Attention by kernel family").
+// kModel: the architecture's own `attention` constants (what every simulator prices with unless a
+// stack names a family); kPytorchDefault: what PyTorch's SDPA picks by default on the architecture
+// (ArchCalibration::pytorch_default: cuDNN on Hopper); the others name a family.
+enum class AttentionBackend { kModel, kPytorchDefault, kFlash2, kCudnn, kEfficient, kTriton, kMath };
+
+// "model", "default", "flash", "cudnn", "efficient", "triton", "math".
+std::string_view AttentionBackendName(AttentionBackend b);
+std::optional<AttentionBackend> ParseAttentionBackend(std::string_view s);
 
 // The access pattern of a memory-bound kernel; each reaches its own fraction of HBM bandwidth.
 enum class MemoryKind {
@@ -89,12 +103,18 @@ struct ArchCalibration {
   Duration gemm_overhead = Duration::Nanos(5'000);  // per GEMM kernel (launch and tail)
   std::map<hw::DType, GemmCalibration> gemm;        // by input data type
   AttentionCalibration attention;
+  // Measured kernel families (data/calibration/attention_backends.yaml); a family without an entry
+  // is priced with `attention`.
+  std::map<AttentionBackend, AttentionCalibration> attention_backends;
+  AttentionBackend pytorch_default = AttentionBackend::kModel;  // SDPA's default family here
   MemoryBoundCalibration memory;
   TileCalibration tile;
 
   // The curve for `dt`: its own entry, else the closest one (fp16 <-> bf16; tf32/fp32 use
   // the 16-bit curve; int8 uses fp8; fp8 uses 0.85x the 16-bit max_efficiency).
   GemmCalibration Gemm(hw::DType dt) const;
+  // The constants of family `b` (kPytorchDefault resolved through pytorch_default), else `attention`.
+  const AttentionCalibration& Attention(AttentionBackend b) const;
 };
 
 struct TreeEnsemble;  // cost/tree_ensemble.h

@@ -42,6 +42,7 @@ struct GemmShape {
 struct AttentionShape {
   int64_t batch = 1, heads = 1, kv_heads = 1, seq_q = 0, seq_kv = 0, head_dim = 128;
   bool causal = true;
+  AttentionBackend backend = AttentionBackend::kModel;  // the kernel family (compute_calibration.h)
 
   // Query-key pairs that are computed (causal: seq_q*seq_kv - seq_q*(seq_q-1)/2 per head).
   double Pairs() const;

@@ -28,13 +28,12 @@ struct KernelOp {
   hw::DType dtype = hw::DType::kBf16;
   GemmShape gemm;            // kGemm
   AttentionShape attention;  // kAttentionForward / kAttentionBackward
-  std::string backend;       // attention kernel family as measured (default, flash, cudnn, ...); "" unknown
-  Bytes bytes;               // kElementwise: bytes read + written
+  std::string backend;  // attention: the `backend` cell as written ("" none); attention.backend parses it
+  Bytes bytes;          // kElementwise: bytes read + written
   std::optional<double> measured_ms;
 };
 
-// The op's duration under `model` (attention: the model's one attention family whatever `backend`
-// says; the backend is kept so that errors can be reported per family).
+// The op's duration under `model` (attention: priced as the family attention.backend names).
 Duration PriceKernelOp(const ComputeModel& model, const KernelOp& op);
 
 // The family a row is scored in: "gemm bf16", "gemm fp8", "attention_fwd cudnn", "elementwise", ...

@@ -12,6 +12,7 @@ std::string_view ModelsYaml();                // data/catalog/models.yaml
 std::string_view StacksYaml();                // data/catalog/stacks.yaml
 std::string_view DefaultTrainScenarioYaml();  // data/scenarios/default_train.yaml
 std::string_view ComputeCalibrationYaml();    // data/calibration/compute.yaml
+std::string_view AttentionBackendsYaml();     // data/calibration/attention_backends.yaml
 std::string_view NetworkCalibrationYaml();    // data/calibration/network.yaml
 std::string_view TrainingCalibrationYaml();   // data/calibration/training.yaml
 std::string_view LearnedGemmModelTxt();       // data/calibration/learned_gemm.txt

@@ -7,7 +7,9 @@
 //   batch        batched GEMMs or attention sequences                          (default 1)
 //   heads, kv_heads, seq_q, seq_kv, head_dim, causal (true/false/1/0)          (attention: heads, seq_q,
 //                head_dim required; kv_heads defaults to heads, seq_kv to seq_q, causal to true)
-//   backend      the attention kernel family measured (default, flash, cudnn, efficient, ...; free text)
+//   backend      the attention kernel family (cost::AttentionBackend): flash, cudnn, efficient, triton,
+//                math, default (what PyTorch's SDPA picks on the GPU), model (the architecture's own
+//                constants; also when empty)
 //   bytes        bytes read + written                                          (elementwise: required)
 //   measured_ms  the measured time, to score the prediction                    (optional)
 // Every bad cell is an error naming FILE:LINE:COLUMN and the column; nothing is priced then.
