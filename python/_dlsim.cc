@@ -35,42 +35,49 @@ Outcome RunJson(Args args, const std::vector<std::string>& catalogs, Run run) {
   return {code, out.str(), err.str()};
 }
 
-Outcome Train(const std::string& file, const std::vector<std::string>& catalogs) {
+Outcome Train(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs) {
   dlsim::app::TrainArgs a;
   a.file = file;
+  a.text = text;
   return RunJson(a, catalogs, dlsim::app::RunTrainCommand);
 }
 
-Outcome Serve(const std::string& file, const std::vector<std::string>& catalogs, bool capacity,
-              double target) {
+Outcome Serve(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
+              bool capacity, double target) {
   dlsim::app::ServeArgs a;
   a.file = file;
+  a.text = text;
   a.capacity = capacity;
   a.target = target;
   return RunJson(a, catalogs, dlsim::app::RunServeCommand);
 }
 
-Outcome Plan(const std::string& file, const std::vector<std::string>& catalogs, int threads, int top) {
+Outcome Plan(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
+             int threads, int top) {
   dlsim::app::PlanArgs a;
   a.file = file;
+  a.text = text;
   a.threads = threads;
   a.top = top;
   return RunJson(a, catalogs, dlsim::app::RunPlanCommand);
 }
 
-Outcome Cluster(const std::string& file, const std::vector<std::string>& catalogs, bool records,
-                const std::string& compare, const std::string& policy) {
+Outcome Cluster(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
+                bool records, const std::string& compare, const std::string& policy) {
   dlsim::app::ClusterArgs a;
   a.file = file;
+  a.text = text;
   a.records = records;
   a.compare = compare;
   a.policy = policy;
   return RunJson(a, catalogs, dlsim::app::RunClusterCommand);
 }
 
-Outcome Gnn(const std::string& file, const std::vector<std::string>& catalogs, bool compare) {
+Outcome Gnn(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
+            bool compare) {
   dlsim::app::GnnArgs a;
   a.file = file;
+  a.text = text;
   a.compare = compare;
   return RunJson(a, catalogs, dlsim::app::RunGnnCommand);
 }
@@ -91,11 +98,13 @@ py::dict Catalog(const std::vector<std::string>& catalogs) {
 
 PYBIND11_MODULE(_dlsim, m) {
   m.doc() = "dlsim's C++ core; use the `dlsim` package (python/dlsim/__init__.py)";
-  m.def("train", &Train, py::arg("file"), py::arg("catalogs"));
-  m.def("serve", &Serve, py::arg("file"), py::arg("catalogs"), py::arg("capacity"), py::arg("target"));
-  m.def("plan", &Plan, py::arg("file"), py::arg("catalogs"), py::arg("threads"), py::arg("top"));
-  m.def("cluster", &Cluster, py::arg("file"), py::arg("catalogs"), py::arg("records"), py::arg("compare"),
-        py::arg("policy"));
-  m.def("gnn", &Gnn, py::arg("file"), py::arg("catalogs"), py::arg("compare"));
+  m.def("train", &Train, py::arg("file"), py::arg("text"), py::arg("catalogs"));
+  m.def("serve", &Serve, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("capacity"),
+        py::arg("target"));
+  m.def("plan", &Plan, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("threads"),
+        py::arg("top"));
+  m.def("cluster", &Cluster, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("records"),
+        py::arg("compare"), py::arg("policy"));
+  m.def("gnn", &Gnn, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("compare"));
   m.def("catalog", &Catalog, py::arg("catalogs"));
 }

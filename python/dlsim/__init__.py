@@ -6,16 +6,15 @@
     r = dlsim.train("model: {name: llama3-8b}\\nhardware: {gpus: 8}")                                 # or YAML text
     print(r["step_time_s"], r["feasible"])
 
-A scenario is what the CLI reads (docs/scenario-format.md). A dict or a YAML string is written to a
-temporary file in the current directory (relative paths inside it resolve from there) and removed
-afterwards. Results are the dicts `dlsim COMMAND --json` prints, from the same C++ code, so the keys
+A scenario is what the CLI reads (docs/scenario-format.md). A dict or a YAML string is parsed as it is
+(no file is written, so a read-only working directory is fine); relative paths inside it resolve from the
+current directory, and errors name it `<scenario>`. Results are the dicts `dlsim COMMAND --json` prints, from the same C++ code, so the keys
 cannot drift. Bad input raises ScenarioError with the CLI's message (file, line, key, what was
 expected); an infeasible configuration is a result with "feasible": False, not an exception.
 """
 
 import json as _json
 import os as _os
-import tempfile as _tempfile
 
 from . import _dlsim
 
@@ -32,39 +31,24 @@ def _looks_like_path(text):
     return "\n" not in text and (text.endswith((".yaml", ".yml", ".json")) or _os.path.exists(text))
 
 
-class _ScenarioFile:
-    """The scenario as a file path: a path as it is, a dict or YAML text in a temporary file."""
-
-    def __init__(self, scenario):
-        self.path, self.temporary = None, False
-        if isinstance(scenario, _os.PathLike):
-            scenario = _os.fspath(scenario)
-        if isinstance(scenario, dict):
-            text = _json.dumps(scenario)  # JSON is YAML
-        elif isinstance(scenario, str) and _looks_like_path(scenario):
-            self.path = scenario
-            return
-        elif isinstance(scenario, str):
-            text = scenario
-        else:
-            raise TypeError("a scenario is a dict, a YAML string or a path, not %s" % type(scenario).__name__)
-        fd, self.path = _tempfile.mkstemp(prefix=".dlsim-scenario-", suffix=".yaml", dir=_os.getcwd())
-        with _os.fdopen(fd, "w") as f:
-            f.write(text)
-        self.temporary = True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.temporary:
-            _os.unlink(self.path)
+_INLINE_NAME = "<scenario>"
 
 
-def _result(outcome, scenario_file, command):
+def _source(scenario):
+    """(file, text): a path as it is with no text, or a dict / YAML string as inline text named <scenario>."""
+    if isinstance(scenario, _os.PathLike):
+        scenario = _os.fspath(scenario)
+    if isinstance(scenario, dict):
+        return _INLINE_NAME, _json.dumps(scenario)  # JSON is YAML
+    if isinstance(scenario, str) and _looks_like_path(scenario):
+        return scenario, ""
+    if isinstance(scenario, str):
+        return _INLINE_NAME, scenario
+    raise TypeError("a scenario is a dict, a YAML string or a path, not %s" % type(scenario).__name__)
+
+
+def _result(outcome, command):
     code, out, err = outcome
-    if scenario_file.temporary:  # name the input as the caller gave it
-        err = err.replace(scenario_file.path, "<scenario>").replace(_os.path.basename(scenario_file.path), "<scenario>")
     if code in (_EXIT_OK, _EXIT_INFEASIBLE) and out.strip():
         return _json.loads(out)
     message = err.strip() or ("dlsim %s: exit code %d" % (command, code))
@@ -74,8 +58,8 @@ def _result(outcome, scenario_file, command):
 
 
 def _run(command, scenario, catalogs, *args):
-    with _ScenarioFile(scenario) as f:
-        return _result(getattr(_dlsim, command)(f.path, list(catalogs), *args), f, command)
+    file, text = _source(scenario)
+    return _result(getattr(_dlsim, command)(file, text, list(catalogs), *args), command)
 
 
 def train(scenario, catalogs=()):

@@ -38,6 +38,13 @@ class TrainTest(unittest.TestCase):
         self.assertGreater(from_file["step_time_s"], 0)
         self.assertEqual([f for f in os.listdir(".") if f.startswith(".dlsim-scenario-")], [])
 
+    def test_inline_scenarios_write_no_file(self):
+        # Parsed from text: nothing appears in the working directory (which may be read-only).
+        before = sorted(os.listdir("."))
+        dlsim.train({"model": {"name": "llama3-8b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})
+        dlsim.train("model: {name: llama3-8b}\nhardware: {node: dgx-h100, gpus: 8}\n")
+        self.assertEqual(sorted(os.listdir(".")), before)
+
     def test_bad_input_raises_with_the_location(self):
         with self.assertRaises(dlsim.ScenarioError) as e:
             dlsim.train({"model": {"name": "llama3-8b"}, "parallel": {"tp": 0}})

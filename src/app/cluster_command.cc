@@ -117,7 +117,8 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
                       std::ostream& err) {
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("cluster", catalogs.error(), err);
-  auto options = io::LoadClusterScenarioFile(args.file, *catalogs);
+  auto options = args.text.empty() ? io::LoadClusterScenarioFile(args.file, *catalogs)
+                                   : io::ParseClusterScenario(args.text, args.file, *catalogs);
   if (!options.ok()) return ReportError("cluster", options.error(), err);
   if (!args.policy.empty()) options->policy = args.policy;
   if (!args.placement.empty()) options->placement = args.placement;

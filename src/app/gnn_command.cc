@@ -43,7 +43,9 @@ Result<gnn::GnnResult> SimulateWithTrace(const GnnArgs& args, const gnn::GnnOpti
 int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("gnn", catalogs.error(), err);
-  auto sc = io::LoadGnnScenarioFile(args.file, catalogs->hardware, io::BuiltinGnnNames());
+  auto sc = args.text.empty()
+                ? io::LoadGnnScenarioFile(args.file, catalogs->hardware, io::BuiltinGnnNames())
+                : io::ParseGnnScenario(args.text, args.file, catalogs->hardware, io::BuiltinGnnNames());
   if (!sc.ok()) return ReportError("gnn", sc.error(), err);
   if (args.check) {
     out << "ok: " << io::SummarizeGnnOptions(sc->options) << "\n";

@@ -51,7 +51,9 @@ Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const p
 int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
   auto catalogs = io::LoadCatalogs(common.catalog_files);
   if (!catalogs.ok()) return ReportError("plan", catalogs.error(), err);
-  auto scenario = io::LoadPlanScenarioFile(args.file, catalogs->hardware, catalogs->models);
+  auto scenario = args.text.empty()
+                      ? io::LoadPlanScenarioFile(args.file, catalogs->hardware, catalogs->models)
+                      : io::ParsePlanScenario(args.text, args.file, catalogs->hardware, catalogs->models);
   if (!scenario.ok()) return ReportError("plan", scenario.error(), err);
   // Before the search, which may take minutes: no output may overwrite an input.
   for (const auto& [flag, path] :

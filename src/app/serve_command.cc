@@ -75,7 +75,10 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
   auto env = serve::MakeServeEnvironment(catalogs->compute, catalogs->network);
   if (!env.ok()) return ReportError("serve", env.error(), err);
   const io::ServeNames names{(*env)->schedulers.Names(), (*env)->routers.Names()};
-  auto options = io::LoadServeScenarioFile(args.file, catalogs->hardware, catalogs->models, names);
+  auto options =
+      args.text.empty()
+          ? io::LoadServeScenarioFile(args.file, catalogs->hardware, catalogs->models, names)
+          : io::ParseServeScenario(args.text, args.file, catalogs->hardware, catalogs->models, names);
   if (!options.ok()) return ReportError("serve", options.error(), err);
   if (args.check) {
     out << "ok: " << io::SummarizeServeOptions(*options) << "\n";

@@ -17,6 +17,8 @@ Result<train::TrainOptions> LoadScenario(const TrainArgs& args, const catalog::C
     return io::ParseTrainScenario(embedded::DefaultTrainScenarioYaml(), "default_train.yaml (embedded)",
                                   catalogs.hardware, catalogs.models);
   }
+  if (!args.text.empty())
+    return io::ParseTrainScenario(args.text, args.file, catalogs.hardware, catalogs.models);
   return io::LoadTrainScenarioFile(args.file, catalogs.hardware, catalogs.models);
 }
 

@@ -15,7 +15,10 @@
 namespace dlsim::app {
 
 struct ClusterArgs {
-  std::string file;        // scenario YAML
+  std::string file;  // scenario YAML
+  // The scenario's YAML given inline (the Python API: no file is written): when set, `file` only names it in
+  // messages, and paths inside it resolve from the working directory.
+  std::string text;
   bool json = false;       // one JSON object instead of the report
   bool records = false;    // with --json: the per-job records too
   bool check = false;      // only validate: print "ok: <summary>"

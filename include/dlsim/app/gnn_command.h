@@ -14,7 +14,10 @@
 namespace dlsim::app {
 
 struct GnnArgs {
-  std::string file;        // scenario YAML
+  std::string file;  // scenario YAML
+  // The scenario's YAML given inline (the Python API: no file is written): when set, `file` only names it in
+  // messages, and paths inside it resolve from the working directory.
+  std::string text;
   bool json = false;       // one JSON object instead of the tables
   bool check = false;      // only validate: print "ok: <summary>"
   bool compare = false;    // the scenario's compare: list (or the default set) side by side

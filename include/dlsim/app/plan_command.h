@@ -15,7 +15,10 @@
 namespace dlsim::app {
 
 struct PlanArgs {
-  std::string file;           // planner scenario: a training scenario plus `search:`
+  std::string file;  // planner scenario: a training scenario plus `search:`
+  // The scenario's YAML given inline (the Python API: no file is written): when set, `file` only names it in
+  // messages, and paths inside it resolve from the working directory.
+  std::string text;
   bool json = false;          // one JSON object instead of the report
   std::string csv_path;       // every simulated candidate as CSV, when not empty
   std::string best_path;      // the best layout as a `dlsim train` scenario, when not empty

@@ -15,7 +15,10 @@
 namespace dlsim::app {
 
 struct TrainArgs {
-  std::string file;          // scenario YAML (or use_default)
+  std::string file;  // scenario YAML (or use_default)
+  // The scenario's YAML given inline (the Python API: no file is written): when set, `file` only names it in
+  // messages, and paths inside it resolve from the working directory.
+  std::string text;
   bool use_default = false;  // the embedded data/scenarios/default_train.yaml
   bool json = false;         // one JSON object instead of the tables
   bool check = false;        // only validate: print "ok: <summary>"
