@@ -2,6 +2,8 @@
 """Measure a validation set on one GPU that no dlsim constant is fitted on (data/profiles/h200-heldout/).
 
 Run on a GPU machine with PyTorch and Triton:  OUT=dir python3 scripts/measure-h200-heldout.py
+A fit set (other random shapes, other training configurations; what constants may be fitted on) is the same
+script with SET=fit SEED=7: data/profiles/h200-fit.
 Writes, as JSON lines (one row per measurement, flushed as it goes, so a run cut short keeps what it measured):
   gemm.jsonl    random bf16 and fp8 GEMM shapes (seed 20261204, not the shapes of shared/data/profiles/h200)
   attn.jsonl    SDPA forward and forward+backward at random shapes, by backend (default, flash, cudnn, efficient)
@@ -19,6 +21,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from triton.testing import do_bench
 
 OUT = os.environ.get("OUT", ".")
+FIT = os.environ.get("SET", "heldout") == "fit"
 T0 = time.time()
 DEADLINE = T0 + float(os.environ.get("BUDGET_S", "420"))
 dev = "cuda"
@@ -115,10 +118,12 @@ def attns(rng):
         torch.cuda.empty_cache()
 
 
-def ops():
+def ops(rng):
     f = out("ops.jsonl")
     for p in range(16, 31, 1):
         n = (1 << p) // 2  # bf16 elements in 2^p bytes
+        if FIT:
+            n = loguni(rng, 1 << 14, 1 << 30)
         a = torch.randn(n, device=dev, dtype=torch.bfloat16)
         b = torch.empty_like(a)
         c = torch.randn(n, device=dev, dtype=torch.bfloat16)
@@ -278,20 +283,34 @@ TRAIN = [  # model, mode, ckpt, micro_batch, seq; the first repeats a shared tra
 ]
 
 
+# The fit set's training steps: micro-batch and sequence sweeps per recipe (activation bytes per token,
+# the fits / out-of-memory boundary), other shapes than TRAIN's.
+TRAIN_FIT = [(m, mode, ck, mb, seq) for (m, mode, ck, seq) in [
+    ("llama-3.2-1b", "amp", False, 2048), ("llama-3.2-1b", "bf16", False, 2048), ("llama-3.2-1b", "bf16", True, 4096),
+    ("qwen2.5-0.5b", "amp", False, 1024), ("gpt2-medium", "bf16", False, 1024)] for mb in (1, 4)] + [
+    ("qwen2.5-1.5b", "amp", False, 1, 4096), ("qwen2.5-1.5b", "amp", True, 2, 8192),
+    ("llama-3.2-3b", "bf16", False, 1, 8192), ("llama-3.2-3b", "amp", True, 1, 16384),
+    ("qwen2.5-3b", "bf16", False, 4, 2048), ("llama-3.1-8b", "bf16", True, 2, 8192),
+    ("llama-3.1-8b", "bf16", False, 2, 4096), ("qwen2.5-7b", "bf16", False, 1, 4096),
+    ("gpt2-large", "amp", False, 8, 1024), ("gpt2-small", "bf16", False, 32, 1024),
+    ("llama-3.2-1b", "amp", False, 16, 4096),  # expected not to fit: autocast activations at 64K tokens
+]
+
+
 def main():
     print(torch.__version__, torch.cuda.get_device_name(), flush=True)
     with out("env.json") as f:
         f.write(json.dumps({"torch": torch.__version__, "cuda": torch.version.cuda, "gpu": torch.cuda.get_device_name(),
                             "cudnn": torch.backends.cudnn.version(), "python": sys.version.split()[0]}) + "\n")
-    rng = random.Random(20261204)
-    for phase in (lambda: gemms(rng), lambda: attns(rng), ops):
+    rng = random.Random(int(os.environ.get("SEED", "20261204")))
+    for phase in (lambda: gemms(rng), lambda: attns(rng), lambda: ops(rng)):
         try:
             phase()
         except Exception:  # one broken phase must not lose the others
             traceback.print_exc()
         print("phase done", round(time.time() - T0), flush=True)
     f = out("train.jsonl")
-    for cfg in TRAIN:
+    for cfg in (TRAIN_FIT if FIT else TRAIN):
         if time.time() > DEADLINE:
             break
         try:
