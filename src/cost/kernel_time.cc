@@ -73,10 +73,13 @@ bool Empty(const AttentionShape& s) {
 
 // `keys` is the mean number of key positions one CTA iterates over: with kv_half > 0 its main loop
 // reaches keys / (keys + kv_half) of the asymptotic rate (a CTA's fixed prologue and epilogue).
-double AttentionTime(double flops, double ctas, double keys, bool backward, const AttentionCalibration& c,
-                     const DeviceRates& r) {
+double AttentionTime(double flops, double ctas, double keys, int64_t head_dim, bool backward,
+                     const AttentionCalibration& c, const DeviceRates& r) {
   const double fill = ctas / (CeilDiv(ctas, r.sms) * r.sms);
   const double keff = c.kv_half > 0 ? keys / (keys + c.kv_half) : 1.0;
+  const double d = static_cast<double>(head_dim);
+  const double padded = c.head_dim_step > 0 ? CeilDiv(d, c.head_dim_step) * c.head_dim_step : d;
+  flops *= (padded + c.head_dim_half) / d;  // padded work, at the head dimension's rate
   double eff = c.fwd_efficiency;
   if (backward) {
     flops *= 2.5;
@@ -96,8 +99,8 @@ double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibr
   if (Empty(s)) return 0.0;
   double flops = 0, ctas = 0;
   AttentionWork(s, &flops, &ctas);
-  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, s.head_dim), backward, arch.Attention(s.backend),
-                       r);
+  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, s.head_dim), s.head_dim, backward,
+                       arch.Attention(s.backend), r);
 }
 
 double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward,
@@ -112,7 +115,7 @@ double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool ba
   }
   if (ctas <= 0) return 0.0;
   const AttentionShape& first = blocks.front();
-  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, first.head_dim), backward,
+  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, first.head_dim), first.head_dim, backward,
                        arch.Attention(first.backend), r);
 }
 

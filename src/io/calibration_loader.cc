@@ -36,6 +36,8 @@ cost::AttentionCalibration ReadAttention(const MapReader& att, cost::AttentionCa
   a.bwd_efficiency = att.Get<double>("bwd_efficiency", a.bwd_efficiency, kFraction);
   a.overhead = Micros(att, "overhead_us", a.overhead);
   a.kv_half = att.Get<double>("kv_half", a.kv_half, Range::Between(0, 1e6));
+  a.head_dim_step = att.Get<int>("head_dim_step", a.head_dim_step, Range::Between(0, 256));
+  a.head_dim_half = att.Get<double>("head_dim_half", a.head_dim_half, Range::Between(0, 1e4));
   att.Allow({"source", "fit_rows", "fit_mape_pct", "out_of_fold_rows", "out_of_fold_mape_pct"});
   att.Finish();
   return a;

@@ -5,6 +5,7 @@
 #define DLSIM_TOOLS_FIT_ATTENTION_FIT_H_
 
 #include <string>
+#include <vector>
 
 #include "dlsim/core/result.h"
 
@@ -12,7 +13,7 @@ namespace dlsim::fit {
 
 // The YAML text of the fitted families of the `gpu`'s architecture, with `command` and the
 // out-of-fold scores in it; `pytorch_default` names the family PyTorch's SDPA picks on that GPU.
-Result<std::string> FitAttentionBackends(const std::string& ops_csv, const std::string& gpu,
+Result<std::string> FitAttentionBackends(const std::vector<std::string>& ops_csvs, const std::string& gpu,
                                          const std::string& pytorch_default, const std::string& command);
 
 }  // namespace dlsim::fit

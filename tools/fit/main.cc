@@ -84,18 +84,22 @@ int main(int argc, char** argv) {
   auto* learned = app.add_subcommand("learned", "Fit the learned GEMM latency model and write its file");
   learned->add_option("--profiles", gemm_csv, "Compact GEMM CSV (data/profiles/vidur_gemm.csv)")->required();
   learned->add_option("--out", out, "Output model file")->required();
-  std::string ops_csv, gpu = "h200", pytorch_default = "cudnn";
-  auto* attention = app.add_subcommand("attention", "Fit attention kernel families on a dlsim kernels CSV");
-  attention->add_option("--ops", ops_csv, "Operator CSV with measured attention rows")->required();
+  std::vector<std::string> ops_csvs;
+  std::string gpu = "h200", pytorch_default = "cudnn";
+  auto* attention = app.add_subcommand("attention", "Fit attention kernel families on dlsim kernels CSVs");
+  attention->add_option("--ops", ops_csvs, "Operator CSV with measured attention rows (repeatable)")
+      ->required();
   attention->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
   attention->add_option("--pytorch-default", pytorch_default, "The family SDPA picks by default there")
       ->capture_default_str();
   attention->add_option("--out", out, "Output YAML")->required();
   CLI11_PARSE(app, argc, argv);
   if (attention->parsed()) {
+    std::string ops_args;
+    for (const std::string& p : ops_csvs) ops_args += " --ops " + p;
     auto text =
-        dlsim::fit::FitAttentionBackends(ops_csv, gpu, pytorch_default,
-                                         "dlsim-fit attention --ops " + ops_csv + " --gpu " + gpu +
+        dlsim::fit::FitAttentionBackends(ops_csvs, gpu, pytorch_default,
+                                         "dlsim-fit attention" + ops_args + " --gpu " + gpu +
                                              " --pytorch-default " + pytorch_default + " --out " + out);
     if (!text.ok()) return Fail(text.error());
     std::ofstream f(out);

@@ -46,6 +46,11 @@ struct AttentionCalibration {
   // Key positions one CTA iterates over at which its main loop reaches half its asymptotic rate
   // (per-CTA prologue/epilogue, as GemmCalibration::k_half); 0: none (the long-sequence rate).
   double kv_half = 0;
+  // Head dimensions the kernels are compiled for come in steps of head_dim_step (FlashAttention-2: 32, so
+  // 80 runs as 96); 0: any. And the rate falls with the (padded) head dimension d as d / (d + head_dim_half):
+  // fewer FLOPs per loaded key and value (0: no such loss).
+  int head_dim_step = 0;
+  double head_dim_half = 0;
 };
 
 // Which implementation runs core attention (docs/cost-model.md, "Attention by kernel family").
