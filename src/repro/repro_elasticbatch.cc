@@ -26,6 +26,7 @@
 #include "dlsim/hw/mig.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/serve/mig/dnn_config_features.h"
+#include "dlsim/serve/mig/length_buckets.h"
 #include "dlsim/serve/mig/mig_serving.h"
 #include "sweep.h"
 
@@ -38,11 +39,10 @@ constexpr int kSamples = 4000;
 constexpr int kMaxLen = 512;
 constexpr double kSloMs = 50;
 
-struct Bucket {
-  int upper = 0;     // tokens every request of the bucket is padded to
-  double share = 0;  // fraction of the requests
-};
+using Bucket = serve::LengthBucket;
 
+// The paper's workload: BERT-base request lengths, lognormal (median 100, sigma 0.8, at most 512), cut
+// into four buckets at their quartiles (serve/mig/length_buckets.h).
 Result<std::vector<Bucket>> MakeBuckets() {
   data::LengthSpec spec;
   spec.distribution = "lognormal";
@@ -53,23 +53,14 @@ Result<std::vector<Bucket>> MakeBuckets() {
   Rng rng = Rng(2024).Stream("elasticbatch/lengths");
   std::vector<int64_t> lengths(kSamples);
   for (int64_t& l : lengths) l = src->Draw(rng);
-  std::sort(lengths.begin(), lengths.end());
-  std::vector<Bucket> out;
-  size_t from = 0;
-  for (int b = 1; b <= kBuckets; ++b) {
-    const size_t to = static_cast<size_t>(kSamples) * b / kBuckets;
-    const int upper = static_cast<int>(std::min<int64_t>(kMaxLen, (lengths[to - 1] + 7) / 8 * 8));
-    out.push_back({upper, static_cast<double>(to - from) / kSamples});
-    from = to;
-  }
-  return out;
+  return serve::QuantileBuckets(std::move(lengths), kBuckets, kMaxLen, /*round_to=*/8);
 }
 
 // The learned configuration model (ElasticBatch's "learning-augmented" part).
 constexpr double kProfiledShare = 0.10;  // of the configuration space profiled to train the model
 constexpr uint64_t kLearnSeed = 14;
 
-std::string BucketModelName(int upper) { return "bert-base@" + std::to_string(upper); }
+std::string BucketModelName(int64_t upper) { return "bert-base@" + std::to_string(upper); }
 
 // One configuration of the space and its profiled (cost-model) latency.
 struct Config {
@@ -87,7 +78,7 @@ std::vector<Config> ConfigurationSpace(const hw::GpuSpec& gpu, const model::Mode
                                        const std::vector<Bucket>& buckets) {
   std::vector<int> lengths;
   for (int l = 32; l <= kMaxLen; l += 32) lengths.push_back(l);
-  for (const Bucket& b : buckets) lengths.push_back(b.upper);
+  for (const Bucket& b : buckets) lengths.push_back(static_cast<int>(b.upper));
   std::sort(lengths.begin(), lengths.end());
   lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
   std::vector<hw::GpuSpec> devices{gpu};
@@ -181,8 +172,8 @@ Result<Outcome> Solve(const hw::GpuSpec& gpu, const model::ModelSpec& bert,
   for (const Bucket& b : buckets) {
     const std::string name = "bert-base@" + std::to_string(b.upper);
     if (!models.Contains(name))
-      DLSIM_RETURN_IF_ERROR(
-          models.Register(name, name, [bert, u = b.upper] { return serve::MakeEncoderDnn(bert, u); }));
+      DLSIM_RETURN_IF_ERROR(models.Register(
+          name, name, [bert, u = static_cast<int>(b.upper)] { return serve::MakeEncoderDnn(bert, u); }));
     many.push_back({"bucket<=" + std::to_string(b.upper), name, b.share, Millis(kSloMs)});
   }
   DLSIM_ASSIGN_OR_RETURN(auto unit, serve::MakeMigServingProblem(gpu, one, models, cal));
