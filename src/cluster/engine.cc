@@ -348,7 +348,7 @@ void Engine::Start(int j, Allocation a, double rate) {
   JobProgress& p = prog_[j];
   const TimePoint now = queue_.Now();
   state_.Allocate(Job(j), a);
-  ++starts_;
+  ++loan_.starts;
   p.status = JobStatus::kRunning;
   p.rate = rate;
   p.since = now;
@@ -415,7 +415,7 @@ void Engine::Stop(int j, JobStatus to) {
 void Engine::ScheduleWake() {
   const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
   if (waiting == 0 && !(policy_.allocator() != nullptr && !active_.empty())) return;
-  if (capacity_frozen_ && running_.empty()) return;  // loaning.cc: the capacity will not change again
+  if (loan_.capacity_frozen && running_.empty()) return;  // loaning.cc: the capacity will not change again
   const TimePoint now = queue_.Now();
   std::optional<TimePoint> at;
   if (round_ > Duration::Zero()) {

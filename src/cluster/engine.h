@@ -25,6 +25,7 @@
 #include "dlsim/cluster/result.h"
 #include "dlsim/core/event_queue.h"
 #include "dlsim/report/sink.h"
+#include "loan_book.h"
 #include "service_order.h"
 
 namespace dlsim::cluster {
@@ -160,24 +161,7 @@ class Engine {
   std::vector<double> gpu_rate_;    // by job: the rate of its current run before the input cap
   std::vector<double> data_cores_;  // by job: data-worker cores of its current run
   double total_cores_ = -1;         // cores of the whole cluster (computed on first use)
-  // Capacity loaning (loaning.cc).
-  std::vector<char> in_pool_;  // by node
-  std::vector<int> lent_;      // pool nodes lent to training, in lending order
-  int max_lendable_ = 0;
-  bool idle_at_max_ = false;
-  int64_t starts_ = 0, starts_at_max_ = 0;  // job starts, and their count when idle_at_max_ was set
-  // No further demand change will be applied (capacity.h): rounds stop once nothing runs.
-  bool capacity_frozen_ = false;
-  TimePoint progress_check_at_;
-  double progress_mark_ = -1;
-  struct CapacityStep {
-    TimePoint from;
-    int64_t online_gpus = 0;    // GPUs training may use from `from` on
-    double inference_gpus = 0;  // GPUs the pool's demand uses
-  };
-  std::vector<CapacityStep> capacity_steps_;
-  int64_t reclaimed_nodes_ = 0, reclaim_preemptions_ = 0, reclaim_shrinks_ = 0;
-  double reclaim_lost_gpu_s_ = 0;
+  LoanBook loan_;                   // capacity loaning (loaning.cc, loan_book.h)
 };
 
 }  // namespace dlsim::cluster

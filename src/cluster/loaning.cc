@@ -14,15 +14,15 @@ namespace dlsim::cluster {
 void Engine::InitCapacity() {
   if (!options_.capacity) return;
   const CapacityOptions& cap = *options_.capacity;
-  in_pool_.assign(options_.cluster.nodes().size(), 0);
-  max_lendable_ = MaxLendable(cap);
+  loan_.in_pool.assign(options_.cluster.nodes().size(), 0);
+  loan_.max_lendable = MaxLendable(cap);
   for (size_t i = 0; i < cap.pool.size(); ++i) {
     const int n = cap.pool[i];
-    in_pool_[n] = 1;
+    loan_.in_pool[n] = 1;
     state_.SetOnline(n, false);
     type_capacity_[options_.cluster.nodes()[n].gpu_type] -= int64_t{options_.cluster.nodes()[n].gpus} * 1000;
     // Whether a job can ever run is judged on the capacity the pool can always come back to.
-    if (static_cast<int>(i) >= max_lendable_) empty_.SetOnline(n, false);
+    if (static_cast<int>(i) >= loan_.max_lendable) empty_.SetOnline(n, false);
   }
   ApplyDemand();
 }
@@ -31,7 +31,7 @@ void Engine::ApplyDemand() {
   const CapacityOptions& cap = *options_.capacity;
   const int pool = static_cast<int>(cap.pool.size());
   const int want = cap.loan ? std::clamp(pool - DemandAt(cap, queue_.Now()), 0, pool) : 0;
-  const int lent = static_cast<int>(lent_.size());
+  const int lent = static_cast<int>(loan_.lent.size());
   if (want > lent) Lend(want);
   if (want < lent) Reclaim(lent - want);
   RecordCapacity();
@@ -51,18 +51,18 @@ void Engine::ApplyDemand() {
 // Lends offline pool nodes, in pool order, until `want` are lent.
 void Engine::Lend(int want) {
   for (int n : options_.capacity->pool) {
-    if (static_cast<int>(lent_.size()) >= want) break;
+    if (static_cast<int>(loan_.lent.size()) >= want) break;
     if (state_.online(n)) continue;
     state_.SetOnline(n, true);
     type_capacity_[options_.cluster.nodes()[n].gpu_type] += int64_t{options_.cluster.nodes()[n].gpus} * 1000;
-    lent_.push_back(n);
+    loan_.lent.push_back(n);
   }
 }
 
 std::vector<LentNode> Engine::LentNodes() const {
   std::vector<LentNode> out;
   std::vector<int> pos(options_.cluster.nodes().size(), -1);
-  for (int n : lent_) pos[n] = static_cast<int>(out.size()), out.push_back({n, {}});
+  for (int n : loan_.lent) pos[n] = static_cast<int>(out.size()), out.push_back({n, {}});
   for (int j : running_) {
     for (const GpuGrant& g : prog_[j].allocation.grants) {
       if (pos[g.node] < 0 || g.milli == 0) continue;
@@ -83,9 +83,10 @@ void Engine::Reclaim(int k) {
   std::vector<int> valid;
   for (int n : chosen)
     if (n >= 0 && n < static_cast<int>(gone.size()) && !gone[n] &&
-        std::find(lent_.begin(), lent_.end(), n) != lent_.end() && static_cast<int>(valid.size()) < k)
+        std::find(loan_.lent.begin(), loan_.lent.end(), n) != loan_.lent.end() &&
+        static_cast<int>(valid.size()) < k)
       gone[n] = 1, valid.push_back(n);
-  for (auto it = lent_.rbegin(); it != lent_.rend() && static_cast<int>(valid.size()) < k; ++it)
+  for (auto it = loan_.lent.rbegin(); it != loan_.lent.rend() && static_cast<int>(valid.size()) < k; ++it)
     if (!gone[*it]) gone[*it] = 1, valid.push_back(*it);
   std::vector<int> hit;
   for (int j : running_)
@@ -100,8 +101,8 @@ void Engine::Reclaim(int k) {
     // Jobs left on a reclaimed node (none: ReclaimJob moved them all) would block SetOnline.
     state_.SetOnline(n, false);
     type_capacity_[options_.cluster.nodes()[n].gpu_type] -= int64_t{options_.cluster.nodes()[n].gpus} * 1000;
-    lent_.erase(std::find(lent_.begin(), lent_.end(), n));
-    ++reclaimed_nodes_;
+    loan_.lent.erase(std::find(loan_.lent.begin(), loan_.lent.end(), n));
+    ++loan_.reclaimed_nodes;
   }
 }
 
@@ -137,14 +138,14 @@ void Engine::ReclaimJob(int j, const std::vector<char>& gone) {
     data_cores_[j] = 0;  // as any (re)start: local cores until the next data-worker plan
     const double capped = CappedRate(j, keep, rate);
     Start(j, std::move(keep), capped);
-    ++prog_[j].resizes, ++resizes_, ++reclaim_shrinks_;
+    ++prog_[j].resizes, ++resizes_, ++loan_.reclaim_shrinks;
   } else {
-    ++prog_[j].preemptions, ++preemptions_, ++reclaim_preemptions_;
+    ++prog_[j].preemptions, ++preemptions_, ++loan_.reclaim_preemptions;
     const double every = options_.capacity->checkpoint_interval.ToSeconds();
     if (every > 0) {
       const double lost_s = std::fmod(ran_s, every);
       prog_[j].remaining = std::min(job.work, prog_[j].remaining + lost_s * old_rate);
-      reclaim_lost_gpu_s_ += lost_s * held;
+      loan_.reclaim_lost_gpu_s += lost_s * held;
     }
   }
 }
@@ -163,13 +164,13 @@ void Engine::Unwait(int j) {
 // none waits or none started after the pool last lent all it ever lends.
 bool Engine::CapacitySettled() {
   const bool arrived = prog_.empty() || prog_.back().status != JobStatus::kFuture;
-  if (!arrived || !running_.empty()) return idle_at_max_ = false;
+  if (!arrived || !running_.empty()) return loan_.idle_at_max = false;
   const size_t waiting = policy_.StaticKeys() ? waiting_static_count_ : active_.size() - running_.size();
   if (waiting == 0) return true;
   // Settled when, since the last change that lent all the pool ever lends, no job started.
-  const bool settled = idle_at_max_ && starts_ == starts_at_max_;
-  idle_at_max_ = static_cast<int>(lent_.size()) >= max_lendable_;
-  starts_at_max_ = starts_;
+  const bool settled = loan_.idle_at_max && loan_.starts == loan_.starts_at_max;
+  loan_.idle_at_max = static_cast<int>(loan_.lent.size()) >= loan_.max_lendable;
+  loan_.starts_at_max = loan_.starts;
   return settled;
 }
 
@@ -180,7 +181,7 @@ bool Engine::NoProgressOverAPeriod() {
   const TimePoint now = queue_.Now();
   const bool arrived = prog_.empty() || prog_.back().status != JobStatus::kFuture;
   if (cap.period <= Duration::Zero() || !arrived) return false;
-  if (progress_mark_ >= 0 && now - progress_check_at_ < cap.period) return false;
+  if (loan_.progress_mark >= 0 && now - loan_.progress_check_at < cap.period) return false;
   double done = 0;
   for (size_t j = 0; j < prog_.size(); ++j) {
     const JobProgress& p = prog_[j];
@@ -189,16 +190,16 @@ bool Engine::NoProgressOverAPeriod() {
     else if (p.status != JobStatus::kNeverFits)
       done += Job(static_cast<int>(j)).work - RemainingAt(p, now);
   }
-  const bool stuck = progress_mark_ >= 0 && done <= progress_mark_ * (1 + 1e-12);
-  progress_mark_ = done;
-  progress_check_at_ = now;
+  const bool stuck = loan_.progress_mark >= 0 && done <= loan_.progress_mark * (1 + 1e-12);
+  loan_.progress_mark = done;
+  loan_.progress_check_at = now;
   return stuck;
 }
 
 // No further demand change is applied; the jobs still waiting are reported with `why` when they
 // never start.
 void Engine::FreezeCapacity(const std::string& why) {
-  capacity_frozen_ = true;
+  loan_.capacity_frozen = true;
   for (int j : active_)
     if (prog_[j].status == JobStatus::kWaiting && reason_[j].empty()) reason_[j] = why;
   for (const auto& [demand, set] : waiting_static_)
@@ -215,32 +216,34 @@ void Engine::RecordCapacity() {
   const int pool = static_cast<int>(cap.pool.size());
   const int used = std::min(DemandAt(cap, queue_.Now()), pool);
   const double inference = pool > 0 ? static_cast<double>(pool_gpus) * used / pool : 0;
-  if (!capacity_steps_.empty() && capacity_steps_.back().from == queue_.Now()) capacity_steps_.pop_back();
-  capacity_steps_.push_back({queue_.Now(), online, inference});
+  if (!loan_.capacity_steps.empty() && loan_.capacity_steps.back().from == queue_.Now())
+    loan_.capacity_steps.pop_back();
+  loan_.capacity_steps.push_back({queue_.Now(), online, inference});
 }
 
 void Engine::CollectCapacity(ClusterSummary& s, int64_t total_gpus) const {
   const double end = s.makespan_s;
   s.available_gpu_s = static_cast<double>(total_gpus) * end;
   s.inference_gpu_s = 0;
-  if (!capacity_steps_.empty()) {
+  if (!loan_.capacity_steps.empty()) {
     s.available_gpu_s = 0;
-    for (size_t i = 0; i < capacity_steps_.size(); ++i) {
-      const double from = std::min(capacity_steps_[i].from.ToSeconds(), end);
-      const double to =
-          i + 1 < capacity_steps_.size() ? std::min(capacity_steps_[i + 1].from.ToSeconds(), end) : end;
-      s.available_gpu_s += static_cast<double>(capacity_steps_[i].online_gpus) * (to - from);
-      s.inference_gpu_s += capacity_steps_[i].inference_gpus * (to - from);
+    for (size_t i = 0; i < loan_.capacity_steps.size(); ++i) {
+      const double from = std::min(loan_.capacity_steps[i].from.ToSeconds(), end);
+      const double to = i + 1 < loan_.capacity_steps.size()
+                            ? std::min(loan_.capacity_steps[i + 1].from.ToSeconds(), end)
+                            : end;
+      s.available_gpu_s += static_cast<double>(loan_.capacity_steps[i].online_gpus) * (to - from);
+      s.inference_gpu_s += loan_.capacity_steps[i].inference_gpus * (to - from);
     }
   }
   const double busy_gpu_s = (busy_integral_ + bucket_) / 1000.0;
   s.usage = end > 0 && total_gpus > 0
                 ? (busy_gpu_s + s.inference_gpu_s) / (static_cast<double>(total_gpus) * end)
                 : 0;
-  s.reclaimed_nodes = reclaimed_nodes_;
-  s.reclaim_preemptions = reclaim_preemptions_;
-  s.reclaim_shrinks = reclaim_shrinks_;
-  s.reclaim_lost_gpu_s = reclaim_lost_gpu_s_;
+  s.reclaimed_nodes = loan_.reclaimed_nodes;
+  s.reclaim_preemptions = loan_.reclaim_preemptions;
+  s.reclaim_shrinks = loan_.reclaim_shrinks;
+  s.reclaim_lost_gpu_s = loan_.reclaim_lost_gpu_s;
 }
 
 }  // namespace dlsim::cluster
