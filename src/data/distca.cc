@@ -200,7 +200,7 @@ Result<StepData> ScheduleDistCa(const Docs& docs, const DataShape& s) {
       if (k >= rank.size() || rank[k].sequences == 0) continue;
       for (Load& l : rank[k].cp) gpus.push_back(&l);
     }
-    Rebalance(gpus, s.distca_tolerance);
+    Rebalance(gpus, kDistcaTolerance);
   }
   FinishStep(step);
   return step;

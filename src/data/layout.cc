@@ -92,7 +92,6 @@ Result<Prepared> Prepare(const std::vector<int64_t>& documents, const DataShape&
   if (s.token_budget < 0) return bad("token_budget must be >= 0, found " + std::to_string(s.token_budget));
   if (s.chunk_keep < 1) return bad("chunk_keep must be >= 1, found " + std::to_string(s.chunk_keep));
   if (!(s.pairs_per_token > 0)) return bad("pairs_per_token must be > 0");
-  if (!(s.distca_tolerance >= 0 && s.distca_tolerance < 1)) return bad("distca_tolerance must be in [0, 1)");
   Prepared p;
   p.max_len = s.max_len > 0 ? s.max_len : s.seq_len;
   p.docs.reserve(documents.size());

@@ -10,10 +10,6 @@
 namespace dlsim::io {
 namespace {
 
-const std::pair<const char*, hw::DType> kDTypes[] = {{"fp32", hw::DType::kFp32}, {"tf32", hw::DType::kTf32},
-                                                     {"fp16", hw::DType::kFp16}, {"bf16", hw::DType::kBf16},
-                                                     {"fp8", hw::DType::kFp8},   {"int8", hw::DType::kInt8}};
-
 const Range kFraction = Range{0, 1, true};  // (0, 1]
 
 Duration Micros(const MapReader& r, const char* key, Duration def) {
@@ -73,8 +69,8 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   a.tile_n = r.Get<int>("tile_n", a.tile_n, Range::Between(8, 1024));
   a.gemm_overhead = Micros(r, "gemm_overhead_us", a.gemm_overhead);
   const MapReader gemm = r.Section("gemm");
-  for (const auto& [dt_name, dt] : kDTypes) {
-    const MapReader g = gemm.Section(dt_name);
+  for (hw::DType dt : hw::kAllDTypes) {
+    const MapReader g = gemm.Section(hw::DTypeName(dt));
     if (!g.present()) continue;
     cost::GemmCalibration c;
     c.max_efficiency = g.Get<double>("max_efficiency", c.max_efficiency, kFraction);

@@ -100,13 +100,8 @@ multitask::MultitaskOptions ReadWorkload(const MapReader& r, const hw::Catalog& 
   o.pricing.precision =
       t.GetEnum("precision", o.pricing.precision,
                 {{"bf16", hw::DType::kBf16}, {"fp16", hw::DType::kFp16}, {"fp8", hw::DType::kFp8}});
-  o.pricing.attention =
-      t.GetEnum("attention", o.pricing.attention,
-                {{"flash", model::AttentionImpl::kFlash}, {"unfused", model::AttentionImpl::kUnfused}});
-  o.pricing.recompute = t.GetEnum("recompute", o.pricing.recompute,
-                                  {{"none", train::Recompute::kNone},
-                                   {"selective", train::Recompute::kSelective},
-                                   {"full", train::Recompute::kFull}});
+  o.pricing.attention = t.GetEnumOf("attention", o.pricing.attention, model::kAttentionImplNames);
+  o.pricing.recompute = t.GetEnumOf("recompute", o.pricing.recompute, train::kRecomputeNames);
   o.pricing.sequence_parallel = t.Get<bool>("sequence_parallel", o.pricing.sequence_parallel);
   o.pricing.host_floor = t.Get<bool>("host_floor", o.pricing.host_floor);
   t.Finish();

@@ -162,7 +162,7 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
       "training:\n  seq_len: {}\n  global_batch: {}\n  "
       "micro_batch: {}\n  precision: {}\n",
       t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
-  y << "  attention: " << (t.attention == model::AttentionImpl::kUnfused ? "unfused" : "flash") << "\n";
+  y << "  attention: " << model::AttentionImplName(t.attention) << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
 }
 

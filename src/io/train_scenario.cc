@@ -162,9 +162,7 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->global_batch = t.Get<int>("global_batch", tr->global_batch, limits::kGlobalBatch);
   tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, limits::kMicroBatch);
   tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
-  tr->attention =
-      t.GetEnum("attention", tr->attention,
-                {{"flash", model::AttentionImpl::kFlash}, {"unfused", model::AttentionImpl::kUnfused}});
+  tr->attention = t.GetEnumOf("attention", tr->attention, model::kAttentionImplNames);
   if (t.Has("grad_dtype"))
     tr->grad_dtype =
         t.GetEnum("grad_dtype", hw::DType::kFp32,

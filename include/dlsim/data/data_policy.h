@@ -49,7 +49,6 @@ struct DataShape {
   // 65536 reproduces WLB-LLM's per-document cost (l/128K)^2 + l/128K up to a constant factor,
   // since a document's causal attention is about l^2/2 pairs.
   double pairs_per_token = 65536;
-  double distca_tolerance = 0.02;  // distca: stop filling a GPU within this fraction of the mean
   PadTo pad_to = PadTo::kLongest;  // pad, pad_attention: the padded width (max_len: the effective max_len)
 };
 
@@ -64,6 +63,10 @@ class DataPolicy {
 };
 
 using DataPolicyRegistry = Registry<DataPolicy>;
+// DistCA's own constant, not a shape field: its rebalancing stops filling a GPU once the GPU is within
+// this fraction of the mean core-attention load (src/data/distca.cc).
+inline constexpr double kDistcaTolerance = 0.02;
+
 // pad, pad_attention, pack, pack_nomask, padding_free, chunkflow, skrull, wlb, distca.
 void RegisterDataPolicies(DataPolicyRegistry& reg);
 

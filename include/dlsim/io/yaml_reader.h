@@ -143,6 +143,13 @@ class MapReader {
     std::optional<size_t> i = FindChoice(key, allowed);
     return i ? names[*i].second : def;
   }
+  // The same over an enum's own name table (e.g. train::kRecomputeNames), so no reader copies the names.
+  template <typename E, size_t N>
+  E GetEnumOf(std::string_view key, E def, const std::pair<std::string_view, E> (&names)[N]) const {
+    std::vector<std::pair<std::string, E>> v;
+    for (const auto& [n, e] : names) v.emplace_back(std::string(n), e);
+    return GetEnum(key, def, v);
+  }
   // Index into `allowed` of the value of `key`; nullopt when absent or unknown (error recorded).
   std::optional<size_t> FindChoice(std::string_view key, const std::vector<std::string>& allowed) const;
 

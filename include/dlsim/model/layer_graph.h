@@ -11,6 +11,8 @@
 #define DLSIM_MODEL_LAYER_GRAPH_H_
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlsim/model/model_spec.h"
@@ -55,6 +57,15 @@ enum class AttentionImpl {
   kFlash,    // fused FlashAttention: no s^2 tensors stored; backward recomputes scores
   kUnfused,  // Megatron-2021 style: QK^T bmm, fused scale-mask-softmax, dropout, AV bmm
 };
+
+// The scenario names of AttentionImpl (`training.attention`): the one table io reads and writers print.
+inline constexpr std::pair<std::string_view, AttentionImpl> kAttentionImplNames[] = {
+    {"flash", AttentionImpl::kFlash}, {"unfused", AttentionImpl::kUnfused}};
+inline std::string_view AttentionImplName(AttentionImpl impl) {
+  for (const auto& [name, i] : kAttentionImplNames)
+    if (i == impl) return name;
+  return "?";
+}
 
 struct Op {
   std::string name;
