@@ -50,8 +50,9 @@ std::map<std::string, Score> Scores(const std::vector<Priced>& rows, Score& all)
   std::map<std::string, Score> by_family;
   for (const Priced& p : rows) {
     if (!p.op.measured_ms) continue;
-    by_family[cost::KernelOpFamily(p.op)].Add(ErrorPct(p));
-    all.Add(ErrorPct(p));
+    const double e = ErrorPct(p);
+    by_family[cost::KernelOpFamily(p.op)].Add(e);
+    all.Add(e);
   }
   return by_family;
 }

@@ -427,10 +427,7 @@ void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
 // One policy-owned key (cluster/policy_params.h), read as its spec says: numbers against its range
 // (each entry of a list), then the spec's own rule (choices, increasing lists) at the key.
 void ReadPolicyKey(const MapReader& p, const cluster::ParamSpec& spec, cluster::ParamSet& set) {
-  if (!p.Has(spec.key)) {
-    p.Allow({spec.key});
-    return;
-  }
+  if (!p.Has(spec.key)) return;
   const Range range{spec.lo, spec.hi, spec.lo_open};
   std::optional<cluster::ParamValue> v;
   if (std::holds_alternative<bool>(spec.fallback)) {

@@ -15,12 +15,11 @@
 namespace dlsim::fit {
 namespace {
 
-// One measured kernel: its time at efficiency 1 with no overhead and no per-CTA cost (a), the key
-// positions one of its CTAs iterates over (keys), and the measured time (t).
+// One measured kernel: its shape, direction and measured time (s).
 struct Point {
-  double a = 0, keys = 1, t = 0;
+  cost::AttentionShape shape;
   bool backward = false;
-  double d = 128;  // head dimension
+  double t = 0;
 };
 
 // FlashAttention-2 compiles head dimensions 32, 64, ..., 256 (flash-attention csrc/flash_attn/src/
@@ -31,66 +30,73 @@ struct Family {
   std::vector<Point> fit, held;  // even and odd rows of the family, per direction in file order
 };
 
-struct Constants {
-  double overhead_s = 0, kv_half = 0, head_dim_half = 0, x_fwd = 1, x_bwd = 1;  // x = 1 / efficiency
-  int step = 0;
-  double Work(const Point& p) const {
-    const double padded = step > 0 ? std::ceil(p.d / step) * step : p.d;
-    return p.a * (1 + kv_half / p.keys) * (padded + head_dim_half) / p.d;
-  }
-  double Predict(const Point& p) const { return overhead_s + Work(p) * (p.backward ? x_bwd : x_fwd); }
-};
+// The model's own time of each point (cost::AttentionSeconds) at efficiency 1 and no overhead, under the
+// shape terms of `c`: the time is then overhead + work / efficiency, linear in 1 / efficiency.
+std::vector<double> Work(const std::vector<Point>& pts, cost::AttentionCalibration c,
+                         const cost::DeviceRates& r) {
+  c.fwd_efficiency = c.bwd_efficiency = 1;
+  c.overhead = Duration();
+  cost::ArchCalibration arch;
+  arch.attention = c;
+  std::vector<double> w;
+  for (const Point& p : pts) w.push_back(cost::AttentionSeconds(p.shape, p.backward, arch, r));
+  return w;
+}
 
-// With the overhead and kv_half fixed, the x minimising sum((o + w x) / t - 1)^2 over one direction, x >= 1.
-double BestX(const std::vector<Point>& pts, bool backward, const Constants& c) {
-  const double o = c.overhead_s;
+// With the overhead and the work fixed, the 1 / efficiency (>= 1) minimising sum((o + w x) / t - 1)^2 over
+// one direction.
+double BestX(const std::vector<Point>& pts, const std::vector<double>& w, bool backward, double o) {
   double num = 0, den = 0;
-  for (const Point& p : pts) {
-    if (p.backward != backward) continue;
-    const double v = c.Work(p) / p.t;
-    num += v * (1 - o / p.t);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (pts[i].backward != backward) continue;
+    const double v = w[i] / pts[i].t;
+    num += v * (1 - o / pts[i].t);
     den += v * v;
   }
   return den > 0 ? std::max(1.0, num / den) : 1.0;
 }
 
-double Mape(const std::vector<Point>& pts, const Constants& c) {
+// MAPE (%) of `c` on `pts`, priced by the model itself.
+double Mape(const std::vector<Point>& pts, const cost::AttentionCalibration& c, const cost::DeviceRates& r) {
+  cost::ArchCalibration arch;
+  arch.attention = c;
   double sum = 0;
-  for (const Point& p : pts) sum += std::fabs(c.Predict(p) / p.t - 1);
+  for (const Point& p : pts) sum += std::fabs(cost::AttentionSeconds(p.shape, p.backward, arch, r) / p.t - 1);
   return pts.empty() ? 0 : 100 * sum / pts.size();
 }
 
-// Overhead on a 0.5 us grid up to 30 us (a launch and tail, not more) and kv_half on a 16-key grid up
-// to 4096, the two x in closed form at each: the least squared relative error.
-// head_dim_half on an 8 grid up to 256.
-Constants FitFamily(const std::vector<Point>& pts, int step) {
-  Constants best;
+// kv_half on a 32-key grid up to 4096, head_dim_half on an 8 grid up to 256, the overhead on a 0.5 us grid
+// up to 30 us (a launch and tail, not more), the two efficiencies in closed form at each: the least
+// squared relative error.
+cost::AttentionCalibration FitFamily(const std::vector<Point>& pts, int step, const cost::DeviceRates& r) {
+  cost::AttentionCalibration best;
   double best_err = INFINITY;
   for (int dh = 0; dh <= 32; ++dh)
-    for (int h = 0; h <= 128; ++h)
+    for (int h = 0; h <= 128; ++h) {
+      cost::AttentionCalibration c{.kv_half = 32.0 * h, .head_dim_step = step, .head_dim_half = 8.0 * dh};
+      const std::vector<double> w = Work(pts, c, r);
       for (int i = 0; i <= 60; ++i) {
-        Constants c{.overhead_s = i * 0.5e-6, .kv_half = 32.0 * h, .head_dim_half = 8.0 * dh, .step = step};
-        c.x_fwd = BestX(pts, false, c);
-        c.x_bwd = BestX(pts, true, c);
-        double err = 0;
-        for (const Point& p : pts) err += std::pow(c.Predict(p) / p.t - 1, 2);
+        const double o = i * 0.5e-6;
+        c.overhead = Seconds(o);
+        c.fwd_efficiency = 1 / BestX(pts, w, false, o);
+        c.bwd_efficiency = 1 / BestX(pts, w, true, o);
+        double err = 0;  // the model's time is o + w / efficiency (Work), so no re-pricing per overhead
+        for (size_t k = 0; k < pts.size(); ++k) {
+          const double eff = pts[k].backward ? c.bwd_efficiency : c.fwd_efficiency;
+          err += std::pow((o + w[k] / eff) / pts[k].t - 1, 2);
+        }
         if (err < best_err) best_err = err, best = c;
       }
+    }
   return best;
 }
 
-Result<std::map<std::string, Family>> ReadFamilies(const std::vector<std::string>& ops_csvs,
-                                                   const hw::GpuSpec& gpu) {
+Result<std::map<std::string, Family>> ReadFamilies(const std::vector<std::string>& ops_csvs) {
   std::vector<cost::KernelOp> ops;
   for (const std::string& path : ops_csvs) {
     DLSIM_ASSIGN_OR_RETURN(std::vector<cost::KernelOp> more, io::ReadKernelOpsCsv(path));
     ops.insert(ops.end(), more.begin(), more.end());
   }
-  cost::ArchCalibration unit, probe;  // efficiency 1, no overhead: the time is the work alone
-  unit.attention = {.fwd_efficiency = 1, .bwd_efficiency = 1, .overhead = Duration()};
-  probe.attention = unit.attention;
-  probe.attention.kv_half = 1000;  // a(1 + 1000 / keys): gives the keys per CTA the model uses
-  const cost::DeviceRates r = cost::DeviceRates::Of(gpu, hw::DType::kBf16);
   std::map<std::string, Family> out;
   std::map<std::string, int> seen;
   for (const cost::KernelOp& op : ops) {
@@ -98,10 +104,8 @@ Result<std::map<std::string, Family>> ReadFamilies(const std::vector<std::string
     if ((op.kind != cost::KernelOpKind::kAttentionForward && !bwd) || !op.measured_ms ||
         op.backend == "default")
       continue;
-    cost::AttentionShape s = op.attention;
-    s.backend = cost::AttentionBackend::kModel;
-    const double a = cost::AttentionSeconds(s, bwd, unit, r), ah = cost::AttentionSeconds(s, bwd, probe, r);
-    const Point p{a, 1000 * a / (ah - a), *op.measured_ms * 1e-3, bwd, static_cast<double>(s.head_dim)};
+    Point p{op.attention, bwd, *op.measured_ms * 1e-3};
+    p.shape.backend = cost::AttentionBackend::kModel;  // priced with the calibration under fit
     const std::string key = op.backend + (bwd ? "/bwd" : "/fwd");
     (seen[key]++ % 2 == 0 ? out[op.backend].fit : out[op.backend].held).push_back(p);
   }
@@ -115,7 +119,8 @@ Result<std::string> FitAttentionBackends(const std::vector<std::string>& ops_csv
                                          const std::string& command) {
   DLSIM_ASSIGN_OR_RETURN(catalog::Catalogs cat, io::LoadCatalogs({}));
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, cat.hardware.FindGpu(gpu_name));
-  DLSIM_ASSIGN_OR_RETURN(auto families, ReadFamilies(ops_csvs, *gpu));
+  DLSIM_ASSIGN_OR_RETURN(auto families, ReadFamilies(ops_csvs));
+  const cost::DeviceRates r = cost::DeviceRates::Of(*gpu, hw::DType::kBf16);
   std::string sources;
   for (const std::string& p : ops_csvs) sources += (sources.empty() ? "" : " + ") + p;
   if (!families.count(pytorch_default))
@@ -133,13 +138,13 @@ Result<std::string> FitAttentionBackends(const std::vector<std::string>& ops_csv
       command, gpu->architecture, sources, gpu->name, "SDPA forward and backward, L2 flushed",
       pytorch_default);
   for (const auto& [name, f] : families) {
-    const Constants c = FitFamily(f.fit, HeadDimStep(name));
+    const cost::AttentionCalibration c = FitFamily(f.fit, HeadDimStep(name), r);
     y += fmt::format(
         "      {}: {{fwd_efficiency: {:.4f}, bwd_efficiency: {:.4f}, overhead_us: {:.1f}, kv_half: {:g}, "
         "head_dim_step: {}, head_dim_half: {:g}, fit_rows: {}, fit_mape_pct: {:.1f}, out_of_fold_rows: {}, "
         "out_of_fold_mape_pct: {:.1f}}}\n",
-        name, 1 / c.x_fwd, 1 / c.x_bwd, c.overhead_s * 1e6, c.kv_half, c.step, c.head_dim_half, f.fit.size(),
-        Mape(f.fit, c), f.held.size(), Mape(f.held, c));
+        name, c.fwd_efficiency, c.bwd_efficiency, c.overhead.ToSeconds() * 1e6, c.kv_half, c.head_dim_step,
+        c.head_dim_half, f.fit.size(), Mape(f.fit, c, r), f.held.size(), Mape(f.held, c, r));
   }
   return y;
 }

@@ -50,7 +50,6 @@ std::optional<std::string> CheckParam(const ParamSpec& spec, const ParamValue& v
 class ParamSet {
  public:
   void Set(const std::string& key, ParamValue value) { values_[key] = std::move(value); }
-  bool Has(const std::string& key) const { return values_.count(key) > 0; }
   bool Flag(const ParamSpec& spec) const;
   double Number(const ParamSpec& spec) const;
   std::string Text(const ParamSpec& spec) const;

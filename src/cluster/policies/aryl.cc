@@ -35,10 +35,11 @@ int PickType(const AllocationView& view, int j, int base, const std::vector<int6
 
 class ArylPolicy final : public RoundAllocator, public ReclaimRules {
  public:
-  explicit ArylPolicy(const PolicyParams& p)
+  explicit ArylPolicy(const PolicyParams& p) : ArylPolicy(p, ArylParams::From(p.own)) {}
+  ArylPolicy(const PolicyParams& p, const ArylParams& own)
       : RoundAllocator(p.round),
-        elastic_(ArylParams::From(p.own).elastic),
-        random_(ArylParams::From(p.own).reclaim == "random"),
+        elastic_(own.elastic),
+        random_(own.reclaim == "random"),
         backfill_(p.backfill) {}
   const ReclaimRules& reclaim_rules() const override { return *this; }
   std::vector<AllocationTarget> Allocate(const AllocationView& view) const override;

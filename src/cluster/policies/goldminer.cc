@@ -20,10 +20,9 @@ double Slope(const DataWorkerDemand& d) { return d.gpus / (d.core_s * d.gpu_rate
 
 class GoldMiner final : public SchedulingPolicy, public DataWorkerPlanner {
  public:
-  explicit GoldMiner(const PolicyParams& p)
-      : backfill_(p.backfill),
-        worker_cores_(GoldMinerParams::From(p.own).worker_cores),
-        equal_(GoldMinerParams::From(p.own).equal_split) {}
+  explicit GoldMiner(const PolicyParams& p) : GoldMiner(p, GoldMinerParams::From(p.own)) {}
+  GoldMiner(const PolicyParams& p, const GoldMinerParams& own)
+      : backfill_(p.backfill), worker_cores_(own.worker_cores), equal_(own.equal_split) {}
   bool Preemptive() const override { return false; }
   bool StaticKeys() const override { return true; }
   bool Backfill() const override { return backfill_; }

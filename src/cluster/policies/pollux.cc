@@ -17,10 +17,9 @@ double Term(double s) { return 1.0 / (s + kFitnessEps); }
 
 class PolluxPolicy final : public SchedulingPolicy, public GpuAllocator {
  public:
-  explicit PolluxPolicy(const PolicyParams& p)
-      : round_(p.round),
-        refresh_(PolluxParams::From(p.own).refresh),
-        penalty_s_(PolluxParams::From(p.own).restart_penalty_s) {}
+  explicit PolluxPolicy(const PolicyParams& p) : PolluxPolicy(p, PolluxParams::From(p.own)) {}
+  PolluxPolicy(const PolicyParams& p, const PolluxParams& own)
+      : round_(p.round), refresh_(own.refresh), penalty_s_(own.restart_penalty_s) {}
   bool Preemptive() const override { return true; }
   const GpuAllocator* allocator() const override { return this; }
   Duration Round() const override { return round_; }
