@@ -24,22 +24,24 @@ namespace {
 using Outcome = std::tuple<int, std::string, std::string>;
 
 template <typename Args, typename Run>
-Outcome RunJson(Args args, const std::vector<std::string>& catalogs, Run run) {
+Outcome RunJson(Args args, const std::vector<std::string>& catalogs, Run run,
+                const std::vector<std::string>& calibrations = {}) {
   args.json = true;
   std::ostringstream out, err;
   int code = 0;
   {
     py::gil_scoped_release release;
-    code = run(args, dlsim::app::CommonArgs{catalogs}, out, err);
+    code = run(args, dlsim::app::CommonArgs{catalogs, calibrations}, out, err);
   }
   return {code, out.str(), err.str()};
 }
 
-Outcome Train(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs) {
+Outcome Train(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
+              const std::vector<std::string>& calibrations) {
   dlsim::app::TrainArgs a;
   a.file = file;
   a.text = text;
-  return RunJson(a, catalogs, dlsim::app::RunTrainCommand);
+  return RunJson(a, catalogs, dlsim::app::RunTrainCommand, calibrations);
 }
 
 Outcome Serve(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
@@ -53,13 +55,13 @@ Outcome Serve(const std::string& file, const std::string& text, const std::vecto
 }
 
 Outcome Plan(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
-             int threads, int top) {
+             const std::vector<std::string>& calibrations, int threads, int top) {
   dlsim::app::PlanArgs a;
   a.file = file;
   a.text = text;
   a.threads = threads;
   a.top = top;
-  return RunJson(a, catalogs, dlsim::app::RunPlanCommand);
+  return RunJson(a, catalogs, dlsim::app::RunPlanCommand, calibrations);
 }
 
 Outcome Cluster(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
@@ -98,11 +100,11 @@ py::dict Catalog(const std::vector<std::string>& catalogs) {
 
 PYBIND11_MODULE(_dlsim, m) {
   m.doc() = "dlsim's C++ core; use the `dlsim` package (python/dlsim/__init__.py)";
-  m.def("train", &Train, py::arg("file"), py::arg("text"), py::arg("catalogs"));
+  m.def("train", &Train, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"));
   m.def("serve", &Serve, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("capacity"),
         py::arg("target"));
-  m.def("plan", &Plan, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("threads"),
-        py::arg("top"));
+  m.def("plan", &Plan, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"),
+        py::arg("threads"), py::arg("top"));
   m.def("cluster", &Cluster, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("records"),
         py::arg("compare"), py::arg("policy"));
   m.def("gnn", &Gnn, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("compare"));

@@ -57,14 +57,28 @@ def _result(outcome, command):
     raise ScenarioError(message)
 
 
+def _paths(value, name):
+    """A list of file paths from one path or a sequence of them."""
+    if isinstance(value, (str, _os.PathLike)):
+        value = [value]
+    paths = [_os.fspath(v) for v in value]
+    for p in paths:
+        if not p or "\0" in p:
+            raise ScenarioError("%s: %r is not a file path" % (name, p))
+    return paths
+
+
 def _run(command, scenario, catalogs, *args):
     file, text = _source(scenario)
     return _result(getattr(_dlsim, command)(file, text, list(catalogs), *args), command)
 
 
-def train(scenario, catalogs=()):
-    """One training step: the dict of `dlsim train --json` (step_time_s, memory, mfu, ...)."""
-    return _run("train", scenario, catalogs)
+def train(scenario, catalogs=(), calibration=()):
+    """One training step: the dict of `dlsim train --json` (step_time_s, memory, mfu, ...).
+
+    calibration: calibration files from `dlsim calibrate` (the CLI's --calibration), laid over the
+    shipped constants in order."""
+    return _run("train", scenario, catalogs, _paths(calibration, "calibration"))
 
 
 def serve(scenario, catalogs=(), capacity=False, target=0.9):
@@ -72,9 +86,9 @@ def serve(scenario, catalogs=(), capacity=False, target=0.9):
     return _run("serve", scenario, catalogs, capacity, target)
 
 
-def plan(scenario, catalogs=(), threads=0, top=0):
-    """The parallel-layout search of `dlsim plan --json`."""
-    return _run("plan", scenario, catalogs, threads, top)
+def plan(scenario, catalogs=(), threads=0, top=0, calibration=()):
+    """The parallel-layout search of `dlsim plan --json` (calibration: as for train)."""
+    return _run("plan", scenario, catalogs, _paths(calibration, "calibration"), threads, top)
 
 
 def cluster(scenario, catalogs=(), records=False, compare="", policy=""):

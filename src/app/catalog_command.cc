@@ -503,7 +503,7 @@ int RunImport(const CatalogArgs& args, std::ostream& out, std::ostream& err) {
 int RunCatalogCommand(const CatalogArgs& args, const CommonArgs& common, std::ostream& out,
                       std::ostream& err) {
   if (args.verb == CatalogArgs::Verb::kImport) return RunImport(args, out, err);
-  Result<catalog::Catalogs> c = io::LoadCatalogs(common.catalog_files);
+  Result<catalog::Catalogs> c = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!c.ok()) return ReportError("catalog", c.error(), err);
   if (args.verb == CatalogArgs::Verb::kList) return RunList(args.kind, args.json, *c, out, err);
   return RunShow(args.name, args.json, *c, out, err);

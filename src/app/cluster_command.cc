@@ -115,7 +115,7 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
 
 int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::ostream& out,
                       std::ostream& err) {
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("cluster", catalogs.error(), err);
   auto options = args.text.empty() ? io::LoadClusterScenarioFile(args.file, *catalogs)
                                    : io::ParseClusterScenario(args.text, args.file, *catalogs);

@@ -41,7 +41,7 @@ Result<gnn::GnnResult> SimulateWithTrace(const GnnArgs& args, const gnn::GnnOpti
 }  // namespace
 
 int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("gnn", catalogs.error(), err);
   auto sc = args.text.empty()
                 ? io::LoadGnnScenarioFile(args.file, catalogs->hardware, io::BuiltinGnnNames())

@@ -115,7 +115,7 @@ void RenderText(const KernelsArgs& args, const std::vector<Priced>& rows, std::o
 
 int RunKernelsCommand(const KernelsArgs& args, const CommonArgs& common, std::ostream& out,
                       std::ostream& err) {
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("kernels", catalogs.error(), err);
   auto gpu = catalogs->hardware.FindGpu(args.gpu);
   if (!gpu.ok()) return ReportError("kernels", gpu.error(), err);

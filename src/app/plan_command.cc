@@ -49,7 +49,7 @@ Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const p
 }  // namespace
 
 int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("plan", catalogs.error(), err);
   auto scenario = args.text.empty()
                       ? io::LoadPlanScenarioFile(args.file, catalogs->hardware, catalogs->models)

@@ -80,7 +80,7 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
     ReportError("repro", entry.error(), err);
     return kExitUsage;
   }
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("repro", catalogs.error(), err);
   const catalog::Catalogs& cat = *catalogs;
   auto read_multitask = [&cat](std::string_view yaml, const std::string& file_name) {

@@ -70,7 +70,7 @@ Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const 
 }  // namespace
 
 int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("serve", catalogs.error(), err);
   auto env = serve::MakeServeEnvironment(catalogs->compute, catalogs->network);
   if (!env.ok()) return ReportError("serve", env.error(), err);

@@ -45,7 +45,7 @@ int RunTrainCommand(const TrainArgs& args, const CommonArgs& common, std::ostrea
     err << "dlsim train: give a scenario FILE or --default (exactly one); see 'dlsim train --help'\n";
     return kExitUsage;
   }
-  Result<catalog::Catalogs> catalogs = io::LoadCatalogs(common.catalog_files);
+  Result<catalog::Catalogs> catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("train", catalogs.error(), err);
   Result<train::TrainOptions> options = LoadScenario(args, *catalogs);
   if (!options.ok()) return ReportError("train", options.error(), err);

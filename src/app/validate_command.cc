@@ -71,7 +71,7 @@ void WriteTables(const std::vector<ValidationSet>& sets, bool summary_only, std:
 
 int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::ostream& out,
                        std::ostream& err) {
-  auto catalogs = io::LoadCatalogs(common.catalog_files);
+  auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("validate", catalogs.error(), err);
   if (args.cross_validate) return RunCrossValidation(args, *catalogs, out, err);
   auto sets = validate::RunValidation(*catalogs, args.only);

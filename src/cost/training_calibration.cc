@@ -1,5 +1,7 @@
 #include "dlsim/cost/training_calibration.h"
 
+#include <algorithm>
+
 namespace dlsim::cost {
 
 ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) const {
@@ -27,6 +29,34 @@ ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) 
       }
     }
   }
+  return out;
+}
+
+std::optional<double> TrainingCalibration::ArchValue(
+    const std::string& arch, std::optional<double> ArchTrainingCalibration::*field) const {
+  for (const ArchTrainingCalibration& a : archs)
+    if (a.architecture == arch && (a.*field).has_value()) return a.*field;
+  return std::nullopt;
+}
+
+TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalibration& over) {
+  using A = ArchTrainingCalibration;
+  TrainingCalibration out = base;
+  out.source = base.source + " + " + over.source;
+  for (const A& o : over.archs) {
+    auto it = std::find_if(out.archs.begin(), out.archs.end(),
+                           [&](const A& a) { return a.architecture == o.architecture; });
+    if (it == out.archs.end()) {
+      A fresh;
+      fresh.architecture = o.architecture;
+      it = out.archs.insert(out.archs.end(), fresh);
+    }
+    for (auto field : {&A::gemm_max_efficiency, &A::fp8_gemm_max_efficiency, &A::attention_efficiency,
+                       &A::elementwise_efficiency})
+      if ((o.*field).has_value()) (*it).*field = o.*field;
+  }
+  if (over.layer_host_time) out.layer_host_time = over.layer_host_time;
+  if (over.memory_overhead) out.memory_overhead = over.memory_overhead;
   return out;
 }
 

@@ -213,7 +213,8 @@ Status MergeCatalogFile(const std::string& path, Catalogs& catalogs) {
   return MergeCatalogText(text, path, catalogs);
 }
 
-Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files) {
+Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files,
+                              const std::vector<std::string>& calibration_files) {
   Catalogs cat;
   const std::pair<const char*, std::string_view> embedded[] = {
       {"data/catalog/gpus.yaml (embedded)", embedded::GpusYaml()},
@@ -226,6 +227,10 @@ Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files) {
   DLSIM_ASSIGN_OR_RETURN(cat.compute, LoadDefaultComputeCalibration());
   DLSIM_ASSIGN_OR_RETURN(cat.network, LoadDefaultNetworkCalibration());
   DLSIM_ASSIGN_OR_RETURN(cat.training, LoadDefaultTrainingCalibration());
+  for (const auto& path : calibration_files) {
+    DLSIM_ASSIGN_OR_RETURN(cost::TrainingCalibration over, LoadTrainingCalibrationFile(path));
+    cat.training = cost::Overlay(cat.training, over);
+  }
   return cat;
 }
 

@@ -163,6 +163,11 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, limits::kMicroBatch);
   tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
   tr->attention = t.GetEnumOf("attention", tr->attention, model::kAttentionImplNames);
+  tr->recipe = t.GetEnumOf("recipe", tr->recipe, train::kRecipeNames);
+  if (tr->recipe != train::Recipe::kMixed && tr->precision == hw::DType::kFp8)
+    t.AddError("recipe",
+               "the bf16 and autocast recipes compute in bf16; fp8 training needs recipe mixed "
+               "(Transformer Engine keeps bf16 weights with fp32 masters)");
   if (t.Has("grad_dtype"))
     tr->grad_dtype =
         t.GetEnum("grad_dtype", hw::DType::kFp32,

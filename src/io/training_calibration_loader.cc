@@ -36,7 +36,10 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
     cal.archs.push_back(t);
   }
   const MapReader fw = root.Section("framework");
-  cal.layer_host_time = Seconds(fw.Get<double>("layer_host_us", 0, Range::NonNegative()) * 1e-6);
+  if (fw.Has("layer_host_us"))
+    cal.layer_host_time = Seconds(fw.Get<double>("layer_host_us", 0, Range::Between(0, 1e6)) * 1e-6);
+  if (fw.Has("memory_overhead_gib"))
+    cal.memory_overhead = GiB(fw.Get<double>("memory_overhead_gib", 0, Range::Between(0, 1024)));
   fw.Finish();
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
@@ -49,7 +52,7 @@ Result<cost::TrainingCalibration> LoadDefaultTrainingCalibration() {
 
 std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, const std::string& header) {
   std::string out = header;
-  out += "architectures:\n";
+  if (!cal.archs.empty()) out += "architectures:\n";
   for (const auto& a : cal.archs) {
     out += "  " + a.architecture + ":\n";
     if (a.gemm_max_efficiency)
@@ -61,9 +64,17 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
     if (a.elementwise_efficiency)
       out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
   }
+  if (!cal.layer_host_time && !cal.memory_overhead) return out;
   out += "framework:\n";
-  out += fmt::format("  layer_host_us: {:.1f}\n", cal.layer_host_time.ToMicros());
+  if (cal.layer_host_time) out += fmt::format("  layer_host_us: {:.1f}\n", cal.layer_host_time->ToMicros());
+  if (cal.memory_overhead)
+    out += fmt::format("  memory_overhead_gib: {:.3f}\n", cal.memory_overhead->ToGiB());
   return out;
+}
+
+Result<cost::TrainingCalibration> LoadTrainingCalibrationFile(const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseTrainingCalibration(text, path);
 }
 
 }  // namespace dlsim::io

@@ -39,7 +39,8 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   ctx.fabric =
       net::MakeFabric(owned->gpu, node, network, o.hardware.nics_per_node, Gbps(o.hardware.nic_gbps));
   ctx.compute = owned->compute.get();
-  if (training) ctx.layer_host_time = training->layer_host_time;
+  if (training && training->layer_host_time) ctx.layer_host_time = *training->layer_host_time;
+  if (training && training->memory_overhead) ctx.framework_overhead = *training->memory_overhead;
   ctx.comm = owned->comm.get();
 
   return owned;

@@ -19,6 +19,25 @@ constexpr int kMaxBucketsPerGroup = 4096;
 // Adam step per parameter: read+write master, m, v (24 B), read the fp32 gradient (4 B),
 // write the bf16 weight (2 B); gradient-norm clipping reads the gradient once more (4 B).
 constexpr double kAdamBytesPerParam = 34.0;
+// Pure bf16 (torch.optim.AdamW, foreach): read+write weight, m, v in bf16 (12 B), read the gradient (2 B),
+// clipping reads it once more (2 B).
+constexpr double kAdamBytesPerParamBf16 = 16.0;
+// Autocast: the same in fp32 (24 + 4 + 4 B); every forward also casts each weight to bf16 (read 4 B,
+// write 2 B per micro-batch), priced with the optimizer step.
+constexpr double kAdamBytesPerParamAutocast = 32.0;
+constexpr double kAutocastCastBytesPerParam = 6.0;
+
+double AdamBytesPerParam(Recipe r) {
+  switch (r) {
+    case Recipe::kBf16:
+      return kAdamBytesPerParamBf16;
+    case Recipe::kAutocast:
+      return kAdamBytesPerParamAutocast;
+    case Recipe::kMixed:
+      break;
+  }
+  return kAdamBytesPerParam;
+}
 
 StepResult Infeasible(std::string reason) {
   StepResult r;
@@ -77,7 +96,14 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
       AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, prog.buckets[r]);
     }
     const double shard = zero >= 1 ? rank_params / dp + rank_experts / edp : rank_params + rank_experts;
-    prog.optimizer.push_back(ctx.compute->MemoryBound(Bytes(shard * kAdamBytesPerParam), Flops(shard * 12)));
+    Duration opt =
+        ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)), Flops(shard * 12));
+    if (o.training.recipe == Recipe::kAutocast) {
+      const double local = (rank_params + rank_experts) / (zero >= 3 ? dp : 1);
+      opt += ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0)) *
+             static_cast<int64_t>(plan.micro_batches);
+    }
+    prog.optimizer.push_back(opt);
     Duration gather;
     if (zero >= 1 && dp > 1) {
       gather = ctx.comm->Time(net::Collective::kAllGather, Bytes(rank_params * 2.0), dpg, ctx.fabric);
@@ -359,6 +385,20 @@ Result<StepResult> InfeasibleOr(const Error& e) {
 // FP8 training (Transformer Engine) keeps the bf16 weight and an fp8 copy.
 StateBytesPerParam StateBytes(const TrainingOptions& t) {
   StateBytesPerParam b;
+  switch (t.recipe) {
+    case Recipe::kBf16:  // bf16 weights, gradients, AdamW moments
+      b.weights = b.end_weights = 2.0;
+      b.gradients = t.grad_dtype ? hw::DTypeBytes(*t.grad_dtype) : 2.0;
+      b.optimizer = 4.0;
+      return b;
+    case Recipe::kAutocast:  // fp32 weights plus autocast's bf16 copies, fp32 gradients and moments
+      b.weights = b.end_weights = 6.0;
+      b.gradients = t.grad_dtype ? hw::DTypeBytes(*t.grad_dtype) : 4.0;
+      b.optimizer = 8.0;
+      return b;
+    case Recipe::kMixed:
+      break;
+  }
   b.weights = t.precision == hw::DType::kFp8 ? 3.0 : 2.0;
   b.gradients = t.grad_dtype ? hw::DTypeBytes(*t.grad_dtype) : (t.precision == hw::DType::kFp16 ? 2.0 : 4.0);
   b.optimizer = 12.0;

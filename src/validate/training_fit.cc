@@ -193,7 +193,8 @@ std::vector<double> TrainingParamsOf(const cost::TrainingCalibration& c,
   const std::vector<double> s = TrainingFitStart(kernel);
   return {ArchValue(c, "ampere", &A::gemm_max_efficiency, s[0]),
           ArchValue(c, "hopper", &A::fp8_gemm_max_efficiency, s[1]),
-          ArchValue(c, "hopper", &A::attention_efficiency, s[2]), c.layer_host_time.ToSeconds() * 1e6,
+          ArchValue(c, "hopper", &A::attention_efficiency, s[2]),
+          c.layer_host_time.value_or(Duration::Zero()).ToSeconds() * 1e6,
           ArchValue(c, "ampere", &A::elementwise_efficiency, s[4])};
 }
 

@@ -19,16 +19,17 @@ using GlobalOptions = app::CommonArgs;
 // otherwise (CLI11 turns it into the process exit code).
 void Exit(int code);
 
-void AddCatalogCommands(CLI::App& app, GlobalOptions& global);  // cmd_catalog.cc
-void AddListCommand(CLI::App& app, GlobalOptions& global);      // cmd_list.cc
-void AddTrainCommand(CLI::App& app, GlobalOptions& global);     // cmd_train.cc
-void AddServeCommand(CLI::App& app, GlobalOptions& global);     // cmd_serve.cc
-void AddClusterCommand(CLI::App& app, GlobalOptions& global);   // cmd_cluster.cc
-void AddGnnCommand(CLI::App& app, GlobalOptions& global);       // cmd_gnn.cc
-void AddPlanCommand(CLI::App& app, GlobalOptions& global);      // cmd_plan.cc
-void AddValidateCommand(CLI::App& app, GlobalOptions& global);  // cmd_validate.cc
-void AddReproCommand(CLI::App& app, GlobalOptions& global);     // cmd_repro.cc
-void AddKernelsCommand(CLI::App& app, GlobalOptions& global);   // cmd_kernels.cc
+void AddCatalogCommands(CLI::App& app, GlobalOptions& global);   // cmd_catalog.cc
+void AddListCommand(CLI::App& app, GlobalOptions& global);       // cmd_list.cc
+void AddTrainCommand(CLI::App& app, GlobalOptions& global);      // cmd_train.cc
+void AddServeCommand(CLI::App& app, GlobalOptions& global);      // cmd_serve.cc
+void AddClusterCommand(CLI::App& app, GlobalOptions& global);    // cmd_cluster.cc
+void AddGnnCommand(CLI::App& app, GlobalOptions& global);        // cmd_gnn.cc
+void AddPlanCommand(CLI::App& app, GlobalOptions& global);       // cmd_plan.cc
+void AddValidateCommand(CLI::App& app, GlobalOptions& global);   // cmd_validate.cc
+void AddReproCommand(CLI::App& app, GlobalOptions& global);      // cmd_repro.cc
+void AddKernelsCommand(CLI::App& app, GlobalOptions& global);    // cmd_kernels.cc
+void AddCalibrateCommand(CLI::App& app, GlobalOptions& global);  // cmd_calibrate.cc
 
 // Prints "dlsim <command>: <message>" to stderr and throws CLI::RuntimeError(code).
 [[noreturn]] void Fail(const std::string& command, const std::string& message, int code = 1);

@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
   app.add_option("--catalog", global.catalog_files,
                  "YAML file adding or overriding GPUs, nodes, networks or models (repeatable)")
       ->check(CLI::ExistingFile);
+  app.add_option("--calibration", global.calibration_files,
+                 "Calibration file from 'dlsim calibrate' laid over the shipped constants (repeatable)")
+      ->check(CLI::ExistingFile);
   auto* version = app.add_subcommand("version", "Print the dlsim version");
   version->callback([] { fmt::print("dlsim {}\n", DLSIM_VERSION); });
   dlsim::cli::AddCatalogCommands(app, global);
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
   dlsim::cli::AddValidateCommand(app, global);
   dlsim::cli::AddReproCommand(app, global);
   dlsim::cli::AddKernelsCommand(app, global);
+  dlsim::cli::AddCalibrateCommand(app, global);
   RejectEmptyValues(app);
   try {
     app.parse(argc, argv);

@@ -26,6 +26,9 @@ enum ExitCode : int {
 // Options given before the command name.
 struct CommonArgs {
   std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): add/override entries
+  // --calibration FILE (repeatable): a training calibration (`dlsim calibrate`'s output) laid over
+  // the shipped constants.
+  std::vector<std::string> calibration_files;
 };
 
 // Writes "dlsim <command>: <message>" to `err` and returns the exit code for `error`:

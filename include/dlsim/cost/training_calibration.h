@@ -9,8 +9,12 @@
 //   - attention_efficiency: the fraction of peak of the training attention kernels (cuDNN /
 //     FlashAttention-2/3 forward; the backward keeps the profiled bwd/fwd ratio);
 //   - layer_host_time: the host (CPU) time a framework takes to issue one layer's forward
-//     kernels, which bounds small layers (train/chunk_cost.cc).
-// Each is optional: an absent constant keeps the kernel-level value.
+//     kernels, which bounds small layers (train/chunk_cost.cc);
+//   - memory_overhead: memory a framework needs per GPU besides the model's tensors (CUDA
+//     context, library workspaces, allocator fragmentation); train::StepContext's 2 GiB when absent.
+// Each is optional: an absent constant keeps the kernel-level value. A user's calibration file
+// (`dlsim calibrate`, `--calibration FILE`) sets only the constants fitted to their runs and is
+// laid over the shipped one with Overlay.
 #ifndef DLSIM_COST_TRAINING_CALIBRATION_H_
 #define DLSIM_COST_TRAINING_CALIBRATION_H_
 
@@ -36,11 +40,19 @@ struct ArchTrainingCalibration {
 struct TrainingCalibration {
   std::string source;
   std::vector<ArchTrainingCalibration> archs;
-  Duration layer_host_time;
+  std::optional<Duration> layer_host_time;
+  std::optional<Bytes> memory_overhead;
 
   // The kernel-level calibration with this file's constants applied.
   ComputeCalibration Apply(const ComputeCalibration& kernel) const;
+  // The constant `field` of architecture `arch`, when this calibration sets it.
+  std::optional<double> ArchValue(const std::string& arch,
+                                  std::optional<double> ArchTrainingCalibration::*field) const;
 };
+
+// `base` with every constant that `over` sets replaced by over's (per architecture and key); the
+// source names both files.
+TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalibration& over);
 
 }  // namespace dlsim::cost
 

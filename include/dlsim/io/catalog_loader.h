@@ -32,8 +32,12 @@ using catalog::Catalogs;
 // The embedded catalogs, then each of `extra_files` merged in order, and the embedded
 // calibrations (data/calibration/compute.yaml, network.yaml, training.yaml). Error: kNotFound for a
 // missing file, kParse for malformed YAML, kInvalidArgument for anything else (unknown key,
-// wrong type, out-of-range value, a node naming an unknown GPU or network, ...).
-Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files);
+// wrong type, out-of-range value, a node naming an unknown GPU or network, ...). Each of
+// `calibration_files` (`--calibration FILE`: a training calibration, `dlsim calibrate`'s output) is
+// then laid over the embedded training calibration in order (cost::Overlay): the constants it sets
+// replace the shipped ones.
+Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files,
+                              const std::vector<std::string>& calibration_files = {});
 
 // Merges one YAML document into `catalogs`. `file_name` is used in messages only. On error
 // `catalogs` may hold the entries merged before the failing one.

@@ -13,6 +13,8 @@ namespace dlsim::io {
 // Errors name the file, line, column and key (io/yaml_reader.h conventions).
 Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text, std::string file_name);
 Result<cost::TrainingCalibration> LoadDefaultTrainingCalibration();
+// A calibration file (`dlsim calibrate`'s output, `--calibration FILE`); a missing file is kNotFound.
+Result<cost::TrainingCalibration> LoadTrainingCalibrationFile(const std::string& path);
 // Writes `cal` as YAML (the fitter's output), with `header` lines as comments first.
 std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, const std::string& header);
 

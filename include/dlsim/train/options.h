@@ -20,6 +20,14 @@ namespace dlsim::train {
 
 enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
 enum class Recompute { kNone, kSelective, kFull };
+// How the training state is kept (docs/scenario-format.md, `training.recipe`):
+//   kMixed: Megatron / DeepSpeed mixed precision: bf16 (fp16) weights, fp32 master weights and Adam
+//     moments (12 B per parameter), gradients in grad_dtype;
+//   kBf16: pure bf16, as plain PyTorch with the model cast to bf16 and torch.optim.AdamW: weights,
+//     gradients and both moments in bf16 (8 B per parameter);
+//   kAutocast: fp32 weights, gradients and moments under torch.autocast(bf16): 16 B per parameter plus
+//     the bf16 copies of the weights that autocast casts in every forward and keeps for the backward.
+enum class Recipe { kMixed, kBf16, kAutocast };
 
 // The scenario names of the enums above (also the pipeline-schedule registry names).
 inline constexpr std::pair<std::string_view, PipelineScheduleKind> kPipelineScheduleNames[] = {
@@ -28,6 +36,8 @@ inline constexpr std::pair<std::string_view, PipelineScheduleKind> kPipelineSche
     {"interleaved", PipelineScheduleKind::kInterleaved}};
 inline constexpr std::pair<std::string_view, Recompute> kRecomputeNames[] = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+inline constexpr std::pair<std::string_view, Recipe> kRecipeNames[] = {
+    {"mixed", Recipe::kMixed}, {"bf16", Recipe::kBf16}, {"autocast", Recipe::kAutocast}};
 
 inline std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
   for (const auto& [name, k] : kPipelineScheduleNames)
@@ -58,8 +68,10 @@ struct TrainingOptions {
   // Core-attention kernel: flash (FlashAttention, default) | unfused (Megatron-LM 2021/2022:
   // QK^T and AV batched GEMMs with a fused softmax, s^2 tensors in memory).
   model::AttentionImpl attention = model::AttentionImpl::kFlash;
-  // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM).
+  // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM); bf16
+  // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;
+  Recipe recipe = Recipe::kMixed;
   // A diffusion transformer's clip (training.video); seq_len is then its latent tokens (model/dit.h).
   std::optional<model::VideoClip> video;
 };

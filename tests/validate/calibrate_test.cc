@@ -1,0 +1,204 @@
+// validate::Calibrate: constants used to make "measured" runs are recovered (closed form: the runs are
+// dlsim's own predictions under known constants), the leave-one-out figure is then ~0, the automatic
+// choice follows the one-per-two-runs rule, the memory overhead is recovered exactly, and bad requests
+// are errors that name what is wrong. Also cost::Overlay and the recipes' state bytes.
+#include "dlsim/validate/calibrate.h"
+
+#include <gtest/gtest.h>
+
+#include "dlsim/io/catalog_loader.h"
+#include "dlsim/train/simulate.h"
+
+namespace dlsim::validate {
+namespace {
+
+catalog::Catalogs Shipped() {
+  auto c = io::LoadCatalogs({});
+  EXPECT_TRUE(c.ok());
+  return *c;
+}
+
+// A small Llama-like model on one H100 at `tokens` per sequence and micro-batch `mb`.
+train::TrainOptions SmallRun(int hidden, int seq, int mb) {
+  train::TrainOptions o;
+  o.model.name = "calib-test";
+  o.model.layers = 8;
+  o.model.hidden = hidden;
+  o.model.heads = hidden / 128;
+  o.model.kv_heads = o.model.heads;
+  o.model.ffn_hidden = 4 * hidden;
+  o.model.vocab = 32000;
+  o.hardware.gpu = "h100-sxm5-80gb";
+  o.hardware.gpus = 1;
+  o.hardware.gpus_per_node = 1;
+  o.training.seq_len = seq;
+  o.training.micro_batch = mb;
+  o.training.global_batch = mb;
+  o.parallel.dp = 1;
+  o.parallel.zero = 0;
+  return o;
+}
+
+// Runs whose "measurements" are dlsim's predictions under `truth` laid over the shipped constants.
+std::vector<CalibrationRun> Measured(const cost::TrainingCalibration& truth, double memory_offset_gib = 0) {
+  catalog::Catalogs c = Shipped();
+  c.training = cost::Overlay(c.training, truth);
+  std::vector<CalibrationRun> runs;
+  const int shapes[][3] = {{512, 512, 1},   {1024, 1024, 1}, {2048, 2048, 2},
+                           {4096, 2048, 2}, {4096, 4096, 1}, {1024, 4096, 4}};
+  for (const auto& s : shapes) {
+    CalibrationRun r;
+    r.label = "h" + std::to_string(s[0]) + "-s" + std::to_string(s[1]);
+    r.options = SmallRun(s[0], s[1], s[2]);
+    auto p = train::Simulate(r.options, c, nullptr);
+    EXPECT_TRUE(p.ok() && p->feasible);
+    r.step_time_s = p->step_time_s;
+    r.peak_memory_gib = p->peak_memory.ToGiB() + memory_offset_gib;
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+cost::TrainingCalibration Truth(double gemm, double host_us) {
+  cost::TrainingCalibration t;
+  t.source = "truth";
+  cost::ArchTrainingCalibration a;
+  a.architecture = "hopper";
+  a.gemm_max_efficiency = gemm;
+  t.archs.push_back(a);
+  t.layer_host_time = Seconds(host_us * 1e-6);
+  return t;
+}
+
+TEST(Calibrate, RecoversTheConstantsThatMadeTheRuns) {
+  const auto runs = Measured(Truth(0.55, 300));
+  auto r = Calibrate(runs, Shipped(), {.constants = {"gemm", "host"}, .threads = 2});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->fitted.size(), 2u);
+  EXPECT_EQ(r->architecture, "hopper");
+  EXPECT_NEAR(r->fitted[0].value, 0.55, 0.01);
+  EXPECT_NEAR(r->fitted[1].value, 300, 15);
+  EXPECT_GT(r->mape_before, 5.0);  // the shipped constants are off: there was something to fit
+  EXPECT_LT(r->mape_fitted, 0.5);
+  EXPECT_LT(r->mape_held_out, 1.0);
+  ASSERT_EQ(r->calibration.archs.size(), 1u);
+  EXPECT_NEAR(*r->calibration.archs[0].gemm_max_efficiency, 0.55, 0.01);
+  EXPECT_FALSE(r->calibration.archs[0].attention_efficiency.has_value());  // only what was fitted
+  EXPECT_FALSE(r->calibration.memory_overhead.has_value());
+}
+
+TEST(Calibrate, SameBitsWhateverTheThreadCount) {
+  const auto runs = Measured(Truth(0.6, 200));
+  auto one = Calibrate(runs, Shipped(), {.constants = {"gemm"}, .threads = 1});
+  auto two = Calibrate(runs, Shipped(), {.constants = {"gemm"}, .threads = 2});
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(one->fitted[0].value, two->fitted[0].value);
+  for (size_t i = 0; i < one->runs.size(); ++i) EXPECT_EQ(one->runs[i].held_out_s, two->runs[i].held_out_s);
+}
+
+TEST(Calibrate, ChoosesAtMostOneConstantPerTwoRunsAndFitsMemoryInClosedForm) {
+  const auto runs = Measured(Truth(0.55, 300), /*memory_offset_gib=*/3.0);  // measured 3 GiB above dlsim
+  auto r = Calibrate(runs, Shipped(), {});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  size_t step = 0;
+  for (const auto& f : r->fitted) step += f.name != "memory";
+  EXPECT_EQ(step, runs.size() / 2);
+  EXPECT_EQ(r->fitted[0].name, "memory");
+  EXPECT_NEAR(r->fitted[0].value, 2.0 + 3.0, 1e-9);  // shipped 2 GiB framework overhead + the offset
+  EXPECT_NEAR(*r->memory_mape_fitted, 0, 1e-9);
+  EXPECT_NEAR(*r->memory_mape_held_out, 0, 1e-9);
+  EXPECT_GT(*r->memory_mape_before, 1.0);
+}
+
+TEST(Calibrate, ScoreOnlyFitsNothing) {
+  const auto runs = Measured(Truth(0.55, 300));
+  auto r = Calibrate(runs, Shipped(), {.constants = {"none"}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->fitted.empty());
+  EXPECT_EQ(r->mape_before, r->mape_held_out);
+}
+
+TEST(Calibrate, RefusesWhatTheRunsCannotSupport) {
+  const auto runs = Measured(Truth(0.55, 300));
+  const std::vector<CalibrationRun> three(runs.begin(), runs.begin() + 3);
+  auto r = Calibrate(three, Shipped(), {.constants = {"gemm", "host"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("3 runs support at most 1"), std::string::npos) << r.error().message;
+  r = Calibrate({runs[0]}, Shipped(), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("at least 2 runs"), std::string::npos);
+  r = Calibrate(runs, Shipped(), {.constants = {"gem"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("did you mean 'gemm'"), std::string::npos) << r.error().message;
+  r = Calibrate(runs, Shipped(), {.constants = {"gemm", "gemm"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("named twice"), std::string::npos);
+  std::vector<CalibrationRun> mixed = runs;
+  mixed[2].options.hardware.gpu = "a100-sxm4-80gb";
+  r = Calibrate(mixed, Shipped(), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find(mixed[2].label + ": its GPU is ampere"), std::string::npos)
+      << r.error().message;
+  std::vector<CalibrationRun> no_memory = runs;
+  for (auto& run : no_memory) run.peak_memory_gib.reset();
+  r = Calibrate(no_memory, Shipped(), {.constants = {"memory"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("peak_memory_gib"), std::string::npos);
+}
+
+TEST(Calibrate, AnInfeasibleRunIsNamed) {
+  auto runs = Measured(Truth(0.55, 300));
+  runs[1].options.training.micro_batch = runs[1].options.training.global_batch = 4096;  // out of memory
+  runs[1].peak_memory_gib.reset();
+  auto r = Calibrate(runs, Shipped(), {.constants = {"gemm"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find(runs[1].label + ": out of memory"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(TrainingCalibrationOverlay, ReplacesOnlyWhatTheOverlaySets) {
+  const catalog::Catalogs c = Shipped();
+  cost::TrainingCalibration over;
+  over.source = "mine.yaml";
+  cost::ArchTrainingCalibration a;
+  a.architecture = "hopper";
+  a.attention_efficiency = 0.5;
+  over.archs.push_back(a);
+  const cost::TrainingCalibration out = cost::Overlay(c.training, over);
+  using A = cost::ArchTrainingCalibration;
+  EXPECT_EQ(out.ArchValue("hopper", &A::attention_efficiency), 0.5);
+  EXPECT_EQ(out.ArchValue("hopper", &A::fp8_gemm_max_efficiency),
+            c.training.ArchValue("hopper", &A::fp8_gemm_max_efficiency));
+  EXPECT_EQ(out.ArchValue("ampere", &A::gemm_max_efficiency),
+            c.training.ArchValue("ampere", &A::gemm_max_efficiency));
+  EXPECT_EQ(out.layer_host_time, c.training.layer_host_time);
+  EXPECT_NE(out.source.find("mine.yaml"), std::string::npos);
+}
+
+// The recipes' model state per parameter (no ZeRO, one GPU): mixed 2 + 4 + 12, bf16 2 + 2 + 4, autocast
+// (fp32 weights and their bf16 copies) 6 + 4 + 8.
+TEST(Recipes, StateBytesPerParameter) {
+  train::TrainingOptions t;
+  auto total = [&](train::Recipe r) {
+    t.recipe = r;
+    const auto b = train::StateBytes(t);
+    return b.weights + b.gradients + b.optimizer;
+  };
+  EXPECT_EQ(total(train::Recipe::kMixed), 18);
+  EXPECT_EQ(total(train::Recipe::kBf16), 8);
+  EXPECT_EQ(total(train::Recipe::kAutocast), 18);
+  catalog::Catalogs c = Shipped();
+  train::TrainOptions o = SmallRun(2048, 1024, 1);
+  auto mixed = train::Simulate(o, c, nullptr);
+  o.training.recipe = train::Recipe::kBf16;
+  auto bf16 = train::Simulate(o, c, nullptr);
+  ASSERT_TRUE(mixed.ok() && bf16.ok());
+  const auto& m = mixed->memory[0];
+  const auto& b = bf16->memory[0];
+  EXPECT_NEAR(b.optimizer.ToBytes() / m.optimizer.ToBytes(), 4.0 / 12.0, 1e-9);
+  EXPECT_NEAR(b.gradients.ToBytes() / m.gradients.ToBytes(), 2.0 / 4.0, 1e-9);
+  EXPECT_LT(bf16->step_time_s, mixed->step_time_s);  // the bf16 AdamW step moves fewer bytes
+}
+
+}  // namespace
+}  // namespace dlsim::validate
