@@ -305,8 +305,9 @@ double FitMemory(const std::vector<CalibrationRun>& runs, const std::vector<doub
   out.memory_mape_before = Mape(before, meas);
   out.memory_mape_fitted = Mape(after, meas);
   out.memory_mape_held_out = Mape(held, meas);
-  out.fitted.push_back(
-      {"memory", shipped_gib, fitted, 0, fitted <= 0 || fitted >= StackConstants()[kMemory].hi});
+  if (fit)
+    out.fitted.push_back(
+        {"memory", shipped_gib, fitted, 0, fitted <= 0 || fitted >= StackConstants()[kMemory].hi});
   return fitted;
 }
 
