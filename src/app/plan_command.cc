@@ -14,6 +14,7 @@
 #include "dlsim/plan/planner.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/train/context_builder.h"
+#include "dlsim/train/prediction_interval.h"
 
 namespace dlsim::app {
 namespace {
@@ -70,6 +71,9 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
                                  primary ? plan::ProgressFn(args.progress) : plan::ProgressFn());
   if (!result.ok()) return ReportError("plan", result.error(), err);
   if (!primary) return kExitOk;
+  if (auto gpu = catalogs->hardware.FindGpu(base.hardware.gpu); gpu.ok())
+    result->unit_interval =
+        train::IntervalOf(base, (*gpu)->architecture, 1.0, catalogs->intervals, catalogs->training);
   if (Status st = WriteFiles(args, base, *result); !st.ok()) return ReportError("plan", st.error(), err);
   if (args.json) {
     out << report::DumpDeterministic(PlanJson(*result, options, /*all=*/true));

@@ -101,6 +101,23 @@ report::Table TopTable(const PlanResult& r, const std::vector<const EvaluatedCan
   return t;
 }
 
+// Writes the best layout's step-time interval and the rows of the top table that tie with it (their
+// intervals overlap the best's: the model cannot rank them).
+void WriteTies(const PlanResult& r, const std::vector<const EvaluatedCandidate*>& top, std::ostream& out) {
+  if (!r.unit_interval || top.empty()) return;
+  const train::StepInterval& u = *r.unit_interval;
+  const double best = top[0]->eval.step_time_s;
+  std::vector<std::string> ties;
+  for (size_t k = 1; k < top.size(); ++k)
+    if (r.TiesBest(*top[k])) ties.push_back("#" + std::to_string(k + 1));
+  std::string line = fmt::format("{:.0f}% interval of #1: {}-{} s ({}{}); ", 100 * u.level,
+                                 FormatNumber(best * u.low_s, 4), FormatNumber(best * u.high_s, 4), u.regime,
+                                 u.outside ? ", OUTSIDE every validated regime" : "");
+  line +=
+      ties.empty() ? "no other row ties with it" : "ties with it (intervals overlap): " + Join(ties, ", ");
+  out << WrapText(line, kReportWidth, 2) << "\n";
+}
+
 // Writes, for each row of the top table after the first, why it is not first (its gap, the component
 // that grew most, the keys that differ), wrapped to kReportWidth.
 void WriteWhyNotFirst(const std::vector<const EvaluatedCandidate*>& top, Objective objective,
@@ -133,8 +150,14 @@ void WriteBaselineLine(const train::TrainOptions& base, const PlanResult& r, con
 nlohmann::ordered_json TopJson(const PlanResult& r, const PlanOptions& options) {
   nlohmann::ordered_json top = nlohmann::ordered_json::array();
   for (size_t k = 0; k < r.ranking.size() && k < static_cast<size_t>(options.top_k); ++k) {
-    nlohmann::ordered_json e = CandidateJson(r.evaluated[r.ranking[k]]);
-    e["why"] = WhyDifferent(*r.Best(), r.evaluated[r.ranking[k]], r.objective);
+    const EvaluatedCandidate& c = r.evaluated[r.ranking[k]];
+    nlohmann::ordered_json e = CandidateJson(c);
+    if (r.unit_interval) {
+      e["step_time_interval_s"] = {c.eval.step_time_s * r.unit_interval->low_s,
+                                   c.eval.step_time_s * r.unit_interval->high_s};
+      e["tie_with_best"] = r.TiesBest(c);
+    }
+    e["why"] = WhyDifferent(*r.Best(), c, r.objective);
     top.push_back(e);
   }
   return top;
@@ -262,6 +285,7 @@ void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options
   }
   const std::vector<const EvaluatedCandidate*> top = TopCandidates(r, options);
   out << "\n" << TopTable(r, top);
+  WriteTies(r, top, out);
   WriteWhyNotFirst(top, r.objective, out);
   out << "\nPareto front, step time vs GPUs:\n" << Pareto(r, r.pareto_gpus);
   out << "Pareto front, step time vs peak memory per GPU:\n" << Pareto(r, r.pareto_memory);

@@ -145,6 +145,12 @@ nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Byt
   j["compute_model"] = o.compute_model;
   j["parallel"] = ParallelJson(o, r);
   j["step_time_s"] = r.step_time_s;
+  if (r.interval)
+    j["step_time_interval_s"] = {{"low", r.interval->low_s},
+                                 {"high", r.interval->high_s},
+                                 {"level", r.interval->level},
+                                 {"regime", r.interval->regime},
+                                 {"outside_validated_regimes", r.interval->outside}};
   j["tokens_per_s"] = r.tokens_per_s;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
   j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
@@ -182,6 +188,11 @@ report::Table StepTable(const StepResult& r) {
   report::Table step("Step");
   step.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
   step.AddRow({"step time", report::FormatDuration(Seconds(r.step_time_s))});
+  if (r.interval)
+    step.AddRow({fmt::format("{:.0f}% interval ({}{})", 100 * r.interval->level, r.interval->regime,
+                             r.interval->outside ? ", OUTSIDE every validated regime" : ""),
+                 report::FormatDuration(Seconds(r.interval->low_s)) + " - " +
+                     report::FormatDuration(Seconds(r.interval->high_s))});
   step.AddRow({"throughput", report::FormatRate(r.tokens_per_s, "tokens/s")});
   step.AddRow({"throughput per GPU", report::FormatRate(r.tokens_per_s_per_gpu, "tokens/s")});
   step.AddRow({"model FLOP/s per GPU", report::FormatRate(TFLOPS(r.model_tflops_per_gpu))});

@@ -21,6 +21,20 @@ bool Wanted(const ValidateArgs& args, const std::string& name) {
 
 std::string Pct(double v) { return fmt::format("{:.2f}%", v); }
 
+// Each row's label, measured value and its k-fold and leave-one-set-out predictions (null when the set
+// was not left out): what scripts/fit-intervals.py derives the prediction intervals from.
+nlohmann::ordered_json RowPredictions(const validate::SetCrossValidation& s) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < s.labels.size(); ++i)
+    rows.push_back(
+        {{"label", s.labels[i]},
+         {"measured", s.measured[i]},
+         {"kfold_predicted", s.kfold_predicted[i]},
+         {"loso_predicted", i < s.loso_predicted.size() ? nlohmann::ordered_json(s.loso_predicted[i])
+                                                        : nlohmann::ordered_json(nullptr)}});
+  return rows;
+}
+
 nlohmann::ordered_json ReportJson(const ValidateArgs& args, const CrossValidationReport& r,
                                   const validate::CrossValidationOptions& o) {
   nlohmann::ordered_json j;
@@ -44,6 +58,7 @@ nlohmann::ordered_json ReportJson(const ValidateArgs& args, const CrossValidatio
                              {"in_sample_mape_pct", s.in_sample_mape},
                              {"kfold_mape_pct", s.kfold_mape}};
     e["leave_one_set_out_mape_pct"] = s.loso_mape ? nlohmann::ordered_json(*s.loso_mape) : nullptr;
+    e["row_predictions"] = RowPredictions(s);
     sets.push_back(e);
   }
   j["sets"] = sets;

@@ -57,6 +57,7 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
   }
   if (over.layer_host_time) out.layer_host_time = over.layer_host_time;
   if (over.memory_overhead) out.memory_overhead = over.memory_overhead;
+  if (over.interval) out.interval = over.interval;
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "dlsim/io/embedded.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/prediction_intervals_loader.h"
 #include "dlsim/io/training_calibration_loader.h"
 
 namespace dlsim::io {
@@ -227,6 +228,7 @@ Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files,
   DLSIM_ASSIGN_OR_RETURN(cat.compute, LoadDefaultComputeCalibration());
   DLSIM_ASSIGN_OR_RETURN(cat.network, LoadDefaultNetworkCalibration());
   DLSIM_ASSIGN_OR_RETURN(cat.training, LoadDefaultTrainingCalibration());
+  DLSIM_ASSIGN_OR_RETURN(cat.intervals, LoadDefaultPredictionIntervals());
   for (const auto& path : calibration_files) {
     DLSIM_ASSIGN_OR_RETURN(cost::TrainingCalibration over, LoadTrainingCalibrationFile(path));
     cat.training = cost::Overlay(cat.training, over);

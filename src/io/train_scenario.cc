@@ -261,6 +261,7 @@ void ApplyStack(const MapReader& training, train::TrainOptions* o) {
   ReadParallel(profile.Section("parallel"), &o->parallel);
   const Status status = doc->status();
   if (!status.ok()) training.AddError("stack", "stack " + *name + ": " + status.error().message);
+  o->training.stack = *name;
 }
 
 // A histogram file: CSV with a `tokens` column, one row per expert in expert order; every value >= 0.

@@ -41,6 +41,16 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
   if (fw.Has("memory_overhead_gib"))
     cal.memory_overhead = GiB(fw.Get<double>("memory_overhead_gib", 0, Range::Between(0, 1024)));
   fw.Finish();
+  if (root.Has("interval")) {
+    const MapReader iv = root.Section("interval");
+    cost::CalibratedInterval c;
+    c.architecture = iv.Require<std::string>("architecture").value_or("");
+    c.low = iv.Get<double>("low", 1, Range::Positive(1));
+    c.high = iv.Get<double>("high", 1, Range::Between(1, 100));
+    c.runs = iv.Get<int>("runs", 0, Range::NonNegative());
+    iv.Finish();
+    cal.interval = c;
+  }
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
   return cal;
@@ -64,11 +74,15 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
     if (a.elementwise_efficiency)
       out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
   }
-  if (!cal.layer_host_time && !cal.memory_overhead) return out;
-  out += "framework:\n";
+  if (cal.layer_host_time || cal.memory_overhead) out += "framework:\n";
   if (cal.layer_host_time) out += fmt::format("  layer_host_us: {:.1f}\n", cal.layer_host_time->ToMicros());
   if (cal.memory_overhead)
     out += fmt::format("  memory_overhead_gib: {:.3f}\n", cal.memory_overhead->ToGiB());
+  if (cal.interval)
+    out += fmt::format(
+        "interval:  # 10th-90th percentile of measured / predicted, leave-one-run-out\n  architecture: {}\n"
+        "  low: {:.4f}\n  high: {:.4f}\n  runs: {}\n",
+        cal.interval->architecture, cal.interval->low, cal.interval->high, cal.interval->runs);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "dlsim/train/simulate.h"
 
 #include "dlsim/train/context_builder.h"
+#include "dlsim/train/prediction_interval.h"
 
 namespace dlsim::train {
 
@@ -9,7 +10,11 @@ Result<StepResult> Simulate(const TrainOptions& options, const catalog::Catalogs
   DLSIM_ASSIGN_OR_RETURN(auto owned, MakeStepContext(options, catalogs));
   PipelineScheduleRegistry schedules("pipeline-schedule");
   RegisterPipelineSchedules(schedules);
-  return SimulateTrainingStep(options, owned->ctx, schedules, sink);
+  DLSIM_ASSIGN_OR_RETURN(StepResult r, SimulateTrainingStep(options, owned->ctx, schedules, sink));
+  if (r.step_time_s > 0)
+    r.interval =
+        IntervalOf(options, owned->gpu.architecture, r.step_time_s, catalogs.intervals, catalogs.training);
+  return r;
 }
 
 }  // namespace dlsim::train

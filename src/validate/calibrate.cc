@@ -327,6 +327,23 @@ std::vector<double> HeldOut(const Predictor& p, const std::vector<Kind>& kinds,
   return held;
 }
 
+// The 10th-90th percentile (linear interpolation) of measured / held-out prediction, widened to include 1.
+cost::CalibratedInterval HeldOutInterval(const std::vector<double>& meas, const std::vector<double>& held,
+                                         const std::string& arch) {
+  std::vector<double> ratio;
+  for (size_t i = 0; i < meas.size(); ++i)
+    if (held[i] > 0) ratio.push_back(meas[i] / held[i]);
+  std::sort(ratio.begin(), ratio.end());
+  auto quantile = [&](double q) {
+    if (ratio.empty()) return 1.0;
+    const double pos = q * static_cast<double>(ratio.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(lo + 1, ratio.size() - 1);
+    return ratio[lo] + (pos - static_cast<double>(lo)) * (ratio[hi] - ratio[lo]);
+  };
+  return {arch, std::min(1.0, quantile(0.1)), std::max(1.0, quantile(0.9)), static_cast<int>(ratio.size())};
+}
+
 std::vector<double> Measured(const std::vector<CalibrationRun>& runs) {
   std::vector<double> m;
   for (const CalibrationRun& r : runs) m.push_back(r.step_time_s);
@@ -389,6 +406,7 @@ Status FitStepConstants(const std::vector<CalibrationRun>& runs, const catalog::
   const cost::TrainingCalibration step = CalibrationOf(choice.step, x, out.architecture);
   out.calibration.archs = step.archs;
   out.calibration.layer_host_time = step.layer_host_time;
+  if (!choice.step.empty()) out.calibration.interval = HeldOutInterval(meas, held, out.architecture);
   return Status::Ok();
 }
 

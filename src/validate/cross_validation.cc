@@ -95,7 +95,7 @@ const ValidationSet* FindSet(const std::vector<ValidationSet>& sets, const std::
 // `loso` when there is one.
 Result<SetCrossValidation> ScoreSet(const ValidationSet& base, const std::vector<int>& folds,
                                     const std::vector<FitResult>& fits, const FitResult* loso) {
-  SetCrossValidation s{base.name, base.rows.size(), 0, base.Mape(), 0, std::nullopt};
+  SetCrossValidation s{base.name, base.rows.size(), 0, base.Mape(), 0, std::nullopt, {}, {}, {}, {}};
   s.folds = folds.empty() ? 0 : *std::max_element(folds.begin(), folds.end()) + 1;
   double sum = 0;
   for (size_t r = 0; r < base.rows.size(); ++r) {
@@ -104,12 +104,16 @@ Result<SetCrossValidation> ScoreSet(const ValidationSet& base, const std::vector
       return Error::Internal("cross-validation: the fit without fold " + std::to_string(folds[r]) +
                              " did not predict set " + base.name);
     sum += std::fabs(held->rows[r].ErrorPct());
+    s.labels.push_back(base.rows[r].label);
+    s.measured.push_back(base.rows[r].measured);
+    s.kfold_predicted.push_back(held->rows[r].predicted);
   }
   s.kfold_mape = base.rows.empty() ? 0 : sum / static_cast<double>(base.rows.size());
   if (loso != nullptr) {
     const ValidationSet* held = FindSet(loso->sets, base.name);
     if (held == nullptr) return Error::Internal("cross-validation: the fit without " + base.name + " failed");
     s.loso_mape = held->Mape();
+    for (const ValidationRow& row : held->rows) s.loso_predicted.push_back(row.predicted);
   }
   return s;
 }

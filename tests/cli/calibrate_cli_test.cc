@@ -84,3 +84,22 @@ TEST(CalibrateCli, BadRunsFilesNameTheCellAndWriteNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+// A calibration's own interval reaches train's JSON as the "calibrated" regime.
+TEST(CalibrateCli, TrainReportsTheCalibratedInterval) {
+  const std::string out = TempPath("interval.yaml");
+  ASSERT_EQ(RunDlsim("calibrate " + kDir + "runs.csv -o " + out + " --fit gemm", false).exit_code, 0);
+  const Outcome r = RunDlsim("--calibration " + out + " train " + kDir + "base.yaml --json", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["step_time_interval_s"]["regime"], "calibrated");
+  EXPECT_LE(j["step_time_interval_s"]["low"].get<double>(), j["step_time_s"].get<double>());
+  EXPECT_GE(j["step_time_interval_s"]["high"].get<double>(), j["step_time_s"].get<double>());
+  const Outcome shipped = RunDlsim("train " + kDir + "base.yaml --json", false);
+  EXPECT_EQ(nlohmann::json::parse(shipped.output)["step_time_interval_s"]["regime"], "fitted-stack");
+  std::filesystem::remove(out);
+}
+
+}  // namespace

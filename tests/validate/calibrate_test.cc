@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/train/prediction_interval.h"
 #include "dlsim/train/simulate.h"
 
 namespace dlsim::validate {
@@ -85,6 +86,12 @@ TEST(Calibrate, RecoversTheConstantsThatMadeTheRuns) {
   EXPECT_NEAR(*r->calibration.archs[0].gemm_max_efficiency, 0.55, 0.01);
   EXPECT_FALSE(r->calibration.archs[0].attention_efficiency.has_value());  // only what was fitted
   EXPECT_FALSE(r->calibration.memory_overhead.has_value());
+  // The file's own interval: leave-one-run-out ratios of runs dlsim made itself are ~1.
+  ASSERT_TRUE(r->calibration.interval.has_value());
+  EXPECT_EQ(r->calibration.interval->architecture, "hopper");
+  EXPECT_NEAR(r->calibration.interval->low, 1.0, 0.02);
+  EXPECT_NEAR(r->calibration.interval->high, 1.0, 0.02);
+  EXPECT_EQ(r->calibration.interval->runs, 6);
 }
 
 TEST(Calibrate, SameBitsWhateverTheThreadCount) {
@@ -202,3 +209,71 @@ TEST(Recipes, StateBytesPerParameter) {
 
 }  // namespace
 }  // namespace dlsim::validate
+
+namespace dlsim::train {
+namespace {
+
+// The regime of a scenario decides its interval: the shipped table's fitted-stack interval for a
+// Megatron-like H100 run, the held-out (other-stack) one for torchtitan, MoE or a plain-PyTorch recipe, a
+// widened and flagged one on a GPU no validation set has, and a user calibration's own for its architecture.
+TEST(PredictionInterval, RegimeFollowsTheScenario) {
+  auto c = io::LoadCatalogs({});
+  ASSERT_TRUE(c.ok());
+  const cost::IntervalRegime* fitted = c->intervals.Find("fitted-stack");
+  const cost::IntervalRegime* other = c->intervals.Find("other-stack");
+  ASSERT_TRUE(fitted && other);
+  EXPECT_LT(fitted->low, 1.0);
+  EXPECT_GT(fitted->high, 1.0);
+  TrainOptions o;
+  auto at = [&](const std::string& arch) { return IntervalOf(o, arch, 2.0, c->intervals, c->training); };
+  auto i = at("hopper");
+  ASSERT_TRUE(i.has_value());
+  EXPECT_EQ(i->regime, "fitted-stack");
+  EXPECT_DOUBLE_EQ(i->low_s, 2.0 * fitted->low);
+  EXPECT_DOUBLE_EQ(i->high_s, 2.0 * fitted->high);
+  o.training.stack = "torchtitan-2024.12";
+  EXPECT_EQ(at("hopper")->regime, "other-stack");
+  o.training.stack = "nemo-24.07";
+  EXPECT_EQ(at("hopper")->regime, "fitted-stack");
+  EXPECT_EQ(at("blackwell")->regime, "other-stack");  // no Blackwell constant is fitted
+  o.training.recipe = Recipe::kAutocast;
+  EXPECT_EQ(at("hopper")->regime, "other-stack");
+  o.training.recipe = Recipe::kMixed;
+  o.model.moe.experts = 8;
+  EXPECT_EQ(at("hopper")->regime, "other-stack");
+  o.model.moe.experts = 0;
+  auto outside = at("volta");
+  EXPECT_TRUE(outside->outside);
+  EXPECT_LT(outside->low_s, 2.0 * other->low + 1e-12);
+  EXPECT_GT(outside->high_s, 2.0 * other->high);
+  cost::TrainingCalibration mine = c->training;
+  mine.interval = cost::CalibratedInterval{"hopper", 0.9, 1.2, 5};
+  auto cal = IntervalOf(o, "hopper", 2.0, c->intervals, mine);
+  EXPECT_EQ(cal->regime, "calibrated");
+  EXPECT_DOUBLE_EQ(cal->high_s, 2.4);
+  EXPECT_EQ(IntervalOf(o, "ampere", 2.0, c->intervals, mine)->regime,
+            "fitted-stack");  // not its architecture
+}
+
+// Simulate attaches the interval around the prediction it makes.
+TEST(PredictionInterval, SimulateAttachesIt) {
+  auto c = io::LoadCatalogs({});
+  ASSERT_TRUE(c.ok());
+  TrainOptions o;
+  o.hardware.gpus = 8;
+  o.model.layers = 4;
+  o.model.hidden = 2048;
+  o.model.heads = 16;
+  o.model.kv_heads = 16;
+  o.model.ffn_hidden = 8192;
+  o.model.vocab = 32000;
+  o.model.name = "interval-test";
+  o.parallel.dp = 8;
+  auto r = Simulate(o, *c, nullptr);
+  ASSERT_TRUE(r.ok() && r->interval.has_value());
+  EXPECT_LT(r->interval->low_s, r->step_time_s);
+  EXPECT_GT(r->interval->high_s, r->step_time_s);
+}
+
+}  // namespace
+}  // namespace dlsim::train

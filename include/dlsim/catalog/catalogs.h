@@ -11,6 +11,7 @@
 #define DLSIM_CATALOG_CATALOGS_H_
 
 #include "dlsim/cost/compute_calibration.h"
+#include "dlsim/cost/prediction_intervals.h"
 #include "dlsim/cost/training_calibration.h"
 #include "dlsim/hw/catalog.h"
 #include "dlsim/model/model_spec.h"
@@ -31,6 +32,8 @@ struct Catalogs {
   // End-to-end training constants (data/calibration/training.yaml), layered over `compute` by
   // train::MakeStepContext, so `train`, `plan` and `validate` price with the same numbers.
   cost::TrainingCalibration training;
+  // How sure a predicted step time is, per regime (data/calibration/intervals.yaml).
+  cost::PredictionIntervals intervals;
 };
 
 }  // namespace dlsim::catalog

@@ -37,11 +37,20 @@ struct ArchTrainingCalibration {
   std::optional<double> elementwise_efficiency;
 };
 
+// The interval a user calibration measured for itself (`dlsim calibrate`: the 10th and 90th
+// percentiles of measured / predicted over its leave-one-run-out predictions), for its architecture.
+struct CalibratedInterval {
+  std::string architecture;
+  double low = 1, high = 1;
+  int runs = 0;
+};
+
 struct TrainingCalibration {
   std::string source;
   std::vector<ArchTrainingCalibration> archs;
   std::optional<Duration> layer_host_time;
   std::optional<Bytes> memory_overhead;
+  std::optional<CalibratedInterval> interval;
 
   // The kernel-level calibration with this file's constants applied.
   ComputeCalibration Apply(const ComputeCalibration& kernel) const;

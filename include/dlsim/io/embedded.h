@@ -15,6 +15,7 @@ std::string_view ComputeCalibrationYaml();    // data/calibration/compute.yaml
 std::string_view AttentionBackendsYaml();     // data/calibration/attention_backends.yaml
 std::string_view NetworkCalibrationYaml();    // data/calibration/network.yaml
 std::string_view TrainingCalibrationYaml();   // data/calibration/training.yaml
+std::string_view PredictionIntervalsYaml();   // data/calibration/intervals.yaml
 std::string_view LearnedGemmModelTxt();       // data/calibration/learned_gemm.txt
 }  // namespace dlsim::embedded
 

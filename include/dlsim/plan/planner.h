@@ -54,8 +54,16 @@ struct PlanResult {
   std::optional<size_t> baseline_rank;        // its 1-based rank when feasible
   double elapsed_s = 0;
   std::string backend;
+  // The interval of a 1 s prediction in the scenario's regime (train/prediction_interval.h; every
+  // candidate shares the scenario's stack, model and GPU, so one ratio applies to all); set by the caller.
+  std::optional<train::StepInterval> unit_interval;
 
   const EvaluatedCandidate* Best() const { return ranking.empty() ? nullptr : &evaluated[ranking[0]]; }
+  // Whether `c`'s step-time interval overlaps the best's (a tie: the model cannot tell them apart).
+  bool TiesBest(const EvaluatedCandidate& c) const {
+    if (!unit_interval || Best() == nullptr) return false;
+    return c.eval.step_time_s * unit_interval->low_s <= Best()->eval.step_time_s * unit_interval->high_s;
+  }
   size_t Feasible() const { return ranking.size(); }
 };
 

@@ -72,6 +72,7 @@ struct TrainingOptions {
   // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;
   Recipe recipe = Recipe::kMixed;
+  std::string stack;  // the training.stack profile the scenario named ("": none)
   // A diffusion transformer's clip (training.video); seq_len is then its latent tokens (model/dit.h).
   std::optional<model::VideoClip> video;
 };

@@ -17,6 +17,7 @@
 #include "dlsim/train/options.h"
 #include "dlsim/train/parallel_plan.h"
 #include "dlsim/train/pipeline_schedule.h"
+#include "dlsim/train/prediction_interval.h"
 #include "dlsim/train/routed_steps.h"
 #include "dlsim/train/step_context.h"
 #include "dlsim/train/step_sim.h"
@@ -95,6 +96,8 @@ struct StepResult {
   std::optional<DataSummary> data;                 // set for data-aware runs; step_time_s is then the mean
   std::optional<RoutingSummary> routing;           // set for data-aware MoE routing runs
   std::optional<CpAttentionSummary> cp_attention;  // set when a context-parallel layout priced attention
+  // How sure step_time_s is (train/prediction_interval.h); set by train::Simulate.
+  std::optional<StepInterval> interval;
 };
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus

@@ -56,6 +56,10 @@ struct SetCrossValidation {
   double kfold_mape = 0;            // each row predicted by the fit that left its fold out
   std::optional<double> loso_mape;  // predicted by the fit that left the set out (none: one set, or
                                     // not in CrossValidationOptions::loso_sets)
+  // Per row: its label, measured value, and the k-fold and leave-one-set-out predictions (the latter
+  // empty without loso_mape); the residuals data/calibration/intervals.yaml is derived from.
+  std::vector<std::string> labels;
+  std::vector<double> measured, kfold_predicted, loso_predicted;
 };
 
 // One refit: what it left out and how it ended.

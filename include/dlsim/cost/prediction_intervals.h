@@ -1,0 +1,33 @@
+// How sure a predicted step time is: per validated regime, the 10th and 90th percentiles of
+// measured / predicted over the validation rows of that regime, scored by fits that did not see them
+// (data/calibration/intervals.yaml, written by scripts/fit-intervals.py from `dlsim validate
+// --cross-validate --json`, `dlsim validate --json` and the H200 runs; docs/validation.md,
+// "Prediction intervals"). A prediction p in regime r carries the interval [p x low, p x high].
+#ifndef DLSIM_COST_PREDICTION_INTERVALS_H_
+#define DLSIM_COST_PREDICTION_INTERVALS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlsim::cost {
+
+struct IntervalRegime {
+  std::string name;        // fitted-stack, other-stack, calibrated
+  double low = 1;          // the `level` interval's lower quantile of measured / predicted
+  double high = 1;         // its upper quantile
+  int sets = 0, rows = 0;  // validation sets and rows behind it
+  std::string what;        // which scenarios it covers, in words
+};
+
+struct PredictionIntervals {
+  std::string source;
+  double level = 0.8;          // nominal coverage
+  double outside_widen = 1.5;  // outside every validated regime: other-stack's interval, its log-width x this
+  std::vector<IntervalRegime> regimes;
+  const IntervalRegime* Find(std::string_view name) const;
+};
+
+}  // namespace dlsim::cost
+
+#endif  // DLSIM_COST_PREDICTION_INTERVALS_H_

@@ -1,0 +1,40 @@
+// The interval a predicted step time carries (docs/validation.md, "Prediction intervals"): the
+// regime the scenario falls in decides which residuals apply.
+//   calibrated:   a `--calibration` file with its own interval for the scenario's GPU architecture;
+//   fitted-stack: the stacks and GPUs the end-to-end constants were fitted on (no stack or a
+//                 megatron-core / nemo stack, mixed precision, a dense model, an Ampere or Hopper GPU);
+//   other-stack:  everything validated only by held-out sets (torchtitan, Megatron-DeepSpeed, plain
+//                 PyTorch recipes, MoE models, Blackwell);
+//   outside:      a GPU architecture no validation set has: other-stack's interval widened
+//                 (PredictionIntervals::outside_widen) and flagged.
+#ifndef DLSIM_TRAIN_PREDICTION_INTERVAL_H_
+#define DLSIM_TRAIN_PREDICTION_INTERVAL_H_
+
+#include <optional>
+#include <string>
+
+#include "dlsim/cost/prediction_intervals.h"
+#include "dlsim/cost/training_calibration.h"
+#include "dlsim/train/options.h"
+
+namespace dlsim::train {
+
+struct StepInterval {
+  double low_s = 0, high_s = 0;
+  double level = 0.8;
+  std::string regime;
+  bool outside = false;  // no validation set covers the scenario: widened
+};
+
+// The interval of `step_s` for scenario `o` on a GPU of `architecture`; nullopt when the table has no
+// regime for it (an empty table).
+std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string& architecture, double step_s,
+                                       const cost::PredictionIntervals& table,
+                                       const cost::TrainingCalibration& calibration);
+
+// Whether two predictions' intervals overlap (the planner calls such layouts ties).
+bool Overlaps(const StepInterval& a, const StepInterval& b);
+
+}  // namespace dlsim::train
+
+#endif  // DLSIM_TRAIN_PREDICTION_INTERVAL_H_

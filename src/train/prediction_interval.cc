@@ -1,0 +1,47 @@
+#include "dlsim/train/prediction_interval.h"
+
+#include <cmath>
+
+namespace dlsim::train {
+namespace {
+
+bool FittedStack(const TrainOptions& o, const std::string& arch) {
+  const std::string& s = o.training.stack;
+  const bool stack = s.empty() || s.rfind("megatron-core", 0) == 0 || s.rfind("nemo", 0) == 0;
+  return stack && o.training.recipe == Recipe::kMixed && !o.model.moe.enabled() &&
+         (arch == "ampere" || arch == "hopper");
+}
+
+bool Validated(const std::string& arch) {
+  return arch == "ampere" || arch == "hopper" || arch == "blackwell";
+}
+
+StepInterval Make(double step_s, double low, double high, double level, std::string regime) {
+  return {step_s * low, step_s * high, level, std::move(regime), false};
+}
+
+}  // namespace
+
+std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string& architecture, double step_s,
+                                       const cost::PredictionIntervals& table,
+                                       const cost::TrainingCalibration& calibration) {
+  if (calibration.interval && calibration.interval->architecture == architecture)
+    return Make(step_s, calibration.interval->low, calibration.interval->high, table.level, "calibrated");
+  const cost::IntervalRegime* fitted = table.Find("fitted-stack");
+  const cost::IntervalRegime* other = table.Find("other-stack");
+  if (fitted != nullptr && FittedStack(o, architecture))
+    return Make(step_s, fitted->low, fitted->high, table.level, fitted->name);
+  if (other == nullptr) return std::nullopt;
+  if (Validated(architecture)) return Make(step_s, other->low, other->high, table.level, other->name);
+  // Outside: the other-stack interval's log-width scaled by outside_widen on both sides.
+  StepInterval r = Make(step_s, std::pow(other->low, table.outside_widen),
+                        std::pow(other->high, table.outside_widen), table.level, "outside");
+  r.outside = true;
+  return r;
+}
+
+bool Overlaps(const StepInterval& a, const StepInterval& b) {
+  return a.low_s <= b.high_s && b.low_s <= a.high_s;
+}
+
+}  // namespace dlsim::train
