@@ -15,6 +15,7 @@
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/serve/engine_profile.h"
 
 namespace dlsim::io {
 namespace {
@@ -235,8 +236,19 @@ void ReadName(const MapReader& m, std::string_view key, const std::vector<std::s
   out = *v;
 }
 
-serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& names) {
+// The scheduler defaults of engine `e` (engine_profile.h) for `model`, over dlsim's.
+serve::SchedulerOptions EngineDefaults(const serve::EngineProfile& e, const model::ModelSpec& model) {
   serve::SchedulerOptions o;
+  if (e.scheduler) o.name = *e.scheduler;
+  if (e.max_num_seqs) o.max_batch_size = *e.max_num_seqs;
+  if (e.max_batched_tokens) o.max_batched_tokens = o.chunk_size = *e.max_batched_tokens;
+  if (e.max_batched_tokens_from_model) o.max_batched_tokens = std::max<int64_t>(model.max_seq_len, 2048);
+  return o;
+}
+
+serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& names,
+                                      const serve::SchedulerOptions& defaults) {
+  serve::SchedulerOptions o = defaults;
   ReadName(s, "name", names.schedulers, o.name);
   ReadName(s, "router", names.routers, o.router);
   o.block_size = s.Get<int>("block_size", o.block_size, limits::kBlockSize);
@@ -515,7 +527,11 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   MapReader h = root.Section("hardware");
   ReadServeHardware(h, hardware, o);
   o.workload = ReadWorkload(root.Section("workload"), base_dir);
-  o.scheduler = ReadScheduler(root.Section("scheduler"), names);
+  o.engine = root.Get<std::string>("engine", o.engine);
+  const auto engine = serve::FindEngine(o.engine);
+  if (!engine.ok()) root.AddError("engine", engine.error().message);
+  o.scheduler = ReadScheduler(root.Section("scheduler"), names,
+                              engine.ok() ? EngineDefaults(**engine, o.model) : serve::SchedulerOptions{});
   CheckPools(h, root.Section("scheduler"), o);
   o.offload = ReadOffload(root.Section("offload"));
   ReadSlo(root.Section("slo"), o.slo);

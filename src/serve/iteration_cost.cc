@@ -52,19 +52,22 @@ class ProfiledCostModel final : public IterationCostModel {
     } else {
       d = RooflineLinear(t);
     }
-    if (in_.tp > 1) {
-      const Bytes msg(static_cast<double>(t) * in_.model.hidden * elem_);
-      d += in_.collective->Time(net::Collective::kAllReduce, msg, {.size = in_.tp, .ranks_per_node = in_.tp},
-                                in_.fabric) *
-               int64_t{2} +
-           (kNcclLaunchOverhead + in_.overhead.per_collective +
-            in_.overhead.per_ring_step * int64_t{2 * (in_.tp - 1)}) *
-               int64_t{2};
-      const double large_mib =
-          std::max(0.0, (msg - in_.overhead.large_message).ToMiB()) * 2.0 * (in_.tp - 1) / in_.tp;
-      d += in_.overhead.per_large_ring_mib * (2.0 * large_mib);
-    }
+    if (in_.tp > 1) d += AllReduceOnce(Bytes(static_cast<double>(t) * in_.model.hidden * elem_)) * int64_t{2};
     return d;
+  }
+
+  // One TP all-reduce of `msg` as the engine runs it (iteration_cost.h, ProfiledCostInputs::engine).
+  Duration AllReduceOnce(Bytes msg) const {
+    const Duration nccl = in_.collective->Time(net::Collective::kAllReduce, msg,
+                                               {.size = in_.tp, .ranks_per_node = in_.tp}, in_.fabric) +
+                          kNcclLaunchOverhead;
+    if (in_.engine.allreduce == TpAllReduce::kCustom)
+      return TpAllReduceTime(in_.engine, *in_.allreduce, msg.ToBytes(), in_.tp, in_.gpu.architecture,
+                             !in_.fabric.pcie_only, nccl);
+    const double large_mib =
+        std::max(0.0, (msg - in_.overhead.large_message).ToMiB()) * 2.0 * (in_.tp - 1) / in_.tp;
+    return nccl + in_.overhead.per_collective + in_.overhead.per_ring_step * int64_t{2 * (in_.tp - 1)} +
+           in_.overhead.per_large_ring_mib * large_mib;
   }
 
   // A linear layer's GEMM: dense, or Flash-LLM's sparse-weight kernel.

@@ -56,6 +56,8 @@ Result<std::unique_ptr<ServeEnvironment>> MakeServeEnvironment(const cost::Compu
   env->collective = std::move(coll);
   DLSIM_ASSIGN_OR_RETURN(env->profiles, DefaultOperatorProfiles());
   DLSIM_ASSIGN_OR_RETURN(env->overhead, DefaultCollectiveOverhead());
+  DLSIM_ASSIGN_OR_RETURN(AllReduceTable table, DefaultAllReduceTable());
+  env->allreduce = std::make_shared<const AllReduceTable>(std::move(table));
   return env;
 }
 
@@ -85,11 +87,14 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
       o.weight_sparsity > 0 ? nullptr : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
   in.weight_sparsity = o.weight_sparsity;
   in.overhead = env.overhead;
+  in.allreduce = env.allreduce;
+  if (auto e = FindEngine(o.engine); e.ok()) in.engine = **e;  // the readers checked the name
   return in;
 }
 
 Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& o,
                                                           const ServeEnvironment& env) {
+  if (auto e = FindEngine(o.engine); !e.ok()) return e.error();
   return MakeProfiledCostModel(CostInputs(o, env));
 }
 

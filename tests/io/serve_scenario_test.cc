@@ -128,3 +128,29 @@ TEST(ServeScenarioTest, ArrivalVolumeIsBounded) {
 
 }  // namespace
 }  // namespace dlsim::io
+
+namespace dlsim::io {
+namespace {
+
+// engine: names a profile (the closest name on a typo) and sets its scheduler defaults, which the
+// scenario's own scheduler keys override.
+TEST(ServeScenarioEngine, ProfileSetsSchedulerDefaults) {
+  auto parse = [](const std::string& yaml) { return Parse(yaml); };
+  auto v1 = parse("model: {name: llama2-7b}\nengine: vllm-v1\n");
+  ASSERT_TRUE(v1.ok()) << v1.error().message;
+  EXPECT_EQ(v1->engine, "vllm-v1");
+  EXPECT_EQ(v1->scheduler.name, "sarathi");
+  EXPECT_EQ(v1->scheduler.max_batch_size, 1024);
+  EXPECT_EQ(v1->scheduler.chunk_size, 8192);
+  auto v06 = parse("model: {name: llama2-7b}\nengine: vllm-0.6\nscheduler: {max_batch_size: 64}\n");
+  ASSERT_TRUE(v06.ok()) << v06.error().message;
+  EXPECT_EQ(v06->scheduler.max_batch_size, 64);        // the scenario's key wins
+  EXPECT_EQ(v06->scheduler.max_batched_tokens, 4096);  // max(llama2-7b max_seq_len 4096, 2048)
+  auto bad = parse("model: {name: llama2-7b}\nengine: vllm-06\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("s.yaml:2:"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("did you mean 'vllm-0.6'"), std::string::npos) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace dlsim::io

@@ -53,9 +53,11 @@ TEST(StepAudioRepro, AccountingMatchesThePublishedMemoryAndSizingNeedsRealTime) 
     }
   }
   EXPECT_TRUE(some_replica_streams);
-  // H100 at both codebooks' rate (45 tokens/s, 22 ms per token) cannot stream a 130B backbone.
+  // H100 at both codebooks' rate (45 tokens/s, 22 ms per token): TP 4 cannot stream a 130B backbone; TP 8
+  // can, once its all-reduces run at the custom kernel's measured latency (with the SplitwiseSim-fitted NCCL
+  // overhead it could not: the verdict rested on that constant).
   EXPECT_EQ(At(r, 0, "conversations_per_replica"), 0);
-  EXPECT_EQ(At(r, 1, "conversations_per_replica"), 0);
+  EXPECT_GT(At(r, 1, "conversations_per_replica"), 0);
 }
 
 }  // namespace

@@ -156,6 +156,8 @@ struct Predicted {
 
 Predicted Predict(const SplitwiseRow& row, const CollectiveOverhead& overhead) {
   ProfiledCostInputs in = CostInputs(BaseOptions("llama2-70b", row.gpu, row.tp), *Env().env);
+  // The engine SplitwiseSim measured: NCCL for every all-reduce, with the host overhead fitted on these rows.
+  in.engine = **FindEngine("splitwise-2023");
   in.overhead = overhead;
   EXPECT_NE(in.profile, nullptr);
   auto cost = MakeProfiledCostModel(in);

@@ -36,7 +36,9 @@
 #include "dlsim/hw/gpu.h"
 #include "dlsim/model/model_spec.h"
 #include "dlsim/net/collective.h"
+#include "dlsim/serve/engine_profile.h"
 #include "dlsim/serve/operator_profile.h"
+#include "dlsim/serve/tp_allreduce.h"
 
 namespace dlsim::serve {
 
@@ -101,7 +103,12 @@ struct ProfiledCostInputs {
   net::Fabric fabric;                                      // the TP group's links
   const OperatorProfile* profile = nullptr;                // copied; null = roofline
   hw::DType dtype = hw::DType::kFp16;
-  CollectiveOverhead overhead;  // added to every TP all-reduce
+  // How TP all-reduces run (serve/engine_profile.h): the custom kernel's measured latency (`allreduce`)
+  // for the messages the engine gives it, NCCL (the collective model plus Vidur's 20 us launch) otherwise;
+  // `overhead` is added to every NCCL all-reduce only under TpAllReduce::kNcclFitted (splitwise-2023).
+  EngineProfile engine = EngineProfiles().front();
+  std::shared_ptr<const AllReduceTable> allreduce;  // required when tp > 1 and the engine is kCustom
+  CollectiveOverhead overhead;
   // Linear weights pruned to this sparsity (ServeOptions::weight_sparsity): their GEMMs go
   // through ComputeModel::SparseWeightGemm and the measured dense profile is not used.
   double weight_sparsity = 0.0;

@@ -140,6 +140,7 @@ struct ServeOptions {
   // cost::ComputeModel::SparseWeightGemm; embeddings and the LM head stay dense.
   double weight_sparsity = 0.0;
   std::string compute_model = "roofline";   // cost.model: prices kernels without a measured profile
+  std::string engine = "default";           // serving-engine profile (serve/engine_profile.h)
   int64_t max_iterations = kMaxIterations;  // the simulation stops with an error past it (tests lower it)
   bool keep_records = false;  // ServeResult::records: one per request (memory grows with the requests)
 };

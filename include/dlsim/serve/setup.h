@@ -26,7 +26,8 @@ struct ServeEnvironment {
   cost::ComputeCalibration compute;
   std::shared_ptr<const net::CollectiveModel> collective;
   std::vector<OperatorProfile> profiles;
-  CollectiveOverhead overhead;  // embedded data/serving/serving_calibration.csv
+  CollectiveOverhead overhead;  // embedded data/serving/serving_calibration.csv (engine splitwise-2023)
+  std::shared_ptr<const AllReduceTable> allreduce;  // embedded data/serving/tp_allreduce_latency.csv
   SchedulerRegistry schedulers{"serving-scheduler"};
   RouterRegistry routers{"router"};
 };

@@ -1,0 +1,52 @@
+// Serving-engine profiles (`engine:` in a serve scenario; docs/serving.md, "Engines"): what an engine
+// release does that changes its speed — how it all-reduces tensor-parallel activations and its
+// scheduler defaults — each value read from the engine's code at the release (sources in
+// engine_profile.cc and the docs).
+//
+//   const EngineProfile* e = *FindEngine("vllm-0.6");
+//   e->UsesCustomAllReduce(tp, bytes, nvlink)   // vLLM's custom all-reduce, else NCCL
+#ifndef DLSIM_SERVE_ENGINE_PROFILE_H_
+#define DLSIM_SERVE_ENGINE_PROFILE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/core/units.h"
+
+namespace dlsim::serve {
+
+enum class TpAllReduce {
+  kCustom,      // one-shot / two-shot custom all-reduce for small messages (tp_allreduce.h), NCCL above
+  kNcclFitted,  // NCCL for every message plus the per-collective host overhead fitted on SplitwiseSim
+};
+
+struct EngineProfile {
+  std::string name;
+  std::string description;
+  TpAllReduce allreduce = TpAllReduce::kCustom;
+  // kCustom: the largest message (bytes, exclusive) the custom kernel takes for a world of <= 4 and of more
+  // GPUs, and the world sizes it supports (others, and GPUs without NVLink beyond 2, go to NCCL).
+  double custom_max_bytes_small_world = 8.0 * 1024 * 1024;
+  double custom_max_bytes_large_world = 8.0 * 1024 * 1024;
+  std::vector<int> custom_worlds = {2, 4, 6, 8};
+  // Scheduler defaults the engine release ships (unset: dlsim's, docs/serving.md).
+  std::optional<std::string> scheduler;        // "vllm" (prefill-first) or "sarathi" (chunked prefill)
+  std::optional<int> max_num_seqs;             // scheduler.max_batch_size
+  std::optional<int64_t> max_batched_tokens;   // per iteration (also sarathi's chunk_size)
+  bool max_batched_tokens_from_model = false;  // max(model max_seq_len, 2048), vLLM 0.5/0.6's rule
+
+  // Whether an all-reduce of `bytes` over `tp` GPUs runs the custom kernel (kCustom only).
+  bool UsesCustomAllReduce(int tp, double bytes, bool nvlink) const;
+};
+
+// Every profile, the default ("default": vLLM's all-reduce rule, dlsim's scheduler defaults) first.
+const std::vector<EngineProfile>& EngineProfiles();
+// The profile named `name`; an error lists the names (with the closest).
+Result<const EngineProfile*> FindEngine(std::string_view name);
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_ENGINE_PROFILE_H_

@@ -1,0 +1,82 @@
+// Serving-engine profiles (engine_profile.h). Every value was read from the engine's source at the release
+// (vllm-project/vllm: v0.5.4 = 4db5176d, v0.6.0 = 32e7db25, V1 at the v0.8.0 release date = 228b768d;
+// TensorRT-LLM allreducePlugin.cpp @005b299b; SGLang custom_all_reduce.py @004e6561):
+//   custom all-reduce: vllm/distributed/device_communicators/custom_all_reduce.py (_SUPPORTED_WORLD_SIZES
+//     [2, 4, 6, 8], max_size 8 MiB, only with 2 GPUs or full NVLink);
+//   TensorRT-LLM AUTO: one-shot below 1,000,000 B (<= 4 GPUs) or 500,000 B (more), NCCL above;
+//   max_num_seqs 256 (engine/arg_utils.py, 0.5.4 L63, 0.6.0 L90) and 1024 under V1 (0.8.0);
+//   max_num_batched_tokens max(max_model_len, 2048) without chunked prefill (config.py, 0.5.4 L804-818) and
+//   8192 for the OpenAI server on H100/H200 under V1, where chunked prefill is always on.
+#include "dlsim/serve/engine_profile.h"
+
+#include <algorithm>
+
+#include "dlsim/core/strings.h"
+
+namespace dlsim::serve {
+
+bool EngineProfile::UsesCustomAllReduce(int tp, double bytes, bool nvlink) const {
+  if (allreduce != TpAllReduce::kCustom) return false;
+  if (std::find(custom_worlds.begin(), custom_worlds.end(), tp) == custom_worlds.end()) return false;
+  if (tp > 2 && !nvlink) return false;
+  return bytes < (tp <= 4 ? custom_max_bytes_small_world : custom_max_bytes_large_world);
+}
+
+const std::vector<EngineProfile>& EngineProfiles() {
+  static const std::vector<EngineProfile> kProfiles = [] {
+    std::vector<EngineProfile> p;
+    EngineProfile def;
+    def.name = "default";
+    def.description = "vLLM's custom all-reduce rule, dlsim's scheduler defaults (docs/serving.md)";
+    p.push_back(def);
+    EngineProfile v05 = def;
+    v05.name = "vllm-0.5";
+    v05.description = "vLLM 0.5.4: custom all-reduce up to 8 MiB, 256 sequences, no chunked prefill";
+    v05.scheduler = "vllm";
+    v05.max_num_seqs = 256;
+    v05.max_batched_tokens_from_model = true;
+    p.push_back(v05);
+    EngineProfile v06 = v05;
+    v06.name = "vllm-0.6";
+    v06.description = "vLLM 0.6.0: as 0.5.4 (multi-step scheduling off by default)";
+    p.push_back(v06);
+    EngineProfile v1 = def;
+    v1.name = "vllm-v1";
+    v1.description = "vLLM V1 (0.8): chunked prefill always on, 1024 sequences, 8192 tokens per step";
+    v1.scheduler = "sarathi";
+    v1.max_num_seqs = 1024;
+    v1.max_batched_tokens = 8192;
+    p.push_back(v1);
+    EngineProfile sg = def;
+    sg.name = "sglang";
+    sg.description =
+        "SGLang: vLLM's custom all-reduce (8 MiB, 2/4/6/8 GPUs); scheduler defaults not profiled";
+    p.push_back(sg);
+    EngineProfile trt = def;
+    trt.name = "trtllm";
+    trt.description = "TensorRT-LLM AllReduce AUTO: one-shot below 1 MB (<= 4 GPUs) / 500 KB, NCCL above";
+    trt.custom_max_bytes_small_world = 1e6;
+    trt.custom_max_bytes_large_world = 5e5;
+    trt.custom_worlds = {2, 3, 4, 5, 6, 7, 8};
+    p.push_back(trt);
+    EngineProfile sw = def;
+    sw.name = "splitwise-2023";
+    sw.description =
+        "the engine SplitwiseSim profiled (2023): NCCL for every all-reduce plus a fitted host overhead";
+    sw.allreduce = TpAllReduce::kNcclFitted;
+    p.push_back(sw);
+    return p;
+  }();
+  return kProfiles;
+}
+
+Result<const EngineProfile*> FindEngine(std::string_view name) {
+  std::vector<std::string> names;
+  for (const EngineProfile& e : EngineProfiles()) {
+    if (e.name == name) return &e;
+    names.push_back(e.name);
+  }
+  return Error::InvalidArgument(UnknownNameMessage("engine", name, names));
+}
+
+}  // namespace dlsim::serve
