@@ -29,6 +29,9 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["requests_completed"] = m.requests_completed;
   j["ttft_s"] = pct(m.ttft_s);
   j["tpot_s"] = m.tpot_requests > 0 ? pct(m.tpot_s) : nlohmann::ordered_json();  // null: no request has one
+  nlohmann::ordered_json itl = pct(m.itl_s);
+  itl["max"] = m.itl_s.max;                                      // the longest stall
+  j["itl_s"] = m.itl_gaps > 0 ? itl : nlohmann::ordered_json();  // null: no gap at all
   j["e2e_s"] = pct(m.e2e_s);
   j["queueing_s"] = pct(m.queueing_s);
   j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
@@ -94,6 +97,7 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
     LatencyRow(lat, "TPOT", m.tpot_s);
   else
     lat.AddRow({"TPOT", "n/a", "n/a", "n/a", "n/a (every request has one output token)"});
+  if (m.itl_gaps > 0) LatencyRow(lat, "ITL", m.itl_s);
   LatencyRow(lat, "end-to-end", m.e2e_s);
   LatencyRow(lat, "queueing", m.queueing_s);
   out += lat.Render();

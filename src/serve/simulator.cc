@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "dlsim/core/event_queue.h"
+#include "dlsim/core/log_histogram.h"
 #include "dlsim/report/format.h"
 #include "dlsim/serve/performance_record.h"
 
@@ -223,6 +224,27 @@ class Simulation {
     sink_->OnCounter({r.id, "kv_utilization", now, static_cast<double>(r.kv.used()) / r.kv.total()});
   }
 
+  // A request's output token at `now`: its first token, or one more inter-token gap (ITL).
+  void NoteToken(Request& req, TimePoint now) {
+    if (req.generated == 1) {
+      req.first_token = now;
+    } else {
+      const Duration gap = now - req.last_token;
+      // The decode requests of one batch usually share the gap: count equal gaps in a run and add the run
+      // once (FlushItl), which keeps ITL's cost per iteration, not per token.
+      if (gap != itl_gap_) FlushItl();
+      itl_gap_ = gap;
+      ++itl_run_;
+      req.max_itl = std::max(req.max_itl, gap);
+    }
+    req.last_token = now;
+  }
+
+  void FlushItl() {
+    if (itl_run_ > 0) itl_.Add(itl_gap_.ToSeconds(), itl_run_);
+    itl_run_ = 0;
+  }
+
   void FinishIteration(Replica& r) {
     const TimePoint now = queue_.Now();
     r.kv.Advance(now);
@@ -237,7 +259,7 @@ class Simulation {
       if (req.prefill_done()) ++req.generated;
       r.outstanding -= before - req.remaining_tokens();
       if (!req.prefill_done()) continue;
-      if (req.generated == 1) req.first_token = now;
+      NoteToken(req, now);
       if (req.generated >= req.output) {
         Complete(r, req, now);
         any_left = true;
@@ -298,6 +320,9 @@ class Simulation {
   int64_t completions_ = 0;
   int64_t iterations_ = 0;  // of all replicas
   int64_t overcommits_ = 0;
+  LogHistogram itl_;  // every inter-token gap of the run
+  Duration itl_gap_;  // the run of equal gaps not yet added to itl_ (FlushItl), and its length
+  int64_t itl_run_ = 0;
 };
 
 ServeMetrics Simulation::Metrics() const {
@@ -351,6 +376,7 @@ std::vector<RequestRecord> Simulation::Records() const {
       rec.finish_s = (r.finish - start).ToSeconds();
       rec.ttft_s = (r.first_token - r.arrival).ToSeconds();
       rec.tpot_s = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
+      rec.itl_max_s = r.max_itl.ToSeconds();
       rec.e2e_s = (r.finish - r.arrival).ToSeconds();
       rec.queueing_s = (r.first_scheduled - r.arrival).ToSeconds();
       rec.met_slo = rec.ttft_s <= o_.slo.ttft_s && (r.output <= 1 || rec.tpot_s <= o_.slo.tpot_s);
@@ -366,6 +392,10 @@ void Simulation::AddRequestMetrics(ServeMetrics& m) const {
   m.ttft_s = Summarize(c.ttft);
   m.tpot_requests = static_cast<int64_t>(c.tpot.size());
   m.tpot_s = Summarize(c.tpot);
+  LogHistogram itl = itl_;  // with the run FlushItl has not added yet
+  if (itl_run_ > 0) itl.Add(itl_gap_.ToSeconds(), itl_run_);
+  m.itl_s = itl.Summary();
+  m.itl_gaps = itl.count();
   m.e2e_s = Summarize(c.e2e);
   m.queueing_s = Summarize(c.queueing);
   if (!reqs_.empty()) m.makespan_s = (c.last - reqs_.front().arrival).ToSeconds();

@@ -71,14 +71,14 @@ TEST(CsvReport, ServeRequestsAreTheRecordsTheMetricsSummarise) {
   std::string line;
   std::getline(csv, line);
   ASSERT_EQ(line.rfind("id,replica,prompt_tokens,output_tokens,arrival_s", 0), 0u) << line;
-  std::vector<double> ttft, tpot;
+  std::vector<double> ttft, tpot, itl_max;
   std::vector<int> replicas(2, 0);
   int rows = 0, met = 0;
   while (std::getline(csv, line)) {
     std::vector<std::string> f;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-    ASSERT_EQ(f.size(), 15u) << line;
+    ASSERT_EQ(f.size(), 16u) << line;
     EXPECT_EQ(std::stoi(f[0]), rows++);
     ++replicas.at(std::stoi(f[1]));
     EXPECT_LE(std::stod(f[4]), std::stod(f[5]));  // arrival <= first scheduled <= first token <= finish
@@ -86,13 +86,17 @@ TEST(CsvReport, ServeRequestsAreTheRecordsTheMetricsSummarise) {
     EXPECT_LE(std::stod(f[6]), std::stod(f[7]));
     ttft.push_back(std::stod(f[8]));
     tpot.push_back(std::stod(f[9]));
-    met += f[14] == "1";
+    itl_max.push_back(std::stod(f[10]));
+    EXPECT_GE(itl_max.back(), tpot.back() * (1 - 1e-9));  // the longest gap is at least the mean gap
+    met += f[15] == "1";
   }
   EXPECT_EQ(rows, j["requests_total"].get<int>());
   EXPECT_GT(replicas[0], 0);  // the router used both replicas
   EXPECT_GT(replicas[1], 0);
   EXPECT_NEAR(NearestRank(ttft, 0.5), j["ttft_s"]["p50"].get<double>(), 1e-8);
   EXPECT_NEAR(NearestRank(tpot, 0.99), j["tpot_s"]["p99"].get<double>(), 1e-8);
+  // The run's longest inter-token gap is the longest of any request's.
+  EXPECT_NEAR(*std::max_element(itl_max.begin(), itl_max.end()), j["itl_s"]["max"].get<double>(), 1e-8);
   EXPECT_NEAR(static_cast<double>(met) / rows, j["slo_attainment"].get<double>(), 1e-12);
 }
 

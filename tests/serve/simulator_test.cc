@@ -42,6 +42,29 @@ TEST(Simulator, SingleRequestAtATimeIsAnMD1Queue) {
   EXPECT_EQ(r->metrics.preemptions, 0);
 }
 
+// Inter-token latency: one request alone has every gap equal to the decode iteration (ITL = TPOT); a
+// second request's prefill, run between two decode steps of the first (vLLM prefill-first batching),
+// is one long gap of the first's, which TPOT averages away and ITL's maximum and requests.csv keep.
+TEST(Simulator, InterTokenLatencyShowsPrefillStalls) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{0.0, 100, 21}};
+  o.keep_records = true;
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));  // prefill 0.1 s, decode 10 ms
+  auto alone = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(alone.ok()) << alone.error().message;
+  EXPECT_EQ(alone->metrics.itl_gaps, 20);
+  EXPECT_NEAR(alone->metrics.itl_s.mean, 0.010, 1e-9);
+  EXPECT_NEAR(alone->metrics.itl_s.p99, 0.010, 0.0002);
+  EXPECT_NEAR(alone->records[0].itl_max_s, 0.010, 1e-9);
+  o.workload.trace = {{0.0, 100, 21}, {0.15, 1000, 2}};  // arrives during the first's decode
+  auto two = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_GE(two->records[0].itl_max_s, 1.0);  // the 1000-token prefill (1 s) sits between two of its tokens
+  EXPECT_GE(two->metrics.itl_s.max, 1.0);
+  EXPECT_LT(two->records[0].tpot_s, 0.1);  // averaged over 20 gaps
+}
+
 class EverySchedulerTest : public ::testing::TestWithParam<std::tuple<std::string, Preemption>> {};
 
 // A KV cache far too small for the load forces admissions to wait and decodes to preempt:

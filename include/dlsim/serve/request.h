@@ -37,6 +37,8 @@ struct Request {
   bool done = false;
   TimePoint first_scheduled;
   TimePoint first_token;
+  TimePoint last_token;  // when its latest output token came out
+  Duration max_itl;      // its longest gap between two consecutive output tokens
   TimePoint finish;
 
   bool prefill_done() const { return prefilled >= prefill_target; }

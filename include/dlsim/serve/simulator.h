@@ -40,6 +40,11 @@ struct ServeMetrics {
   // reported as not applicable.
   Percentiles ttft_s, tpot_s, e2e_s, queueing_s;
   int64_t tpot_requests = 0;
+  // Inter-token latency as vLLM's benchmark_serving reports it: every gap between two consecutive output
+  // tokens of any request (preemption stalls and prefills batched into a decode included), all requests
+  // together; percentiles within 1% (core/log_histogram.h), mean and max exact.
+  Percentiles itl_s;
+  int64_t itl_gaps = 0;
   double makespan_s = 0;               // first arrival to last completion
   double throughput_tokens_per_s = 0;  // output tokens
   double throughput_requests_per_s = 0;
@@ -66,6 +71,7 @@ struct RequestRecord {
   int32_t prompt_tokens = 0, output_tokens = 0;
   double arrival_s = 0, first_scheduled_s = 0, first_token_s = 0, finish_s = 0;
   double ttft_s = 0, tpot_s = 0, e2e_s = 0, queueing_s = 0;  // tpot_s: 0 with one output token (none)
+  double itl_max_s = 0;  // its longest inter-token gap (0 with one output token)
   int preemptions = 0;
   bool completed = false;
   bool met_slo = false;  // TTFT and TPOT (when it has one) within the SLO
