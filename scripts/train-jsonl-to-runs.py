@@ -5,8 +5,8 @@
 
 Each measured step (runs that went out of memory are skipped) becomes one row: its model as a Hugging Face
 config.json written next to the CSV (configs/NAME.json), one H200, micro-batch = global batch, full
-recomputation when the run checkpointed every layer, its recipe (autocast over fp32 weights, or
-pure bf16: training.recipe), and its measured step time and peak allocated memory.
+recomputation when the run checkpointed every layer, its stack (pytorch-eager-autocast: autocast over fp32 weights, or
+pytorch-eager-bf16: pure bf16; data/catalog/stacks.yaml, which sets the recipe and the measured host time), and its measured step time and peak allocated memory.
 """
 import csv
 import json
@@ -36,7 +36,7 @@ def main(src, dst):
             "training.seq_len": r["seq"],
             "training.micro_batch": r["micro_batch"],
             "training.global_batch": r["micro_batch"],
-            "training.recipe": "autocast" if r["mode"] == "amp" else "bf16",
+            "training.stack": "pytorch-eager-autocast" if r["mode"] == "amp" else "pytorch-eager-bf16",
             "parallel.recompute": "full" if r["ckpt"] else "none",
         })
     with open(dst, "w", newline="") as f:

@@ -55,7 +55,10 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
                        &A::elementwise_efficiency})
       if ((o.*field).has_value()) (*it).*field = o.*field;
   }
-  if (over.layer_host_time) out.layer_host_time = over.layer_host_time;
+  if (over.layer_host_time) {
+    out.layer_host_time = over.layer_host_time;
+    out.layer_host_source = over.source;
+  }
   if (over.memory_overhead) out.memory_overhead = over.memory_overhead;
   if (over.interval) out.interval = over.interval;
   return out;

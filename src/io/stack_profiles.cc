@@ -24,7 +24,7 @@ Result<std::vector<StackSetting>> DescribeStack(const std::string& name) {
   const MapReader profile = stacks.Section(name);
   const MapReader sources = profile.Section("sources");
   std::vector<StackSetting> out;
-  for (const char* section : {"training", "parallel"}) {
+  for (const char* section : {"training", "parallel", "framework"}) {
     const MapReader s = profile.Section(section);
     for (const std::string& key : s.Keys()) {
       const std::string path = std::string(section) + "." + key;

@@ -259,6 +259,10 @@ void ApplyStack(const MapReader& training, train::TrainOptions* o) {
   const MapReader profile = stacks.Section(*name);
   ReadTraining(profile.Section("training"), &o->training);
   ReadParallel(profile.Section("parallel"), &o->parallel);
+  const MapReader fw = profile.Section("framework");
+  if (fw.Has("layer_host_us"))
+    o->training.stack_layer_host_us = fw.Get<double>("layer_host_us", 0, Range::Between(0, 1e5));
+  fw.Finish();
   const Status status = doc->status();
   if (!status.ok()) training.AddError("stack", "stack " + *name + ": " + status.error().message);
   o->training.stack = *name;

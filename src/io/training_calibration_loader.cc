@@ -36,8 +36,10 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
     cal.archs.push_back(t);
   }
   const MapReader fw = root.Section("framework");
-  if (fw.Has("layer_host_us"))
+  if (fw.Has("layer_host_us")) {
     cal.layer_host_time = Seconds(fw.Get<double>("layer_host_us", 0, Range::Between(0, 1e6)) * 1e-6);
+    cal.layer_host_source = file_name;
+  }
   if (fw.Has("memory_overhead_gib"))
     cal.memory_overhead = GiB(fw.Get<double>("memory_overhead_gib", 0, Range::Between(0, 1024)));
   fw.Finish();
@@ -57,7 +59,7 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
 }
 
 Result<cost::TrainingCalibration> LoadDefaultTrainingCalibration() {
-  return ParseTrainingCalibration(embedded::TrainingCalibrationYaml(), "data/calibration/training.yaml");
+  return ParseTrainingCalibration(embedded::TrainingCalibrationYaml(), cost::kShippedTrainingFile);
 }
 
 std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, const std::string& header) {

@@ -40,6 +40,12 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
       net::MakeFabric(owned->gpu, node, network, o.hardware.nics_per_node, Gbps(o.hardware.nic_gbps));
   ctx.compute = owned->compute.get();
   if (training && training->layer_host_time) ctx.layer_host_time = *training->layer_host_time;
+  // A named stack's measured host time replaces the shipped one (fitted on Megatron/NeMo sets), not one the
+  // user calibrated (`--calibration`).
+  const bool user_host =
+      training && training->layer_host_time && training->layer_host_source != cost::kShippedTrainingFile;
+  if (o.training.stack_layer_host_us && !user_host)
+    ctx.layer_host_time = Seconds(*o.training.stack_layer_host_us * 1e-6);
   if (training && training->memory_overhead) ctx.framework_overhead = *training->memory_overhead;
   ctx.comm = owned->comm.get();
 

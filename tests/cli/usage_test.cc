@@ -93,6 +93,16 @@ TEST(UsageRanges, CatalogMayFollowTheCommand) {
   EXPECT_EQ(before.output, after.output);
 }
 
+// `dlsim --version` and `dlsim version` print the same line and exit 0.
+TEST(UsageOutput, VersionFlagAndCommandAgree) {
+  const Outcome flag = RunDlsim("--version");
+  const Outcome command = RunDlsim("version");
+  EXPECT_EQ(flag.exit_code, 0) << flag.output;
+  EXPECT_EQ(command.exit_code, 0) << command.output;
+  EXPECT_EQ(flag.output.rfind("dlsim ", 0), 0u) << flag.output;
+  EXPECT_EQ(flag.output, command.output);
+}
+
 // Output that cannot be written is an error (exit 1), never a silent exit 0 (issue 18).
 TEST(UsageOutput, UnwritableOutputIsAnError) {
   if (!std::ifstream("/dev/full")) GTEST_SKIP() << "no /dev/full";

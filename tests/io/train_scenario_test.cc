@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/stack_profiles.h"
+#include "dlsim/train/context_builder.h"
 
 namespace dlsim::io {
 namespace {
@@ -310,20 +312,51 @@ TEST_F(TrainScenarioTest, ExplicitKeysOverrideTheStack) {
 TEST_F(TrainScenarioTest, UnknownStackIsALocatedErrorListingTheKnownOnes) {
   EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\ntraining:\n  stack: nemo-24.7\n"),
             "s.yaml:4:10: training.stack: unknown stack 'nemo-24.7' (did you mean 'nemo-24.07'?); allowed: "
-            "megatron-core-0.8, nemo-24.07, torchtitan-2024.12, megatron-deepspeed-bigscience");
+            "megatron-core-0.8, nemo-24.07, torchtitan-2024.12, megatron-deepspeed-bigscience, "
+            "pytorch-eager-bf16, pytorch-eager-autocast");
 }
 
 TEST(StackProfilesTest, EverySettingOfEveryStackHasASource) {
   const std::vector<std::string> names = StackNames();
   EXPECT_EQ(names, (std::vector<std::string>{"megatron-core-0.8", "nemo-24.07", "torchtitan-2024.12",
-                                             "megatron-deepspeed-bigscience"}));
+                                             "megatron-deepspeed-bigscience", "pytorch-eager-bf16",
+                                             "pytorch-eager-autocast"}));
   for (const std::string& name : names) {
     auto settings = DescribeStack(name);
     ASSERT_TRUE(settings.ok()) << settings.error().message;
-    EXPECT_GE(settings->size(), 6u) << name;
+    EXPECT_GE(settings->size(), name.rfind("pytorch-eager", 0) == 0 ? 4u : 6u) << name;
     for (const auto& s : *settings) EXPECT_FALSE(s.source.empty()) << name << " " << s.key;
   }
   EXPECT_FALSE(DescribeStack("nemo").ok());
+}
+
+// A stack's measured host time replaces the shipped one for scenarios naming it (and only them), and a
+// user's calibration that sets its own host time wins over the stack's.
+TEST(StackProfilesTest, StackHostTimeReachesTheStepUnlessTheUserCalibratedOne) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  const std::string base =
+      "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1}\n"
+      "training: {seq_len: 2048, global_batch: 1, micro_batch: 1";
+  auto plain = ParseTrainScenario(base + "}\nparallel: {zero: 0}\n", "s.yaml", cat->hardware, cat->models);
+  auto eager =
+      ParseTrainScenario(base + ", stack: pytorch-eager-bf16}\n", "s.yaml", cat->hardware, cat->models);
+  ASSERT_TRUE(plain.ok() && eager.ok()) << (plain.ok() ? eager.error().message : plain.error().message);
+  ASSERT_TRUE(eager->training.stack_layer_host_us.has_value());
+  EXPECT_EQ(*eager->training.stack_layer_host_us, 622);
+  EXPECT_EQ(eager->training.recipe, train::Recipe::kBf16);
+  auto ctx = train::MakeStepContext(*eager, *cat);
+  ASSERT_TRUE(ctx.ok());
+  EXPECT_NEAR((*ctx)->ctx.layer_host_time.ToMicros(), 622, 1e-6);
+  auto shipped = train::MakeStepContext(*plain, *cat);
+  EXPECT_NEAR((*shipped)->ctx.layer_host_time.ToMicros(), cat->training.layer_host_time->ToMicros(), 1e-6);
+  catalog::Catalogs mine = *cat;
+  cost::TrainingCalibration user;
+  user.source = "mine.yaml";
+  user.layer_host_time = Seconds(100e-6);
+  mine.training = cost::Overlay(mine.training, user);
+  auto calibrated = train::MakeStepContext(*eager, mine);
+  EXPECT_NEAR((*calibrated)->ctx.layer_host_time.ToMicros(), 100, 1e-6);
 }
 
 }  // namespace

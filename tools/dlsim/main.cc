@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
   app.add_option("--calibration", global.calibration_files,
                  "Calibration file from 'dlsim calibrate' laid over the shipped constants (repeatable)")
       ->check(CLI::ExistingFile);
+  app.set_version_flag("--version", std::string("dlsim ") + DLSIM_VERSION,
+                       "Print the dlsim version and exit");
   auto* version = app.add_subcommand("version", "Print the dlsim version");
   version->callback([] { fmt::print("dlsim {}\n", DLSIM_VERSION); });
   dlsim::cli::AddCatalogCommands(app, global);
@@ -104,6 +106,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::RuntimeError& e) {  // a command's own exit code (app::ExitCode)
     return e.get_exit_code();

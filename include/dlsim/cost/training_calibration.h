@@ -27,6 +27,9 @@
 
 namespace dlsim::cost {
 
+// The name the shipped end-to-end calibration (data/calibration/training.yaml, embedded) is loaded under.
+inline constexpr char kShippedTrainingFile[] = "data/calibration/training.yaml";
+
 struct ArchTrainingCalibration {
   std::string architecture;  // "ampere", "hopper", ...
   std::optional<double> gemm_max_efficiency;
@@ -49,6 +52,7 @@ struct TrainingCalibration {
   std::string source;
   std::vector<ArchTrainingCalibration> archs;
   std::optional<Duration> layer_host_time;
+  std::string layer_host_source;  // the file that set layer_host_time
   std::optional<Bytes> memory_overhead;
   std::optional<CalibratedInterval> interval;
 

@@ -73,6 +73,9 @@ struct TrainingOptions {
   std::optional<hw::DType> grad_dtype;
   Recipe recipe = Recipe::kMixed;
   std::string stack;  // the training.stack profile the scenario named ("": none)
+  // The stack's measured host time per layer (stacks.yaml `framework.layer_host_us`): replaces the shipped
+  // calibration's, not a user's `--calibration` (train/context_builder.cc).
+  std::optional<double> stack_layer_host_us;
   // A diffusion transformer's clip (training.video); seq_len is then its latent tokens (model/dit.h).
   std::optional<model::VideoClip> video;
 };
