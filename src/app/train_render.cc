@@ -133,12 +133,31 @@ nlohmann::ordered_json CpAttentionJson(const train::CpAttentionSummary& s) {
   return cj;
 }
 
+// The resolved training inputs (after the stack profile and the catalog), so a result can be traced to them.
+nlohmann::ordered_json InputsJson(const TrainOptions& o) {
+  std::string recipe = "mixed";
+  for (const auto& [name, r] : train::kRecipeNames)
+    if (r == o.training.recipe) recipe = std::string(name);
+  nlohmann::ordered_json in;
+  in["seq_len"] = o.training.seq_len;
+  in["global_batch"] = o.training.global_batch;
+  in["micro_batch"] = o.training.micro_batch;
+  in["precision"] = std::string(hw::DTypeName(o.training.precision));
+  in["recipe"] = recipe;
+  in["stack"] =
+      o.training.stack.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.training.stack);
+  in["attention"] = std::string(model::AttentionImplName(o.training.attention));
+  return in;
+}
+
 }  // namespace
 
 nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Bytes capacity) {
   nlohmann::ordered_json j;
   j["feasible"] = r.feasible;
   if (!r.feasible) j["reason"] = r.reason;
+  j["dlsim_version"] = DLSIM_VERSION;
+  j["inputs"] = InputsJson(o);
   j["model"] = o.model.name;
   j["gpu"] = o.hardware.gpu;
   j["gpus"] = o.hardware.gpus;

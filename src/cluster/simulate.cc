@@ -27,6 +27,18 @@ Status CheckOptions(const ClusterOptions& o) {
 
 }  // namespace
 
+std::optional<std::string> RestartStarvation(const ClusterOptions& o, const SchedulingPolicy& policy) {
+  // Policies that allocate per round (Pollux, Gavel, Aryl's allocator) restart only the jobs whose allocation
+  // changed; the rank-based preemptive ones (LAS, Tiresias) can preempt any job every round.
+  if (!policy.Preemptive() || policy.allocator() != nullptr || policy.Round() <= Duration::Zero() ||
+      o.restart_overhead < policy.Round())
+    return std::nullopt;
+  return fmt::format(
+      "restart_overhead_s {:g} s is not shorter than round_s ({:g} s): under {}, a job preempted every round "
+      "would never progress",
+      o.restart_overhead.ToSeconds(), policy.Round().ToSeconds(), o.policy);
+}
+
 Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Catalogs& catalogs,
                                report::Sink* sink) {
   DLSIM_RETURN_IF_ERROR(CheckOptions(options));
@@ -36,6 +48,8 @@ Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Cat
                            BuiltinPolicies().Create(options.policy, options.policy_params));
     policy = std::move(p);
   }
+  if (std::optional<std::string> why = RestartStarvation(options, *policy))
+    return Error::InvalidArgument(*why);
   if (policy->allocator() != nullptr && policy->Round() <= Duration::Zero())
     return Error::InvalidArgument("policy '" + options.policy +
                                   "' allocates per round but has no round length");

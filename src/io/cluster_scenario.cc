@@ -11,6 +11,7 @@
 #include "dlsim/cluster/policy_params.h"
 #include "dlsim/cluster/pollux_goodput.h"
 #include "dlsim/cluster/pollux_profile.h"
+#include "dlsim/cluster/simulate.h"
 #include "dlsim/cluster/synthetic.h"
 #include "dlsim/cluster/throughput_table.h"
 #include "dlsim/cluster/trace.h"
@@ -415,13 +416,12 @@ cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const Cl
 // A preemptive policy that re-ranks every round can preempt a job each round; when a restart costs a
 // whole round or more, no job ever progresses and the run would never end.
 void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
-  if (o.restart_overhead < o.policy_params.round) return;
   auto policy = cluster::BuiltinPolicies().Create(o.policy, o.policy_params);
-  if (!policy.ok() || !(*policy)->Preemptive() || (*policy)->Round() <= Duration::Zero()) return;
-  p.AddError("restart_overhead_s",
-             fmt::format("{:g} s is not shorter than round_s ({:g} s): under {}, a job "
-                         "preempted every round would never progress",
-                         o.restart_overhead.ToSeconds(), o.policy_params.round.ToSeconds(), o.policy));
+  if (!policy.ok()) return;
+  if (std::optional<std::string> why = cluster::RestartStarvation(o, **policy)) {
+    const std::string prefix = "restart_overhead_s ";
+    p.AddError("restart_overhead_s", why->rfind(prefix, 0) == 0 ? why->substr(prefix.size()) : *why);
+  }
 }
 
 // One policy-owned key (cluster/policy_params.h), read as its spec says: numbers against its range

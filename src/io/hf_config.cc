@@ -52,6 +52,17 @@ class ConfigReader {
     }
     return v.get<int>();
   }
+  // A count that may be 0 (absent: 0): an integer in 0..max; anything else (a string, null, 2.5, true,
+  // a number past max) is an error naming the key, never a truncation or a wrap.
+  int Count(const char* key, int max) {
+    if (!j_.contains(key)) return 0;
+    const Json& v = j_[key];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > max) {
+      Fail(fmt::format("'{}' is {}; expected an integer in 0..{}", key, v.dump(), max));
+      return 0;
+    }
+    return v.get<int>();
+  }
   bool Bool(const char* key, bool fallback) {
     if (!j_.contains(key) || j_[key].is_null()) return fallback;
     if (!j_[key].is_boolean()) Fail(fmt::format("'{}' is {}; expected true or false", key, j_[key].dump()));
@@ -109,7 +120,7 @@ void ReadMoe(ConfigReader& c, const Json& j, Family f, model::ModelSpec& s) {
   if (c.Int("moe_layer_freq", 1) != 1) c.Fail("'moe_layer_freq' other than 1 is not modelled");
   e.shared_experts =
       j.contains("n_shared_experts") && j["n_shared_experts"].is_null() ? 0 : c.Int("n_shared_experts", 0);
-  e.first_dense_layers = j.value("first_k_dense_replace", 0);
+  e.first_dense_layers = c.Count("first_k_dense_replace", MaxLayers());
   s.kv_heads = s.heads;  // MLA: every head has its own key and value (from the shared latent)
   model::MlaSpec& a = s.mla;
   a.q_lora_rank = j.contains("q_lora_rank") && j["q_lora_rank"].is_null() ? 0 : c.Int("q_lora_rank", 0);
@@ -190,6 +201,8 @@ Result<model::ModelSpec> ParseHfConfig(std::string_view text, const std::string&
   } catch (const Json::parse_error& e) {
     return Error::InvalidArgument(file + ":" + Where(text, e.byte > 0 ? e.byte - 1 : 0) +
                                   ": not valid JSON (" + e.what() + ")");
+  } catch (const Json::exception& e) {  // e.g. out_of_range: a number such as 1e400 overflows a double
+    return Error::InvalidArgument(file + ": not a usable JSON document (" + e.what() + ")");
   }
   if (!j.is_object()) return Error::InvalidArgument(file + ": expected a JSON object (a config.json)");
   DLSIM_ASSIGN_OR_RETURN(const Family family, FamilyOf(j, file));

@@ -273,3 +273,23 @@ TEST(ClusterEngine, RoundsOnlyDecidesAtRounds) {
 
 }  // namespace
 }  // namespace dlsim::cluster
+
+namespace dlsim::cluster {
+namespace {
+
+// Issue 35: a restart as long as LAS's round starves every job; Simulate refuses it whatever set the policy
+// (a flag, --compare, a sweep and Python all reach Simulate), where it used to run forever.
+TEST(ClusterEngine, RestartAsLongAsTheRoundIsRefusedNotRunForever) {
+  ClusterOptions o = ThreeJobs("las");
+  o.policy_params.round = Seconds(5);
+  o.restart_overhead = Seconds(5);
+  const catalog::Catalogs none;
+  auto r = Simulate(o, none, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("would never progress"), std::string::npos) << r.error().message;
+  o.policy = "fifo";  // not preemptive: the same restart cost is fine
+  EXPECT_TRUE(Simulate(o, none, nullptr).ok());
+}
+
+}  // namespace
+}  // namespace dlsim::cluster

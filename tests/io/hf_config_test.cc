@@ -154,3 +154,31 @@ TEST(HfConfigTest, CatalogEntryRoundTrips) {
 
 }  // namespace
 }  // namespace dlsim::io
+
+namespace dlsim::io {
+namespace {
+
+// Issue 35: a number that overflows a double is an error, not an abort; DeepSeek's first_k_dense_replace
+// of the wrong type or range is an error naming it, never truncated or wrapped.
+TEST(HfConfigHostile, OverflowsAndWrongTypesAreErrors) {
+  auto overflow = ParseHfConfig(R"({"model_type": "llama", "hidden_size": 1e400})", "c.json", "m");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.error().message.find("c.json"), std::string::npos) << overflow.error().message;
+  const std::string deepseek =
+      R"({"model_type": "deepseek_v3", "num_hidden_layers": 4, "hidden_size": 1024, "num_attention_heads": 8,
+          "num_key_value_heads": 8, "intermediate_size": 4096, "vocab_size": 1000, "n_routed_experts": 8,
+          "num_experts_per_tok": 2, "moe_intermediate_size": 512, "n_shared_experts": 1, "q_lora_rank": 256,
+          "kv_lora_rank": 128, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "v_head_dim": 64,
+          "first_k_dense_replace": )";
+  ASSERT_TRUE(ParseHfConfig(deepseek + "1}", "c.json", "m").ok())
+      << ParseHfConfig(deepseek + "1}", "c.json", "m").error().message;
+  for (const char* bad : {"\"1\"", "null", "2.5", "true", "99999999999", "-1"}) {
+    auto r = ParseHfConfig(deepseek + bad + "}", "c.json", "m");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("'first_k_dense_replace' is"), std::string::npos)
+        << bad << ": " << r.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace dlsim::io

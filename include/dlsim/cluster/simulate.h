@@ -12,8 +12,12 @@
 #ifndef DLSIM_CLUSTER_SIMULATE_H_
 #define DLSIM_CLUSTER_SIMULATE_H_
 
+#include <optional>
+#include <string>
+
 #include "dlsim/catalog/catalogs.h"
 #include "dlsim/cluster/options.h"
+#include "dlsim/cluster/policy.h"
 #include "dlsim/cluster/result.h"
 #include "dlsim/core/result.h"
 #include "dlsim/report/sink.h"
@@ -22,6 +26,13 @@ namespace dlsim::cluster {
 
 Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Catalogs& catalogs,
                                report::Sink* sink);
+
+// Why `policy` under `options` would never finish, or nullopt: a preemptive policy that re-ranks every
+// round without a per-round allocator (LAS, Tiresias) can preempt a job each round, so a restart that costs a
+// whole round or more starves every job.
+// Simulate refuses such a run whatever set the policy (scenario, --policy, --compare, a sweep, Python); the
+// scenario reader says it at the key.
+std::optional<std::string> RestartStarvation(const ClusterOptions& options, const SchedulingPolicy& policy);
 
 }  // namespace dlsim::cluster
 
