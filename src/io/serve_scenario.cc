@@ -14,6 +14,7 @@
 #include "dlsim/io/hf_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
+#include "dlsim/io/serve_trace_formats.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/serve/engine_profile.h"
 
@@ -111,14 +112,17 @@ LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthD
 
 void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadOptions& o) {
   std::optional<std::string> file = w.Find<std::string>("trace_file");
+  const TraceFormat format = w.GetEnumOf("trace_format", TraceFormat::kAuto, kTraceFormatNames);
   if (o.arrival != ArrivalKind::kTrace) {
     if (file) w.AddError("trace_file", "only used with arrival: trace");
+    if (w.Has("trace_format")) w.AddError("trace_format", "only used with arrival: trace");
     return;
   }
   if (!file) {
     w.AddError(
         "arrival",
-        "arrival: trace needs trace_file (CSV with arrived_at, num_prefill_tokens, num_decode_tokens)");
+        "arrival: trace needs trace_file (Vidur CSV arrived_at, num_prefill_tokens, num_decode_tokens; or an "
+        "Azure, BurstGPT or Mooncake trace: trace_format)");
     return;
   }
   const std::string path = ResolvePath(base_dir, *file);
@@ -127,7 +131,7 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     w.AddError("trace_file", text.error().message);
     return;
   }
-  auto trace = ParseRequestTrace(*text, path);
+  auto trace = ParseTraceFile(*text, path, format);
   if (!trace.ok()) {
     w.AddError("trace_file", trace.error().message);
     return;

@@ -1,0 +1,42 @@
+// Request traces in the formats people have (`workload.trace_format` in a serve scenario; docs/serving.md,
+// "Trace formats"): each becomes serve::TraceEntry rows (arrival in seconds, prompt and output tokens),
+// sorted by arrival (stable).
+//   vidur     CSV arrived_at, num_prefill_tokens, num_decode_tokens (seconds as given; ParseRequestTrace)
+//   azure     the Azure LLM inference traces (Azure/AzurePublicDataset AzureLLMInferenceTrace_*.csv): CSV
+//             TIMESTAMP ("2023-11-16 18:15:46.6805900"), ContextTokens, GeneratedTokens; arrivals are
+//             seconds after the first row's timestamp
+//   burstgpt  BurstGPT (HPMLL/BurstGPT): CSV Timestamp (seconds), Request tokens, Response tokens; rows with
+//             0 response tokens are the dataset's failed requests and are left out
+//   mooncake  Mooncake's traces (kvcache-ai/Mooncake): JSON lines {"timestamp": ms, "input_length": N,
+//             "output_length": M, ...}
+//   auto      from the content: a first line starting with '{' is mooncake, else the CSV header decides
+// Errors name the file, line and column (CSV) or line and key (JSON lines): a missing column, a cell that is
+// not a number in range (tokens 1..2^24, arrivals 0..1e8 s), a malformed timestamp, more than
+// serve::kMaxRequests rows.
+#ifndef DLSIM_IO_SERVE_TRACE_FORMATS_H_
+#define DLSIM_IO_SERVE_TRACE_FORMATS_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dlsim/core/result.h"
+#include "dlsim/serve/options.h"
+
+namespace dlsim::io {
+
+enum class TraceFormat { kAuto, kVidur, kAzure, kBurstGpt, kMooncake };
+inline constexpr std::pair<std::string_view, TraceFormat> kTraceFormatNames[] = {
+    {"auto", TraceFormat::kAuto},
+    {"vidur", TraceFormat::kVidur},
+    {"azure", TraceFormat::kAzure},
+    {"burstgpt", TraceFormat::kBurstGpt},
+    {"mooncake", TraceFormat::kMooncake}};
+
+Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, const std::string& file_name,
+                                                      TraceFormat format);
+
+}  // namespace dlsim::io
+
+#endif  // DLSIM_IO_SERVE_TRACE_FORMATS_H_
