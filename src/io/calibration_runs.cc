@@ -116,13 +116,13 @@ Result<validate::CalibrationRun> ReadRun(const CsvTable& t, size_t row, const ca
   if (const auto c = t.Column("scenario"); c.ok() && !Trim(t.rows[row][*c]).empty())
     scenario = ResolvePath(std::filesystem::path(t.file_name).parent_path().string(), Trim(t.rows[row][*c]));
   auto text = RowScenario(t, row, scenario);
-  if (!text.ok()) return Error(text.error().code, where + ": " + text.error().message);
+  if (!text.ok()) return Error{text.error().code, where + ": " + text.error().message};
   // The merged text's line numbers are not the file's: the message also names the cell of a column it is
   // about.
   const std::string name = scenario.empty() ? where + " (the row's keys)" : scenario + " with the row's keys";
   auto options = ParseTrainScenario(*text, name, catalogs.hardware, catalogs.models);
   if (!options.ok())
-    return Error(options.error().code, CellOf(t, row, options.error().message) + options.error().message);
+    return Error{options.error().code, CellOf(t, row, options.error().message) + options.error().message};
   run.options = std::move(options).value();
   return run;
 }
