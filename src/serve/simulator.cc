@@ -115,15 +115,24 @@ class Simulation {
   int64_t BlocksNeeded(const Request& r) const;
   Status NeverRan(const Request& longest, int64_t never, int64_t unfinished) const;
 
+  // Every request arriving at this instant is queued before any idle replica forms a batch, so requests that
+  // arrive together are scheduled together (as an engine's scheduler sees them), not the first one alone.
   void OnArrival() {
-    const int32_t idx = next_arrival_++;
-    Enqueue(idx, entry_pool_, *entry_router_);
-    if (next_arrival_ < static_cast<int32_t>(reqs_.size())) {
-      queue_.Schedule(reqs_[next_arrival_].arrival, [this] { OnArrival(); });
+    const int32_t n = static_cast<int32_t>(reqs_.size());
+    const TimePoint now = reqs_[next_arrival_].arrival;
+    touched_.clear();
+    while (next_arrival_ < n && reqs_[next_arrival_].arrival == now) {
+      Replica* r = Enqueue(next_arrival_++, entry_pool_, *entry_router_, /*start=*/false);
+      if (std::find(touched_.begin(), touched_.end(), r) == touched_.end()) touched_.push_back(r);
     }
+    for (Replica* r : touched_)
+      if (!r->busy) StartIteration(*r);
+    if (next_arrival_ < n) queue_.Schedule(reqs_[next_arrival_].arrival, [this] { OnArrival(); });
   }
 
-  void Enqueue(int32_t idx, std::vector<Replica*>& pool, Router& router) {
+  // Queues request `idx` on the replica the router picks from `pool` and returns it; starts that replica's
+  // next iteration when it is idle and `start`.
+  Replica* Enqueue(int32_t idx, std::vector<Replica*>& pool, Router& router, bool start = true) {
     outstanding_scratch_.resize(pool.size());
     for (size_t i = 0; i < pool.size(); ++i) outstanding_scratch_[i] = pool[i]->outstanding;
     Replica& r = *pool[router.Pick(outstanding_scratch_)];
@@ -131,7 +140,8 @@ class Simulation {
     req.replica = r.id;
     r.outstanding += req.remaining_tokens();
     r.q.waiting.push_back(idx);
-    if (!r.busy) StartIteration(r);
+    if (start && !r.busy) StartIteration(r);
+    return &r;
   }
 
   void StartIteration(Replica& r) {
@@ -316,6 +326,7 @@ class Simulation {
   std::vector<int64_t> outstanding_scratch_;
   BytesPerSecond kv_link_;
   int32_t next_arrival_ = 0;
+  std::vector<Replica*> touched_;  // replicas that got a request in the current arrival instant
   int64_t preemptions_ = 0;
   int64_t completions_ = 0;
   int64_t iterations_ = 0;  // of all replicas

@@ -65,6 +65,19 @@ TEST(Simulator, InterTokenLatencyShowsPrefillStalls) {
   EXPECT_LT(two->records[0].tpot_s, 0.1);  // averaged over 20 gaps
 }
 
+// Requests that arrive at the same instant are batched together, as an engine's scheduler sees them: the
+// first is not prefilled alone while the others wait a whole prefill (issue 37).
+TEST(Simulator, RequestsArrivingTogetherArePrefilledTogether) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{1.0, 100, 5}, {1.0, 100, 5}, {1.0, 100, 5}, {1.0, 100, 5}};
+  o.keep_records = true;
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));  // 4 x 100 prefill tokens: 0.4 s
+  auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (const RequestRecord& rec : r->records) EXPECT_NEAR(rec.ttft_s, 0.4, 1e-9) << rec.id;
+}
+
 class EverySchedulerTest : public ::testing::TestWithParam<std::tuple<std::string, Preemption>> {};
 
 // A KV cache far too small for the load forces admissions to wait and decodes to preempt:
