@@ -302,8 +302,15 @@ serve::OffloadOptions ReadOffload(const MapReader& m) {
 }
 
 // Reads the model section of `root` into `spec`: a catalog entry, shape keys override.
+// model.weight_dtype / kv_cache_dtype: fp16, bf16 or fp8.
+hw::DType ReadStorageDType(const MapReader& m, const char* key) {
+  return m.GetEnum(key, hw::DType::kFp16,
+                   {{"fp16", hw::DType::kFp16}, {"bf16", hw::DType::kBf16}, {"fp8", hw::DType::kFp8}});
+}
+
 void ReadServeModel(const MapReader& root, const Document& doc, const model::ModelCatalog& models,
-                    model::ModelSpec& spec, double& weight_sparsity) {
+                    serve::ServeOptions& o) {
+  model::ModelSpec& spec = o.model;
   MapReader m = root.Section("model");
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
   ReadHfConfigKey(m, spec);  // its errors are the document's; a failed load requires no shape keys
@@ -316,9 +323,23 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
   }
   const bool is_new = !m.Has("name") && !m.Has("hf_config");
   if (is_new) spec.name = "custom";
-  weight_sparsity = m.Get<double>("weight_sparsity", 0.0, Range::Between(0.0, 0.99));
+  o.weight_sparsity = m.Get<double>("weight_sparsity", 0.0, Range::Between(0.0, 0.99));
+  o.weight_dtype = ReadStorageDType(m, "weight_dtype");
+  o.kv_dtype = ReadStorageDType(m, "kv_cache_dtype");
+  if (o.weight_sparsity > 0 && o.weight_dtype == hw::DType::kFp8)
+    m.AddError("weight_dtype",
+               "fp8 weights with weight_sparsity: the sparse-weight kernel is fp16 (Flash-LLM)");
   ReadModelShape(m, spec, is_new);
   m.Finish();
+}
+
+// FP8 weights or KV cache need a GPU with FP8 tensor cores (vLLM's FP8 paths run on Hopper and later).
+void CheckFp8(const MapReader& m, const serve::ServeOptions& o) {
+  if (o.gpu.Peak(hw::DType::kFp8).value() > 0) return;
+  for (const auto& [key, dt] :
+       {std::pair<const char*, hw::DType>{"weight_dtype", o.weight_dtype}, {"kv_cache_dtype", o.kv_dtype}})
+    if (dt == hw::DType::kFp8)
+      m.AddError(key, "fp8 needs FP8 tensor cores, which " + o.gpu.name + " does not have; use fp16 or bf16");
 }
 
 // hardware.mig: a partition of every GPU into instances of one profile, each instance a replica
@@ -527,9 +548,10 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   MapReader root = doc.Root();
   serve::ServeOptions o;
   o.name = std::filesystem::path(file_name).stem().string();
-  ReadServeModel(root, doc, models, o.model, o.weight_sparsity);
+  ReadServeModel(root, doc, models, o);
   MapReader h = root.Section("hardware");
   ReadServeHardware(h, hardware, o);
+  CheckFp8(root.Section("model"), o);
   o.workload = ReadWorkload(root.Section("workload"), base_dir);
   o.engine = root.Get<std::string>("engine", o.engine);
   const auto engine = serve::FindEngine(o.engine);

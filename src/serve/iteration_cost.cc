@@ -74,7 +74,7 @@ class ProfiledCostModel final : public IterationCostModel {
   Duration WeightGemm(const cost::GemmShape& g) const {
     if (in_.weight_sparsity > 0)
       return in_.compute->SparseWeightGemm(g, in_.dtype, in_.weight_sparsity, in_.sparse_format);
-    return in_.compute->Gemm(g, in_.dtype);
+    return in_.compute->Gemm(g, in_.weight_dtype);
   }
 
   Duration RooflineLinear(int64_t t) const {
@@ -105,7 +105,8 @@ class ProfiledCostModel final : public IterationCostModel {
         {.batch = 1, .heads = heads_, .kv_heads = kv_heads_, .seq_q = s, .seq_kv = s, .head_dim = head_dim_},
         in_.dtype);
     // Writing the chunk's K and V into the paged cache.
-    d += in_.compute->MemoryBound(Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * elem_), Flops(0));
+    d += in_.compute->MemoryBound(
+        Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * hw::DTypeBytes(in_.kv_dtype)), Flops(0));
     return b.prefill_requests > 1 ? d * (1.0 + kPrefillBatchingOverhead) : d;
   }
 
@@ -123,7 +124,7 @@ class ProfiledCostModel final : public IterationCostModel {
                               .n = ctx,
                               .k = 2 * static_cast<int64_t>(head_dim_),
                               .batch = b.decode_requests * kv_heads_},
-                             in_.dtype);
+                             in_.kv_dtype);
   }
 
   Duration Embedding(int64_t t) const {

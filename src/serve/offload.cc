@@ -9,7 +9,7 @@
 namespace dlsim::serve {
 namespace {
 
-constexpr double kWeightBytes = 2.0;  // fp16 / bf16 serving
+constexpr double kWeightBytes = 2.0;  // fp16 / bf16 weights: Flash-LLM's sparse-format ratio is against them
 
 BytesPerSecond PcieBandwidth(const ServeOptions& o) {
   if (o.offload.pcie_gbps > 0) return GBps(o.offload.pcie_gbps);
@@ -85,12 +85,13 @@ MemoryPlan PlanWeights(const ServeOptions& o) {
   p.usable = o.gpu.hbm_capacity * (1.0 - o.hardware.memory_margin);
   // Sparse linear weights (Flash-LLM's Tiled-CSL) shrink every layer to (1 - s) x 4 / 2 of its
   // dense bytes (norms and biases included: under 0.1% of a layer); embeddings stay dense.
+  const double wbytes = hw::DTypeBytes(o.weight_dtype);
   const double layer_scale = o.weight_sparsity > 0 ? (1.0 - o.weight_sparsity) * 4.0 / kWeightBytes : 1.0;
   const double layer_params = o.model.LayerParameters() * layer_scale;
   const double params =
       o.model.ParameterCount() - o.model.layers * o.model.LayerParameters() + o.model.layers * layer_params;
-  p.weights = Bytes(params * kWeightBytes / gpus);
-  p.layer_weights = Bytes(layer_params * kWeightBytes / o.hardware.tp);
+  p.weights = Bytes(params * wbytes / gpus);
+  p.layer_weights = Bytes(layer_params * wbytes / o.hardware.tp);
   p.layers = std::max(1, o.model.layers / o.hardware.pp);
   p.pcie = PcieBandwidth(o);
   p.token_kv = KvBytesPerToken(o);
@@ -106,7 +107,7 @@ Bytes KvBytesPerToken(const ServeOptions& o) {
   const auto& m = o.model;
   const int layers = std::max(1, m.layers / o.hardware.pp);
   const int kv_heads = std::max(1, m.kv_heads / o.hardware.tp);
-  return Bytes(2.0 * layers * kv_heads * m.head_dim() * kWeightBytes);
+  return Bytes(2.0 * layers * kv_heads * m.head_dim() * hw::DTypeBytes(o.kv_dtype));
 }
 
 Duration IntervalStall(int interval, int layers, Duration per_layer, Duration layer_transfer) {

@@ -82,9 +82,13 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.compute = ComputeModelOf(o, env);
   in.collective = env.collective;
   in.fabric = SingleNodeFabric(o.gpu);
-  // Measured profiles are of dense weights.
-  in.profile =
-      o.weight_sparsity > 0 ? nullptr : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
+  // Measured profiles are of dense fp16 weights.
+  const bool fp16 = o.weight_dtype != hw::DType::kFp8;
+  in.profile = o.weight_sparsity > 0 || !fp16
+                   ? nullptr
+                   : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
+  in.weight_dtype = o.weight_dtype;
+  in.kv_dtype = o.kv_dtype;
   in.weight_sparsity = o.weight_sparsity;
   in.overhead = env.overhead;
   in.allreduce = env.allreduce;

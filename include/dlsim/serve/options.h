@@ -139,8 +139,12 @@ struct ServeOptions {
   // sparsity > 0 they are stored in Tiled-CSL (4 bytes per non-zero) and priced by
   // cost::ComputeModel::SparseWeightGemm; embeddings and the LM head stay dense.
   double weight_sparsity = 0.0;
-  std::string compute_model = "roofline";   // cost.model: prices kernels without a measured profile
-  std::string engine = "default";           // serving-engine profile (serve/engine_profile.h)
+  std::string compute_model = "roofline";  // cost.model: prices kernels without a measured profile
+  std::string engine = "default";          // serving-engine profile (serve/engine_profile.h)
+  // Precision of the stored weights and of the KV cache (model.weight_dtype, model.kv_cache_dtype): fp16/bf16
+  // (2 bytes) or fp8 (1 byte; FP8 checkpoints, vLLM's kv_cache_dtype fp8). FP8 weights run FP8 GEMMs.
+  hw::DType weight_dtype = hw::DType::kFp16;
+  hw::DType kv_dtype = hw::DType::kFp16;
   int64_t max_iterations = kMaxIterations;  // the simulation stops with an error past it (tests lower it)
   bool keep_records = false;  // ServeResult::records: one per request (memory grows with the requests)
 };
