@@ -41,6 +41,14 @@ std::optional<double> A::*ArchField(Kind k) {
   }
 }
 
+// The host time every run's stack measured (training.stack's framework.layer_host_us), when they share one.
+std::optional<double> CommonStackHost(const std::vector<CalibrationRun>& runs) {
+  std::optional<double> host = runs.empty() ? std::nullopt : runs[0].options.training.stack_layer_host_us;
+  for (const CalibrationRun& r : runs)
+    if (r.options.training.stack_layer_host_us != host) return std::nullopt;
+  return host;
+}
+
 // The value `catalogs` prices with for constant k on architecture `arch`.
 double ShippedValue(Kind k, const catalog::Catalogs& c, const std::string& arch) {
   if (k == kHost) return c.training.layer_host_time.value_or(Duration::Zero()).ToMicros();
@@ -379,12 +387,18 @@ Status FitStepConstants(const std::vector<CalibrationRun>& runs, const catalog::
   if (!before.ok)
     return Error::InvalidArgument(before.error + " (dlsim cannot price this run as given: fix or drop it)");
   const std::vector<Kind> cand_kinds = StepCandidates(runs);
+  // The start of each constant: what the runs are priced with (a stack's measured host time when they share
+  // one).
+  auto start_of = [&](Kind k) {
+    const std::optional<double> stack_host = CommonStackHost(runs);
+    return k == kHost && stack_host ? *stack_host : ShippedValue(k, base, out.architecture);
+  };
   std::vector<double> cand_start;
-  for (Kind k : cand_kinds) cand_start.push_back(ShippedValue(k, base, out.architecture));
+  for (Kind k : cand_kinds) cand_start.push_back(start_of(k));
   out.candidates = Sensitivities(p, cand_kinds, cand_start, before.step_s, &out.evaluations);
   DLSIM_ASSIGN_OR_RETURN(Choice choice, Choose(o, out.candidates, cand_kinds, runs.size(), memory_runs));
   std::vector<double> start;
-  for (Kind k : choice.step) start.push_back(ShippedValue(k, base, out.architecture));
+  for (Kind k : choice.step) start.push_back(start_of(k));
   const std::vector<double> x = FitStep(p, choice.step, start, all, &out.evaluations);
   const Predictions fitted = p.Run(choice.step, x, all, true);
   const std::vector<double> held = HeldOut(p, choice.step, start, o.threads, &out.evaluations);
