@@ -460,3 +460,51 @@ Result<CalibrateResult> Calibrate(const std::vector<CalibrationRun>& runs, const
 }
 
 }  // namespace dlsim::validate
+
+namespace dlsim::validate {
+namespace {
+
+// The MAPE (%) of `runs` under the catalogs with `cal` laid over their training constants.
+Result<double> MapeUnder(const std::vector<CalibrationRun>& runs, const catalog::Catalogs& catalogs,
+                         const cost::TrainingCalibration& cal) {
+  catalog::Catalogs c = catalogs;
+  c.training = cost::Overlay(catalogs.training, cal);
+  std::vector<double> pred, meas;
+  for (const CalibrationRun& r : runs) {
+    DLSIM_ASSIGN_OR_RETURN(train::StepResult s, train::Simulate(r.options, c, nullptr));
+    pred.push_back(s.step_time_s);
+    meas.push_back(r.step_time_s);
+  }
+  return Mape(pred, meas);
+}
+
+}  // namespace
+
+Result<SetCalibration> CalibrateOnRows(const ValidationSet& set, const catalog::Catalogs& catalogs, size_t n,
+                                       int threads) {
+  std::vector<CalibrationRun> runs;
+  for (const ValidationRow& row : set.rows)
+    if (row.options && row.feasible && row.measured > 0 && row.predicted > 0)
+      runs.push_back({row.label, *row.options, row.measured, std::nullopt});
+  if (runs.size() < n + 2)
+    return Error::InvalidArgument(fmt::format("{}: {} usable rows; calibrating on {} needs at least {}",
+                                              set.name, runs.size(), n, n + 2));
+  std::vector<CalibrationRun> fit, rest;
+  for (size_t i = 0, k = 0; i < runs.size(); ++i) {
+    const bool pick = k < n && i == k * runs.size() / n;  // n rows evenly spaced
+    (pick ? fit : rest).push_back(runs[i]);
+    k += pick;
+  }
+  SetCalibration out;
+  out.set = set.name;
+  out.rows = runs.size();
+  DLSIM_ASSIGN_OR_RETURN(out.uncalibrated_mape, MapeUnder(runs, catalogs, {}));
+  DLSIM_ASSIGN_OR_RETURN(CalibrateResult on_n, Calibrate(fit, catalogs, {.threads = threads}));
+  for (const ConstantFit& f : on_n.fitted) out.constants.push_back(f.name);
+  DLSIM_ASSIGN_OR_RETURN(out.calibrated_mape, MapeUnder(rest, catalogs, on_n.calibration));
+  DLSIM_ASSIGN_OR_RETURN(CalibrateResult on_all, Calibrate(runs, catalogs, {.threads = threads}));
+  out.in_sample_mape = on_all.mape_fitted;
+  return out;
+}
+
+}  // namespace dlsim::validate

@@ -76,7 +76,7 @@ Result<ValidationSet> BloomJeanZay(Runner& run) {
                               std::to_string(o.model.hidden) + " a" + std::to_string(o.model.heads) + " tp" +
                               std::to_string(o.parallel.tp) + " pp" + std::to_string(o.parallel.pp) + " mb" +
                               std::to_string(o.training.micro_batch);
-    set.rows.push_back(Row(label, *t.Number(i, "seconds_per_iteration"), run.Run(o)));
+    set.rows.push_back(Row(label, *t.Number(i, "seconds_per_iteration"), o, run));
   }
   return set;
 }

@@ -41,7 +41,7 @@ Result<ValidationSet> MegatronBridgeMoe(Runner& run) {
     const double measured = StepFromTokensPerGpu(t, i, o);
     set.rows.push_back(
         Row(label + " " + *t.Text(i, "container") + " " + std::to_string(o.hardware.gpus) + "gpu", measured,
-            run.Run(o)));
+            o, run));
   }
   return set;
 }
@@ -62,7 +62,7 @@ Result<ValidationSet> MegatronBridgeDense(Runner& run) {
     const double measured = StepFromTokensPerGpu(t, i, o);
     set.rows.push_back(Row(label + " " + *t.Text(i, "container") + " " + *t.Text(i, "precision") + " " +
                                std::to_string(o.hardware.gpus) + "gpu",
-                           measured, run.Run(o)));
+                           measured, o, run));
   }
   return set;
 }
@@ -83,7 +83,7 @@ Result<ValidationSet> MlperfGpt3(Runner& run) {
     const int vp = static_cast<int>(std::lround(*t.Number(i, "vp")));
     const TrainOptions o = NemoRowWith(t, i, m, micro_batch, vp);
     set.rows.push_back(Row(*t.Text(i, "system") + " " + std::to_string(o.hardware.gpus) + "gpu",
-                           *t.Number(i, "median_step_time_s"), run.Run(o)));
+                           *t.Number(i, "median_step_time_s"), o, run));
   }
   return set;
 }
@@ -110,7 +110,7 @@ Result<ValidationSet> NemoLongContextOn(Runner& run, const std::string& system, 
     const int seq_k = o.training.seq_len / 1024;
     set.rows.push_back(Row(label + " " + std::to_string(seq_k) + "K cp" + std::to_string(o.parallel.cp) +
                                " " + std::to_string(o.hardware.gpus) + "gpu",
-                           *t.Number(i, "derived_step_time_s"), run.Run(o)));
+                           *t.Number(i, "derived_step_time_s"), o, run));
   }
   if (set.rows.empty()) return Error::Internal("nemo_long_context_cp.csv has no " + system + " row");
   return set;
@@ -152,7 +152,7 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run) {
     o.parallel.recompute =
         *t.Text(i, "activation_checkpointing") == "full" ? Recompute::kFull : Recompute::kNone;
     set.rows.push_back(Row(label + " ac " + *t.Text(i, "activation_checkpointing"),
-                           *t.Number(i, "derived_step_time_s"), run.Run(o)));
+                           *t.Number(i, "derived_step_time_s"), o, run));
   }
   return set;
 }
@@ -204,7 +204,7 @@ Result<ValidationSet> TorchtitanH100(Runner& run) {
                                std::to_string(o.parallel.cp);
     set.rows.push_back(Row("t" + *t.Text(i, "table") + " " + *t.Text(i, "model") + " " + layout + " " +
                                *t.Text(i, "schedule") + (o.parallel.tp_comm_overlap ? " async-tp" : ""),
-                           *t.Number(i, "derived_step_time_s"), run.Run(o)));
+                           *t.Number(i, "derived_step_time_s"), o, run));
   }
   return set;
 }

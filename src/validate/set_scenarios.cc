@@ -30,6 +30,12 @@ ValidationRow Row(std::string label, double measured, const Result<train::StepRe
   return row;
 }
 
+ValidationRow Row(std::string label, double measured, const TrainOptions& o, const Runner& run) {
+  ValidationRow row = Row(std::move(label), measured, run.Run(o));
+  row.options = std::make_shared<const TrainOptions>(o);
+  return row;
+}
+
 std::string Source(const CsvTable& t) { return t.comments.empty() ? t.file_name : t.comments[0]; }
 
 // A DGX A100 (Selene, vTrain's node): 8 x A100 80GB, NVSwitch, 8 x HDR 200 Gb/s.

@@ -23,6 +23,8 @@ struct Runner {
 
 // The row of a simulated scenario: its prediction, or infeasible with the reason (error or model's reason).
 ValidationRow Row(std::string label, double measured, const Result<train::StepResult>& r);
+// The same for scenario `o` simulated by `run`, keeping `o` in the row (ValidationRow::options).
+ValidationRow Row(std::string label, double measured, const train::TrainOptions& o, const Runner& run);
 
 // The file's first comment line (its source), or the file name when it has none.
 std::string Source(const CsvTable& t);

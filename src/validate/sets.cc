@@ -80,7 +80,7 @@ Result<ValidationSet> Megatron2021(Runner& run) {
     o.parallel.recompute = Recompute::kFull;
     o.training.micro_batch = o.parallel.pp > 1 ? 1 : kMegatronDpMicroBatch;
     o.parallel.pipeline_schedule = PipelineScheduleKind::kOneFOneB;
-    set.rows.push_back(Row(*t.Text(i, "params_b") + "B", *t.Number(i, "derived_step_time_s"), run.Run(o)));
+    set.rows.push_back(Row(*t.Text(i, "params_b") + "B", *t.Number(i, "derived_step_time_s"), o, run));
   }
   return set;
 }
@@ -113,10 +113,10 @@ Result<std::vector<ValidationSet>> Korthikanti2022(Runner& run) {
     TrainOptions o = KorthikantiRow(t, i);
     const std::string label = *t.Text(i, "model");
     o.parallel.recompute = Recompute::kFull;
-    full.rows.push_back(Row(label, *t.Number(i, "time_full_s"), run.Run(o)));
+    full.rows.push_back(Row(label, *t.Number(i, "time_full_s"), o, run));
     o.parallel.recompute = Recompute::kSelective;
     o.parallel.sequence_parallel = true;
-    seqsel.rows.push_back(Row(label, *t.Number(i, "time_seq_sel_s"), run.Run(o)));
+    seqsel.rows.push_back(Row(label, *t.Number(i, "time_seq_sel_s"), o, run));
   }
   return std::vector<ValidationSet>{full, seqsel};
 }
@@ -198,7 +198,7 @@ Result<ValidationSet> Vtrain(Runner& run) {
     o.parallel.dp = num("data_parallelism");
     o.parallel.recompute = Recompute::kFull;
     const std::string label = VtrainLabel(o);
-    set.rows.push_back(Row(label, *t.Number(i, "iteration_time_ms") * 1e-3, run.Run(o)));
+    set.rows.push_back(Row(label, *t.Number(i, "iteration_time_ms") * 1e-3, o, run));
   }
   return set;
 }
@@ -228,7 +228,7 @@ Result<ValidationSet> Nemo(Runner& run) {
     if (!spec.ok()) return spec.error();
     const TrainOptions o = NemoRow(t, i, **spec);
     const double measured = StepFromTokensPerGpu(t, i, o);
-    set.rows.push_back(Row(label + " " + std::to_string(o.hardware.gpus) + "gpu", measured, run.Run(o)));
+    set.rows.push_back(Row(label + " " + std::to_string(o.hardware.gpus) + "gpu", measured, o, run));
   }
   return set;
 }

@@ -2,6 +2,7 @@
 // every fit set (a short run: two folds, one Nelder-Mead iteration per refit and stage).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -47,6 +48,27 @@ TEST(ValidateCliTest, CrossValidateRejectsOneFold) {
   const Outcome r = RunDlsim("validate --cross-validate --folds 1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--folds: Value 1 not in range 2 to 1000"), std::string::npos) << r.output;
+}
+
+// `validate --calibrate-with 5`: a held-out set scored with the shipped constants, after `dlsim calibrate` on
+// 5 of its rows (error on the other 7) and in-sample; calibrating on 5 rows must leave the rest better off
+// than the shipped constants on a set dlsim prices 30% too fast (torchtitan on H100), and a set with too few
+// rows says so.
+TEST(ValidateCliTest, CalibrateWithFiveRowsPrintsTheThreeColumns) {
+  Outcome r = RunDlsim("validate --calibrate-with 5 --set torchtitan", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("uncalibrated  calibrated (5)  in-sample"), std::string::npos) << r.output;
+  const size_t at = r.output.find("torchtitan-h100-nd");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  double rows = 0, uncal = 0, cal = 0, in = 0;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "torchtitan-h100-nd %lf %lf%% %lf%% %lf%%", &rows, &uncal,
+                        &cal, &in),
+            4)
+      << r.output.substr(at, 120);
+  EXPECT_LT(cal, uncal);
+  EXPECT_LE(in, cal + 1e-9);
+  EXPECT_NE(r.output.find("torchtitan-a100-fsdp: 3 usable rows; calibrating on 5 needs at least 7"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--set", args->only, "Only sets whose name contains this text");
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--summary", args->summary, "Only the per-set summary");
+  cmd->add_option(
+         "--calibrate-with", args->calibrate_with,
+         "Held-out sets: also calibrate on N of each set's rows (dlsim calibrate) and score the rest")
+      ->check(CLI::Range(2, 1000));
   CLI::Option* cv = cmd->add_flag(
       "--cross-validate", args->cross_validate,
       "Refit the training constants without each fold / set and print the cross-validated MAPE");

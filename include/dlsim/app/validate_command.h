@@ -26,6 +26,9 @@ struct ValidateArgs {
   int cv_iterations = 60;     // Nelder-Mead iterations per k-fold refit (early stop on the tolerance)
   int loso_iterations = 150;  // per stage of a leave-one-set-out refit (dlsim-fit-training's fit)
   int threads = 0;            // refits in parallel (0: all cores); the output does not depend on it
+  // > 0: each held-out step-time set (no CI bound) scored three ways: shipped constants, after `dlsim
+  // calibrate` on this many of its rows (error on the others), and calibrated on all rows (in-sample).
+  int calibrate_with = 0;
 };
 
 // Returns kExitOk, or kExitError when a set cannot run, none matches `only`, or the

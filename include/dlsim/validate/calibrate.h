@@ -29,6 +29,7 @@
 #include "dlsim/core/result.h"
 #include "dlsim/cost/training_calibration.h"
 #include "dlsim/train/options.h"
+#include "dlsim/validate/validation.h"
 
 namespace dlsim::validate {
 
@@ -87,6 +88,22 @@ struct CalibrateResult {
 // infeasible with the shipped constants and after the memory fit.
 Result<CalibrateResult> Calibrate(const std::vector<CalibrationRun>& runs, const catalog::Catalogs& catalogs,
                                   const CalibrateOptions& options);
+
+// A validation set scored three ways (issue 32): with the shipped constants (its held-out error), after
+// `Calibrate` on `n` of its rows (evenly spaced; the error on the other rows), and after `Calibrate` on all
+// of them (in-sample). Rows without a scenario or infeasible with the shipped constants are left out.
+struct SetCalibration {
+  std::string set;
+  size_t rows = 0;                     // rows used
+  double uncalibrated_mape = 0;        // all rows, shipped constants
+  double calibrated_mape = 0;          // the rows not calibrated on, after calibrating on n
+  double in_sample_mape = 0;           // all rows, after calibrating on all of them
+  std::vector<std::string> constants;  // fitted on the n rows
+};
+
+// Errors: fewer than n + 2 usable rows, or a Calibrate error.
+Result<SetCalibration> CalibrateOnRows(const ValidationSet& set, const catalog::Catalogs& catalogs, size_t n,
+                                       int threads);
 
 }  // namespace dlsim::validate
 

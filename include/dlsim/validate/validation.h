@@ -9,11 +9,13 @@
 #ifndef DLSIM_VALIDATE_VALIDATION_H_
 #define DLSIM_VALIDATE_VALIDATION_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dlsim/catalog/catalogs.h"
 #include "dlsim/core/result.h"
+#include "dlsim/train/options.h"
 
 namespace dlsim::validate {
 
@@ -23,6 +25,9 @@ struct ValidationRow {
   double predicted = 0;
   bool feasible = true;
   std::string note;  // e.g. the infeasibility reason
+  // The scenario behind a step-time row (null for rows that are not one simulated step), so a row can be
+  // re-priced, e.g. under a calibration fitted on other rows (validate/calibrate.h, CalibrateOnRows).
+  std::shared_ptr<const train::TrainOptions> options;
   double ErrorPct() const { return measured != 0 ? 100.0 * (predicted - measured) / measured : 0; }
 };
 
