@@ -41,11 +41,16 @@ std::vector<report::Mark> Marks(const plan::PlanResult& r, XOf x) {
   return marks;
 }
 
-// `reason` with every number replaced by "#", so reasons that differ only in figures group.
+// `reason` with every number replaced by "#", so reasons that differ only in figures group. Digits inside a
+// name ("h100-sxm5-80gb", "pp16") are part of the name and kept.
 std::string Shape(const std::string& reason) {
+  auto word = [&](size_t i) {
+    return std::isalnum(static_cast<unsigned char>(reason[i])) || reason[i] == '_';
+  };
   std::string out;
   for (size_t i = 0; i < reason.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(reason[i]))) {
+    const bool in_name = i > 0 && (word(i - 1) || (reason[i - 1] == '-' && i > 1 && word(i - 2)));
+    if (!std::isdigit(static_cast<unsigned char>(reason[i])) || in_name) {
       out += reason[i];
       continue;
     }

@@ -124,6 +124,9 @@ TEST(HtmlReport, PlanMarksTheBestLayoutOnItsParetoFront) {
   EXPECT_EQ(Count(html, ">best</text>"), 2u);
   EXPECT_EQ(Count(html, ">scenario</text>"), 2u);
   EXPECT_NE(html.find(">Pareto front</text>"), std::string::npos);
+  // Reasons group with their figures replaced, not the digits of names (issue 36: "h#-sxm#-#gb").
+  EXPECT_NE(html.find("needs # GiB, the h100-sxm5-80gb has # GiB"), std::string::npos);
+  EXPECT_EQ(html.find("h#-sxm"), std::string::npos);
 }
 
 TEST(HtmlReport, ClusterCompareDrawsOneSeriesPerPolicy) {
