@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "engine.h"
 
 namespace dlsim::cluster {
@@ -14,6 +17,14 @@ Status CheckOptions(const ClusterOptions& o) {
     return Error::InvalidArgument(fmt::format("{} jobs; at most {} are simulated", o.jobs.size(), kMaxJobs));
   if (o.sample_interval <= Duration::Zero())
     return Error::InvalidArgument("sample_interval must be positive");
+  std::vector<int64_t> ids;
+  ids.reserve(o.jobs.size());
+  for (const JobSpec& j : o.jobs) ids.push_back(j.id);
+  std::sort(ids.begin(), ids.end());
+  if (auto dup = std::adjacent_find(ids.begin(), ids.end()); dup != ids.end())
+    return Error::InvalidArgument(fmt::format(
+        "job id {} appears more than once; every job needs its own id (records and reports key on it)",
+        *dup));
   for (const JobSpec& j : o.jobs) {
     if (!(j.work > 0) || !std::isfinite(j.work))
       return Error::InvalidArgument(

@@ -291,5 +291,17 @@ TEST(ClusterEngine, RestartAsLongAsTheRoundIsRefusedNotRunForever) {
   EXPECT_TRUE(Simulate(o, none, nullptr).ok());
 }
 
+// Issue 35: two jobs with one id were both kept (records and reports key on the id); now an error naming it.
+TEST(ClusterEngine, DuplicateJobIdsAreAnError) {
+  ClusterOptions o = ThreeJobs("fifo");
+  o.jobs[2].id = o.jobs[0].id;
+  const catalog::Catalogs none;
+  auto r = Simulate(o, none, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("job id " + std::to_string(o.jobs[0].id) + " appears more than once"),
+            std::string::npos)
+      << r.error().message;
+}
+
 }  // namespace
 }  // namespace dlsim::cluster
