@@ -567,12 +567,14 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   // Semantic checks (types are right by now): the model's shape (as train checks it), then tp and pp.
   CheckModelShape(root.Section("model"), o.model);
   const model::ModelSpec& m = o.model;
-  if (m.moe.enabled() || m.mla.enabled() ||
-      (m.explicit_head_dim > 0 && m.explicit_head_dim * m.heads != m.hidden))
-    doc.AddError(root.Section("model").location(), "model",
-                 "model '" + m.name +
-                     "' has experts, MLA or a head_dim other than hidden / heads; dlsim serve prices dense "
-                     "multi-head / grouped-query attention models only (dlsim train models MoE)");
+  // A head_dim other than hidden / heads (Mistral-Nemo, Qwen3) is priced as given: the QKV and output
+  // projections, the attention and the KV cache all use model.head_dim().
+  if (m.moe.enabled() || m.mla.enabled())
+    doc.AddError(
+        root.Section("model").location(), "model",
+        "model '" + m.name +
+            "' has experts or MLA; dlsim serve prices dense multi-head / grouped-query attention models "
+            "only (dlsim train models MoE)");
   if (m.arch != model::Arch::kDecoder)
     doc.AddError(root.Section("model").location(), "model",
                  "model '" + m.name + "' is " +

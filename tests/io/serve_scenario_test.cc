@@ -183,3 +183,29 @@ TEST(ServeScenarioFp8, HalvesTheBytesAndSpeedsUpDecode) {
 
 }  // namespace
 }  // namespace dlsim::io
+
+namespace dlsim::io {
+namespace {
+
+// Issue 37: a head_dim other than hidden / heads (Mistral-Nemo 12B: hidden 5120, 32 heads of 128, 8 KV heads)
+// serves, with the KV cache and the projections at its head width; MoE is still refused at `model`.
+TEST(ServeScenarioHeadDim, ExplicitHeadDimServesAtItsWidth) {
+  const std::string nemo =
+      "model: {layers: 40, hidden: 5120, heads: 32, kv_heads: 8, head_dim: 128, ffn_hidden: 14336, vocab: "
+      "131072, "
+      "gated_mlp: true, norm: rmsnorm, position_embedding: rope}\nhardware: {gpu: h100-sxm5-80gb}\n"
+      "workload: {requests: 20, rate: 2}\n";
+  auto o = Parse(nemo);
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->model.head_dim(), 128);
+  auto r = serve::Simulate(*o, Cat(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  // K and V of 40 layers x 8 heads x 128 x 2 bytes per token, 16 tokens per block.
+  EXPECT_DOUBLE_EQ(r->memory.block_bytes.ToBytes(), 2.0 * 40 * 8 * 128 * 2 * 16);
+  EXPECT_EQ(r->metrics.requests_completed, 20);
+  const std::string e = ErrorOf("model: {name: mixtral-8x7b}\n");
+  EXPECT_NE(e.find("has experts or MLA"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace dlsim::io
