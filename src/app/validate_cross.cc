@@ -118,6 +118,7 @@ int RunCrossValidation(const ValidateArgs& args, const catalog::Catalogs& catalo
   o.loso_fit.iterations = args.loso_iterations;
   o.cold_start = validate::TrainingFitStart(catalogs.compute);
   o.threads = args.threads;
+  o.progress = args.progress;
   for (const std::string& name : validate::TrainingFitSets())  // --set: leave out only the sets shown
     if (Wanted(args, name)) o.loso_sets.push_back(name);
   auto report = validate::CrossValidate(validate::TrainingFitProblem(catalogs),

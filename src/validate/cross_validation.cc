@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <thread>
 
 #include "dlsim/core/parallel_for.h"
 #include "dlsim/core/rng.h"
@@ -75,13 +76,17 @@ const FitResult* LosoFit(const std::vector<Job>& jobs, const std::vector<FitResu
 
 // Runs every job on up to `threads` threads, the (longer) leave-one-set-out jobs first; results by
 // job index.
-std::vector<FitResult> RunJobs(const std::vector<Job>& jobs, int k, int threads) {
+std::vector<FitResult> RunJobs(const std::vector<Job>& jobs, int k, int threads, const ProgressFn& progress) {
   std::vector<FitResult> results(jobs.size());
-  ParallelFor(jobs.size(), threads, [&](size_t i) {
-    const Job& job = jobs[(i + static_cast<size_t>(k)) % jobs.size()];
-    results[(i + static_cast<size_t>(k)) % jobs.size()] =
-        FitOnRows(*job.problem, job.start, job.options, job.selection);
-  });
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ParallelFor(
+      jobs.size(), threads, 1,
+      [&](size_t i, int) {
+        const Job& job = jobs[(i + static_cast<size_t>(k)) % jobs.size()];
+        results[(i + static_cast<size_t>(k)) % jobs.size()] =
+            FitOnRows(*job.problem, job.start, job.options, job.selection);
+      },
+      progress);
   return results;
 }
 
@@ -144,7 +149,7 @@ Result<CrossValidationReport> CrossValidate(const FitProblem& problem, const std
   if (!problem.stage_steps.empty()) sched.warm.stage_steps = {problem.stage_steps.back()};
   sched.warm.grid_values.clear();  // a warm refinement: no scan of the grid parameter
   const std::vector<Job> jobs = MakeJobs(sets, folds, sched, options);
-  const std::vector<FitResult> fits = RunJobs(jobs, options.folds, options.threads);
+  const std::vector<FitResult> fits = RunJobs(jobs, options.folds, options.threads, options.progress);
   CrossValidationReport report{options.folds, options.seed, {}, {}};
   for (size_t i = 0; i < sets.size(); ++i) {
     DLSIM_ASSIGN_OR_RETURN(SetCrossValidation s, ScoreSet(*sets[i], folds[i], fits,

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "dlsim/app/validate_command.h"
+#include "progress.h"
 
 namespace dlsim::cli {
 
@@ -39,7 +40,14 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--threads", args->threads, "Refits in parallel (0: all cores; the output does not change)")
       ->check(CLI::Range(0, 4096))
       ->needs(cv);
-  cmd->callback([&global, args] { Exit(app::RunValidateCommand(*args, global, std::cout, std::cerr)); });
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("--quiet", *quiet, "No progress line during --cross-validate");
+  cmd->callback([&global, args, quiet] {
+    Exit(WithProgress("refits", *quiet, [&](ProgressFn progress) {
+      args->progress = std::move(progress);
+      return app::RunValidateCommand(*args, global, std::cout, std::cerr);
+    }));
+  });
 }
 
 }  // namespace dlsim::cli

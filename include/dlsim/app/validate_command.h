@@ -8,6 +8,7 @@
 #define DLSIM_APP_VALIDATE_COMMAND_H_
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -29,6 +30,8 @@ struct ValidateArgs {
   // > 0: each held-out step-time set (no CI bound) scored three ways: shipped constants, after `dlsim
   // calibrate` on this many of its rows (error on the others), and calibrated on all rows (in-sample).
   int calibrate_with = 0;
+  // Hears of the cross-validation refits done so far (the CLI's progress line); may be empty.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // Returns kExitOk, or kExitError when a set cannot run, none matches `only`, or the

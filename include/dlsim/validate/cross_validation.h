@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "dlsim/core/nelder_mead.h"
+#include "dlsim/core/progress.h"
 #include "dlsim/core/result.h"
 #include "dlsim/validate/training_fit.h"
 
@@ -44,7 +45,8 @@ struct CrossValidationOptions {
   std::vector<double> cold_start;  // start of the leave-one-set-out refits (empty: x_start)
   // The fit sets to leave out one at a time (empty: every fit set); the others get no loso_mape.
   std::vector<std::string> loso_sets;
-  int threads = 0;  // 0: one per hardware thread (at most one per fit)
+  int threads = 0;      // 0: one per hardware thread (at most one per fit)
+  ProgressFn progress;  // hears of the refits done so far (may be empty); results never depend on it
 };
 
 // The cross-validated errors of one fit set (percent).
