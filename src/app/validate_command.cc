@@ -70,8 +70,7 @@ void WriteTables(const std::vector<ValidationSet>& sets, bool summary_only, std:
 
 // --calibrate-with N: the held-out step-time sets, uncalibrated / calibrated on N rows / in-sample.
 int RunCalibratedColumns(const ValidateArgs& args, const catalog::Catalogs& catalogs,
-                         const std::vector<validate::ValidationSet>& sets, std::ostream& out,
-                         std::ostream& err) {
+                         const std::vector<validate::ValidationSet>& sets, std::ostream& out) {
   report::Table t(
       fmt::format("Held-out step-time sets: shipped constants, calibrated on {} rows (error on the "
                   "rest), calibrated on all rows (in-sample)",
@@ -96,7 +95,6 @@ int RunCalibratedColumns(const ValidateArgs& args, const catalog::Catalogs& cata
               Join(c->constants, ", ")});
   }
   out << t;
-  (void)err;
   return kExitOk;
 }
 
@@ -111,7 +109,7 @@ int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::
   if (!sets.ok()) return ReportError("validate", sets.error(), err);
   if (sets->empty())
     return ReportError("validate", Error::NotFound("no validation set matches '" + args.only + "'"), err);
-  if (args.calibrate_with > 0) return RunCalibratedColumns(args, *catalogs, *sets, out, err);
+  if (args.calibrate_with > 0) return RunCalibratedColumns(args, *catalogs, *sets, out);
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& s : *sets) j.push_back(SetJson(s, !args.summary));

@@ -45,8 +45,8 @@ std::optional<std::string> RestartStarvation(const ClusterOptions& o, const Sche
       o.restart_overhead < policy.Round())
     return std::nullopt;
   return fmt::format(
-      "restart_overhead_s {:g} s is not shorter than round_s ({:g} s): under {}, a job preempted every round "
-      "would never progress",
+      "{:g} s is not shorter than round_s ({:g} s): under {}, a job preempted every round would never "
+      "progress",
       o.restart_overhead.ToSeconds(), policy.Round().ToSeconds(), o.policy);
 }
 

@@ -418,10 +418,8 @@ cluster::SweepSpec ReadSweep(const MapReader& w, const MapReader& jobs, const Cl
 void CheckRoundAgainstRestart(const MapReader& p, const ClusterOptions& o) {
   auto policy = cluster::BuiltinPolicies().Create(o.policy, o.policy_params);
   if (!policy.ok()) return;
-  if (std::optional<std::string> why = cluster::RestartStarvation(o, **policy)) {
-    const std::string prefix = "restart_overhead_s ";
-    p.AddError("restart_overhead_s", why->rfind(prefix, 0) == 0 ? why->substr(prefix.size()) : *why);
-  }
+  if (std::optional<std::string> why = cluster::RestartStarvation(o, **policy))
+    p.AddError("restart_overhead_s", *why);
 }
 
 // One policy-owned key (cluster/policy_params.h), read as its spec says: numbers against its range

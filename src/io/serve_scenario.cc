@@ -240,16 +240,6 @@ void ReadName(const MapReader& m, std::string_view key, const std::vector<std::s
   out = *v;
 }
 
-// The scheduler defaults of engine `e` (engine_profile.h) for `model`, over dlsim's.
-serve::SchedulerOptions EngineDefaults(const serve::EngineProfile& e, const model::ModelSpec& model) {
-  serve::SchedulerOptions o;
-  if (e.scheduler) o.name = *e.scheduler;
-  if (e.max_num_seqs) o.max_batch_size = *e.max_num_seqs;
-  if (e.max_batched_tokens) o.max_batched_tokens = o.chunk_size = *e.max_batched_tokens;
-  if (e.max_batched_tokens_from_model) o.max_batched_tokens = std::max<int64_t>(model.max_seq_len, 2048);
-  return o;
-}
-
 serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& names,
                                       const serve::SchedulerOptions& defaults) {
   serve::SchedulerOptions o = defaults;
@@ -556,8 +546,9 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   o.engine = root.Get<std::string>("engine", o.engine);
   const auto engine = serve::FindEngine(o.engine);
   if (!engine.ok()) root.AddError("engine", engine.error().message);
-  o.scheduler = ReadScheduler(root.Section("scheduler"), names,
-                              engine.ok() ? EngineDefaults(**engine, o.model) : serve::SchedulerOptions{});
+  o.scheduler =
+      ReadScheduler(root.Section("scheduler"), names,
+                    engine.ok() ? (*engine)->SchedulerDefaults(o.model) : serve::SchedulerOptions{});
   CheckPools(h, root.Section("scheduler"), o);
   o.offload = ReadOffload(root.Section("offload"));
   ReadSlo(root.Section("slo"), o.slo);

@@ -22,6 +22,15 @@ bool EngineProfile::UsesCustomAllReduce(int tp, double bytes, bool nvlink) const
   return bytes < (tp <= 4 ? custom_max_bytes_small_world : custom_max_bytes_large_world);
 }
 
+SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model) const {
+  SchedulerOptions o;
+  if (scheduler) o.name = *scheduler;
+  if (max_num_seqs) o.max_batch_size = *max_num_seqs;
+  if (max_batched_tokens) o.max_batched_tokens = o.chunk_size = *max_batched_tokens;
+  if (max_batched_tokens_from_model) o.max_batched_tokens = std::max<int64_t>(model.max_seq_len, 2048);
+  return o;
+}
+
 const std::vector<EngineProfile>& EngineProfiles() {
   static const std::vector<EngineProfile> kProfiles = [] {
     std::vector<EngineProfile> p;

@@ -237,12 +237,6 @@ Result<Kind> KindOf(const std::string& name) {
   return Error::InvalidArgument(UnknownNameMessage("constant", name, names));
 }
 
-// The step-time constants to fit and whether to fit the memory overhead.
-struct Choice {
-  std::vector<Kind> step;
-  bool memory = false;
-};
-
 // Whether to fit the memory overhead: named, or (none named) two or more runs give peak memory.
 Result<bool> WantMemory(const CalibrateOptions& o, size_t memory_runs) {
   const bool named = std::count(o.constants.begin(), o.constants.end(), "memory") > 0;
@@ -253,10 +247,10 @@ Result<bool> WantMemory(const CalibrateOptions& o, size_t memory_runs) {
   return named || (o.constants.empty() && memory_runs >= 2);
 }
 
-Result<Choice> Choose(const CalibrateOptions& o, const std::vector<ConstantFit>& cands,
-                      const std::vector<Kind>& cand_kinds, size_t runs, size_t memory_runs) {
-  Choice c;
-  DLSIM_ASSIGN_OR_RETURN(c.memory, WantMemory(o, memory_runs));
+// The step-time constants to fit (the memory overhead is WantMemory's).
+Result<std::vector<Kind>> Choose(const CalibrateOptions& o, const std::vector<ConstantFit>& cands,
+                                 const std::vector<Kind>& cand_kinds, size_t runs) {
+  std::vector<Kind> step;
   const size_t most = runs / 2;
   if (o.constants.empty()) {
     std::vector<size_t> order(cands.size());
@@ -264,21 +258,21 @@ Result<Choice> Choose(const CalibrateOptions& o, const std::vector<ConstantFit>&
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return cands[a].sensitivity > cands[b].sensitivity; });
     for (size_t i : order)
-      if (c.step.size() < most && cands[i].sensitivity >= kInformed) c.step.push_back(cand_kinds[i]);
-    return c;
+      if (step.size() < most && cands[i].sensitivity >= kInformed) step.push_back(cand_kinds[i]);
+    return step;
   }
-  if (o.constants == std::vector<std::string>{"none"}) return c;  // score only
+  if (o.constants == std::vector<std::string>{"none"}) return step;  // score only
   for (const std::string& name : o.constants) {
     DLSIM_ASSIGN_OR_RETURN(Kind k, KindOf(name));
     if (std::count(o.constants.begin(), o.constants.end(), name) > 1)
       return Error::InvalidArgument("constant '" + name + "' is named twice");
-    if (k != kMemory) c.step.push_back(k);
+    if (k != kMemory) step.push_back(k);
   }
-  if (c.step.size() > most)
+  if (step.size() > most)
     return Error::InvalidArgument(fmt::format(
         "{} runs support at most {} step-time constants (one per two runs); {} were asked for: {}", runs,
-        most, c.step.size(), Join(o.constants, ", ")));
-  return c;
+        most, step.size(), Join(o.constants, ", ")));
+  return step;
 }
 
 // The memory overhead that minimises the squared relative error of the runs that give memory (each
@@ -379,7 +373,7 @@ namespace {
 
 // The step-time part of Calibrate on the catalogs `base` (memory overhead already applied).
 Status FitStepConstants(const std::vector<CalibrationRun>& runs, const catalog::Catalogs& base,
-                        const CalibrateOptions& o, size_t memory_runs, CalibrateResult& out) {
+                        const CalibrateOptions& o, CalibrateResult& out) {
   const Predictor p(runs, base, out.architecture);
   std::vector<size_t> all(runs.size());
   std::iota(all.begin(), all.end(), 0);
@@ -389,19 +383,19 @@ Status FitStepConstants(const std::vector<CalibrationRun>& runs, const catalog::
   const std::vector<Kind> cand_kinds = StepCandidates(runs);
   // The start of each constant: what the runs are priced with (a stack's measured host time when they share
   // one).
+  const std::optional<double> stack_host = CommonStackHost(runs);
   auto start_of = [&](Kind k) {
-    const std::optional<double> stack_host = CommonStackHost(runs);
     return k == kHost && stack_host ? *stack_host : ShippedValue(k, base, out.architecture);
   };
   std::vector<double> cand_start;
   for (Kind k : cand_kinds) cand_start.push_back(start_of(k));
   out.candidates = Sensitivities(p, cand_kinds, cand_start, before.step_s, &out.evaluations);
-  DLSIM_ASSIGN_OR_RETURN(Choice choice, Choose(o, out.candidates, cand_kinds, runs.size(), memory_runs));
+  DLSIM_ASSIGN_OR_RETURN(const std::vector<Kind> chosen, Choose(o, out.candidates, cand_kinds, runs.size()));
   std::vector<double> start;
-  for (Kind k : choice.step) start.push_back(start_of(k));
-  const std::vector<double> x = FitStep(p, choice.step, start, all, &out.evaluations);
-  const Predictions fitted = p.Run(choice.step, x, all, true);
-  const std::vector<double> held = HeldOut(p, choice.step, start, o.threads, &out.evaluations);
+  for (Kind k : chosen) start.push_back(start_of(k));
+  const std::vector<double> x = FitStep(p, chosen, start, all, &out.evaluations);
+  const Predictions fitted = p.Run(chosen, x, all, true);
+  const std::vector<double> held = HeldOut(p, chosen, start, o.threads, &out.evaluations);
   for (size_t i = 0; i < runs.size(); ++i) {
     out.runs[i].before_s = before.step_s[i];
     out.runs[i].fitted_s = fitted.ok ? fitted.step_s[i] : 0;
@@ -411,16 +405,16 @@ Status FitStepConstants(const std::vector<CalibrationRun>& runs, const catalog::
   out.mape_before = Mape(before.step_s, meas);
   out.mape_fitted = fitted.ok ? Mape(fitted.step_s, meas) : 0;
   out.mape_held_out = Mape(held, meas);
-  for (size_t k = 0; k < choice.step.size(); ++k) {
-    const StackConstant& s = StackConstants()[choice.step[k]];
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const StackConstant& s = StackConstants()[chosen[k]];
     const ConstantFit& c =
-        out.candidates[std::find(cand_kinds.begin(), cand_kinds.end(), choice.step[k]) - cand_kinds.begin()];
+        out.candidates[std::find(cand_kinds.begin(), cand_kinds.end(), chosen[k]) - cand_kinds.begin()];
     out.fitted.push_back({s.name, start[k], x[k], c.sensitivity, x[k] <= s.lo || x[k] >= s.hi});
   }
-  const cost::TrainingCalibration step = CalibrationOf(choice.step, x, out.architecture);
+  const cost::TrainingCalibration step = CalibrationOf(chosen, x, out.architecture);
   out.calibration.archs = step.archs;
   out.calibration.layer_host_time = step.layer_host_time;
-  if (!choice.step.empty()) out.calibration.interval = HeldOutInterval(meas, held, out.architecture);
+  if (!chosen.empty()) out.calibration.interval = HeldOutInterval(meas, held, out.architecture);
   return Status::Ok();
 }
 
@@ -455,7 +449,7 @@ Result<CalibrateResult> Calibrate(const std::vector<CalibrationRun>& runs, const
         FitMemory(runs, p.memory_gib, ShippedValue(kMemory, catalogs, out.architecture), memory, out);
     if (memory) out.calibration.memory_overhead = base.training.memory_overhead = GiB(o);
   }
-  DLSIM_RETURN_IF_ERROR(FitStepConstants(runs, base, options, memory_runs, out));
+  DLSIM_RETURN_IF_ERROR(FitStepConstants(runs, base, options, out));
   return out;
 }
 

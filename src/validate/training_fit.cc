@@ -22,14 +22,6 @@ std::pair<double, size_t> SelectedMape(const ValidationSet& s, const std::vector
   return {n > 0 ? sum / static_cast<double>(n) : 0.0, n};
 }
 
-// The value of an optional constant of architecture `arch`, or `fallback`.
-double ArchValue(const cost::TrainingCalibration& c, const std::string& arch,
-                 std::optional<double> cost::ArchTrainingCalibration::*field, double fallback) {
-  for (const auto& a : c.archs)
-    if (a.architecture == arch && (a.*field).has_value()) return *(a.*field);
-  return fallback;
-}
-
 // Whether the selection has a row of set `name` (a set absent from it is seen whole).
 bool Seen(const RowSelection& selection, const std::string& name) {
   const auto it = selection.find(name);
@@ -191,11 +183,11 @@ std::vector<double> TrainingParamsOf(const cost::TrainingCalibration& c,
                                      const cost::ComputeCalibration& kernel) {
   using A = cost::ArchTrainingCalibration;
   const std::vector<double> s = TrainingFitStart(kernel);
-  return {ArchValue(c, "ampere", &A::gemm_max_efficiency, s[0]),
-          ArchValue(c, "hopper", &A::fp8_gemm_max_efficiency, s[1]),
-          ArchValue(c, "hopper", &A::attention_efficiency, s[2]),
+  return {c.ArchValue("ampere", &A::gemm_max_efficiency).value_or(s[0]),
+          c.ArchValue("hopper", &A::fp8_gemm_max_efficiency).value_or(s[1]),
+          c.ArchValue("hopper", &A::attention_efficiency).value_or(s[2]),
           c.layer_host_time.value_or(Duration::Zero()).ToSeconds() * 1e6,
-          ArchValue(c, "ampere", &A::elementwise_efficiency, s[4])};
+          c.ArchValue("ampere", &A::elementwise_efficiency).value_or(s[4])};
 }
 
 std::vector<double> TrainingFitStart(const cost::ComputeCalibration& kernel) {

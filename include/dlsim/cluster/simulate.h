@@ -27,9 +27,9 @@ namespace dlsim::cluster {
 Result<ClusterResult> Simulate(const ClusterOptions& options, const catalog::Catalogs& catalogs,
                                report::Sink* sink);
 
-// Why `policy` under `options` would never finish, or nullopt: a preemptive policy that re-ranks every
-// round without a per-round allocator (LAS, Tiresias) can preempt a job each round, so a restart that costs a
-// whole round or more starves every job.
+// Why `policy` under `options` would never finish, said of restart_overhead_s ("60 s is not shorter than
+// ..."), or nullopt: a preemptive policy that re-ranks every round without a per-round allocator (LAS,
+// Tiresias) can preempt a job each round, so a restart that costs a whole round or more starves every job.
 // Simulate refuses such a run whatever set the policy (scenario, --policy, --compare, a sweep, Python); the
 // scenario reader says it at the key.
 std::optional<std::string> RestartStarvation(const ClusterOptions& options, const SchedulingPolicy& policy);

@@ -15,6 +15,8 @@
 
 #include "dlsim/core/result.h"
 #include "dlsim/core/units.h"
+#include "dlsim/model/model_spec.h"
+#include "dlsim/serve/options.h"
 
 namespace dlsim::serve {
 
@@ -40,6 +42,8 @@ struct EngineProfile {
 
   // Whether an all-reduce of `bytes` over `tp` GPUs runs the custom kernel (kCustom only).
   bool UsesCustomAllReduce(int tp, double bytes, bool nvlink) const;
+  // dlsim's scheduler defaults (SchedulerOptions{}) with this engine's laid over them, for `model`.
+  SchedulerOptions SchedulerDefaults(const model::ModelSpec& model) const;
 };
 
 // Every profile, the default ("default": vLLM's all-reduce rule, dlsim's scheduler defaults) first.
