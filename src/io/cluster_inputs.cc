@@ -18,7 +18,8 @@ void ReadLrTuner(const MapReader& t, const std::string& base_dir, JobTables& out
     else
       out.lr_rows = std::move(*rows);
   } else if (!t.Has("table")) {
-    t.AddError("table", "an lr_tuner needs `table:` (e.g. data/cluster/lr_tuner_steps.csv)");
+    t.AddError("table",
+               "an lr_tuner needs `table:` (a CSV: tuner,task,steps_ratio,trial_overhead; dlsim ships none)");
   }
   t.Finish();
   if (!out.lr_rows || !name || !task) return;

@@ -5,7 +5,7 @@
 //     input_classes: ../cluster/input_costs.csv   # trace/synthetic jobs draw a class by share
 //     input_seed: 1                               # the draw's seed (default 1)
 //     input_cost_scale: 1                         # CPU costs x this (0..1000)
-//     lr_tuner: {name: autolrs, task: mlp-teacher, table: ../cluster/lr_tuner_steps.csv}
+//     lr_tuner: {name: autolrs, task: mlp-teacher, table: my_tuner_steps.csv}
 //     list: [{..., input_class: image-light}, {..., input_core_s: 2.5, input_bytes: 1e6},
 //            {..., lr_tuner: autolrs, lr_task: mlp-teacher}]
 #ifndef DLSIM_SRC_IO_CLUSTER_INPUTS_H_

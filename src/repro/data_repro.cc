@@ -1,8 +1,14 @@
 #include "data_repro.h"
 
+#include <cmath>
+
 #include "dlsim/train/layout_check.h"
 #include "dlsim/train/node_defaults.h"
 #include "dlsim/train/simulate.h"
+
+namespace dlsim::embedded {
+std::string_view SkrullTable1LengthsCsv();  // data/repro/skrull_table1_lengths.csv
+}  // namespace dlsim::embedded
 
 namespace dlsim::repro::internal {
 
@@ -65,15 +71,30 @@ Result<DataRun> RunJob(const catalog::Catalogs& cat, const JobSetup& s, const da
   return RunDataJob(*o, cat);
 }
 
-data::LengthSpec LmsysLikeLengths(int64_t max_len) {
+Result<CsvTable> SkrullTableOneLengths() {
+  return ParseCsv(embedded::SkrullTable1LengthsCsv(), "skrull_table1_lengths.csv");
+}
+
+Result<data::LengthSpec> CdfLengths(const CsvTable& cdf, const std::string& dataset, int64_t max_len) {
+  constexpr double kFirstBucketLow = 32;  // the shortest sequence assumed in the "< 1K" bucket
+  constexpr int kValuesPerBucket = 8;     // log-spaced lengths standing for one bucket of the CDF
   data::LengthSpec l;
-  l.distribution = "pareto_mix";
-  l.median = 600;
-  l.sigma = 0.7;
-  l.tail_fraction = 0.005;
-  l.tail_min = 4096;
-  l.tail_alpha = 1.1;
+  l.distribution = "empirical";
   l.max_len = max_len;
+  double low = kFirstBucketLow, below = 0;
+  for (size_t i = 0; i < cdf.rows.size(); ++i) {
+    DLSIM_ASSIGN_OR_RETURN(const std::string name, cdf.Text(i, "dataset"));
+    if (name != dataset) continue;
+    DLSIM_ASSIGN_OR_RETURN(const double high, cdf.Number(i, "below_tokens"));
+    DLSIM_ASSIGN_OR_RETURN(const double percent, cdf.Number(i, "percent"));
+    for (int k = 0; k < kValuesPerBucket; ++k) {  // bucket midpoints on a log scale
+      l.values.push_back(std::round(low * std::pow(high / low, (k + 0.5) / kValuesPerBucket)));
+      l.weights.push_back((percent - below) / kValuesPerBucket);
+    }
+    low = high;
+    below = percent;
+  }
+  if (l.values.empty()) return Error::NotFound("skrull_table1_lengths.csv has no dataset '" + dataset + "'");
   return l;
 }
 

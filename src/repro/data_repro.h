@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dlsim/catalog/catalogs.h"
+#include "dlsim/core/csv.h"
 #include "dlsim/core/result.h"
 #include "dlsim/data/data_options.h"
 #include "dlsim/train/options.h"
@@ -59,9 +60,15 @@ Result<DataRun> RunDataJob(const train::TrainOptions& o, const catalog::Catalogs
 // error.
 Result<DataRun> RunJob(const catalog::Catalogs& cat, const JobSetup& s, const data::DataOptions& data);
 
-// The LMSys-Chat-like length mix of docs/data.md (pareto_mix: median 600, sigma 0.7, 0.5%
-// Pareto tail from 4K with alpha 1.1), truncated at max_len.
-data::LengthSpec LmsysLikeLengths(int64_t max_len);
+// Table 1 of Skrull (arXiv 2505.19609; data/repro/skrull_table1_lengths.csv, compiled in): the
+// measured length CDFs of Wikipedia-CN, LMSys-Chat-1M and ChatQA2 (columns dataset, below_tokens,
+// percent).
+Result<CsvTable> SkrullTableOneLengths();
+
+// The empirical length mix of `dataset` from such a CDF table: each bucket's share spread over 8
+// log-spaced lengths (the first bucket from 32 tokens), truncated at max_len. NotFound for a dataset
+// the table lacks.
+Result<data::LengthSpec> CdfLengths(const CsvTable& cdf, const std::string& dataset, int64_t max_len);
 
 // The fastest feasible run of one side of a comparison and its configuration (sweep.h).
 template <typename Config>

@@ -136,6 +136,7 @@ class PicassoReproduction final : public Reproduction {
     r.name = "picasso";
     r.claim = "PICASSO: up to 6x training throughput for wide-and-deep recommenders over TF-PS";
     r.paper_ratio = 6.0;
+    r.off_cause = "the workload is invented (208 Criteo-like tables) and five cost constants are assumed";
     r.workload = fmt::format(
         "Criteo Kaggle fields x {} = {} tables (dims 8-64, hotness 1/3, Zipf 1.1, seed {}), MLP "
         "1024-512-256-1, "

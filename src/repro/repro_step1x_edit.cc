@@ -79,6 +79,7 @@ class Step1xEditReproduction final : public Reproduction {
     out.claim =
         "Qwen2.5-VL-7B (8.29B) + a ~12B FLUX-style DiT decoder (19 double + 38 single blocks, hidden 3072)";
     out.paper_ratio = 1.0;
+    out.operating_point = "the published Qwen2.5-VL-7B and FLUX.1-dev checkpoints' parameter counts";
     out.our_ratio = mllm->ParameterCount() / kQwenVlPublished;
     out.workload = fmt::format(
         "one edit: MLLM over the reference image + a {}-token instruction (and the empty one), {} DiT steps "

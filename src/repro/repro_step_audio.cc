@@ -139,6 +139,7 @@ class StepAudioReproduction final : public Reproduction {
         "130B backbone; minimum GPU memory at batch 1: {:.0f} GB (Step-Audio README, 4 x A800 80 GB)",
         kReadmeMinGb);
     out.paper_ratio = 1.0;
+    out.operating_point = "batch 1 on 4 x A800-80GB, the Step-Audio README's deployment (265 GB)";
     out.our_ratio = BatchOneGb(m) / kReadmeMinGb;
     out.workload = fmt::format(
         "{} ({:.1f}B parameters, assumed shape), audio tokens {:.1f} Hz + text {:.1f} Hz; turns of {:.0f} s "

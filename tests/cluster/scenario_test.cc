@@ -300,6 +300,7 @@ TEST(ClusterSweep, SameRowsWhateverTheThreadCount) {
 // GoldMiner's inputs: NICs from the catalog, input classes drawn from the shipped cost table, a
 // listed job's own class, the policy's keys, and the LR tuner table; bad ones name their key.
 const std::string kDataDir = DLSIM_DATA_DIR;
+const std::string kTestDataDir = DLSIM_TEST_DATA_DIR;
 
 TEST(ClusterScenario, InputClassesNicsAndGoldMinerKeys) {
   auto o = Parse(
@@ -325,7 +326,7 @@ TEST(ClusterScenario, TraceJobsDrawInputClassesAndLrTuners) {
   const std::string yaml = kNodes + "jobs:\n  input_classes: " + kDataDir +
                            "/cluster/input_costs.csv\n  synthetic: {generator: gavel, jobs: 200, seed: 2}\n"
                            "  lr_tuner: {name: autolrs, task: mlp-teacher-vs-cosine, table: " +
-                           kDataDir + "/cluster/lr_tuner_steps.csv}\n";
+                           kTestDataDir + "/cluster/lr_tuner_steps.csv}\n";
   auto o = Parse(yaml);
   ASSERT_TRUE(o.ok()) << o.error().message;
   int with_input = 0;
@@ -347,7 +348,7 @@ TEST(ClusterScenario, TraceJobsDrawInputClassesAndLrTuners) {
   EXPECT_NE(ErrorOf(kNodes +
                     "jobs:\n  synthetic: {generator: gavel, jobs: 5}\n  lr_tuner: {name: autolrs, task: "
                     "resnet, table: " +
-                    kDataDir + "/cluster/lr_tuner_steps.csv}\n")
+                    kTestDataDir + "/cluster/lr_tuner_steps.csv}\n")
                 .find("lr tuner/task"),
             std::string::npos);
 }

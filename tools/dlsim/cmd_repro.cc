@@ -1,4 +1,4 @@
-// dlsim repro list | NAME [--json]: reproductions of published systems.
+// dlsim repro list | NAME [--json] | --check [--expect FILE]: reproductions of published systems.
 // Argument parsing only; the command is app::RunReproCommand.
 #include <iostream>
 #include <memory>
@@ -15,6 +15,11 @@ void AddReproCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_option("--graphs", args->graphs_dir,
                   "Folder of edge lists a graph reproduction adds to its built-in graphs (ugrapher)");
+  cmd->add_flag("--check", args->check,
+                "Run every reproduction; exit 1 when a verdict differs from docs/reproductions.md's table");
+  cmd->add_option("--expect", args->expect_file,
+                  "With --check: read the '## Verdicts' table from FILE instead of the built-in docs")
+      ->needs("--check");
   cmd->callback([&global, args] { Exit(app::RunReproCommand(*args, global, std::cout, std::cerr)); });
 }
 

@@ -16,9 +16,16 @@ struct ReproArgs {
   std::string name;        // a reproduction, or "list" / empty for the list
   bool json = false;       // one JSON object
   std::string graphs_dir;  // edge lists a graph reproduction adds (--graphs DIR); empty: none
+  // --check: run every reproduction and compare its verdict with the one docs/reproductions.md
+  // records ("## Verdicts"); `expect_file` reads that table from a file instead of the copy
+  // compiled in.
+  bool check = false;
+  std::string expect_file;
 };
 
-// Returns kExitOk, or kExitError for an unknown name or a reproduction that fails.
+// Returns kExitOk, or kExitError for an unknown name or a reproduction that fails. With --check:
+// kExitOk when every reproduction's verdict is the recorded one, kExitError when one differs (in
+// either direction: the docs must say what the code does), fails, or is missing from the table.
 int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err);
 
 }  // namespace dlsim::app

@@ -1,7 +1,7 @@
 // Learning-rate tuners of cluster jobs (AutoLRS): a job that declares `lr_tuner: autolrs` trains
 // to its target in a different number of steps. The ratio is not modelled here: it is measured
-// by a real tuner on a real training loop (`dlsim repro autolrs`, module lrsched) per task class
-// and kept in a data file (data/cluster/lr_tuner_steps.csv, with the command that wrote it):
+// by a real tuner on a real training loop per task class and given in the user's data file (dlsim
+// ships none: its AutoLRS reproduction does not reproduce the paper; docs/cluster.md):
 //   work' = work x steps_ratio x (1 + trial_overhead)
 // steps_ratio = the tuner's steps to the target / the baseline schedule's steps to it;
 // trial_overhead = the tuner's trial steps (short runs it throws away) per kept step.

@@ -48,11 +48,27 @@ struct ReproEnv {
   MultitaskReader read_multitask;
 };
 
+// One point of a paper's figure or table beside ours at the same setting (a `points` table).
+struct ReproPoint {
+  std::string point;  // the setting, e.g. "qwen2.5-7b 256K"
+  double paper = 0;   // the paper's value there (> 0)
+  double ours = 0;    // ours at the same setting (<= 0: could not run there, and the row says why)
+  std::string note;   // optional: e.g. "infeasible: out of memory"
+};
+
 struct ReproResult {
   std::string name;        // registry name, e.g. "select-n"
   std::string claim;       // the paper's claim in words
-  double paper_ratio = 0;  // the headline number (e.g. 1.85 for "up to 1.85x")
-  double our_ratio = 0;
+  double paper_ratio = 0;  // the headline number at the paper's operating point (e.g. 1.85 for 1.85x);
+                           // 0: the paper states no number to compare (no verdict)
+  double our_ratio = 0;    // ours at the same operating point, never a maximum over our own sweep
+  // The operating point the headline is taken at, declared from the paper before running (e.g.
+  // "Qwen2.5-7B, 256K context, 32 H100"). Empty: not yet declared, which the verdict says.
+  std::string operating_point;
+  // Where the verdict is off: the measured cause, in words (docs/reproductions.md has the numbers).
+  std::string off_cause;
+  // The paper's figure or table point for point (empty where the paper has none).
+  std::vector<ReproPoint> points;
   std::string workload;  // what was simulated
   std::string baseline;  // what it is compared against
   std::string notes;     // choices made where the paper is silent, and findings
