@@ -199,6 +199,11 @@ void WriteSparsityYaml(const train::SparsityOptions& s, std::ostringstream& y) {
     << "\n  target_at: " << n(s.target_at) << "\n  predictor_rank: " << s.predictor_rank
     << "\n  kernel_efficiency: " << n(s.kernel_efficiency) << "\n  kv_union: " << n(s.kv_union)
     << "\n  blocks_per_rank: " << s.blocks_per_rank << "\n  seed: " << s.seed << "\n";
+  if (!s.dense_layers.empty()) {
+    std::vector<std::string> v;
+    for (int l : s.dense_layers) v.push_back(std::to_string(l));
+    y << "  dense_layers: [" << Join(v, ", ") << "]\n";
+  }
 }
 
 }  // namespace

@@ -217,6 +217,7 @@ train::SparsityOptions ReadSparsitySection(const MapReader& r) {
   o.kv_union = r.Get<double>("kv_union", o.kv_union, Range::Between(1, 1e6));
   o.blocks_per_rank = r.Get<int>("blocks_per_rank", o.blocks_per_rank, Range::Between(1, 64));
   o.seed = static_cast<uint64_t>(r.Get<int64_t>("seed", static_cast<int64_t>(o.seed), limits::kSeed));
+  o.dense_layers = r.FindList<int>("dense_layers", limits::kStageLayers).value_or(std::vector<int>{});
   r.Finish();
   return o;
 }

@@ -51,6 +51,7 @@ SparsityMap DrawSparsity(const SparsityOptions& o, int layers, int heads, int bl
   if (ramp <= 0) return m;
   const Rng root(o.seed);
   for (int l = 0; l < layers; ++l) {
+    if (std::find(o.dense_layers.begin(), o.dense_layers.end(), l) != o.dense_layers.end()) continue;
     Rng rng = root.Stream("sparsity/layer" + std::to_string(l));
     for (int h = 0; h < heads; ++h) {
       const double s =

@@ -200,6 +200,13 @@ void CheckContext(const TrainOptions& o, Issues& out) {
   if (o.sparsity && !dit)
     Add(out, "sparsity", LayoutRule::kContext,
         "attention sparsity (DSV) needs a diffusion transformer (arch dit)");
+  if (o.sparsity) {
+    for (int l : o.sparsity->dense_layers) {
+      if (l < 0 || l >= m.layers)
+        Add(out, "sparsity.dense_layers", LayoutRule::kContext,
+            "layer " + S(l) + " is not a layer of " + m.name + " (0.." + S(m.layers - 1) + ")");
+    }
+  }
   const int heads = m.heads / std::max(1, p.tp);
   if (p.cp_layout == "ulysses" && p.cp > 1 && heads % p.cp != 0)
     Add(out, "parallel.cp", LayoutRule::kContext,

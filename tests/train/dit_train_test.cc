@@ -307,8 +307,35 @@ TEST_F(DitTrainTest, LayoutRules) {
   llm.sparsity = SparsityOptions{};
   ASSERT_FALSE(CheckLayout(llm).empty());
   EXPECT_NE(CheckLayout(llm).front().message.find("non-causal"), std::string::npos);
+  TrainOptions dense = o;  // wan2.1-t2v-1.3b has 30 layers: 0..29
+  dense.sparsity = SparsityOptions{};
+  dense.sparsity->dense_layers = {29};
+  EXPECT_TRUE(CheckLayout(dense).empty());
+  dense.sparsity->dense_layers = {30};
+  ASSERT_FALSE(CheckLayout(dense).empty());
+  EXPECT_EQ(CheckLayout(dense).front().key, "sparsity.dense_layers");
+  EXPECT_NE(CheckLayout(dense).front().message.find("0..29"), std::string::npos);
   o.training.seq_len = 32764;  // not divisible by cp 8
   EXPECT_EQ(CheckLayout(o).front().key, "parallel.cp");
+}
+
+TEST_F(DitTrainTest, DenseLayersDrawNoSparsityAndLeaveTheOthersAsDrawn) {
+  SparsityOptions o;
+  o.target = 0.9;
+  const SparsityMap all = DrawSparsity(o, 4, 8, 16);
+  o.dense_layers = {1, 3};
+  const SparsityMap some = DrawSparsity(o, 4, 8, 16);
+  for (int l = 0; l < 4; ++l) {
+    for (int h = 0; h < 8; ++h) {
+      for (int b = 0; b < 16; ++b) {
+        if (l == 1 || l == 3)
+          EXPECT_EQ(some.At(l, h, b), 1.0);
+        else
+          EXPECT_EQ(some.At(l, h, b), all.At(l, h, b));  // each layer's own random stream
+      }
+    }
+  }
+  EXPECT_NEAR(some.MeanSparsity(), all.MeanSparsity() / 2, 0.02);
 }
 
 TEST_F(DitTrainTest, ScenarioKeys) {
@@ -316,10 +343,10 @@ TEST_F(DitTrainTest, ScenarioKeys) {
     return io::ParseTrainScenario(text, "dit.yaml", catalogs_->hardware, catalogs_->models);
   };
   const std::string head = "model: {name: wan-1.3b}\nhardware: {node: dgx-h100, gpus: 8}\n";
-  Result<TrainOptions> o =
-      parse(head +
-            "training: {video: {frames: 81, height: 480, width: 832}, global_batch: 1}\n"
-            "parallel: {cp: 8, cp_layout: dsv}\nsparsity: {target: 0.8, progress: 0.5}\n");
+  Result<TrainOptions> o = parse(
+      head +
+      "training: {video: {frames: 81, height: 480, width: 832}, global_batch: 1}\n"
+      "parallel: {cp: 8, cp_layout: dsv}\nsparsity: {target: 0.8, progress: 0.5, dense_layers: [0, 29]}\n");
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_EQ(o->training.seq_len, 21 * 30 * 52);  // the clip's latent tokens
   EXPECT_EQ(o->parallel.cp_layout, "dsv");
@@ -333,6 +360,7 @@ TEST_F(DitTrainTest, ScenarioKeys) {
   EXPECT_EQ(again->parallel.cp_layout, "dsv");
   EXPECT_EQ(again->sparsity->target, o->sparsity->target);
   EXPECT_EQ(again->sparsity->seed, o->sparsity->seed);
+  EXPECT_EQ(again->sparsity->dense_layers, (std::vector<int>{0, 29}));
   EXPECT_EQ(again->model.ParameterCount(), o->model.ParameterCount());
   for (const char* name : {"flux.1-dev", "step1x-edit-dit"}) {
     TrainOptions flux = Options(name, 8, 1, 4096);

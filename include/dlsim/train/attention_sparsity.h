@@ -39,6 +39,10 @@ struct SparsityOptions {
   double kv_union = 2.0;           // needed remote K/V fraction = min(1, kv_union x the queries' density)
   int blocks_per_rank = 4;         // query blocks per context-parallel rank in the work matrix (>= 1)
   uint64_t seed = 1;
+  // Layers that run dense attention whatever the draw (DSV's dispatcher runs a layer sparse only when
+  // its profiled sparsity passes a threshold; its artifact's 2.7B model keeps 5 of 32 layers dense).
+  // Each in [0, the model's layers) (train/layout_check.h).
+  std::vector<int> dense_layers;
 };
 
 // ramp(progress) x target: the mean sparsity before clamping and per-head spread.
