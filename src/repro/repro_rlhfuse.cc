@@ -154,6 +154,12 @@ class RlhfuseReproduction final : public Reproduction {
         "See docs/reproductions.md, RLHFuse.",
         kSeed, kIterations, sa_seconds, intra_min, intra.max, intra.GeoMean(), vs_flexfusion.GeoMean());
     out.details = sweep.TakeDetails();
+    for (const auto& row : out.details) {  // the intra-stage instances against FlexFusion's published plans
+      if (row["part"] != "intra-stage") continue;
+      out.points.push_back({"fused pipeline " + row["case"].get<std::string>(),
+                            row["published_speedup"].get<double>(), row["speedup"].get<double>(),
+                            "paper: FlexFusion's published makespan over sequential 1F1B"});
+    }
     return out;
   }
 };
