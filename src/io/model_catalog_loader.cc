@@ -158,6 +158,24 @@ std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& in
   return out;
 }
 
+// Keys that only mean something for a mixture of experts or multi-head latent attention, given to a model
+// that has neither, were silently ignored (issue 35): each is an error at its key.
+void RefuseUnusedMoeAndMlaKeys(const MapReader& m, const model::ModelSpec& spec) {
+  if (!spec.moe.enabled()) {
+    for (const char* key :
+         {"top_k", "expert_ffn_hidden", "shared_experts", "first_dense_layers", "capacity_factor"})
+      if (m.Has(key))
+        m.AddError(key,
+                   "only a mixture of experts uses it, and the model has no experts (give `experts: N`)");
+  }
+  if (!spec.mla.enabled()) {
+    for (const char* key : {"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+      if (m.Has(key))
+        m.AddError(
+            key, "only multi-head latent attention uses it, and the model has none (give `kv_lora_rank: N`)");
+  }
+}
+
 void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec) {
   spec.explicit_head_dim = m.Get<int>("head_dim", spec.explicit_head_dim, limits::kHeadDim);
   model::MoeSpec& e = spec.moe;
@@ -175,6 +193,7 @@ void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec) {
   a.qk_nope_head_dim = m.Get<int>("qk_nope_head_dim", a.qk_nope_head_dim, limits::kHeadDim);
   a.qk_rope_head_dim = m.Get<int>("qk_rope_head_dim", a.qk_rope_head_dim, limits::kHeadDim);
   a.v_head_dim = m.Get<int>("v_head_dim", a.v_head_dim, limits::kHeadDim);
+  RefuseUnusedMoeAndMlaKeys(m, spec);
   ReadDitShape(m, spec.dit);
 }
 

@@ -206,6 +206,18 @@ void WriteSparsityYaml(const train::SparsityOptions& s, std::ostringstream& y) {
   }
 }
 
+// The routing section (MoE): the histogram inline, so the written file does not depend on where the
+// original's histogram file was.
+void WriteRoutingYaml(const train::RoutingOptions& r, std::ostringstream& y) {
+  y << "routing:\n  skew: " << r.skew << "\n";
+  if (r.skew == "zipf") y << "  zipf_s: " << FormatNumber(r.zipf_s, 17) << "\n";
+  if (r.skew == "histogram") {
+    std::vector<std::string> w;
+    for (double v : r.histogram) w.push_back(FormatNumber(v, 17));
+    y << "  histogram: [" << Join(w, ", ") << "]\n";
+  }
+}
+
 }  // namespace
 
 Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
@@ -244,6 +256,8 @@ std::string FormatTrainScenarioYaml(const train::TrainOptions& o, std::string_vi
   WriteParallelYaml(o.parallel, y);
   if (o.data) y << FormatDataSectionYaml(*o.data);
   if (o.sparsity) WriteSparsityYaml(*o.sparsity, y);
+  if (o.routing) WriteRoutingYaml(*o.routing, y);
+  y << "cost:\n  model: " << o.compute_model << "\n";
   y << "seed: " << o.seed << "\n";
   return y.str();
 }

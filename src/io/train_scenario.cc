@@ -292,7 +292,7 @@ std::vector<double> ReadHistogramFile(const MapReader& r, const std::string& pat
   return out;
 }
 
-// routing: {skew: uniform | zipf | histogram, zipf_s: S, histogram_file: PATH}.
+// routing: {skew: uniform | zipf | histogram, zipf_s: S, histogram_file: PATH | histogram: [w, ...]}.
 train::RoutingOptions ReadRoutingSection(const MapReader& r, const std::string& base_dir) {
   train::RoutingOptions o;
   train::RoutingSkewRegistry skews("routing-skew");
@@ -301,7 +301,10 @@ train::RoutingOptions ReadRoutingSection(const MapReader& r, const std::string& 
   if (std::optional<size_t> i = r.FindChoice("skew", names)) o.skew = names[*i];
   if (o.skew == "zipf") o.zipf_s = r.Get<double>("zipf_s", o.zipf_s, limits::kZipfS);
   if (o.skew == "histogram") {
-    if (std::optional<std::string> file = r.Require<std::string>("histogram_file")) {
+    if (r.Has("histogram")) {  // the weights inline (what `plan --write-best` writes), one per expert
+      o.histogram = r.FindList<double>("histogram", Range::Between(0, 1e12)).value_or(std::vector<double>{});
+      o.histogram_file = "inline";
+    } else if (std::optional<std::string> file = r.Require<std::string>("histogram_file")) {
       o.histogram_file = *file;
       o.histogram = ReadHistogramFile(r, ResolvePath(base_dir, *file));
     }

@@ -143,6 +143,15 @@ Result<CrossValidationReport> CrossValidate(const FitProblem& problem, const std
   DLSIM_ASSIGN_OR_RETURN(std::vector<ValidationSet> base, problem.predict(x_start));
   const std::vector<const ValidationSet*> sets = FitSetsOf(base, problem.fit_sets);
   if (sets.empty()) return Error::NotFound("cross-validation: no fit set was predicted");
+  const ValidationSet* largest = *std::max_element(
+      sets.begin(), sets.end(),
+      [](const ValidationSet* a, const ValidationSet* b) { return a->rows.size() < b->rows.size(); });
+  if (static_cast<size_t>(options.folds) >
+      largest->rows.size())  // folds with no row anywhere refit for nothing
+    return Error::InvalidArgument("cross-validation: " + std::to_string(options.folds) +
+                                  " folds, but the largest fit set (" + largest->name + ") has " +
+                                  std::to_string(largest->rows.size()) + " rows: at most " +
+                                  std::to_string(largest->rows.size()) + " folds (leave-one-out)");
   std::vector<std::vector<int>> folds;
   for (const ValidationSet* s : sets) folds.push_back(AssignFolds(Labels(*s), options.folds, options.seed));
   Schedules sched{problem, problem, x_start, options.cold_start.empty() ? x_start : options.cold_start};

@@ -66,7 +66,13 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{"cluster " + kCluster + " --compare las,", "--compare: the list 'las,' has an empty item"},
         UsageCase{"serve " + kServe + " --target 0.5", "--target requires --capacity"},
         UsageCase{"cluster " + kCluster + " --records", "--records requires --json"},
-        UsageCase{"cluster " + kCluster + " --threads 5", "--threads requires --sweep"}));
+        UsageCase{"cluster " + kCluster + " --threads 5", "--threads requires --sweep"},
+        // Two outputs on one path overwrote each other silently (issue 35), also through a different
+        // spelling.
+        UsageCase{"train --default --trace /tmp/dlsim_same.out --html /tmp/dlsim_same.out",
+                  "--html: names the same path as --trace (/tmp/dlsim_same.out)"},
+        UsageCase{"cluster " + kCluster + " --csv /tmp/dlsim_same.csv --series /tmp/../tmp/dlsim_same.csv",
+                  "names the same path as --csv (/tmp/dlsim_same.csv)"}));
 
 // Values outside a flag's range name the range in words, not a 309-digit double.
 TEST(UsageRanges, FlagRangesAreReadable) {

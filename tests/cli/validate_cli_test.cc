@@ -50,6 +50,15 @@ TEST(ValidateCliTest, CrossValidateRejectsOneFold) {
   EXPECT_NE(r.output.find("--folds: Value 1 not in range 2 to 1000"), std::string::npos) << r.output;
 }
 
+// More folds than the largest fit set has rows would refit for nothing (it ran for 427 s on a 9-row set): an
+// error before any refit, naming the set and the most folds it allows.
+TEST(ValidateCliTest, CrossValidateRejectsMoreFoldsThanRows) {
+  const Outcome r = RunDlsim("validate --cross-validate --folds 1000 --threads 1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("1000 folds, but the largest fit set ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("folds (leave-one-out)"), std::string::npos) << r.output;
+}
+
 // `validate --calibrate-with 5`: a held-out set scored with the shipped constants, after `dlsim calibrate` on
 // 5 of its rows (error on the other 7) and in-sample; calibrating on 5 rows must leave the rest better off
 // than the shipped constants on a set dlsim prices 30% too fast (torchtitan on H100), and a set with too few

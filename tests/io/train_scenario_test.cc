@@ -211,6 +211,19 @@ TEST_F(TrainScenarioTest, SemanticErrorsPointAtTheirKey) {
             "s.yaml:3:11: model.hidden: hidden 770 is not divisible by heads 12 (head_dim = hidden / heads)");
 }
 
+// MoE and MLA keys on a model without experts or latent attention were silently ignored (issue 35).
+TEST_F(TrainScenarioTest, MoeAndMlaKeysOnADenseModelAreErrors) {
+  const std::string top_k = ErrorOf("model:\n  name: gpt-small\n  top_k: 2\n");
+  EXPECT_NE(top_k.find("model.top_k: only a mixture of experts uses it"), std::string::npos) << top_k;
+  const std::string capacity = ErrorOf("model:\n  name: gpt-small\n  capacity_factor: 1.0e-9\n");
+  EXPECT_NE(capacity.find("model.capacity_factor:"), std::string::npos) << capacity;
+  const std::string mla = ErrorOf("model:\n  name: gpt-small\n  qk_rope_head_dim: 64\n");
+  EXPECT_NE(mla.find("model.qk_rope_head_dim: only multi-head latent attention uses it"), std::string::npos)
+      << mla;
+  // The same keys on a model that has experts are read.
+  EXPECT_TRUE(Parse("model:\n  name: gpt-small\n  experts: 8\n  top_k: 2\n").ok());
+}
+
 TEST_F(TrainScenarioTest, LayersPerStage) {
   const std::string head = "model:\n  name: gpt-small\nhardware:\n  gpus: 4\nparallel:\n  pp: 4\n";
   auto ok = Parse(head + "  layers_per_stage: [2, 4, 4, 2]\n");

@@ -166,5 +166,27 @@ TEST_F(PlanScenarioTest, WrittenScenarioKeepsTheDataSection) {
   EXPECT_EQ(FormatTrainScenarioYaml(none->base, "").find("data:"), std::string::npos);
 }
 
+// `plan --write-best` dropped `routing:` and `cost:` (issue 35): the written file trained 23% faster than the
+// plan said. Both now survive, the histogram inline so the file stands alone.
+TEST_F(PlanScenarioTest, WrittenScenarioKeepsRoutingAndTheComputeModel) {
+  for (const char* routing :
+       {"{skew: zipf, zipf_s: 1.7}", "{skew: histogram, histogram: [5, 1, 1, 1, 1, 1, 1, 2.5]}"}) {
+    auto r =
+        ParseTrainScenario(std::string("model: {name: mixtral-8x7b}\nhardware: {node: dgx-h100, gpus: 8}\n"
+                                       "parallel: {ep: 8}\ncost: {model: tile}\nrouting: ") +
+                               routing + "\n",
+                           "moe.yaml", catalogs_.hardware, catalogs_.models);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const std::string yaml = FormatTrainScenarioYaml(*r, "moe");
+    auto back = ParseTrainScenario(yaml, "best.yaml", catalogs_.hardware, catalogs_.models);
+    ASSERT_TRUE(back.ok()) << back.error().message << "\n" << yaml;
+    ASSERT_TRUE(back->routing.has_value()) << yaml;
+    EXPECT_EQ(back->routing->skew, r->routing->skew);
+    EXPECT_EQ(back->routing->zipf_s, r->routing->zipf_s);
+    EXPECT_EQ(back->routing->histogram, r->routing->histogram);
+    EXPECT_EQ(back->compute_model, "tile");
+  }
+}
+
 }  // namespace
 }  // namespace dlsim::io

@@ -2,7 +2,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "commands.h"
 #include "dlsim/core/strings.h"
@@ -71,6 +73,30 @@ void RejectEmptyValues(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) RejectEmptyValues(*sub);
 }
 
+// The options that name a file or folder a command writes (every command uses these names).
+constexpr const char* kOutputOptions[] = {"html", "trace", "csv", "series", "write-best", "output"};
+
+// Two output options naming the same path would overwrite each other silently (issue 35): a
+// command-line error naming both, checked once the command line is parsed.
+void RequireDistinctOutputs(CLI::App& app) {
+  app.parse_complete_callback([&app] {
+    std::map<std::string, std::string> seen;  // normalised path -> option
+    for (const CLI::Option* opt : app.get_options()) {
+      const bool output = std::any_of(std::begin(kOutputOptions), std::end(kOutputOptions),
+                                      [opt](const char* name) { return opt->check_lname(name); });
+      if (!output || opt->count() == 0) continue;
+      std::error_code ec;
+      const std::string path = std::filesystem::weakly_canonical(opt->as<std::string>(), ec).string();
+      const auto [it, fresh] = seen.emplace(ec ? opt->as<std::string>() : path, opt->get_name());
+      if (!fresh)
+        throw CLI::ValidationError(opt->get_name(), "names the same path as " + it->second + " (" +
+                                                        it->first + "); give each output its own file");
+    }
+  });
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    RequireDistinctOutputs(*sub);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,6 +127,7 @@ int main(int argc, char** argv) {
   dlsim::cli::AddKernelsCommand(app, global);
   dlsim::cli::AddCalibrateCommand(app, global);
   RejectEmptyValues(app);
+  RequireDistinctOutputs(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
