@@ -25,11 +25,15 @@ struct TypeInfo {
   Family family;
 };
 
-constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},         {"gpt2", Family::kGpt2},
-                               {"llama", Family::kLlama},       {"mistral", Family::kLlama},
-                               {"opt", Family::kOpt},           {"qwen2", Family::kLlama},
-                               {"qwen3", Family::kLlama},       {"mixtral", Family::kMixtral},
-                               {"qwen3_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
+// Llama-shaped decoders: gated MLP, RMSNorm, RoPE. Gemma and Gemma 2 tie their embeddings by default and give
+// head_dim; Gemma 2's local (sliding-window) layers are priced as full attention, exact up to its window
+// (docs/catalog.md); Phi-3 keeps its fused qkv and gate_up projections, the same matrices.
+constexpr TypeInfo kTypes[] = {
+    {"bert", Family::kBert},           {"gpt2", Family::kGpt2},       {"llama", Family::kLlama},
+    {"mistral", Family::kLlama},       {"opt", Family::kOpt},         {"qwen2", Family::kLlama},
+    {"qwen3", Family::kLlama},         {"phi3", Family::kLlama},      {"gemma", Family::kLlama},
+    {"gemma2", Family::kLlama},        {"mixtral", Family::kMixtral}, {"qwen3_moe", Family::kQwenMoe},
+    {"deepseek_v3", Family::kDeepSeek}};
 constexpr const char* kMoeTypes[] = {"qwen2_moe", "deepseek_v2"};
 // The scenario's `layers` range (docs/scenario-format.md), so a config and a scenario both say 1..10000. A
 // function, not a namespace-scope constant: limits::kLayers is dynamically initialised in another file, and a
@@ -96,7 +100,7 @@ void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
   s.gated_mlp = true;
   s.norm = model::Norm::kRmsNorm;
   s.position_embedding = model::PositionEmbedding::kRope;
-  s.tied_embeddings = c.Bool("tie_word_embeddings", false);
+  s.tied_embeddings = c.Bool("tie_word_embeddings", type.rfind("gemma", 0) == 0);  // Gemma's default: tied
   s.attention_bias = type == "qwen2" || c.Bool("attention_bias", false);
   s.dropout = c.Fraction("attention_dropout");
 }

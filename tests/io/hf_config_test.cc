@@ -54,6 +54,20 @@ TEST(HfConfigTest, PublishedConfigsGiveTheCatalogShapes) {
   }
 }
 
+// Phi-3 and Gemma 2 (issue 36: they were refused). Phi-3-mini's count is exact; Gemma 2 has two more RMSNorms
+// per layer than our Llama-shaped layer (42 x 2 x 3,584 = 301,056 parameters, 0.003%), its head_dim (256) is
+// not hidden / heads (224), and it ties its embeddings without saying so.
+TEST(HfConfigTest, Phi3AndGemma2HaveTheirPublishedParameterCounts) {
+  auto phi = LoadHfConfig(Config("Phi-3-mini-4k-instruct"));
+  ASSERT_TRUE(phi.ok()) << phi.error().message;
+  EXPECT_EQ(phi->ParameterCount(), 3821079552);  // microsoft/Phi-3-mini-4k-instruct
+  auto gemma = LoadHfConfig(Config("gemma-2-9b"));
+  ASSERT_TRUE(gemma.ok()) << gemma.error().message;
+  EXPECT_EQ(gemma->head_dim(), 256);
+  EXPECT_TRUE(gemma->tied_embeddings);
+  EXPECT_NEAR(gemma->ParameterCount(), 9241705984.0, 9241705984.0 * 1e-4);  // google/gemma-2-9b
+}
+
 TEST(HfConfigTest, Gpt2HasItsPublishedParameterCount) {
   auto spec = LoadHfConfig(Config("gpt2"));
   ASSERT_TRUE(spec.ok()) << spec.error().message;
