@@ -154,7 +154,7 @@ int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std
     if (!written.ok()) return ReportError("calibrate", written.error(), err);
   }
   if (args.json) {
-    out << report::DumpDeterministic(ResultJson(*r)) << "\n";
+    out << JsonOutput(ResultJson(*r)) << "\n";
     return kExitOk;
   }
   RenderConstants(*r, out);

@@ -86,7 +86,7 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& r : results) j.push_back(ClusterJson(r, false));
-    out << report::DumpDeterministic(j);
+    out << JsonOutput(j);
   } else {
     out << header << FormatClusterComparison(results);
   }
@@ -105,7 +105,7 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
   if (!rows.ok()) return ReportError("cluster", rows.error(), map->IsPrimary() ? err : unheard);
   if (!map->IsPrimary()) return kExitOk;
   if (args.json)
-    out << report::DumpDeterministic(ClusterSweepJson(*rows));
+    out << JsonOutput(ClusterSweepJson(*rows));
   else
     out << "cluster: " << io::SummarizeClusterOptions(o) << "\n" << FormatClusterSweep(*rows);
   return kExitOk;
@@ -136,7 +136,7 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
   if (w.ok() && !args.html_path.empty()) w = ClusterHtml(args.file, {*result}).WriteFile(args.html_path);
   if (!w.ok()) return ReportError("cluster", w.error(), err);
   if (args.json)
-    out << report::DumpDeterministic(ClusterJson(*result, args.records));
+    out << JsonOutput(ClusterJson(*result, args.records));
   else
     out << FormatClusterReport(*options, *result);
   // No job could run: the figures above are not results. Say so and exit as infeasible.

@@ -20,7 +20,7 @@ int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Ca
   auto results = gnn::Compare(sc.options, variants, cat);
   if (!results.ok()) return ReportError("gnn", results.error(), err);
   if (args.json) {
-    out << report::DumpDeterministic(GnnCompareJson(variants, *results));
+    out << JsonOutput(GnnCompareJson(variants, *results));
   } else {
     out << FormatGnnCompare(variants, *results);
   }
@@ -55,7 +55,7 @@ int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& o
   auto result = SimulateWithTrace(args, sc->options, *catalogs, err);
   if (!result.ok()) return ReportError("gnn", result.error(), err);
   if (args.json) {
-    out << report::DumpDeterministic(GnnJson(*result));
+    out << JsonOutput(GnnJson(*result));
   } else {
     out << FormatGnnReport(sc->options, *result);
   }

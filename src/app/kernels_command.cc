@@ -79,7 +79,7 @@ void RenderJson(const KernelsArgs& args, const std::vector<Priced>& rows, std::o
   j["summary"] = ScoreJson(all);
   j["summary"]["families"] = nlohmann::ordered_json::object();
   for (const auto& [name, s] : fam) j["summary"]["families"][name] = ScoreJson(s);
-  out << report::DumpDeterministic(j) << "\n";
+  out << JsonOutput(j) << "\n";
 }
 
 void RenderText(const KernelsArgs& args, const std::vector<Priced>& rows, std::ostream& out) {

@@ -76,7 +76,7 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
         train::IntervalOf(base, (*gpu)->architecture, 1.0, catalogs->intervals, catalogs->training);
   if (Status st = WriteFiles(args, base, *result); !st.ok()) return ReportError("plan", st.error(), err);
   if (args.json) {
-    out << report::DumpDeterministic(PlanJson(*result, options, /*all=*/true));
+    out << JsonOutput(PlanJson(*result, options, /*all=*/true));
   } else {
     WritePlanReport(base, options, *result, out);
   }

@@ -218,7 +218,7 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
   auto r = (*entry)->Run(env);
   if (!r.ok()) return ReportError("repro", r.error(), err);
   if (args.json) {
-    out << report::DumpDeterministic(ReproJson(*r)) << "\n";
+    out << JsonOutput(ReproJson(*r)) << "\n";
   } else {
     WriteReport(*r, out);
   }

@@ -20,7 +20,7 @@ int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const
   auto cap = serve::FindCapacity(options, cost, env.schedulers, env.routers, {.target = args.target});
   if (!cap.ok()) return ReportError("serve", cap.error(), err);
   if (args.json) {
-    out << report::DumpDeterministic(CapacityJson(*cap, args.target));
+    out << JsonOutput(CapacityJson(*cap, args.target));
   } else {
     out << FormatCapacityReport(options, *cap, args.target);
   }
@@ -94,7 +94,7 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
   auto result = SimulateWithSinks(*options, **env, **cost, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
   if (args.json) {
-    out << report::DumpDeterministic(ServeJson(*result));
+    out << JsonOutput(ServeJson(*result));
   } else {
     out << FormatServeReport(*options, *result);
   }

@@ -57,7 +57,7 @@ int RunTrainCommand(const TrainArgs& args, const CommonArgs& common, std::ostrea
   if (!r.ok()) return ReportError("train", r.error(), err);
   const Bytes capacity = (*catalogs->hardware.FindGpu(options->hardware.gpu))->hbm_capacity;
   if (args.json) {
-    out << report::DumpDeterministic(TrainJson(*options, *r, capacity)) << "\n";
+    out << JsonOutput(TrainJson(*options, *r, capacity)) << "\n";
   } else {
     WriteTrainReport(*options, *r, capacity, out);
   }

@@ -113,7 +113,7 @@ int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& s : *sets) j.push_back(SetJson(s, !args.summary));
-    out << report::DumpDeterministic(j) << "\n";
+    out << JsonOutput(j) << "\n";
   } else {
     WriteTables(*sets, args.summary, out);
   }

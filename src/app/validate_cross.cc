@@ -128,7 +128,7 @@ int RunCrossValidation(const ValidateArgs& args, const catalog::Catalogs& catalo
   for (const auto& s : report->sets) any = any || Wanted(args, s.name);
   if (!any) return ReportError("validate", Error::NotFound("no fit set matches '" + args.only + "'"), err);
   if (args.json) {
-    out << report::DumpDeterministic(ReportJson(args, *report, o)) << "\n";
+    out << JsonOutput(ReportJson(args, *report, o)) << "\n";
   } else {
     WriteTables(args, *report, out);
   }

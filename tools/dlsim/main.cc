@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   app.add_option("--calibration", global.calibration_files,
                  "Calibration file from 'dlsim calibrate' laid over the shipped constants (repeatable)")
       ->check(CLI::ExistingFile);
-  app.set_version_flag("--version", std::string("dlsim ") + DLSIM_VERSION,
+  app.set_version_flag("--version,-V", std::string("dlsim ") + DLSIM_VERSION,
                        "Print the dlsim version and exit");
   auto* version = app.add_subcommand("version", "Print the dlsim version");
   version->callback([] { fmt::print("dlsim {}\n", DLSIM_VERSION); });

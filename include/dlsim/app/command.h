@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "dlsim/core/result.h"
 
 namespace dlsim::app {
@@ -34,6 +36,10 @@ struct CommonArgs {
 // Writes "dlsim <command>: <message>" to `err` and returns the exit code for `error`:
 // kExitInfeasible for ErrorCode::kInfeasible, kExitError otherwise.
 int ReportError(const std::string& command, const Error& error, std::ostream& err);
+
+// A command's JSON output as deterministic text (report::DumpDeterministic), stamped with the dlsim version
+// that produced it (`dlsim_version`, added to an object that lacks it), so a result can be traced to its tool.
+std::string JsonOutput(nlohmann::ordered_json j);
 
 // The exit code of a result that ran: kExitOk when feasible, kExitInfeasible otherwise.
 inline int ExitCodeOf(bool feasible) { return feasible ? kExitOk : kExitInfeasible; }
