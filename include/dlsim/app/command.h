@@ -7,11 +7,10 @@
 #ifndef DLSIM_APP_COMMAND_H_
 #define DLSIM_APP_COMMAND_H_
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "dlsim/core/result.h"
 
@@ -38,7 +37,8 @@ struct CommonArgs {
 int ReportError(const std::string& command, const Error& error, std::ostream& err);
 
 // A command's JSON output as deterministic text (report::DumpDeterministic), stamped with the dlsim version
-// that produced it (`dlsim_version`, added to an object that lacks it), so a result can be traced to its tool.
+// that produced it (`dlsim_version`, added to an object that lacks it), so a result can be traced to its
+// tool.
 std::string JsonOutput(nlohmann::ordered_json j);
 
 // The exit code of a result that ran: kExitOk when feasible, kExitInfeasible otherwise.
