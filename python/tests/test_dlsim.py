@@ -55,6 +55,26 @@ class TrainTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             dlsim.train(42)
 
+    def test_arguments_get_the_flags_checks(self):
+        """The Python keywords reach the commands without the command-line parser: the same rules (issue 35)."""
+        plan = os.path.join(SCENARIOS, "plan_nemo_llama2-7b_8gpu.yaml")
+        for kwargs, word in [({"threads": -1}, "threads: -1 is not in 0..4096"),
+                             ({"threads": 10**6}, "threads: 1000000 is not in 0..4096"),
+                             ({"top": -5}, "top: -5 is not in 0..100000")]:
+            with self.assertRaises(dlsim.ScenarioError) as e:
+                dlsim.plan(plan, **kwargs)
+            self.assertIn(word, str(e.exception))
+        serve = os.path.join(SCENARIOS, "serve_llama2_7b_a100_vllm.yaml")
+        for target in (float("nan"), -1, 0, 1.5):
+            with self.assertRaises(dlsim.ScenarioError) as e:
+                dlsim.serve(serve, capacity=True, target=target)
+            self.assertIn("target:", str(e.exception))
+        cluster = os.path.join(SCENARIOS, "cluster_philly_las.yaml")
+        for compare in (",,,", "fifo,"):
+            with self.assertRaises(dlsim.ScenarioError) as e:
+                dlsim.cluster(cluster, compare=compare)
+            self.assertIn("has an empty item", str(e.exception))
+
     def test_infeasible_is_a_result(self):
         r = dlsim.train({"model": {"name": "llama3.1-405b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})
         self.assertFalse(r["feasible"])

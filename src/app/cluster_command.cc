@@ -115,6 +115,9 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
 
 int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::ostream& out,
                       std::ostream& err) {
+  for (const Status& st :
+       {CheckListArgument("compare", args.compare), CheckArgument("threads", args.threads, 0, 4096)})
+    if (!st.ok()) return ReportUsage("cluster", st, err);
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("cluster", catalogs.error(), err);
   auto options = args.text.empty() ? io::LoadClusterScenarioFile(args.file, *catalogs)

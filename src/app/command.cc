@@ -1,5 +1,9 @@
 #include "dlsim/app/command.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "dlsim/core/strings.h"
 #include "dlsim/report/json_report.h"
 
 namespace dlsim::app {
@@ -7,6 +11,37 @@ namespace dlsim::app {
 int ReportError(const std::string& command, const Error& error, std::ostream& err) {
   err << "dlsim " << command << ": " << error.message << "\n";
   return error.code == ErrorCode::kInfeasible ? kExitInfeasible : kExitError;
+}
+
+namespace {
+// An integral value as an integer (1000000, not 1e+06), anything else with 6 digits.
+std::string Shown(double v) {
+  return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15
+             ? std::to_string(static_cast<int64_t>(v))
+             : FormatNumber(v, 6);
+}
+}  // namespace
+
+Status CheckArgument(const std::string& name, double value, double lo, double hi) {
+  if (std::isfinite(value) && value >= lo && value <= hi) return Status::Ok();
+  return Error::InvalidArgument(name + ": " + Shown(value) + " is not in " + Shown(lo) + ".." + Shown(hi));
+}
+
+Status CheckListArgument(const std::string& name, const std::string& list) {
+  if (list.empty()) return Status::Ok();  // not given
+  size_t start = 0;
+  while (true) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    if (list.find_first_not_of(' ', start) >= end)
+      return Error::InvalidArgument(name + ": the list '" + list + "' has an empty item");
+    if (end == list.size()) return Status::Ok();
+    start = end + 1;
+  }
+}
+
+int ReportUsage(const std::string& command, const Status& status, std::ostream& err) {
+  err << "dlsim " << command << ": " << status.error().message << "\n";
+  return kExitUsage;
 }
 
 std::string JsonOutput(nlohmann::ordered_json j) {

@@ -50,6 +50,9 @@ Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const p
 }  // namespace
 
 int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
+  for (const Status& st :
+       {CheckArgument("threads", args.threads, 0, 4096), CheckArgument("top", args.top, 0, 100000)})
+    if (!st.ok()) return ReportUsage("plan", st, err);
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("plan", catalogs.error(), err);
   auto scenario = args.text.empty()

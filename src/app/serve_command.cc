@@ -70,6 +70,10 @@ Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const 
 }  // namespace
 
 int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
+  if (args.capacity) {  // a capacity at a target of 0 (or NaN, or above 1) is no capacity
+    if (Status st = CheckArgument("target", args.target, 1e-6, 1); !st.ok())
+      return ReportUsage("serve", st, err);
+  }
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("serve", catalogs.error(), err);
   auto env = serve::MakeServeEnvironment(catalogs->compute, catalogs->network);

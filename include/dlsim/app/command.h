@@ -41,6 +41,15 @@ int ReportError(const std::string& command, const Error& error, std::ostream& er
 // tool.
 std::string JsonOutput(nlohmann::ordered_json j);
 
+// Argument rules every way in shares (a flag, a Python keyword): the command-line parser checks them too, but
+// the Python API reaches the commands without it (issue 35). An error names the argument, e.g. "threads: -1
+// is not in 0..4096". A number must be finite and within [lo, hi]; a comma-separated list must have no empty
+// item.
+Status CheckArgument(const std::string& name, double value, double lo, double hi);
+Status CheckListArgument(const std::string& name, const std::string& list);
+// Reports `status`'s error for `command` and returns kExitUsage (2), the exit code of a bad argument.
+int ReportUsage(const std::string& command, const Status& status, std::ostream& err);
+
 // The exit code of a result that ran: kExitOk when feasible, kExitInfeasible otherwise.
 inline int ExitCodeOf(bool feasible) { return feasible ? kExitOk : kExitInfeasible; }
 
