@@ -25,7 +25,18 @@ Status CheckOptions(const ClusterOptions& o) {
     return Error::InvalidArgument(fmt::format(
         "job id {} appears more than once; every job needs its own id (records and reports key on it)",
         *dup));
+  if (o.measure_from >= static_cast<int64_t>(o.jobs.size()))  // the report would show a JCT of 0
+    return Error::InvalidArgument(
+        fmt::format("measure_from {} is past the last of the {} jobs: no job would be measured",
+                    o.measure_from, o.jobs.size()));
+  if (std::none_of(o.jobs.begin(), o.jobs.end(), [](const JobSpec& j) { return j.gpus > 0; }))
+    return Error::InvalidArgument(
+        "no job asks for a GPU (every job has 0 GPUs): a GPU-cluster simulation of it would report 0% "
+        "utilisation; check the trace's GPU column");
   for (const JobSpec& j : o.jobs) {
+    if (!(j.arrival.ToSeconds() >= 0 && j.arrival.ToSeconds() <= kMaxArrivalS))
+      return Error::InvalidArgument(fmt::format("job {}: arrives at {:g} s; arrivals must be in 0..{:g} s",
+                                                j.id, j.arrival.ToSeconds(), kMaxArrivalS));
     if (!(j.work > 0) || !std::isfinite(j.work))
       return Error::InvalidArgument(
           fmt::format("job {}: work must be positive and finite, found {}", j.id, j.work));

@@ -37,7 +37,14 @@ Result<ClusterOptions> PointOptions(const ClusterOptions& base, const SweepSpec&
   if (s.regenerate) {
     DLSIM_ASSIGN_OR_RETURN(o.jobs, s.regenerate(row.seed));
   }
-  for (JobSpec& j : o.jobs) j.arrival = TimePoint::Start() + Seconds(j.arrival.ToSeconds() / row.load_scale);
+  for (JobSpec& j : o.jobs) {
+    const double at = j.arrival.ToSeconds() / row.load_scale;
+    if (!(at <= kMaxArrivalS))  // a small load scale stretches the arrivals past the clock
+      return Error::InvalidArgument(fmt::format(
+          "sweep: load scale {} puts job {}'s arrival at {:g} s; at most {:g} s (raise the load scale)",
+          row.load_scale, j.id, at, kMaxArrivalS));
+    j.arrival = TimePoint::Start() + Seconds(at);
+  }
   return o;
 }
 

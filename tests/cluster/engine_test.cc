@@ -194,6 +194,25 @@ TEST(ClusterEngine, UnknownPolicySuggestsTheClosest) {
   EXPECT_NE(r.error().message.find("tiresias"), std::string::npos) << r.error().message;
 }
 
+// Issue 35: a report window past the last job printed a JCT of 0, and a trace of 0-GPU jobs "completed" at 0%
+// utilisation; both are errors in Simulate (every way in).
+TEST(ClusterEngine, EmptyReportWindowAndGpuLessTracesAreErrors) {
+  const catalog::Catalogs none;
+  ClusterOptions o = ThreeJobs("fifo");
+  o.measure_from = 3;
+  auto r = Simulate(o, none, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("measure_from 3 is past the last of the 3 jobs"), std::string::npos)
+      << r.error().message;
+  o.measure_from = 2;
+  EXPECT_TRUE(Simulate(o, none, nullptr).ok());
+  o.measure_from = 0;
+  for (JobSpec& j : o.jobs) j.gpus = 0;
+  r = Simulate(o, none, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no job asks for a GPU"), std::string::npos) << r.error().message;
+}
+
 }  // namespace
 }  // namespace dlsim::cluster
 

@@ -295,6 +295,13 @@ TEST(ClusterSweep, SameRowsWhateverTheThreadCount) {
   auto bad = cluster::Sweep(*o, Cat(), s, 1);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("did you mean 'las'"), std::string::npos) << bad.error().message;
+  // A tiny load scale stretched the arrivals past the nanosecond clock (issue 35): the trace readers' rule.
+  s.policies = {"fifo"};
+  s.load_scales = {1e-12};
+  auto stretched = cluster::Sweep(*o, Cat(), s, 1);
+  ASSERT_FALSE(stretched.ok());
+  EXPECT_NE(stretched.error().message.find("sweep: load scale 1e-12 puts job"), std::string::npos)
+      << stretched.error().message;
 }
 
 // GoldMiner's inputs: NICs from the catalog, input classes drawn from the shipped cost table, a

@@ -21,6 +21,9 @@ namespace dlsim::cluster {
 // Jobs per trace dlsim accepts (memory is O(jobs); a month of the busiest public trace is ~1e5).
 inline constexpr int64_t kMaxJobs = 20'000'000;
 inline constexpr int kMaxJobGpus = 1 << 20;
+// The latest arrival dlsim simulates (seconds from the trace's start; 31 years, far inside the
+// nanosecond clock): the trace readers' rule, also checked where arrivals are rescaled (sweeps).
+inline constexpr double kMaxArrivalS = 1e9;
 
 struct JobSpec {
   int64_t id = 0;              // unique within a trace; the trace's id or its row number
