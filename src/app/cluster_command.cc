@@ -111,12 +111,31 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
   return kExitOk;
 }
 
+// The output options a mode does not write are refused, never silently ignored (issue 35): --compare writes
+// only
+// --html (one page, every policy), --sweep writes none (its rows are the output).
+Status CheckOutputsOfMode(const ClusterArgs& args) {
+  std::vector<std::string> ignored;
+  const bool compare = !args.compare.empty();
+  if (args.sweep || compare) {
+    if (!args.jobs_csv.empty()) ignored.push_back("--csv");
+    if (!args.series_csv.empty()) ignored.push_back("--series");
+    if (!args.trace_path.empty()) ignored.push_back("--trace");
+  }
+  if (args.sweep && !args.html_path.empty()) ignored.push_back("--html");
+  if (ignored.empty()) return Status::Ok();
+  return Error::InvalidArgument(
+      Join(ignored, ", ") + ": not written with " + (args.sweep ? "--sweep" : "--compare") +
+      (args.sweep ? " (its rows, printed or --json, are the output)"
+                  : " (one run's records; --html draws every policy, or run each policy)"));
+}
+
 }  // namespace
 
 int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::ostream& out,
                       std::ostream& err) {
-  for (const Status& st :
-       {CheckListArgument("compare", args.compare), CheckArgument("threads", args.threads, 0, 4096)})
+  for (const Status& st : {CheckListArgument("compare", args.compare),
+                           CheckArgument("threads", args.threads, 0, 4096), CheckOutputsOfMode(args)})
     if (!st.ok()) return ReportUsage("cluster", st, err);
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("cluster", catalogs.error(), err);

@@ -24,7 +24,9 @@ TraceFile::~TraceFile() {
 
 Status TraceFile::Finish() {
   finished_ = true;
-  return sink_.Finish();
+  Status st = sink_.Finish();
+  if (st.ok()) return st;
+  return Error{st.error().code, "--trace " + path_ + ": " + st.error().message};  // name the file (issue 35)
 }
 
 std::string TraceFile::Summary() const {

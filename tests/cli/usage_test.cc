@@ -72,7 +72,13 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{"train --default --trace /tmp/dlsim_same.out --html /tmp/dlsim_same.out",
                   "--html: names the same path as --trace (/tmp/dlsim_same.out)"},
         UsageCase{"cluster " + kCluster + " --csv /tmp/dlsim_same.csv --series /tmp/../tmp/dlsim_same.csv",
-                  "names the same path as --csv (/tmp/dlsim_same.csv)"}));
+                  "names the same path as --csv (/tmp/dlsim_same.csv)"},
+        // Output options a mode does not write were ignored with exit 0 and no file (issue 35).
+        UsageCase{
+            "cluster " + kCluster + " --compare fifo,las --csv /tmp/dlsim_x.csv --trace /tmp/dlsim_x.json",
+            "--csv, --trace: not written with --compare"},
+        UsageCase{"cluster " + kCluster + " --sweep --html /tmp/dlsim_x.html",
+                  "--html: not written with --sweep"}));
 
 // Values outside a flag's range name the range in words, not a 309-digit double.
 TEST(UsageRanges, FlagRangesAreReadable) {
@@ -120,6 +126,11 @@ TEST(UsageOutput, UnwritableOutputIsAnError) {
   EXPECT_NE(csv.output.find("cannot write /dev/full"), std::string::npos) << csv.output;
   Outcome best = RunDlsim("plan " + kPlan + " --quiet --write-best /dev/full");
   EXPECT_EQ(best.exit_code, 1) << best.output;
+  // The trace's error named no file (issue 35).
+  Outcome trace = RunDlsim("train --default --trace /dev/full");
+  EXPECT_EQ(trace.exit_code, 1) << trace.output;
+  EXPECT_NE(trace.output.find("--trace /dev/full: writing the trace failed"), std::string::npos)
+      << trace.output;
 }
 
 // Files that are not regular files, or too large, are refused before they are read (issue 18):
