@@ -166,6 +166,22 @@ TEST(HfConfigTest, CatalogEntryRoundTrips) {
   ExpectSameShape(**back, *spec);
 }
 
+// Issue 35: `catalog import --name` wrote the name bare, so names that are YAML ("null", "[x]", "*x", "- x",
+// a leading space) gave a file `--catalog` refused or read as another name. Every one reads back as itself.
+TEST(HfConfigTest, CatalogEntryNamesRoundTripWhateverTheyHold) {
+  auto spec = LoadHfConfig(Config("gpt2"));
+  ASSERT_TRUE(spec.ok());
+  for (const char* name : {"null", "[x]", "{x}", "*x", "&x", "!x", "%x", "@x", "- x", " lead", "trail ",
+                           "a\"b", "a\\b", "yes", "1234", "tab\there"}) {
+    spec->name = name;
+    catalog::Catalogs c = Cat();
+    const std::string yaml = FormatModelCatalogEntry(*spec);
+    Status st = MergeCatalogText(yaml, "entry.yaml", c);
+    ASSERT_TRUE(st.ok()) << name << ": " << st.error().message << "\n" << yaml;
+    EXPECT_TRUE(c.models.Find(name).ok()) << "[" << name << "]\n" << yaml;
+  }
+}
+
 }  // namespace
 }  // namespace dlsim::io
 
