@@ -353,7 +353,15 @@ void CheckParallelLayout(const Sections& s, train::TrainOptions* o) {
   for (const train::LayoutIssue& i : issues) {
     const size_t dot = i.key.find('.');
     const std::string section = i.key.substr(0, dot);
-    const MapReader& r = section == "hardware" ? s.hardware : section == "training" ? s.training : s.parallel;
+    // The section the rule is about (rules on model.experts or sparsity.dense_layers were reported under
+    // parallel:).
+    const bool known = section == "hardware" || section == "training" || section == "model";
+    const MapReader named = known || section == "parallel" ? s.parallel : s.root.Section(section);
+    const MapReader& r = section == "hardware"   ? s.hardware
+                         : section == "training" ? s.training
+                         : section == "model"    ? s.model
+                         : named.present()       ? named
+                                                 : s.parallel;
     if (dot == std::string::npos) {
       s.root.document().AddError(r.location(), section, i.message);
     } else {

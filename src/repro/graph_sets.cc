@@ -74,8 +74,10 @@ Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& mis
           edges.error().code == ErrorCode::kParse ? edges.error().message : std::string(f.file) + " (absent)";
       continue;
     }
-    DLSIM_ASSIGN_OR_RETURN(NamedGraph g, Build(f.name, *edges));
-    out.push_back(std::move(g));
+    auto g = Build(f.name, *edges);
+    if (!g.ok())  // name the file (issue 35: "the graph is empty" named none)
+      return Error{g.error().code, env.graphs_dir + "/" + f.file + ": " + g.error().message};
+    out.push_back(std::move(*g));
   }
   if (out.empty()) {
     return Error::NotFound("--graphs " + env.graphs_dir +

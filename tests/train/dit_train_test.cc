@@ -338,6 +338,24 @@ TEST_F(DitTrainTest, DenseLayersDrawNoSparsityAndLeaveTheOthersAsDrawn) {
   EXPECT_NEAR(some.MeanSparsity(), all.MeanSparsity() / 2, 0.02);
 }
 
+// Layout rules about a key outside parallel: were reported under parallel: with "not given: the default"
+// (issue 35).
+TEST_F(DitTrainTest, LayoutRulesPointAtTheirOwnSection) {
+  auto error = [&](const std::string& text) {
+    auto o = io::ParseTrainScenario(text, "s.yaml", catalogs_->hardware, catalogs_->models);
+    return o.ok() ? std::string("ok") : o.error().message;
+  };
+  const std::string dit = error("model:\n  name: wan2.1-t2v-1.3b\n  experts: 8\n  top_k: 2\n");
+  EXPECT_NE(dit.find("s.yaml:3:12: model.experts: a diffusion transformer with experts"), std::string::npos)
+      << dit;
+  const std::string dense = error(
+      "model: {name: wan2.1-t2v-1.3b}\nhardware: {node: dgx-h100, gpus: 8}\ntraining: {seq_len: 4096}\n"
+      "parallel: {cp: 2, cp_layout: dsv}\nsparsity: {dense_layers: [30]}\n");
+  EXPECT_NE(dense.find("sparsity.dense_layers: layer 30 is not a layer of wan2.1-t2v-1.3b (0..29)"),
+            std::string::npos)
+      << dense;
+}
+
 TEST_F(DitTrainTest, ScenarioKeys) {
   auto parse = [&](const std::string& text) {
     return io::ParseTrainScenario(text, "dit.yaml", catalogs_->hardware, catalogs_->models);
