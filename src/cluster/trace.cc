@@ -307,6 +307,12 @@ Result<std::vector<Row>> GavelRows(std::string_view text, const std::string& fil
 // Checks order (sort false), sorts, shifts to 0, scales, numbers ids, applies the limit.
 Result<std::vector<JobSpec>> Finish(std::vector<Row> rows, const std::string& file, const TraceOptions& o) {
   if (rows.empty()) return Error::InvalidArgument(file + ": the trace has no jobs");
+  for (const Row& r : rows)  // kept with skip_zero_duration: false, it failed in the engine with no location
+    if (!(r.job.work > 0))
+      return Error::InvalidArgument(
+          fmt::format("{}:{}: the job has no work (duration 0); the simulator needs a positive duration "
+                      "(skip_zero_duration: true drops such rows)",
+                      file, r.line));
   if (!o.sort)
     for (size_t i = 1; i < rows.size(); ++i)
       if (rows[i].arrival_s < rows[i - 1].arrival_s)

@@ -62,6 +62,11 @@ TEST(PhillyTrace, SortsShiftsAndSkipsZeroDurations) {
   EXPECT_DOUBLE_EQ((*jobs)[1].arrival.ToSeconds(), 48 * 60 + 52);  // 07:01:55 - 06:13:03
   EXPECT_EQ((*jobs)[2].gpus, 8);
   EXPECT_EQ((*jobs)[2].id, 2);
+  // Kept with skip_zero_duration: false, the 0 s row failed in the engine with no location (issue 35).
+  const std::string kept =
+      ErrorOf(Read("philly_small.csv"), TraceFormat::kPhilly, {.skip_zero_duration = false});
+  EXPECT_NE(kept.find("t.csv:"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("the job has no work (duration 0)"), std::string::npos) << kept;
 }
 
 TEST(PhillyTrace, GroupFilterAndLoadScale) {
