@@ -1,5 +1,7 @@
 #include "dlsim/model/layer_graph.h"
 
+#include <algorithm>
+
 #include "dlsim/model/dit.h"
 #include "op_builders.h"
 
@@ -171,8 +173,10 @@ double ModelForwardFlops(const ModelSpec& m, double tokens, double seq, bool cau
   double per_token = 2.0 * (m.layers - moe_layers) * (mlp + attn_proj);
   if (moe_layers > 0) {
     const MoeSpec& e = m.moe;
-    const double experts =
-        static_cast<double>(e.top_k + e.shared_experts) * per_matrix * h * e.expert_ffn_hidden;
+    // A capacity factor below 1 drops the routed copies past each expert's capacity (balanced routing keeps
+    // that fraction): they are not the model's work, and counting them gave an MFU above 100% (issue 35).
+    const double kept = e.capacity_factor > 0 ? std::min(1.0, e.capacity_factor) : 1.0;
+    const double experts = (e.top_k * kept + e.shared_experts) * per_matrix * h * e.expert_ffn_hidden;
     per_token += 2.0 * moe_layers * (attn_proj + e.experts * h + experts);
   }
   // Scores and AV: 2 matmuls of 2 * s * (heads * head_dim) flops per token each.

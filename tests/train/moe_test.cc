@@ -78,6 +78,23 @@ TEST_F(MoeTest, ForwardFlopsCountTheActivatedExperts) {
   EXPECT_DOUBLE_EQ(model::ModelForwardFlops(m, 1, s, false), expected);
 }
 
+// A capacity factor near zero drops almost every routed copy: the model FLOPs count only the kept ones, so
+// the MFU stays a fraction (it read 142% on an H100 with capacity_factor 1e-9, issue 35); at 0.5, half the
+// routed expert work is the model's.
+TEST_F(MoeTest, DroppedTokensAreNotModelFlops) {
+  model::ModelSpec m = Model("mixtral-8x7b");
+  const double dropless = model::ModelForwardFlops(m, 1, 4096, false);
+  m.moe.capacity_factor = 0.5;
+  const double half = model::ModelForwardFlops(m, 1, 4096, false);
+  const double expert_mlp = 2.0 * 32 * 2 * 3 * 4096.0 * 14336;  // 2 FLOPs x 32 layers x top_k 2 x SwiGLU
+  EXPECT_NEAR(dropless - half, 0.5 * expert_mlp, 1e-6 * dropless);
+  o_.model.moe.capacity_factor = 1e-9;
+  const StepResult r = Run();
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_GT(r.mfu, 0);
+  EXPECT_LT(r.mfu, 1.0);
+}
+
 // Closed form: each GPU dispatches tokens x top_k copies of hidden bf16 values; the forward pays a
 // dispatch and a combine all-to-all per MoE layer, the backward both again.
 TEST_F(MoeTest, AllToAllVolumeAndTimeAreClosedForm) {
