@@ -59,9 +59,11 @@ report::HtmlPage ClusterHtml(const std::string& title, const std::vector<cluster
                                   OverTime(results, Waiting)));
   page.AddChart(
       "Job completion time",
-      report::LineChart({.title = "JCT CDF", .x = {"job completion time", "h"}, .y = {"fraction of jobs"}},
-                        JctCdfs(results)),
-      "All completed jobs (the summary's percentiles count only the measured ones).");
+      report::LineChart(
+          {.title = "JCT CDF", .x = {"job completion time", "h"}, .y = {"fraction of jobs"}, .log_x = true},
+          JctCdfs(results)),
+      "All completed jobs (the summary's percentiles count only the measured ones); log axis: JCTs span "
+      "minutes to months.");
   return page;
 }
 

@@ -71,9 +71,25 @@ std::string Marks(const Frame& f, const std::vector<Mark>& marks) {
   return out;
 }
 
+// `series` with x replaced by log10(x), points at x <= 0 dropped (a log axis cannot draw them).
+std::vector<Series> LogX(const std::vector<Series>& series) {
+  std::vector<Series> out;
+  for (const Series& s : series) {
+    Series t{s.name, {}, {}, s.step};
+    for (size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
+      if (!(s.x[i] > 0) || !Finite(s.x[i], s.y[i])) continue;
+      t.x.push_back(std::log10(s.x[i]));
+      t.y.push_back(s.y[i]);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string LineChart(const ChartSpec& spec, const std::vector<Series>& series) {
+std::string LineChart(const ChartSpec& spec, const std::vector<Series>& given) {
+  const std::vector<Series> series = spec.log_x ? LogX(given) : given;
   Range x, y;
   AddAll(series, &x, &y);
   const bool any = !x.empty;

@@ -60,6 +60,13 @@ std::vector<double> NiceTicks(const Range& r, int target) {
 
 std::string FormatTick(double v) { return fmt::format("{:.4g}", v); }
 
+std::vector<double> DecadeTicks(const Range& r) {
+  std::vector<double> ticks;
+  for (double k = std::ceil(r.lo - 1e-9); k <= r.hi + 1e-9 && ticks.size() <= kMaxTicks; k += 1)
+    ticks.push_back(k);
+  return ticks.size() >= 2 ? ticks : NiceTicks(r, 4);  // less than a decade: ordinary ticks of the exponent
+}
+
 Frame::Frame(const ChartSpec& spec, Range x, Range y, bool legend)
     : spec_(spec),
       x_(x),
@@ -94,11 +101,11 @@ std::string Frame::Axes(const std::vector<std::string>& x_labels, bool y_ticks) 
                         Y(t) + 4, FormatTick(t));
   }
   if (x_labels.empty()) {
-    for (double t : NiceTicks(x_, 8)) {
+    for (double t : spec_.log_x ? DecadeTicks(x_) : NiceTicks(x_, 8)) {
       s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>\n", X(t), top_, X(t),
                        bottom_);
       text += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", X(t),
-                          bottom_ + 16, FormatTick(t));
+                          bottom_ + 16, FormatTick(spec_.log_x ? std::pow(10.0, t) : t));
     }
   }
   for (size_t i = 0; i < x_labels.size(); ++i) {

@@ -25,6 +25,10 @@ struct Range {
 // Tick values over `r`: about `target` of them at 1, 2 or 5 x 10^k, covering the range.
 std::vector<double> NiceTicks(const Range& r, int target);
 
+// On a log10 axis (`r` holds exponents): the integers in `r` (1, 10, 100, ... once labelled), or NiceTicks of
+// the exponents when `r` spans less than two of them.
+std::vector<double> DecadeTicks(const Range& r);
+
 // "1.5", "12", "3.2e+06": up to four significant digits, no trailing zeros.
 std::string FormatTick(double v);
 

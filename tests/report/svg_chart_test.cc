@@ -62,6 +62,36 @@ TEST(NiceTicks, OneTwoFiveStepsCoveringTheRange) {
   EXPECT_EQ(svg::NiceTicks({-3, 3, false}, 3), (std::vector<double>{-2, 0, 2}));  // raw 2 -> 2
 }
 
+// A log x axis (issue 36: the cluster JCT CDF over 0-2,700 h was unreadable on a linear axis): ticks at the
+// powers of ten the data spans, points at x <= 0 dropped, the same x spacing for each decade.
+TEST(LineChart, LogXTicksAtDecadesAndDropsNonPositiveX) {
+  const Series s{"jct", {-1, 0, 0.5, 5, 50, 500, 5000}, {0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0}, true};
+  const std::string svg =
+      LineChart({.title = "CDF", .x = {"JCT", "h"}, .y = {"fraction"}, .log_x = true}, {s});
+  std::string why;
+  EXPECT_TRUE(WellFormed(svg, &why)) << why;
+  for (const char* tick : {">1<", ">10<", ">100<", ">1000<"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_EQ(svg.find(">2000<"), std::string::npos);  // no linear ticks
+  // Five drawable points, one per decade: equally spaced x pixels on the staircase's corners.
+  const size_t at = svg.find("points=\"");
+  ASSERT_NE(at, std::string::npos);
+  std::vector<double> xs;
+  std::string pts = svg.substr(at + 8, svg.find('"', at + 8) - at - 8);
+  for (size_t p = 0; p < pts.size();) {
+    xs.push_back(std::stod(pts.substr(p)));
+    p = pts.find(' ', p);
+    if (p == std::string::npos) break;
+    ++p;
+  }
+  ASSERT_EQ(xs.size(), 9u);  // 5 points, 4 staircase corners
+  EXPECT_NEAR(xs[2] - xs[0], xs[4] - xs[2], 0.2);
+  EXPECT_NEAR(xs[8] - xs[6], xs[2] - xs[0], 0.2);
+  // Without log_x the same data keeps the linear ticks.
+  const std::string linear = LineChart({.title = "CDF", .x = {"JCT", "h"}, .y = {"fraction"}}, {s});
+  EXPECT_NE(linear.find(">2000<"), std::string::npos);
+}
+
 TEST(Cdf, StepsThroughTheSortedSamples) {
   const Series s = Cdf("x", {3, 1, std::nan(""), 2});
   EXPECT_TRUE(s.step);

@@ -29,6 +29,9 @@ struct ChartSpec {
   Axis x, y;
   int width = 760, height = 340;  // pixels, including margins and legend
   int left_margin = 78;           // room for the y tick labels (timelines widen it for lane names)
+  // LineChart only: x on a log10 scale, ticks at powers of ten (data spanning decades, e.g. a JCT CDF over
+  // minutes to months); points with x <= 0 cannot be drawn there and are dropped.
+  bool log_x = false;
 };
 
 // A named sequence of points. `step`: drawn as a staircase (the value holds until the next x),
