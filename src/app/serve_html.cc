@@ -34,15 +34,18 @@ void AddSummary(const serve::ServeOptions& o, const serve::ServeResult& r, repor
 }
 
 // The CDF of one latency field of the completed requests of at least `min_output` output tokens (TPOT is
-// defined from 2).
+// defined from 2), with the SLO (`slo`, in the chart's unit; 0: none) as a vertical line where it is within
+// ten times the slowest request (beyond, the caption states it and the CDF keeps the width).
 std::string LatencyCdf(const std::vector<serve::RequestRecord>& records, double serve::RequestRecord::*field,
                        const std::string& title, const std::string& label, double scale,
-                       const std::string& unit, int min_output = 1) {
+                       const std::string& unit, double slo, int min_output = 1) {
   std::vector<double> v;
   for (const serve::RequestRecord& r : records)
     if (r.completed && r.output_tokens >= min_output) v.push_back(r.*field * scale);
-  return report::LineChart({.title = title, .x = {label, unit}, .y = {"fraction of requests"}},
-                           {report::Cdf("completed requests", std::move(v))});
+  const double slowest = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  std::vector<report::Series> series = {report::Cdf("completed requests", std::move(v))};
+  if (slo > 0 && slo <= 10 * slowest) series.push_back({"SLO", {slo, slo}, {0, 1}});
+  return report::LineChart({.title = title, .x = {label, unit}, .y = {"fraction of requests"}}, series);
 }
 
 // Output tokens per second in equal time bins from the first arrival to the last completion.
@@ -114,12 +117,14 @@ report::HtmlPage ServeHtml(const serve::ServeOptions& options, const serve::Serv
   AddSummary(options, result, page);
   const auto& rec = result.records;
   using R = serve::RequestRecord;
-  page.AddChart("Time to first token", LatencyCdf(rec, &R::ttft_s, "TTFT CDF", "TTFT", 1, "s"),
+  page.AddChart("Time to first token",
+                LatencyCdf(rec, &R::ttft_s, "TTFT CDF", "TTFT", 1, "s", options.slo.ttft_s),
                 fmt::format("SLO {} s.", options.slo.ttft_s));
-  page.AddChart("Time per output token", LatencyCdf(rec, &R::tpot_s, "TPOT CDF", "TPOT", 1e3, "ms", 2),
+  page.AddChart("Time per output token",
+                LatencyCdf(rec, &R::tpot_s, "TPOT CDF", "TPOT", 1e3, "ms", options.slo.tpot_s * 1e3, 2),
                 fmt::format("SLO {} ms.", options.slo.tpot_s * 1e3));
   page.AddChart("End-to-end latency",
-                LatencyCdf(rec, &R::e2e_s, "End-to-end latency CDF", "latency", 1, "s"));
+                LatencyCdf(rec, &R::e2e_s, "End-to-end latency CDF", "latency", 1, "s", 0));
   page.AddChart(
       "Throughput over time",
       report::LineChart({.title = "Output throughput", .x = {"time", "s"}, .y = {"throughput", "tokens/s"}},

@@ -112,6 +112,8 @@ TEST(HtmlReport, ServeHasLatencyCdfsAndTimeSeries) {
                         "Throughput over time", "Queue length over time", "KV-cache use over time"})
     EXPECT_NE(html.find(std::string("<h2>") + h + "</h2>"), std::string::npos) << h;
   EXPECT_EQ(Count(html, "no data"), 0u);
+  // The TTFT and TPOT SLOs (1 s, 50 ms) as lines on their CDFs (issue 36), each named in its legend.
+  EXPECT_EQ(Count(html, ">SLO<"), 2u);
 }
 
 TEST(HtmlReport, PlanMarksTheBestLayoutOnItsParetoFront) {
