@@ -27,16 +27,19 @@ Status CheckArgument(const std::string& name, double value, double lo, double hi
   return Error::InvalidArgument(name + ": " + Shown(value) + " is not in " + Shown(lo) + ".." + Shown(hi));
 }
 
-Status CheckListArgument(const std::string& name, const std::string& list) {
-  if (list.empty()) return Status::Ok();  // not given
-  size_t start = 0;
-  while (true) {
+std::string EmptyListItem(const std::string& list) {
+  for (size_t start = 0;;) {
     const size_t end = std::min(list.find(',', start), list.size());
-    if (list.find_first_not_of(' ', start) >= end)
-      return Error::InvalidArgument(name + ": the list '" + list + "' has an empty item");
-    if (end == list.size()) return Status::Ok();
+    if (list.find_first_not_of(' ', start) >= end) return "the list '" + list + "' has an empty item";
+    if (end == list.size()) return "";
     start = end + 1;
   }
+}
+
+Status CheckListArgument(const std::string& name, const std::string& list) {
+  if (list.empty()) return Status::Ok();  // not given
+  const std::string why = EmptyListItem(list);
+  return why.empty() ? Status::Ok() : Status(Error::InvalidArgument(name + ": " + why));
 }
 
 int ReportUsage(const std::string& command, const Status& status, std::ostream& err) {

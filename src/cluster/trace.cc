@@ -13,7 +13,7 @@ namespace dlsim::cluster {
 namespace {
 
 // Seconds of work or time the readers accept: up to ~31 years, so a trace cannot overflow time.
-constexpr double kMaxSeconds = 1e9;
+constexpr double kMaxSeconds = kMaxArrivalS;  // durations and the arrival span: the clock bound
 
 // Typed, range-checked cells of one table; errors read "FILE:LINE: column 'c': expected ..., found
 // 'x'; allowed: lo..hi".

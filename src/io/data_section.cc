@@ -11,6 +11,7 @@
 #include "dlsim/data/length_source.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
+#include "dlsim/io/yaml_writer.h"
 
 namespace dlsim::io {
 namespace {
@@ -63,20 +64,6 @@ data::LengthSpec ReadDistribution(const MapReader& l) {
   return s;
 }
 
-// A YAML double-quoted scalar holding `s` exactly (a path may hold ':', '#' or quotes).
-std::string Quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string JoinNumbers(const std::vector<double>& v) {
   return fmt::format("[{}]", fmt::join(v, ", "));  // shortest round-trip form of each double
 }
@@ -85,7 +72,7 @@ std::string JoinNumbers(const std::vector<double>& v) {
 std::string FormatLengths(const data::LengthSpec& s) {
   if (!s.file.empty()) {
     const std::string path = std::filesystem::absolute(s.file).lexically_normal().string();
-    return fmt::format("{{file: {}, column: {}}}", Quoted(path), Quoted(s.column));
+    return fmt::format("{{file: {}, column: {}}}", YamlQuoted(path), YamlQuoted(s.column));
   }
   if (s.distribution == "fixed") return fmt::format("{{distribution: fixed, value: {}}}", s.value);
   if (s.distribution == "uniform")

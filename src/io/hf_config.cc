@@ -12,6 +12,7 @@
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/io/yaml_writer.h"
 
 namespace dlsim::io {
 namespace {
@@ -255,29 +256,9 @@ bool ReadHfConfigKey(const MapReader& m, model::ModelSpec& spec) {
   return true;
 }
 
-namespace {
-// `text` as a YAML double-quoted scalar: any name (a YAML indicator, "null", spaces at its ends, a control
-// character) reads back as itself (issue 35: `catalog import --name '[x]'` wrote YAML `--catalog` refused).
-std::string DoubleQuoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-}  // namespace
-
 std::string FormatModelCatalogEntry(const model::ModelSpec& s) {
   std::string out =
-      fmt::format("models:\n  - name: {}\n    source: {}\n", DoubleQuoted(s.name), DoubleQuoted(s.source));
+      fmt::format("models:\n  - name: {}\n    source: {}\n", YamlQuoted(s.name), YamlQuoted(s.source));
   out += fmt::format("    arch: {}\n    layers: {}\n    hidden: {}\n    heads: {}\n    kv_heads: {}\n",
                      ArchName(s.arch), s.layers, s.hidden, s.heads, s.kv_heads);
   out += fmt::format("    ffn_hidden: {}\n    vocab: {}\n    gated_mlp: {}\n    tied_embeddings: {}\n",

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "cluster_repro.h"
-#include "dlsim/cluster/elastic.h"
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/cluster/trace.h"
 #include "dlsim/core/rng.h"

@@ -87,9 +87,8 @@ Result<Run> RunAt(const ReproEnv& env, const model::ModelSpec& m, const hw::GpuS
 
 double Rounded(double v, double unit) { return std::round(v / unit) * unit; }
 
-nlohmann::ordered_json Row(const ModelCase& c, int batch, const Run& ft, const Run& flash, double paper) {
-  const double ratio =
-      ft.feasible && flash.feasible ? internal::Ratio(flash.tokens_per_gpu_s, ft.tokens_per_gpu_s) : 0;
+nlohmann::ordered_json Row(const ModelCase& c, int batch, const Run& ft, const Run& flash, double ratio,
+                           double paper) {
   return {{"model", c.name},
           {"batch", batch},
           {"ft_gpus", c.ft_gpus},
@@ -112,7 +111,7 @@ Status AddPoints(const ReproEnv& env, const hw::GpuSpec& g, internal::Sweep& swe
       DLSIM_ASSIGN_OR_RETURN(const Run flash, RunAt(env, *m, g, kBatches[b], c.flash_gpus, kSparsity));
       const double ratio =
           ft.feasible && flash.feasible ? internal::Ratio(flash.tokens_per_gpu_s, ft.tokens_per_gpu_s) : 0;
-      sweep.Add(Row(c, kBatches[b], ft, flash, c.paper_same_batch[b]), ratio);
+      sweep.Add(Row(c, kBatches[b], ft, flash, ratio, c.paper_same_batch[b]), ratio);
       const std::string why = !flash.feasible ? "Flash-LLM: " + flash.reason
                               : !ft.feasible  ? "FT: " + ft.reason
                                               : "";

@@ -56,14 +56,7 @@ int UsageError(const CLI::App& app, const CLI::ParseError& e, int argc, char** a
 // command-line error: an empty path or name would otherwise be ignored or mean "the default".
 std::string NonEmptyValue(std::string& value) {
   if (value.empty()) return "expected a value, found an empty string";
-  size_t start = 0;
-  while (value.find(',', start) != std::string::npos || start > 0) {
-    const size_t end = std::min(value.find(',', start), value.size());
-    if (value.find_first_not_of(' ', start) >= end) return "the list '" + value + "' has an empty item";
-    if (end == value.size()) break;
-    start = end + 1;
-  }
-  return "";
+  return dlsim::app::EmptyListItem(value);  // a single value is a one-item list
 }
 
 // Applies NonEmptyValue to every option of `app` and its commands that takes a value (not flags).

@@ -47,6 +47,8 @@ std::string JsonOutput(nlohmann::ordered_json j);
 // item.
 Status CheckArgument(const std::string& name, double value, double lo, double hi);
 Status CheckListArgument(const std::string& name, const std::string& list);
+// "the list 'a,,b' has an empty item" when `list` (comma-separated, non-empty) has one; "" otherwise.
+std::string EmptyListItem(const std::string& list);
 // Reports `status`'s error for `command` and returns kExitUsage (2), the exit code of a bad argument.
 int ReportUsage(const std::string& command, const Status& status, std::ostream& err);
 
