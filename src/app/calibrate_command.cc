@@ -120,45 +120,43 @@ std::string FileText(const CalibrateArgs& args, const CalibrateResult& r) {
   return io::FormatTrainingCalibration(r.calibration, h);
 }
 
-// Writes `text` to `path` through a temporary file in the same folder, so nothing is half-written.
-Status WriteWhole(const std::string& path, const std::string& text) {
-  DLSIM_RETURN_IF_ERROR(CheckNotAnInput("-o", path));
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return Error::InvalidArgument("cannot write the calibration file '" + path + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Error::InvalidArgument("cannot write the calibration file '" + path + "': " + ec.message());
-  return Status::Ok();
-}
-
 }  // namespace
 
 int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std::ostream& out,
                         std::ostream& err) {
+  if (!args.traces.empty() && !args.file.empty())
+    return ReportUsage("calibrate", Error::InvalidArgument("give RUNS.csv or --trace files, not both"), err);
+  if (!args.traces.empty()) return RunTraceCalibration(args, common, out, err);
+  if (args.file.empty())
+    return ReportUsage("calibrate",
+                       Error::InvalidArgument("give RUNS.csv (measured runs) or --trace STEP.json.gz"), err);
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("calibrate", catalogs.error(), err);
   auto runs = io::LoadCalibrationRuns(args.file, *catalogs);
   if (!runs.ok()) return ReportError("calibrate", runs.error(), err);
   auto r = validate::Calibrate(*runs, *catalogs, {.constants = SplitList(args.fit), .threads = args.threads});
   if (!r.ok()) return ReportError("calibrate", r.error(), err);
+  return FinishCalibration(
+      args, FileText(args, *r), ResultJson(*r),
+      [&](std::ostream& o) {
+        RenderConstants(*r, o);
+        RenderRuns(*r, o);
+      },
+      out, err);
+}
+
+int FinishCalibration(const CalibrateArgs& args, const std::string& file_text,
+                      const nlohmann::ordered_json& json, const std::function<void(std::ostream&)>& render,
+                      std::ostream& out, std::ostream& err) {
   if (!args.output.empty()) {
-    const Status written = WriteWhole(args.output, FileText(args, *r));
+    const Status written = WriteFileWhole(args.output, file_text, "the calibration file");
     if (!written.ok()) return ReportError("calibrate", written.error(), err);
   }
   if (args.json) {
-    out << JsonOutput(ResultJson(*r)) << "\n";
+    out << JsonOutput(json) << "\n";
     return kExitOk;
   }
-  RenderConstants(*r, out);
-  RenderRuns(*r, out);
+  render(out);
   out << (args.output.empty() ? "\nNothing written (give -o FILE to write the calibration).\n"
                               : "\nWrote " + args.output + ": use it with dlsim --calibration " +
                                     args.output + " train|plan|validate ...\n");

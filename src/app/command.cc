@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
+#include "dlsim/core/input_files.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/report/json_report.h"
 
@@ -50,6 +54,24 @@ int ReportUsage(const std::string& command, const Status& status, std::ostream& 
 std::string JsonOutput(nlohmann::ordered_json j) {
   if (j.is_object() && !j.contains("dlsim_version")) j["dlsim_version"] = DLSIM_VERSION;
   return report::DumpDeterministic(j);
+}
+
+Status WriteFileWhole(const std::string& path, const std::string& text, const std::string& what) {
+  DLSIM_RETURN_IF_ERROR(CheckNotAnInput("-o", path));
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return Error::InvalidArgument("cannot write " + what + " '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Error::InvalidArgument("cannot write " + what + " '" + path + "': " + ec.message());
+  return Status::Ok();
 }
 
 }  // namespace dlsim::app

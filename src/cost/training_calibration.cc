@@ -27,6 +27,13 @@ ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) 
         a.attention.fwd_efficiency = *t.attention_efficiency;
         a.attention.bwd_efficiency = *t.attention_efficiency * ratio;
       }
+      for (const auto& [backend, eff] : t.attention_backend_efficiency) {
+        auto it = a.attention_backends.find(backend);
+        if (it == a.attention_backends.end()) continue;
+        const double ratio = it->second.bwd_efficiency / it->second.fwd_efficiency;
+        it->second.fwd_efficiency = eff;
+        it->second.bwd_efficiency = eff * ratio;
+      }
     }
   }
   return out;
@@ -54,6 +61,8 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
     for (auto field : {&A::gemm_max_efficiency, &A::fp8_gemm_max_efficiency, &A::attention_efficiency,
                        &A::elementwise_efficiency})
       if ((o.*field).has_value()) (*it).*field = o.*field;
+    for (const auto& [backend, eff] : o.attention_backend_efficiency)
+      it->attention_backend_efficiency[backend] = eff;
   }
   if (over.layer_host_time) {
     out.layer_host_time = over.layer_host_time;

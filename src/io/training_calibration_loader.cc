@@ -15,6 +15,22 @@ std::optional<double> Optional(const MapReader& r, const char* key) {
   return r.Get<double>(key, 0.5, kFraction);
 }
 
+// `attention_backends: {cudnn: 0.95}`: forward efficiencies of measured attention families (calibrate
+// --trace).
+void ReadBackendEfficiencies(const MapReader& a, cost::ArchTrainingCalibration& t) {
+  if (!a.Has("attention_backends")) return;
+  const MapReader b = a.Section("attention_backends");
+  for (const std::string& backend : b.Keys()) {
+    const auto parsed = cost::ParseAttentionBackend(backend);
+    const double eff = b.Get<double>(backend, 0.5, kFraction);
+    if (parsed)
+      t.attention_backend_efficiency[*parsed] = eff;
+    else
+      b.AddError(backend, "not a measured attention family; allowed: flash, cudnn, efficient, triton, math");
+  }
+  b.Finish();
+}
+
 }  // namespace
 
 Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
@@ -32,6 +48,7 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
     t.fp8_gemm_max_efficiency = Optional(a, "fp8_gemm_max_efficiency");
     t.attention_efficiency = Optional(a, "attention_efficiency");
     t.elementwise_efficiency = Optional(a, "elementwise_efficiency");
+    ReadBackendEfficiencies(a, t);
     a.Finish();
     cal.archs.push_back(t);
   }
@@ -75,6 +92,9 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
       out += fmt::format("    attention_efficiency: {:.4f}\n", *a.attention_efficiency);
     if (a.elementwise_efficiency)
       out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
+    if (!a.attention_backend_efficiency.empty()) out += "    attention_backends:\n";
+    for (const auto& [backend, eff] : a.attention_backend_efficiency)
+      out += fmt::format("      {}: {:.4f}\n", cost::AttentionBackendName(backend), eff);
   }
   if (cal.layer_host_time || cal.memory_overhead) out += "framework:\n";
   if (cal.layer_host_time) out += fmt::format("  layer_host_us: {:.1f}\n", cal.layer_host_time->ToMicros());

@@ -491,7 +491,9 @@ int64_t MaxInputFileBytes() {
   return mib > 0 && mib < 1e6 ? static_cast<int64_t>(mib * 1048576) : kDefaultMaxInputFileBytes;
 }
 
-Result<std::string> ReadTextFile(const std::string& path) {
+Result<std::string> ReadTextFile(const std::string& path) { return ReadTextFile(path, MaxInputFileBytes()); }
+
+Result<std::string> ReadTextFile(const std::string& path, int64_t limit) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status))
@@ -502,7 +504,6 @@ Result<std::string> ReadTextFile(const std::string& path) {
     return Error::InvalidArgument("cannot read '" + path +
                                   "': not a regular file (a device, FIFO or socket); give a file");
   const auto size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
-  const int64_t limit = MaxInputFileBytes();
   if (!ec && size > limit)
     return Error::InvalidArgument("'" + path + "' is " + FormatNumber(size / 1048576.0, 4) +
                                   " MiB; input files are limited to " + FormatNumber(limit / 1048576.0, 4) +

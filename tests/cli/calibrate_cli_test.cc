@@ -102,4 +102,42 @@ TEST(CalibrateCli, TrainReportsTheCalibratedInterval) {
   std::filesystem::remove(out);
 }
 
+const std::string kTrace =
+    std::string(DLSIM_TEST_DATA_DIR) + "/traces/llama-3.2-1b_amp_2x2048.trimmed.json.gz";
+
+TEST(CalibrateCli, ATraceCalibrationIsReadBackByTrain) {
+  const std::string out = TempPath("trace.yaml");
+  std::filesystem::remove(out);
+  const Outcome r = RunDlsim("calibrate --trace " + kTrace + " -o " + out, false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPU time by category (ms), h200-sxm-141gb (hopper)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("attention cudnn"), std::string::npos);
+  std::ifstream f(out);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("cudnn:"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("elementwise_efficiency:"), std::string::npos);
+  EXPECT_EQ(text.str().find("layer_host_us"), std::string::npos);  // only with --with-host
+  EXPECT_NE(StepTime("--calibration " + out), StepTime(""));
+  std::filesystem::remove(out);
+}
+
+TEST(CalibrateCli, BadTracesWriteNothing) {
+  const std::string out = TempPath("bad_trace.yaml");
+  std::filesystem::remove(out);
+  const std::string bad = TempPath("bad_trace.json");
+  std::ofstream(bad) << "{\"traceEvents\": [";
+  Outcome r = RunDlsim("calibrate --trace " + bad + " -o " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(bad + ":1:"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = RunDlsim("calibrate " + kDir + "runs.csv --trace " + kTrace);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("not both"), std::string::npos) << r.output;
+  r = RunDlsim("calibrate");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  std::filesystem::remove(bad);
+}
+
 }  // namespace

@@ -1,5 +1,5 @@
-// dlsim calibrate RUNS.csv [-o FILE] [--fit a,b] [--threads N] [--json]: fit the stack's constants to
-// measured runs. Argument parsing only; the command is app::RunCalibrateCommand.
+// dlsim calibrate RUNS.csv | --trace STEP.json.gz ... [-o FILE] [--fit a,b] [--threads N] [--json]: fit the
+// stack's constants to measured runs. Argument parsing only; the command is app::RunCalibrateCommand.
 #include <iostream>
 #include <memory>
 
@@ -16,8 +16,17 @@ void AddCalibrateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option(
          "file", args->file,
          "RUNS.csv: step_time_s, optional scenario, peak_memory_gib, label, and scenario keys as columns")
-      ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_option(
+         "--trace", args->traces,
+         "Profiled step (torch.profiler Kineto / Chrome trace JSON, .json or .json.gz; repeatable): fit the "
+         "stack's kernel constants and host time to it instead of RUNS.csv")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag(
+      "--with-host", args->with_host,
+      "With --trace: also write the traced host time per layer (it includes the profiler's own overhead)");
+  cmd->add_option("--gpu", args->gpu,
+                  "With --trace: the traces' GPU (catalog name; default: from the trace)");
   cmd->add_option("-o,--output", args->output, "Write the calibration here (for --calibration FILE)");
   cmd->add_option("--fit", args->fit,
                   "Constants to fit: gemm, fp8_gemm, attention, elementwise, host, memory (default: the most "

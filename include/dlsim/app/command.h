@@ -52,6 +52,11 @@ std::string EmptyListItem(const std::string& list);
 // Reports `status`'s error for `command` and returns kExitUsage (2), the exit code of a bad argument.
 int ReportUsage(const std::string& command, const Status& status, std::ostream& err);
 
+// Writes `text` to `path` whole or not at all (through `path`.tmp in the same folder, then a rename); refuses
+// a path that is one of the command's inputs (core/input_files.h). `what` names the file in errors ("the
+// calibration file").
+Status WriteFileWhole(const std::string& path, const std::string& text, const std::string& what);
+
 // The exit code of a result that ran: kExitOk when feasible, kExitInfeasible otherwise.
 inline int ExitCodeOf(bool feasible) { return feasible ? kExitOk : kExitInfeasible; }
 

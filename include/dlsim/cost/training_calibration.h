@@ -18,6 +18,7 @@
 #ifndef DLSIM_COST_TRAINING_CALIBRATION_H_
 #define DLSIM_COST_TRAINING_CALIBRATION_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct ArchTrainingCalibration {
   // Fraction of HBM bandwidth of large fused elementwise kernels (bias-dropout-add, softmax,
   // activations), which inference-sized kernels do not reach.
   std::optional<double> elementwise_efficiency;
+  // Forward efficiency of a measured attention kernel family (data/calibration/attention_backends.yaml),
+  // as `dlsim calibrate --trace` fits it; its backward keeps the family's bwd / fwd ratio.
+  std::map<AttentionBackend, double> attention_backend_efficiency;
 };
 
 // The interval a user calibration measured for itself (`dlsim calibrate`: the 10th and 90th

@@ -115,6 +115,8 @@ int64_t MaxInputFileBytes();
 // The whole file. Errors: kNotFound (missing, unreadable, a directory), kInvalidArgument (not a
 // regular file, such as a device or FIFO; larger than MaxInputFileBytes()).
 Result<std::string> ReadTextFile(const std::string& path);
+// The same with its own size limit in bytes (a profiler trace: io/kineto_trace.h).
+Result<std::string> ReadTextFile(const std::string& path, int64_t limit);
 // ReadTextFile + ParseYaml, with the path as file name.
 Result<Document> LoadYamlFile(const std::string& path);
 

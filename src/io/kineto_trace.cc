@@ -1,0 +1,252 @@
+// Kineto / Chrome trace JSON -> validate::ProfiledStep (io/kineto_trace.h).
+#include "dlsim/io/kineto_trace.h"
+
+#include <fmt/core.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "dlsim/io/yaml_reader.h"
+
+namespace dlsim::io {
+namespace {
+
+using Json = nlohmann::json;
+using validate::ProfiledStep;
+using validate::TracedOp;
+
+// A trace is tens of megabytes of JSON per step; it may be this many times the input-file limit.
+constexpr int64_t kTraceLimitFactor = 16;
+
+std::string LineColumn(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const auto before = text.substr(0, offset);
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t nl = before.rfind('\n');
+  return fmt::format("{}:{}", line, nl == std::string_view::npos ? offset + 1 : offset - nl);
+}
+
+// Event `i`'s numeric field `key`; an error naming the event when it is missing or not a number.
+Result<double> Number(const Json& e, const char* key, size_t i, const std::string& file) {
+  auto it = e.find(key);
+  if (it == e.end() || !it->is_number())
+    return Error::InvalidArgument(fmt::format("{}: traceEvents[{}] ('{}'): '{}' is {}", file, i,
+                                              e.value("name", std::string("?")), key,
+                                              it == e.end() ? "missing" : "not a number"));
+  return it->get<double>();
+}
+
+int64_t ExternalId(const Json& e) {
+  auto args = e.find("args");
+  if (args == e.end() || !args->is_object()) return -1;
+  auto id = args->find("External id");
+  return id != args->end() && id->is_number_integer() ? id->get<int64_t>() : -1;
+}
+
+// The operator's recorded inputs: dims as integers, types and concrete values as strings.
+void ReadInputs(const Json& args, TracedOp& op) {
+  if (auto d = args.find("Input Dims"); d != args.end() && d->is_array())
+    for (const Json& one : *d) {
+      std::vector<int64_t> dims;
+      if (one.is_array())
+        for (const Json& x : one)
+          if (x.is_number_integer()) dims.push_back(x.get<int64_t>());
+      op.dims.push_back(std::move(dims));
+    }
+  auto strings = [&](const char* key, std::vector<std::string>& out) {
+    if (auto t = args.find(key); t != args.end() && t->is_array())
+      for (const Json& x : *t) out.push_back(x.is_string() ? x.get<std::string>() : std::string());
+  };
+  strings("Input type", op.types);
+  strings("Concrete Inputs", op.concrete);
+}
+
+bool IsLaunch(const std::string& cat, const std::string& name) {
+  if (cat != "cuda_runtime" && cat != "cuda_driver") return false;
+  return name.find("Launch") != std::string::npos || name.find("Memset") != std::string::npos ||
+         name.find("Memcpy") != std::string::npos;
+}
+
+bool IsGpuActivity(const std::string& cat) {
+  return cat == "kernel" || cat == "gpu_memset" || cat == "gpu_memcpy";
+}
+
+// The union length of [start, end) intervals (sorted in place).
+double UnionLength(std::vector<std::pair<double, double>>& iv) {
+  std::sort(iv.begin(), iv.end());
+  double total = 0, lo = 0, hi = -1;
+  for (const auto& [a, b] : iv) {
+    if (a > hi) {
+      if (hi > lo) total += hi - lo;
+      lo = a;
+      hi = b;
+    } else {
+      hi = std::max(hi, b);
+    }
+  }
+  if (hi > lo) total += hi - lo;
+  return total;
+}
+
+struct Builder {
+  ProfiledStep step;
+  std::map<int64_t, size_t> op_of_id;  // External id -> index in step.ops
+  std::vector<std::pair<double, double>> gpu;
+  bool shapes = false;
+
+  Status Add(const Json& e, size_t i);
+  Status AddOp(const Json& e, size_t i);
+  Status AddGpu(const Json& e, size_t i);
+};
+
+Status Builder::AddOp(const Json& e, size_t i) {
+  const std::string file = step.file;
+  DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, file));
+  TracedOp op;
+  op.name = e.value("name", std::string());
+  op.cpu_start_us = ts;
+  if (auto t = e.find("tid"); t != e.end() && t->is_number_integer()) op.thread = t->get<int>();
+  if (auto args = e.find("args"); args != e.end() && args->is_object()) {
+    ReadInputs(*args, op);
+    shapes = shapes || args->contains("Input Dims");
+  }
+  if (op.name == "aten::scaled_dot_product_attention" && op.concrete.size() > 5 && !step.causal)
+    step.causal = op.concrete[5] == "True";
+  const int64_t id = ExternalId(e);
+  if (id >= 0) op_of_id[id] = step.ops.size();
+  step.ops.push_back(std::move(op));
+  return Status::Ok();
+}
+
+Status Builder::AddGpu(const Json& e, size_t i) {
+  DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, step.file));
+  DLSIM_ASSIGN_OR_RETURN(double dur, Number(e, "dur", i, step.file));
+  dur = std::max(0.0, dur);
+  gpu.emplace_back(ts, ts + dur);
+  ++step.kernels;
+  auto it = op_of_id.find(ExternalId(e));
+  if (it == op_of_id.end()) {
+    step.unlinked_gpu_us += dur;
+    return Status::Ok();
+  }
+  TracedOp& op = step.ops[it->second];
+  if (op.kernels++ == 0) op.first_kernel = e.value("name", std::string());
+  op.gpu_us += dur;
+  return Status::Ok();
+}
+
+Status Builder::Add(const Json& e, size_t i) {
+  if (!e.is_object() || e.value("ph", std::string()) != "X") return Status::Ok();
+  const std::string cat = e.value("cat", std::string());
+  const std::string name = e.value("name", std::string());
+  if (cat == "cpu_op") return AddOp(e, i);
+  if (IsGpuActivity(cat)) return AddGpu(e, i);
+  if (IsLaunch(cat, name)) {
+    DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, step.file));
+    DLSIM_ASSIGN_OR_RETURN(double dur, Number(e, "dur", i, step.file));
+    step.launches.push_back({ts, std::max(0.0, dur)});
+  } else if (cat == "user_annotation" && name.rfind("Optimizer.step", 0) == 0 && !step.optimizer_start_us) {
+    DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, step.file));
+    step.optimizer_start_us = ts;
+  }
+  return Status::Ok();
+}
+
+std::string DeviceName(const Json& j) {
+  auto d = j.find("deviceProperties");
+  if (d == j.end() || !d->is_array() || d->empty() || !(*d)[0].is_object()) return "";
+  return (*d)[0].value("name", std::string());
+}
+
+// Kineto writes operators before or after their kernels; joining needs every operator first.
+Status AddAll(const Json& events, Builder& b) {
+  for (size_t i = 0; i < events.size(); ++i)
+    if (events[i].is_object() && events[i].value("cat", std::string()) == "cpu_op")
+      DLSIM_RETURN_IF_ERROR(b.Add(events[i], i));
+  for (size_t i = 0; i < events.size(); ++i)
+    if (!events[i].is_object() || events[i].value("cat", std::string()) != "cpu_op")
+      DLSIM_RETURN_IF_ERROR(b.Add(events[i], i));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> Gunzip(std::string_view gz, const std::string& file_name, int64_t limit) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return Error::Internal("zlib: inflateInit2 failed");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - z.avail_out);
+    if (static_cast<int64_t>(out.size()) > limit) {
+      inflateEnd(&z);
+      return Error::InvalidArgument(fmt::format(
+          "{}: decompresses to more than {} MiB, the limit for a trace (set DLSIM_MAX_INPUT_MIB to raise it)",
+          file_name, limit >> 20));
+    }
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END)
+    return Error::InvalidArgument(file_name + ": not a complete gzip file (" + (z.msg ? z.msg : "truncated") +
+                                  ")");
+  return out;
+}
+
+Result<ProfiledStep> ParseKinetoTrace(std::string_view text, const std::string& file_name) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return Error::InvalidArgument(fmt::format("{}:{}: not valid JSON: {}", file_name,
+                                              LineColumn(text, e.byte > 0 ? e.byte - 1 : 0), e.what()));
+  }
+  if (!j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array())
+    return Error::InvalidArgument(file_name +
+                                  ": not a Kineto / Chrome trace: no 'traceEvents' list (export one step "
+                                  "with torch.profiler's export_chrome_trace)");
+  Builder b;
+  b.step.file = file_name;
+  b.step.device = DeviceName(j);
+  DLSIM_RETURN_IF_ERROR(AddAll(j["traceEvents"], b));
+  if (b.gpu.empty())
+    return Error::InvalidArgument(
+        file_name +
+        ": the trace has no GPU kernels; profile with activities=[ProfilerActivity.CPU, "
+        "ProfilerActivity.CUDA]");
+  if (!b.shapes)
+    return Error::InvalidArgument(file_name +
+                                  ": its operators carry no input shapes; profile with record_shapes=True");
+  b.step.gpu_span_us =
+      std::max_element(b.gpu.begin(), b.gpu.end(), [](auto& x, auto& y) { return x.second < y.second; })
+          ->second -
+      std::min_element(b.gpu.begin(), b.gpu.end())->first;
+  b.step.gpu_busy_us = UnionLength(b.gpu);
+  std::erase_if(b.step.ops, [](const TracedOp& op) { return op.kernels == 0; });
+  std::stable_sort(b.step.ops.begin(), b.step.ops.end(),
+                   [](const TracedOp& x, const TracedOp& y) { return x.cpu_start_us < y.cpu_start_us; });
+  std::sort(b.step.launches.begin(), b.step.launches.end(),
+            [](const auto& x, const auto& y) { return x.start_us < y.start_us; });
+  return std::move(b.step);
+}
+
+Result<ProfiledStep> ReadKinetoTrace(const std::string& path) {
+  const int64_t limit = MaxInputFileBytes() * kTraceLimitFactor;
+  DLSIM_ASSIGN_OR_RETURN(std::string raw, ReadTextFile(path, limit));
+  const bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+                  static_cast<unsigned char>(raw[1]) == 0x8b;
+  if (!gz) return ParseKinetoTrace(raw, path);
+  DLSIM_ASSIGN_OR_RETURN(std::string text, Gunzip(raw, path, limit));
+  return ParseKinetoTrace(text, path);
+}
+
+}  // namespace dlsim::io

@@ -1,0 +1,224 @@
+#include "dlsim/validate/trace_calibrate.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "dlsim/cost/compute_model.h"
+#include "dlsim/validate/calibrate.h"
+
+namespace dlsim::validate {
+namespace {
+
+using cost::ArchTrainingCalibration;
+
+struct Call {
+  cost::KernelOp op;
+  double measured_ms = 0;
+};
+
+// A family of traced calls and the one constant that prices them.
+struct Family {
+  std::string constant;
+  std::vector<Call> calls;
+  double lo = 0.05, hi = 1, start = 0;
+  std::function<void(ArchTrainingCalibration&, double)> set;
+};
+
+Result<std::unique_ptr<cost::ComputeModel>> ModelWith(const catalog::Catalogs& c, const hw::GpuSpec& gpu,
+                                                      const cost::TrainingCalibration& over) {
+  const cost::TrainingCalibration cal = cost::Overlay(c.training, over);
+  cost::ComputeModelRegistry reg("compute-model");
+  cost::RegisterComputeModels(reg);
+  return reg.Create("roofline", gpu, cal.Apply(c.compute));
+}
+
+cost::TrainingCalibration WithValue(const Family& f, const std::string& arch, double v) {
+  cost::TrainingCalibration over;
+  over.source = "trace fit";
+  ArchTrainingCalibration a;
+  a.architecture = arch;
+  f.set(a, v);
+  over.archs.push_back(a);
+  return over;
+}
+
+struct Priced {
+  double total_ms = 0, mape = 0;
+};
+Priced Price(const cost::ComputeModel& m, const std::vector<Call>& calls) {
+  Priced p;
+  for (const Call& c : calls) {
+    const double ms = cost::PriceKernelOp(m, c.op).ToSeconds() * 1e3;
+    p.total_ms += ms;
+    p.mape += std::abs(ms / c.measured_ms - 1);
+  }
+  p.mape *= 100.0 / std::max<size_t>(1, calls.size());
+  return p;
+}
+
+// The constant in [lo, hi] whose total equals the measured one (time falls as efficiency rises), by
+// bisection in log space; a bound when the measured total lies outside the range.
+Result<TraceFamilyFit> FitFamily(const Family& f, const catalog::Catalogs& c, const hw::GpuSpec& gpu) {
+  TraceFamilyFit fit{.constant = f.constant, .calls = static_cast<int>(f.calls.size()), .start = f.start};
+  for (const Call& call : f.calls) fit.measured_ms += call.measured_ms;
+  auto total = [&](double v) -> Result<Priced> {
+    DLSIM_ASSIGN_OR_RETURN(auto m, ModelWith(c, gpu, WithValue(f, gpu.architecture, v)));
+    return Price(*m, f.calls);
+  };
+  double lo = f.lo, hi = f.hi;
+  for (int i = 0; i < 40; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    DLSIM_ASSIGN_OR_RETURN(Priced p, total(mid));
+    (p.total_ms > fit.measured_ms ? lo : hi) = mid;
+  }
+  fit.value = std::sqrt(lo * hi);
+  fit.at_bound = fit.value < f.lo * 1.01 || fit.value > f.hi * 0.99;
+  DLSIM_ASSIGN_OR_RETURN(Priced shipped, total(f.start));
+  DLSIM_ASSIGN_OR_RETURN(Priced fitted, total(fit.value));
+  fit.shipped_ms = shipped.total_ms;
+  fit.fitted_ms = fitted.total_ms;
+  fit.mape_shipped = shipped.mape;
+  fit.mape_fitted = fitted.mape;
+  return fit;
+}
+
+// The families of the traced calls, each with its shipped start value.
+std::vector<Family> Families(const std::vector<ProfiledStep>& steps, const cost::ArchCalibration& arch) {
+  std::map<std::string, Family> by;
+  for (const ProfiledStep& s : steps)
+    for (const TracedOp& op : s.ops) {
+      auto k = ToKernelOp(op, s.causal.value_or(true));
+      if (!k || !(op.gpu_us > 0)) continue;
+      std::string key;
+      if (k->kind == cost::KernelOpKind::kGemm && k->dtype == hw::DType::kFp8)
+        key = "fp8_gemm";
+      else if (k->kind == cost::KernelOpKind::kGemm && k->dtype != hw::DType::kFp32)
+        key = "gemm";
+      else if (k->kind == cost::KernelOpKind::kElementwise)
+        key = "elementwise";
+      else if (k->kind != cost::KernelOpKind::kGemm)
+        key = arch.attention_backends.count(k->attention.backend) ? "attention " + k->backend : "attention";
+      if (!key.empty()) by[key].calls.push_back({*k, op.gpu_us / 1e3});
+    }
+  std::vector<Family> out;
+  for (auto& [key, f] : by) {
+    f.constant = key;
+    if (key == "gemm") {
+      f.start = arch.Gemm(hw::DType::kBf16).max_efficiency;
+      f.set = [](ArchTrainingCalibration& a, double v) { a.gemm_max_efficiency = v; };
+    } else if (key == "fp8_gemm") {
+      f.start = arch.Gemm(hw::DType::kFp8).max_efficiency;
+      f.set = [](ArchTrainingCalibration& a, double v) { a.fp8_gemm_max_efficiency = v; };
+    } else if (key == "elementwise") {
+      f.start = arch.memory.efficiency;
+      f.set = [](ArchTrainingCalibration& a, double v) { a.elementwise_efficiency = v; };
+    } else if (key == "attention") {
+      f.start = arch.attention.fwd_efficiency;
+      f.set = [](ArchTrainingCalibration& a, double v) { a.attention_efficiency = v; };
+    } else {
+      const cost::AttentionBackend b = f.calls.front().op.attention.backend;
+      f.start = arch.attention_backends.at(b).fwd_efficiency;
+      f.set = [b](ArchTrainingCalibration& a, double v) { a.attention_backend_efficiency[b] = v; };
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+TraceSummary Summarize(const ProfiledStep& s) {
+  TraceSummary t;
+  t.file = s.file;
+  for (const TracedOp& op : s.ops) {
+    t.category_ms[static_cast<size_t>(Categorize(op))] += op.gpu_us / 1e3;
+    if (ToKernelOp(op, s.causal.value_or(true))) t.priced_ms += op.gpu_us / 1e3;
+  }
+  t.unlinked_ms = s.unlinked_gpu_us / 1e3;
+  t.gpu_busy_ms = s.gpu_busy_us / 1e3;
+  t.gpu_span_ms = s.gpu_span_us / 1e3;
+  t.host = MeasureHost(s);
+  return t;
+}
+
+// Host time per layer: forward + backward issue over the layer's passes (3, or 4 when the forward is
+// issued again to recompute), the mean over the traces that measured both passes.
+std::optional<double> HostPerLayer(const std::vector<TraceSummary>& traces) {
+  double sum = 0;
+  int n = 0;
+  for (const TraceSummary& t : traces) {
+    if (!t.host.fwd_layer_us || !t.host.bwd_layer_us) continue;
+    sum += (*t.host.fwd_layer_us + *t.host.bwd_layer_us) / (t.host.recompute ? 4.0 : 3.0);
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+}  // namespace
+
+Result<const hw::GpuSpec*> TraceGpu(const std::vector<ProfiledStep>& steps, const hw::Catalog& hardware,
+                                    const std::string& gpu_name) {
+  if (steps.empty()) return Error::InvalidArgument("no trace given");
+  if (!gpu_name.empty()) return hardware.FindGpu(gpu_name);
+  const std::string device = steps.front().device;
+  for (const ProfiledStep& s : steps)
+    if (s.device != device)
+      return Error::InvalidArgument(fmt::format("{} ran on '{}', {} on '{}': calibrate one GPU at a time",
+                                                s.file, s.device, steps.front().file, device));
+  std::string name = Lower(device);
+  if (name.rfind("nvidia ", 0) == 0) name = name.substr(7);
+  const std::string first = name.substr(0, name.find(' '));
+  auto gpu = hardware.FindGpu(first);
+  if (first.empty() || !gpu.ok())
+    return Error::InvalidArgument(fmt::format(
+        "{}: its device '{}' is not in the GPU catalog; name it with --gpu", steps.front().file, device));
+  return gpu;
+}
+
+Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>& steps,
+                                                 const catalog::Catalogs& catalogs, const hw::GpuSpec& gpu) {
+  if (steps.empty()) return Error::InvalidArgument("no trace given");
+  TraceCalibrateResult r;
+  r.gpu = gpu.name;
+  r.architecture = gpu.architecture;
+  const cost::ComputeCalibration applied = catalogs.training.Apply(catalogs.compute);
+  const cost::ArchCalibration* found = applied.FindArchOrNull(gpu.architecture);
+  const cost::ArchCalibration arch = found ? *found : cost::DefaultArchCalibration(gpu, applied);
+  for (const ProfiledStep& s : steps) r.traces.push_back(Summarize(s));
+  r.calibration.source = "dlsim calibrate --trace";
+  ArchTrainingCalibration fitted;
+  fitted.architecture = gpu.architecture;
+  for (const Family& f : Families(steps, arch)) {
+    DLSIM_ASSIGN_OR_RETURN(TraceFamilyFit fit, FitFamily(f, catalogs, gpu));
+    f.set(fitted, fit.value);
+    r.fits.push_back(fit);
+  }
+  if (r.fits.empty())
+    return Error::InvalidArgument(steps.front().file +
+                                  ": no GEMM, attention or elementwise call with shapes dlsim "
+                                  "can price; was it profiled with record_shapes=True?");
+  r.calibration.archs.push_back(fitted);
+  r.host_shipped_us = catalogs.training.layer_host_time ? catalogs.training.layer_host_time->ToMicros() : 0;
+  r.host_us = HostPerLayer(r.traces);
+  if (r.host_us) {
+    const StackConstant& bounds =
+        *std::find_if(StackConstants().begin(), StackConstants().end(),
+                      [](const StackConstant& c) { return std::string(c.name) == "host"; });
+    r.host_us = std::clamp(*r.host_us, bounds.lo, bounds.hi);
+    r.calibration.layer_host_time = Seconds(*r.host_us * 1e-6);
+    r.calibration.layer_host_source = r.calibration.source;
+  }
+  return r;
+}
+
+}  // namespace dlsim::validate
