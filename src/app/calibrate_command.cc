@@ -3,12 +3,8 @@
 
 #include <fmt/core.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
-#include "dlsim/core/input_files.h"
 #include "dlsim/io/calibration_runs.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/training_calibration_loader.h"

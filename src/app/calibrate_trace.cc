@@ -1,6 +1,8 @@
 // `dlsim calibrate --trace`: profiled steps -> validate::CalibrateFromTraces -> report and calibration file.
 #include <fmt/core.h>
 
+#include <filesystem>
+
 #include "dlsim/app/calibrate_command.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/kineto_trace.h"
@@ -15,6 +17,7 @@ using validate::TraceCalibrateResult;
 using validate::TraceCategory;
 
 std::string Ms(double ms) { return fmt::format("{:.2f}", ms); }
+std::string FileName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 std::string Us(const std::optional<double>& us) { return us ? fmt::format("{:.0f}", *us) : "-"; }
 
 void RenderTraces(const TraceCalibrateResult& r, std::ostream& out) {
@@ -24,7 +27,7 @@ void RenderTraces(const TraceCalibrateResult& r, std::ostream& out) {
     t.AddColumn(std::string(validate::TraceCategoryName(static_cast<TraceCategory>(c))));
   t.AddColumn("busy").AddColumn("span").AddColumn("priced %");
   for (const auto& s : r.traces) {
-    std::vector<std::string> row = {s.file.substr(s.file.find_last_of('/') + 1)};
+    std::vector<std::string> row = {FileName(s.file)};
     for (double ms : s.category_ms) row.push_back(Ms(ms));
     row.push_back(Ms(s.gpu_busy_ms));
     row.push_back(Ms(s.gpu_span_ms));
@@ -40,8 +43,8 @@ void RenderTraces(const TraceCalibrateResult& r, std::ostream& out) {
       .AddColumn("backward")
       .AddColumn("GPU busy %");
   for (const auto& s : r.traces)
-    h.AddRow({s.file.substr(s.file.find_last_of('/') + 1), fmt::format("{}", s.host.layers),
-              s.host.recompute ? "yes" : "no", Us(s.host.fwd_layer_us), Us(s.host.bwd_layer_us),
+    h.AddRow({FileName(s.file), fmt::format("{}", s.host.layers), s.host.recompute ? "yes" : "no",
+              Us(s.host.fwd_layer_us), Us(s.host.bwd_layer_us),
               fmt::format("{:.0f}", 100 * s.host.gpu_busy_fraction)});
   out << h;
 }

@@ -93,4 +93,12 @@ std::string WrapText(std::string_view text, size_t width, size_t indent) {
   return out + line;
 }
 
+std::string LineColumn(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const auto before = text.substr(0, offset);
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t nl = before.rfind('\n');
+  return std::to_string(line) + ":" + std::to_string(nl == std::string_view::npos ? offset + 1 : offset - nl);
+}
+
 }  // namespace dlsim

@@ -165,15 +165,6 @@ void ReadOptOrBert(ConfigReader& c, Family f, model::ModelSpec& s) {
   s.dropout = c.Fraction(f == Family::kBert ? "hidden_dropout_prob" : "dropout");
 }
 
-// "line L, column C" of byte `offset` in `text` (nlohmann reports bytes).
-std::string Where(std::string_view text, size_t offset) {
-  offset = std::min(offset, text.size());
-  const auto before = text.substr(0, offset);
-  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
-  const size_t nl = before.rfind('\n');
-  return fmt::format("{}:{}", line, nl == std::string_view::npos ? offset : offset - nl - 1);
-}
-
 Result<Family> FamilyOf(const Json& j, const std::string& file) {
   if (!j.contains("model_type") || !j["model_type"].is_string())
     return Error::InvalidArgument(
@@ -204,7 +195,7 @@ Result<model::ModelSpec> ParseHfConfig(std::string_view text, const std::string&
   try {
     j = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    return Error::InvalidArgument(file + ":" + Where(text, e.byte > 0 ? e.byte - 1 : 0) +
+    return Error::InvalidArgument(file + ":" + LineColumn(text, e.byte > 0 ? e.byte - 1 : 0) +
                                   ": not valid JSON (" + e.what() + ")");
   } catch (const Json::exception& e) {  // e.g. out_of_range: a number such as 1e400 overflows a double
     return Error::InvalidArgument(file + ": not a usable JSON document (" + e.what() + ")");

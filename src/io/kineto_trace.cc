@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlsim/core/strings.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {
@@ -21,14 +22,6 @@ using validate::TracedOp;
 
 // A trace is tens of megabytes of JSON per step; it may be this many times the input-file limit.
 constexpr int64_t kTraceLimitFactor = 16;
-
-std::string LineColumn(std::string_view text, size_t offset) {
-  offset = std::min(offset, text.size());
-  const auto before = text.substr(0, offset);
-  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
-  const size_t nl = before.rfind('\n');
-  return fmt::format("{}:{}", line, nl == std::string_view::npos ? offset + 1 : offset - nl);
-}
 
 // Event `i`'s numeric field `key`; an error naming the event when it is missing or not a number.
 Result<double> Number(const Json& e, const char* key, size_t i, const std::string& file) {
@@ -75,21 +68,20 @@ bool IsGpuActivity(const std::string& cat) {
   return cat == "kernel" || cat == "gpu_memset" || cat == "gpu_memcpy";
 }
 
-// The union length of [start, end) intervals (sorted in place).
-double UnionLength(std::vector<std::pair<double, double>>& iv) {
+// The GPU's busy time (the union of its [start, end) activity intervals, sorted here) and span (first start
+// to last end). `iv` is not empty.
+void MeasureGpu(std::vector<std::pair<double, double>>& iv, ProfiledStep& step) {
   std::sort(iv.begin(), iv.end());
-  double total = 0, lo = 0, hi = -1;
+  double lo = iv.front().first, hi = iv.front().second;
   for (const auto& [a, b] : iv) {
     if (a > hi) {
-      if (hi > lo) total += hi - lo;
+      step.gpu_busy_us += hi - lo;
       lo = a;
-      hi = b;
-    } else {
-      hi = std::max(hi, b);
     }
+    hi = std::max(hi, b);
   }
-  if (hi > lo) total += hi - lo;
-  return total;
+  step.gpu_busy_us += hi - lo;
+  step.gpu_span_us = hi - iv.front().first;
 }
 
 struct Builder {
@@ -104,8 +96,7 @@ struct Builder {
 };
 
 Status Builder::AddOp(const Json& e, size_t i) {
-  const std::string file = step.file;
-  DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, file));
+  DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, step.file));
   TracedOp op;
   op.name = e.value("name", std::string());
   op.cpu_start_us = ts;
@@ -226,11 +217,7 @@ Result<ProfiledStep> ParseKinetoTrace(std::string_view text, const std::string& 
   if (!b.shapes)
     return Error::InvalidArgument(file_name +
                                   ": its operators carry no input shapes; profile with record_shapes=True");
-  b.step.gpu_span_us =
-      std::max_element(b.gpu.begin(), b.gpu.end(), [](auto& x, auto& y) { return x.second < y.second; })
-          ->second -
-      std::min_element(b.gpu.begin(), b.gpu.end())->first;
-  b.step.gpu_busy_us = UnionLength(b.gpu);
+  MeasureGpu(b.gpu, b.step);
   std::erase_if(b.step.ops, [](const TracedOp& op) { return op.kernels == 0; });
   std::stable_sort(b.step.ops.begin(), b.step.ops.end(),
                    [](const TracedOp& x, const TracedOp& y) { return x.cpu_start_us < y.cpu_start_us; });

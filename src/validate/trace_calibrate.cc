@@ -26,7 +26,7 @@ struct Call {
 struct Family {
   std::string constant;
   std::vector<Call> calls;
-  double lo = 0.05, hi = 1, start = 0;
+  double lo = 0, hi = 0, start = 0;  // the constant's bounds (StackConstants) and shipped value
   std::function<void(ArchTrainingCalibration&, double)> set;
 };
 
@@ -88,27 +88,53 @@ Result<TraceFamilyFit> FitFamily(const Family& f, const catalog::Catalogs& c, co
   return fit;
 }
 
-// The families of the traced calls, each with its shipped start value.
-std::vector<Family> Families(const std::vector<ProfiledStep>& steps, const cost::ArchCalibration& arch) {
-  std::map<std::string, Family> by;
-  for (const ProfiledStep& s : steps)
-    for (const TracedOp& op : s.ops) {
-      auto k = ToKernelOp(op, s.causal.value_or(true));
-      if (!k || !(op.gpu_us > 0)) continue;
-      std::string key;
-      if (k->kind == cost::KernelOpKind::kGemm && k->dtype == hw::DType::kFp8)
-        key = "fp8_gemm";
-      else if (k->kind == cost::KernelOpKind::kGemm && k->dtype != hw::DType::kFp32)
-        key = "gemm";
-      else if (k->kind == cost::KernelOpKind::kElementwise)
-        key = "elementwise";
-      else if (k->kind != cost::KernelOpKind::kGemm)
-        key = arch.attention_backends.count(k->attention.backend) ? "attention " + k->backend : "attention";
-      if (!key.empty()) by[key].calls.push_back({*k, op.gpu_us / 1e3});
-    }
+// The bounds of a StackConstants() entry.
+const StackConstant& BoundsOf(std::string_view name) {
+  return *std::find_if(StackConstants().begin(), StackConstants().end(),
+                       [&](const StackConstant& c) { return name == c.name; });
+}
+
+// The constant that prices a traced call: "gemm", "fp8_gemm", "elementwise", "attention <family>" for a
+// measured attention family, else "attention"; "" for calls no constant is fitted on (fp32 GEMMs).
+std::string FamilyKey(const cost::KernelOp& k, const cost::ArchCalibration& arch) {
+  switch (k.kind) {
+    case cost::KernelOpKind::kGemm:
+      return k.dtype == hw::DType::kFp8 ? "fp8_gemm" : k.dtype == hw::DType::kFp32 ? "" : "gemm";
+    case cost::KernelOpKind::kElementwise:
+      return "elementwise";
+    default:
+      return arch.attention_backends.count(k.attention.backend) ? "attention " + k.backend : "attention";
+  }
+}
+
+// One trace's GPU time by category and its host timing; its priced calls join their families in `by`.
+TraceSummary Summarize(const ProfiledStep& s, const cost::ArchCalibration& arch,
+                       std::map<std::string, Family>& by) {
+  TraceSummary t;
+  t.file = s.file;
+  for (const TracedOp& op : s.ops) {
+    t.category_ms[static_cast<size_t>(Categorize(op))] += op.gpu_us / 1e3;
+    const auto k = ToKernelOp(op, s.causal.value_or(true));
+    const std::string key = k && op.gpu_us > 0 ? FamilyKey(*k, arch) : "";
+    if (key.empty()) continue;
+    by[key].calls.push_back({*k, op.gpu_us / 1e3});
+    t.priced_ms += op.gpu_us / 1e3;
+  }
+  t.unlinked_ms = s.unlinked_gpu_us / 1e3;
+  t.gpu_busy_ms = s.gpu_busy_us / 1e3;
+  t.gpu_span_ms = s.gpu_span_us / 1e3;
+  t.host = MeasureHost(s);
+  return t;
+}
+
+// Each family's constant: its bounds, shipped value and setter.
+std::vector<Family> Families(std::map<std::string, Family> by, const cost::ArchCalibration& arch) {
   std::vector<Family> out;
   for (auto& [key, f] : by) {
     f.constant = key;
+    const StackConstant& bounds = BoundsOf(key.rfind("attention", 0) == 0 ? "attention" : key);
+    f.lo = bounds.lo;
+    f.hi = bounds.hi;
     if (key == "gemm") {
       f.start = arch.Gemm(hw::DType::kBf16).max_efficiency;
       f.set = [](ArchTrainingCalibration& a, double v) { a.gemm_max_efficiency = v; };
@@ -129,20 +155,6 @@ std::vector<Family> Families(const std::vector<ProfiledStep>& steps, const cost:
     out.push_back(std::move(f));
   }
   return out;
-}
-
-TraceSummary Summarize(const ProfiledStep& s) {
-  TraceSummary t;
-  t.file = s.file;
-  for (const TracedOp& op : s.ops) {
-    t.category_ms[static_cast<size_t>(Categorize(op))] += op.gpu_us / 1e3;
-    if (ToKernelOp(op, s.causal.value_or(true))) t.priced_ms += op.gpu_us / 1e3;
-  }
-  t.unlinked_ms = s.unlinked_gpu_us / 1e3;
-  t.gpu_busy_ms = s.gpu_busy_us / 1e3;
-  t.gpu_span_ms = s.gpu_span_us / 1e3;
-  t.host = MeasureHost(s);
-  return t;
 }
 
 // Host time per layer: forward + backward issue over the layer's passes (3, or 4 when the forward is
@@ -194,11 +206,12 @@ Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>
   const cost::ComputeCalibration applied = catalogs.training.Apply(catalogs.compute);
   const cost::ArchCalibration* found = applied.FindArchOrNull(gpu.architecture);
   const cost::ArchCalibration arch = found ? *found : cost::DefaultArchCalibration(gpu, applied);
-  for (const ProfiledStep& s : steps) r.traces.push_back(Summarize(s));
+  std::map<std::string, Family> by;
+  for (const ProfiledStep& s : steps) r.traces.push_back(Summarize(s, arch, by));
   r.calibration.source = "dlsim calibrate --trace";
   ArchTrainingCalibration fitted;
   fitted.architecture = gpu.architecture;
-  for (const Family& f : Families(steps, arch)) {
+  for (const Family& f : Families(std::move(by), arch)) {
     DLSIM_ASSIGN_OR_RETURN(TraceFamilyFit fit, FitFamily(f, catalogs, gpu));
     f.set(fitted, fit.value);
     r.fits.push_back(fit);
@@ -211,9 +224,7 @@ Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>
   r.host_shipped_us = catalogs.training.layer_host_time ? catalogs.training.layer_host_time->ToMicros() : 0;
   r.host_us = HostPerLayer(r.traces);
   if (r.host_us) {
-    const StackConstant& bounds =
-        *std::find_if(StackConstants().begin(), StackConstants().end(),
-                      [](const StackConstant& c) { return std::string(c.name) == "host"; });
+    const StackConstant& bounds = BoundsOf("host");
     r.host_us = std::clamp(*r.host_us, bounds.lo, bounds.hi);
     r.calibration.layer_host_time = Seconds(*r.host_us * 1e-6);
     r.calibration.layer_host_source = r.calibration.source;

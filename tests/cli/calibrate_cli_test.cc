@@ -22,6 +22,13 @@ std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("dlsim_calibrate_" + name)).string();
 }
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
 double StepTime(const std::string& global_flags) {
   const Outcome r = RunDlsim(global_flags + " train " + kDir + "base.yaml --json", false);
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -36,12 +43,10 @@ TEST(CalibrateCli, WritesAFileThatTrainReadsBack) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("Constants (hopper)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("MAPE (%)"), std::string::npos);
-  std::ifstream f(out);
-  std::stringstream text;
-  text << f.rdbuf();
-  EXPECT_NE(text.str().find("gemm_max_efficiency:"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("layer_host_us:"), std::string::npos);
-  EXPECT_EQ(text.str().find("attention_efficiency"), std::string::npos);  // only what was fitted
+  const std::string text = ReadAll(out);
+  EXPECT_NE(text.find("gemm_max_efficiency:"), std::string::npos) << text;
+  EXPECT_NE(text.find("layer_host_us:"), std::string::npos);
+  EXPECT_EQ(text.find("attention_efficiency"), std::string::npos);  // only what was fitted
   // Run b of runs.csv is base.yaml itself, measured at 0.110 s: the calibrated prediction moves toward it.
   const double before = StepTime(""), after = StepTime("--calibration " + out);
   EXPECT_LT(std::fabs(after - 0.110), std::fabs(before - 0.110)) << before << " -> " << after;
@@ -113,12 +118,10 @@ TEST(CalibrateCli, ATraceCalibrationIsReadBackByTrain) {
   EXPECT_NE(r.output.find("GPU time by category (ms), h200-sxm-141gb (hopper)"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("attention cudnn"), std::string::npos);
-  std::ifstream f(out);
-  std::stringstream text;
-  text << f.rdbuf();
-  EXPECT_NE(text.str().find("cudnn:"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("elementwise_efficiency:"), std::string::npos);
-  EXPECT_EQ(text.str().find("layer_host_us"), std::string::npos);  // only with --with-host
+  const std::string text = ReadAll(out);
+  EXPECT_NE(text.find("cudnn:"), std::string::npos) << text;
+  EXPECT_NE(text.find("elementwise_efficiency:"), std::string::npos);
+  EXPECT_EQ(text.find("layer_host_us"), std::string::npos);  // only with --with-host
   EXPECT_NE(StepTime("--calibration " + out), StepTime(""));
   std::filesystem::remove(out);
 }

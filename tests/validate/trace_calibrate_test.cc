@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/kineto_trace.h"

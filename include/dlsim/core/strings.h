@@ -25,6 +25,9 @@ std::string FormatNumber(double v, int digits = 4);
 // spaces between words become one); the lines are joined by '\n', no trailing one.
 // WrapText("a bb cc", 4, 1) == "a bb\n cc".
 std::string WrapText(std::string_view text, size_t width, size_t indent);
+// "L:C" (both from 1) of byte `offset` in `text`, clamped to its end: where a JSON parser's byte
+// position points (nlohmann reports bytes).
+std::string LineColumn(std::string_view text, size_t offset);
 
 }  // namespace dlsim
 
