@@ -37,10 +37,11 @@ Outcome RunJson(Args args, const std::vector<std::string>& catalogs, Run run,
 }
 
 Outcome Train(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
-              const std::vector<std::string>& calibrations) {
+              const std::vector<std::string>& calibrations, const std::string& compare_trace) {
   dlsim::app::TrainArgs a;
   a.file = file;
   a.text = text;
+  a.compare_trace = compare_trace;
   return RunJson(a, catalogs, dlsim::app::RunTrainCommand, calibrations);
 }
 
@@ -100,7 +101,8 @@ py::dict Catalog(const std::vector<std::string>& catalogs) {
 
 PYBIND11_MODULE(_dlsim, m) {
   m.doc() = "dlsim's C++ core; use the `dlsim` package (python/dlsim/__init__.py)";
-  m.def("train", &Train, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"));
+  m.def("train", &Train, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"),
+        py::arg("compare_trace"));
   m.def("serve", &Serve, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("capacity"),
         py::arg("target"));
   m.def("plan", &Plan, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"),

@@ -73,12 +73,16 @@ def _run(command, scenario, catalogs, *args):
     return _result(getattr(_dlsim, command)(file, text, list(catalogs), *args), command)
 
 
-def train(scenario, catalogs=(), calibration=()):
+def train(scenario, catalogs=(), calibration=(), compare_trace=None):
     """One training step: the dict of `dlsim train --json` (step_time_s, memory, mfu, ...).
 
     calibration: calibration files from `dlsim calibrate` (the CLI's --calibration), laid over the
-    shipped constants in order."""
-    return _run("train", scenario, catalogs, _paths(calibration, "calibration"))
+    shipped constants in order. compare_trace: a profiled step (torch.profiler Kineto JSON, .gz too)
+    to set beside dlsim's, category by category: the result's "compare_trace"."""
+    trace = "" if compare_trace is None else _paths(compare_trace, "compare_trace")
+    if len(trace) > 1:
+        raise ScenarioError("compare_trace: one trace file, not %d" % len(trace))
+    return _run("train", scenario, catalogs, _paths(calibration, "calibration"), trace[0] if trace else "")
 
 
 def serve(scenario, catalogs=(), capacity=False, target=0.9):

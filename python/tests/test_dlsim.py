@@ -75,6 +75,19 @@ class TrainTest(unittest.TestCase):
                 dlsim.cluster(cluster, compare=compare)
             self.assertIn("has an empty item", str(e.exception))
 
+    def test_compare_trace_is_the_clis(self):
+        traces = os.path.join(os.getcwd(), "tests", "data", "traces")
+        scenario = os.path.join(traces, "llama-3.2-1b_amp_2x2048.yaml")
+        trace = os.path.join(traces, "llama-3.2-1b_amp_2x2048.trimmed.json.gz")
+        r = dlsim.train(scenario, compare_trace=trace)
+        self.assertEqual(r, cli_json("train", scenario, "--compare-trace", trace))
+        self.assertEqual([row["category"] for row in r["compare_trace"]["rows"]][-1], "step")
+        for bad, word in [("", "is not a file path"), ([trace, trace], "one trace file"),
+                          (os.path.join(traces, "llama-3.2-1b.json"), "no 'traceEvents' list")]:
+            with self.assertRaises(dlsim.ScenarioError) as e:
+                dlsim.train(scenario, compare_trace=bad)
+            self.assertIn(word, str(e.exception))
+
     def test_infeasible_is_a_result(self):
         r = dlsim.train({"model": {"name": "llama3.1-405b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})
         self.assertFalse(r["feasible"])

@@ -1,12 +1,17 @@
-// `dlsim train`: scenario -> train::Simulate -> terminal or JSON report.
+// `dlsim train`: scenario -> train::Simulate -> terminal or JSON report (and, with --compare-trace, the
+// profiled step beside it).
 #include "dlsim/app/train_command.h"
+
+#include <optional>
 
 #include "dlsim/app/train_render.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/embedded.h"
+#include "dlsim/io/kineto_trace.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/train/simulate.h"
+#include "dlsim/validate/trace_compare.h"
 #include "run_sinks.h"
 
 namespace dlsim::app {
@@ -27,8 +32,9 @@ Result<train::TrainOptions> LoadScenario(const TrainArgs& args, const catalog::C
 Result<train::StepResult> SimulateWithSinks(const train::TrainOptions& options,
                                             const catalog::Catalogs& catalogs, const TrainArgs& args,
                                             std::ostream& err) {
-  DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path,
-                                                        {options.model.name, "train"}, {args.file}));
+  DLSIM_ASSIGN_OR_RETURN(RunSinks sinks,
+                         RunSinks::Open(args.trace_path, args.html_path, {options.model.name, "train"},
+                                        {args.file, args.compare_trace}));
   DLSIM_ASSIGN_OR_RETURN(train::StepResult r, train::Simulate(options, catalogs, sinks.sink()));
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
   if (args.html_path.empty()) return r;
@@ -53,13 +59,24 @@ int RunTrainCommand(const TrainArgs& args, const CommonArgs& common, std::ostrea
     out << "ok: " << io::SummarizeTrainOptions(*options) << "\n";
     return kExitOk;
   }
+  std::optional<validate::ProfiledStep> profiled;
+  if (!args.compare_trace.empty()) {
+    Result<validate::ProfiledStep> s = io::ReadKinetoTrace(args.compare_trace);
+    if (!s.ok()) return ReportError("train", s.error(), err);
+    profiled = std::move(*s);
+  }
   Result<train::StepResult> r = SimulateWithSinks(*options, *catalogs, args, err);
   if (!r.ok()) return ReportError("train", r.error(), err);
   const Bytes capacity = (*catalogs->hardware.FindGpu(options->hardware.gpu))->hbm_capacity;
+  std::optional<validate::TraceComparison> compared;
+  if (profiled) compared = validate::CompareWithTrace(*profiled, *options, *r, catalogs->hardware);
   if (args.json) {
-    out << JsonOutput(TrainJson(*options, *r, capacity)) << "\n";
+    nlohmann::ordered_json j = TrainJson(*options, *r, capacity);
+    if (compared) j["compare_trace"] = TraceComparisonJson(*compared);
+    out << JsonOutput(j) << "\n";
   } else {
     WriteTrainReport(*options, *r, capacity, out);
+    if (compared) WriteTraceComparison(*compared, out);
   }
   return ExitCodeOf(r->feasible);
 }

@@ -79,6 +79,10 @@ nlohmann::ordered_json BreakdownJson(const TrainOptions& o, const StepResult& r)
   br["critical_rank"] = r.critical_rank;
   br["compute_s"] = b.compute_s;
   br["recompute_s"] = b.recompute_s;
+  br["compute_by_kind_s"] = {{"gemm", b.gemm_s},
+                             {"attention", b.attention_s},
+                             {"memory_bound", b.memory_s},
+                             {"host_wait", b.host_wait_s}};
   br["tp_comm_s"] = b.tp_comm_s;
   br["cp_comm_s"] = b.cp_comm_s;
   if (o.model.moe.enabled()) br["ep_comm_s"] = b.ep_comm_s;
@@ -273,6 +277,10 @@ report::Table BreakdownTable(const StepResult& r) {
   };
   row("compute", b.compute_s);
   row("  of which recomputation", b.recompute_s);
+  row("  GEMMs", b.gemm_s);
+  row("  attention", b.attention_s);
+  row("  memory-bound kernels", b.memory_s);
+  if (b.host_wait_s > 0) row("  waiting on the host", b.host_wait_s);
   row("tensor-parallel comm (exposed)", b.tp_comm_s);
   row("context-parallel comm (exposed)", b.cp_comm_s);
   if (r.plan.ep > 1 || r.plan.etp > 1 || b.ep_comm_s > 0)

@@ -133,13 +133,26 @@ OpCost PriceOp(const Op& op, const Pricing& p, OverlapSums& sums) {
   return {};
 }
 
+// Adds an operator's kernel time to its kind in a layer's forward and backward mix (the backward with the
+// forward the operator re-runs under selective recomputation).
+void AddToMix(OpKind kind, const OpCost& c, KernelMix& fwd, KernelMix& bwd) {
+  Duration KernelMix::*slot = kind == OpKind::kGemm        ? &KernelMix::gemm
+                              : kind == OpKind::kAttention ? &KernelMix::attention
+                                                           : &KernelMix::memory;
+  fwd.*slot += c.fwd;
+  bwd.*slot += c.bwd + c.recompute;
+}
+
 // Raises a layer's pass times to the host's launch time: a layer cannot run faster than the framework issues
 // its kernels (forward: the host time, backward: twice as many kernels).
 void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
   const Duration host = p.ctx.layer_host_time;
   if (!(p.layer && host > Duration::Zero())) return;
   auto floor = [](TaskCost& c, Duration f) {
-    if (c.Total() < f) c.compute += f - c.Total();
+    if (c.Total() >= f) return;
+    const Duration wait = f - c.Total();
+    c.compute += wait;
+    c.mix.host_wait += wait;
   };
   floor(fwd, host);
   floor(bwd, host * int64_t{2});
@@ -153,11 +166,15 @@ void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
 void ChunkCostModel::AddCpAttention(const CpLayerCost& a, LayerCost& lc, Flops& attn_flops) const {
   lc.fwd.compute += a.fwd_compute;
   lc.bwd.compute += a.bwd_compute;
+  lc.fwd.mix.attention += a.fwd_compute;
+  lc.bwd.mix.attention += a.bwd_compute;
   lc.fwd.cp_comm += a.fwd_comm;
   lc.bwd.cp_comm += a.bwd_comm;
   lc.fwd_flops += a.flops;
   attn_flops += a.flops;
-  if (o_.parallel.recompute == Recompute::kSelective) lc.recompute += a.fwd_compute;
+  if (o_.parallel.recompute != Recompute::kSelective) return;
+  lc.recompute += a.fwd_compute;
+  lc.bwd.mix.attention += a.fwd_compute;
 }
 
 data::Load UniformLoad(const ParallelPlan& plan, bool causal) {
@@ -356,6 +373,7 @@ std::vector<ChunkCosts> ChunkCostModel::Price(const data::MicroBatch& mb) const 
         ChunkCosts x = Assemble(lc, r, c);
         if (mb.recompute) {  // chunkflow: activations dropped after the forward, recomputed
           x.backward.compute += x.forward.compute;
+          x.backward.mix += x.forward.mix;
           x.backward.recompute += x.forward.compute;
           x.backward.tp_comm += x.forward.tp_comm;
           x.backward.cp_comm += x.forward.cp_comm;
@@ -406,6 +424,7 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     lc.saved += Bytes(c.saved);
     lc.fwd_flops += c.flops;
     lc.recompute += c.recompute;
+    AddToMix(op.kind, c, lc.fwd.mix, lc.bwd.mix);
   }
   if (attention) AddCpAttention(*attention, lc, sums.attn_flops);
   const PassComm tp = TensorParallelComm(p, sums.gemm_fwd, row_tokens);
@@ -431,6 +450,7 @@ void ChunkCostModel::FoldRecompute(LayerCost& lc, double tokens, Flops attn_flop
     lc.saved_full_recompute = Bytes(tokens * o_.model.hidden * kActBytes / (sp ? plan_.tp : 1));
     lc.recompute = lc.fwd.compute;
     lc.bwd.compute += lc.fwd.compute;
+    lc.bwd.mix += lc.fwd.mix;
     lc.bwd.tp_comm += lc.fwd.tp_comm;
     lc.bwd.cp_comm += lc.fwd.cp_comm;
     lc.bwd.ep_comm += lc.fwd.ep_comm;
@@ -453,6 +473,7 @@ ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk, co
     into.tp_comm += x.tp_comm * k;
     into.cp_comm += x.cp_comm * k;
     into.ep_comm += x.ep_comm * k;
+    into.mix += x.mix * k;
   };
   const bool full = o_.parallel.recompute == Recompute::kFull;
   // Dense layers first, then the MoE layers by cost group.
@@ -509,6 +530,8 @@ void ChunkCostModel::AddDitEnds(const LoadCosts& lc, bool first, bool last, Chun
   auto add = [&](const LayerCost& x, TaskCost& fwd, TaskCost& bwd) {
     fwd.compute += x.fwd.compute;
     bwd.compute += x.bwd.compute;
+    fwd.mix += x.fwd.mix;
+    bwd.mix += x.bwd.mix;
     c.activations += x.saved;
     c.model_flops += x.fwd_flops * 3.0;
     c.hardware_flops += x.fwd_flops * 3.0;

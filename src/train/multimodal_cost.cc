@@ -30,6 +30,7 @@ void Add(TaskCost& into, const TaskCost& x, int64_t k) {
   into.tp_comm += x.tp_comm * k;
   into.cp_comm += x.cp_comm * k;
   into.ep_comm += x.ep_comm * k;
+  into.mix += x.mix * static_cast<double>(k);
 }
 
 }  // namespace

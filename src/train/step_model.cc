@@ -294,6 +294,10 @@ void AddBreakdown(const StepTimeline& tl, StepResult& r) {
   Breakdown& b = r.breakdown;
   b.compute_s = c.compute.ToSeconds();
   b.recompute_s = c.recompute.ToSeconds();
+  b.gemm_s = c.mix.gemm.ToSeconds();
+  b.attention_s = c.mix.attention.ToSeconds();
+  b.memory_s = c.mix.memory.ToSeconds();
+  b.host_wait_s = c.mix.host_wait.ToSeconds();
   b.tp_comm_s = c.tp_comm.ToSeconds();
   b.cp_comm_s = c.cp_comm.ToSeconds();
   b.ep_comm_s = c.ep_comm.ToSeconds();

@@ -214,6 +214,7 @@ class StepRun {
     const TaskCost c = prog_.task_cost(x, r, task);
     const Duration d = c.Total();
     u.t.compute += c.compute;
+    u.t.mix += c.mix;
     u.t.recompute += c.recompute;
     u.t.tp_comm += c.tp_comm;
     u.t.cp_comm += c.cp_comm;

@@ -305,4 +305,39 @@ TEST(TrainCliTest, HugeExpertCountIsAnInfeasibleResultNotACrash) {
   std::filesystem::remove_all(dir);
 }
 
+// `train --compare-trace`: the real trimmed H200 trace beside its scenario in both renderings; a file that is
+// not a trace is an error naming it before anything runs; an output flag on the trace's path is refused.
+TEST(TrainCliTest, CompareTracePrintsTheStepBesideTheTrace) {
+  const std::string dir = std::string(DLSIM_TEST_DATA_DIR) + "/traces/";
+  const std::string run = "train " + dir + "llama-3.2-1b_amp_2x2048.yaml --compare-trace " + dir +
+                          "llama-3.2-1b_amp_2x2048.trimmed.json.gz";
+  Outcome r = RunDlsim(run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want :
+       {"The profiled step beside dlsim's", "memory-bound", "GPU idle", "largest difference:"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  r = RunDlsim(run + " --json", /*merge_stderr=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["compare_trace"]["rows"].size(), 8u);
+  EXPECT_EQ(j["compare_trace"]["rows"][7]["category"], "step");
+  EXPECT_NEAR(j["compare_trace"]["rows"][7]["dlsim_ms"].get<double>(), 1e3 * j["step_time_s"].get<double>(),
+              1e-6);
+  EXPECT_TRUE(j["compare_trace"]["notes"].empty()) << j["compare_trace"]["notes"];
+  dlsim::testing::ExpectSaneJson(j["breakdown"]);
+
+  r = RunDlsim("train " + dir + "llama-3.2-1b_amp_2x2048.yaml --compare-trace " + dir + "llama-3.2-1b.json");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output.rfind("dlsim train: " + dir + "llama-3.2-1b.json: not a Kineto", 0), 0u) << r.output;
+  const std::string copy = (std::filesystem::temp_directory_path() / "dlsim_compare_trace.json.gz").string();
+  std::filesystem::copy_file(dir + "llama-3.2-1b_amp_2x2048.trimmed.json.gz", copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto size = std::filesystem::file_size(copy);
+  r = RunDlsim("train " + dir + "llama-3.2-1b_amp_2x2048.yaml --compare-trace " + copy + " --trace " + copy);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("would overwrite the input"), std::string::npos) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(copy), size);
+  std::filesystem::remove(copy);
+}
+
 }  // namespace

@@ -142,6 +142,64 @@ TEST_F(StepModelTest, KorthikantiActivationFormulas) {
   EXPECT_NEAR(layer_bytes(Recompute::kFull, false), 2 * s * b * h, 1);
 }
 
+// The critical rank's compute split by operator kind adds up to the compute, whatever the layout and the
+// recomputation mode (every kernel of a language model is in the operator graph).
+TEST_F(StepModelTest, KernelMixAddsUpToTheCompute) {
+  ctx_.layer_host_time = Micros(300);  // floors some passes: host waits are part of the mix
+  for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull})
+    for (int pp : {1, 2}) {
+      o_.parallel.recompute = rc;
+      o_.parallel.pp = pp;
+      o_.parallel.tp = 2;
+      const StepResult r = Run();
+      ASSERT_TRUE(r.feasible) << r.reason;
+      const Breakdown& b = r.breakdown;
+      EXPECT_GT(b.gemm_s, 0);
+      EXPECT_GT(b.attention_s, 0);
+      EXPECT_GT(b.memory_s, 0);
+      EXPECT_NEAR(b.gemm_s + b.attention_s + b.memory_s + b.host_wait_s, b.compute_s, 1e-6 * b.compute_s)
+          << RecomputeName(rc) << " pp " << pp;
+    }
+}
+
+// Full recomputation re-runs each layer's forward in the backward: the backward's time of every kind grows by
+// exactly the forward's.
+TEST_F(StepModelTest, FullRecomputationAddsEachKindsForward) {
+  o_.parallel.tp = 1;
+  auto layer = [&](Recompute rc) {
+    o_.parallel.recompute = rc;
+    auto plan = MakeParallelPlan(o_);
+    EXPECT_TRUE(plan.ok());
+    ChunkCostModel costs(o_, *plan, ctx_);
+    return costs.uniform_layer_cost();
+  };
+  const ChunkCostModel::LayerCost none = layer(Recompute::kNone), full = layer(Recompute::kFull);
+  EXPECT_EQ(full.bwd.mix.gemm - none.bwd.mix.gemm, none.fwd.mix.gemm);
+  EXPECT_EQ(full.bwd.mix.attention - none.bwd.mix.attention, none.fwd.mix.attention);
+  EXPECT_EQ(full.bwd.mix.memory - none.bwd.mix.memory, none.fwd.mix.memory);
+  EXPECT_EQ(none.fwd.mix.Total(), none.fwd.compute);
+  EXPECT_EQ(full.bwd.mix.Total(), full.bwd.compute);
+}
+
+// A host slower than the kernels sets each layer's pace (forward: the host time, backward: twice it); the
+// difference is the mix's host wait, and the step's is that per layer times layers times micro-batches.
+TEST_F(StepModelTest, HostFloorIsTheHostWait) {
+  ctx_.layer_host_time = Millis(10);  // kernels take 10 us each: far below
+  o_.parallel.tp = 1;
+  auto plan = MakeParallelPlan(o_);
+  ASSERT_TRUE(plan.ok());
+  ChunkCostModel costs(o_, *plan, ctx_);
+  const ChunkCostModel::LayerCost& l = costs.uniform_layer_cost();
+  EXPECT_EQ(l.fwd.compute, Millis(10));
+  EXPECT_EQ(l.bwd.compute, Millis(20));
+  const Duration kernels = l.fwd.mix.gemm + l.fwd.mix.attention + l.fwd.mix.memory + l.bwd.mix.gemm +
+                           l.bwd.mix.attention + l.bwd.mix.memory;
+  EXPECT_EQ(l.fwd.mix.host_wait + l.bwd.mix.host_wait, Millis(30) - kernels);
+  const StepResult r = Run();
+  const double per_layer = (Millis(30) - kernels).ToSeconds();
+  EXPECT_NEAR(r.breakdown.host_wait_s, per_layer * o_.model.layers * plan->micro_batches, 1e-6);
+}
+
 TEST_F(StepModelTest, BalancedPlacementTrimsTheEnds) {
   EXPECT_EQ(BalancedLayerPlacement(126, 16),
             (std::vector<int>{7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}));

@@ -1,5 +1,5 @@
-// dlsim train FILE [--json] [--trace OUT.json] [--html OUT.html] [--check] | --default ...
-// Argument parsing only; the command is app::RunTrainCommand.
+// dlsim train FILE [--json] [--trace OUT.json] [--html OUT.html] [--compare-trace STEP.json] [--check] |
+// --default ... Argument parsing only; the command is app::RunTrainCommand.
 #include <iostream>
 #include <memory>
 
@@ -20,6 +20,10 @@ void AddTrainCommand(CLI::App& app, GlobalOptions& global) {
                   "Write a Perfetto / Chrome trace JSON of the step to this file");
   cmd->add_option("--html", args->html_path,
                   "Write a self-contained HTML report (timeline, memory, breakdown) to this file");
+  cmd->add_option(
+      "--compare-trace", args->compare_trace,
+      "Print dlsim's step beside this profiled one (torch.profiler Kineto JSON, .gz too), category "
+      "by category");
   cmd->add_flag("--check", args->check, "Only validate the scenario: print 'ok: <summary>' and exit 0");
   cmd->callback([args, &global] { Exit(app::RunTrainCommand(*args, global, std::cout, std::cerr)); });
 }

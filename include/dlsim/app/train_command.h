@@ -24,6 +24,10 @@ struct TrainArgs {
   bool check = false;        // only validate: print "ok: <summary>"
   std::string trace_path;    // Perfetto / Chrome trace of the step, when not empty
   std::string html_path;     // self-contained HTML report with charts, when not empty
+  // A profiled step (Kineto / Chrome trace JSON, plain or gzipped) to print dlsim's breakdown beside,
+  // category by category (validate/trace_compare.h), when not empty. Read before the simulation: a bad trace
+  // is an error.
+  std::string compare_trace;
 };
 
 // Returns an ExitCode: kExitOk, kExitError (bad scenario or catalog, unwritable trace),

@@ -12,6 +12,10 @@
 #include "dlsim/train/options.h"
 #include "dlsim/train/step_model.h"
 
+namespace dlsim::validate {
+struct TraceComparison;  // validate/trace_compare.h
+}
+
 namespace dlsim::app {
 
 // `capacity` is the GPU's memory (the report's "capacity_bytes").
@@ -28,6 +32,13 @@ void WriteTrainReport(const train::TrainOptions& options, const train::StepResul
 // pipeline rank as stacked bars against the GPU's capacity, and the critical-path breakdown.
 report::HtmlPage TrainHtml(const train::TrainOptions& options, const train::StepResult& r, Bytes capacity,
                            const report::TimelineRecorder& timeline);
+
+// `dlsim train --compare-trace STEP.json`: the trace's and dlsim's time per category (ms per step) with the
+// difference, the largest difference in words, then what differs in structure (validate/trace_compare.h).
+void WriteTraceComparison(const validate::TraceComparison& c, std::ostream& out);
+// The same as the "compare_trace" object of `dlsim train --json --compare-trace`: {"file", "device", "rows":
+// [{"category", "trace_ms", "dlsim_ms", "diff_pct"}], "largest", "notes"}.
+nlohmann::ordered_json TraceComparisonJson(const validate::TraceComparison& c);
 
 }  // namespace dlsim::app
 

@@ -36,6 +36,10 @@ struct StageMemory {
 struct Breakdown {         // seconds on the critical pipeline rank; they add up to the step
   double compute_s = 0;    // kernels (recomputation included)
   double recompute_s = 0;  // of which recomputation
+  // Of compute_s, by operator kind (KernelMix): GEMMs, core attention, memory-bound kernels (norms,
+  // activations, residual adds, rotary, the loss), and waiting for the host to issue a layer's kernels.
+  // They add up to compute_s except for kernels priced outside the operator graph (multimodal encoders).
+  double gemm_s = 0, attention_s = 0, memory_s = 0, host_wait_s = 0;
   double tp_comm_s = 0;    // exposed tensor-parallel communication
   double cp_comm_s = 0;    // exposed context-parallel communication
   double ep_comm_s = 0;    // exposed expert-parallel token all-to-all (MoE)

@@ -26,6 +26,23 @@
 
 namespace dlsim::train {
 
+// Kernel time of a task by operator kind (model/layer_graph.h OpKind: GEMMs, core attention, memory-bound
+// operators) and the time its layers wait for the host to issue their kernels (the host floor, chunk_cost.h).
+// For the layers, embedding and head of a language model or a DiT the four add up to TaskCost::compute;
+// kernels priced outside the operator graph (a multimodal model's encoders) are in compute only.
+struct KernelMix {
+  Duration gemm, attention, memory, host_wait;
+  Duration Total() const { return gemm + attention + memory + host_wait; }
+  KernelMix& operator+=(const KernelMix& o) {
+    gemm += o.gemm;
+    attention += o.attention;
+    memory += o.memory;
+    host_wait += o.host_wait;
+    return *this;
+  }
+  KernelMix operator*(double k) const { return {gemm * k, attention * k, memory * k, host_wait * k}; }
+};
+
 // Time of one forward or backward task, split by what it spends it on (for the breakdown).
 struct TaskCost {
   Duration compute;    // kernels, including recomputation
@@ -33,6 +50,7 @@ struct TaskCost {
   Duration tp_comm;    // exposed tensor-parallel communication
   Duration cp_comm;    // exposed context-parallel communication
   Duration ep_comm;    // exposed expert-parallel token all-to-all (and expert-TP gathers), MoE layers
+  KernelMix mix;       // of compute: by operator kind
   Duration Total() const { return compute + tp_comm + cp_comm + ep_comm; }
 };
 
@@ -80,6 +98,7 @@ struct StepProgram {
 
 struct RankTimeline {
   Duration compute;  // busy on the compute stream (kernels)
+  KernelMix mix;     // of compute: by operator kind (TaskCost::mix summed)
   Duration recompute;
   Duration tp_comm;
   Duration cp_comm;
