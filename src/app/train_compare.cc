@@ -21,7 +21,10 @@ void WriteTraceComparison(const validate::TraceComparison& c, std::ostream& out)
   report::Table t(fmt::format("\nThe profiled step beside dlsim's (ms per step): {} ({})",
                               std::filesystem::path(c.file).filename().string(),
                               c.device.empty() ? "device not recorded" : c.device));
-  t.AddColumn("category", "", report::Align::kLeft).AddColumn("trace").AddColumn("dlsim").AddColumn("dlsim - trace");
+  t.AddColumn("category", "", report::Align::kLeft)
+      .AddColumn("trace")
+      .AddColumn("dlsim")
+      .AddColumn("dlsim - trace");
   for (const auto& row : c.rows)
     t.AddRow({row.name, fmt::format("{:.2f}", row.trace_ms), fmt::format("{:.2f}", row.dlsim_ms), Diff(row)});
   if (!c.rows.empty()) out << t;
@@ -30,7 +33,8 @@ void WriteTraceComparison(const validate::TraceComparison& c, std::ostream& out)
 }
 
 nlohmann::ordered_json TraceComparisonJson(const validate::TraceComparison& c) {
-  nlohmann::ordered_json j = {{"file", c.file}, {"device", c.device}, {"rows", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json j = {
+      {"file", c.file}, {"device", c.device}, {"rows", nlohmann::ordered_json::array()}};
   for (const auto& row : c.rows) {
     const auto d = row.DiffPct();
     j["rows"].push_back({{"category", row.name},

@@ -139,18 +139,16 @@ nlohmann::ordered_json CpAttentionJson(const train::CpAttentionSummary& s) {
 
 // The resolved training inputs (after the stack profile and the catalog), so a result can be traced to them.
 nlohmann::ordered_json InputsJson(const TrainOptions& o) {
-  std::string recipe = "mixed";
-  for (const auto& [name, r] : train::kRecipeNames)
-    if (r == o.training.recipe) recipe = std::string(name);
   nlohmann::ordered_json in;
   in["seq_len"] = o.training.seq_len;
   in["global_batch"] = o.training.global_batch;
   in["micro_batch"] = o.training.micro_batch;
   in["precision"] = std::string(hw::DTypeName(o.training.precision));
-  in["recipe"] = recipe;
+  in["recipe"] = std::string(train::RecipeName(o.training.recipe));
   in["stack"] =
       o.training.stack.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.training.stack);
   in["attention"] = std::string(model::AttentionImplName(o.training.attention));
+  in["attention_backend"] = std::string(cost::AttentionBackendName(o.training.attention_backend));
   return in;
 }
 

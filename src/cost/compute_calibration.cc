@@ -29,27 +29,14 @@ void AddTile(const TileCalibration& a, double n, TileCalibration& sum) {
 
 }  // namespace
 
-namespace {
-
-constexpr std::pair<std::string_view, AttentionBackend> kBackends[] = {
-    {"model", AttentionBackend::kModel},
-    {"default", AttentionBackend::kPytorchDefault},
-    {"flash", AttentionBackend::kFlash2},
-    {"cudnn", AttentionBackend::kCudnn},
-    {"efficient", AttentionBackend::kEfficient},
-    {"triton", AttentionBackend::kTriton},
-    {"math", AttentionBackend::kMath}};
-
-}  // namespace
-
 std::string_view AttentionBackendName(AttentionBackend b) {
-  for (const auto& [name, backend] : kBackends)
+  for (const auto& [name, backend] : kAttentionBackendNames)
     if (backend == b) return name;
   return "model";
 }
 
 std::optional<AttentionBackend> ParseAttentionBackend(std::string_view s) {
-  for (const auto& [name, backend] : kBackends)
+  for (const auto& [name, backend] : kAttentionBackendNames)
     if (name == s) return backend;
   return std::nullopt;
 }

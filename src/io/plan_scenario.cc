@@ -11,6 +11,7 @@
 #include "dlsim/io/limits.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/io/yaml_writer.h"
 #include "dlsim/train/layout_check.h"
 
 namespace dlsim::io {
@@ -156,13 +157,16 @@ void WriteHardwareYaml(const train::HardwareOptions& h, std::ostringstream& y) {
       h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
 }
 
-// Writes the training section (grad_dtype only when set).
+// Writes the training section: the stack first (its host time comes back with it; the keys written after it
+// are the resolved ones, so they agree with what it set), grad_dtype only when set.
 void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
-  y << fmt::format(
-      "training:\n  seq_len: {}\n  global_batch: {}\n  "
-      "micro_batch: {}\n  precision: {}\n",
-      t.seq_len, t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
+  y << "training:\n";
+  if (!t.stack.empty()) y << "  stack: " << YamlQuoted(t.stack) << "\n";
+  y << fmt::format("  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n", t.seq_len,
+                   t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
   y << "  attention: " << model::AttentionImplName(t.attention) << "\n";
+  y << "  attention_backend: " << cost::AttentionBackendName(t.attention_backend) << "\n";
+  y << "  recipe: " << train::RecipeName(t.recipe) << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
 }
 

@@ -163,6 +163,14 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->micro_batch = t.Get<int>("micro_batch", tr->micro_batch, limits::kMicroBatch);
   tr->precision = t.GetEnum("precision", tr->precision, PrecisionNames());
   tr->attention = t.GetEnumOf("attention", tr->attention, model::kAttentionImplNames);
+  tr->attention_backend =
+      t.GetEnumOf("attention_backend", tr->attention_backend, cost::kAttentionBackendNames);
+  if (t.Has("attention_backend") && tr->attention == model::AttentionImpl::kUnfused &&
+      tr->attention_backend != cost::AttentionBackend::kModel)
+    t.AddError(
+        "attention_backend",
+        "names a fused attention kernel's family, but attention is unfused (QK^T and AV priced as GEMMs): "
+        "set attention: flash, or leave attention_backend out");
   tr->recipe = t.GetEnumOf("recipe", tr->recipe, train::kRecipeNames);
   if (tr->recipe != train::Recipe::kMixed && tr->precision == hw::DType::kFp8)
     t.AddError("recipe",

@@ -60,7 +60,8 @@ OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
       op.attention_kind == model::AttentionKind::kSelf || op.attention_kind == model::AttentionKind::kJoint;
   if ((p.skip_core && core) || blk.count <= 0 || blk.seq_q <= 0) return c;
   if (p.o.training.attention == model::AttentionImpl::kFlash) {
-    const cost::AttentionShape shape{blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, false};
+    const cost::AttentionShape shape{blk.count,  heads, kv,    blk.seq_q,
+                                     blk.seq_kv, d,     false, p.o.training.attention_backend};
     c.fwd = p.ctx.compute->AttentionForward(shape, p.act_dt);
     c.bwd = p.ctx.compute->AttentionBackward(shape, p.act_dt);
     c.flops = shape.ForwardFlops();
@@ -91,7 +92,8 @@ OpCost PriceAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
   for (const data::AttentionBlock& blk : p.load.attention) {
     if (blk.count <= 0 || blk.seq_q <= 0) continue;
     if (p.o.training.attention == model::AttentionImpl::kFlash) {
-      flash_blocks.push_back({blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal});
+      flash_blocks.push_back(
+          {blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal, p.o.training.attention_backend});
       sums.attn_flops += flash_blocks.back().ForwardFlops();
     } else {
       AddUnfusedAttention(blk, p, heads, d, c, sums.attn_flops);

@@ -46,12 +46,13 @@ std::optional<std::string> GpuNote(const ProfiledStep& step, const train::TrainO
   auto traced = TraceGpu({step}, hardware, "");
   auto scenario = hardware.FindGpu(o.hardware.gpu);
   if (!traced.ok())
-    return fmt::format("the trace's device '{}' is not in the GPU catalog: the comparison assumes it is the "
-                       "scenario's {}",
-                       step.device, o.hardware.gpu);
+    return fmt::format(
+        "the trace's device '{}' is not in the GPU catalog: the comparison assumes it is the "
+        "scenario's {}",
+        step.device, o.hardware.gpu);
   if (scenario.ok() && *traced != *scenario)
-    return fmt::format("the trace ran on {} ({}), the scenario on {}: compare on the same GPU", (*traced)->name,
-                       step.device, (*scenario)->name);
+    return fmt::format("the trace ran on {} ({}), the scenario on {}: compare on the same GPU",
+                       (*traced)->name, step.device, (*scenario)->name);
   return std::nullopt;
 }
 
@@ -63,13 +64,15 @@ std::vector<std::string> StructureNotes(const ProfiledStep& step, const train::T
   const int layers = r.memory.empty() ? 0 : r.memory[r.critical_rank].layers;
   const int64_t passes = static_cast<int64_t>(layers) * r.plan.micro_batches;
   if (h.layers > 0 && layers > 0 && h.layers != passes)
-    notes.push_back(fmt::format(
-        "the trace ran {} layer backward passes (attention backward calls), the scenario prices {} ({} layers "
-        "x {} micro-batches): is it the same model, batch and micro-batch size?",
-        h.layers, passes, layers, r.plan.micro_batches));
+    notes.push_back(
+        fmt::format("the trace ran {} layer backward passes (attention backward calls), the scenario prices "
+                    "{} ({} layers "
+                    "x {} micro-batches): is it the same model, batch and micro-batch size?",
+                    h.layers, passes, layers, r.plan.micro_batches));
   if (step.gpu_span_us > 0 && step.gpu_busy_us < 0.8 * step.gpu_span_us)
     notes.push_back(fmt::format(
-        "the GPU idled {:.0f}% of the traced step: the host set the pace, and a profiled host is slower than an "
+        "the GPU idled {:.0f}% of the traced step: the host set the pace, and a profiled host is slower than "
+        "an "
         "unprofiled one (the profiler's own overhead per operator), so the trace overstates an untraced "
         "step's idle time",
         100 * (1 - step.gpu_busy_us / step.gpu_span_us)));

@@ -9,6 +9,7 @@
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/stack_profiles.h"
 #include "dlsim/train/context_builder.h"
+#include "dlsim/train/simulate.h"
 
 namespace dlsim::io {
 namespace {
@@ -370,6 +371,45 @@ TEST(StackProfilesTest, StackHostTimeReachesTheStepUnlessTheUserCalibratedOne) {
   mine.training = cost::Overlay(mine.training, user);
   auto calibrated = train::MakeStepContext(*eager, mine);
   EXPECT_NEAR((*calibrated)->ctx.layer_host_time.ToMicros(), 100, 1e-6);
+}
+
+// training.attention_backend: the eager stacks price SDPA's default family on the GPU (cuDNN's kernel on
+// Hopper, the architecture's fitted kernel where no default was measured); a family that is not a name, or
+// one given with unfused attention, is a located error.
+TEST(StackProfilesTest, EagerStacksPriceSdpasDefaultAttentionFamily) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  auto attention_s = [&](const std::string& gpu, const std::string& extra) {
+    const std::string yaml = "model: {name: llama3-8b}\nhardware: {gpu: " + gpu +
+                             ", gpus: 1, gpus_per_node: 1}\ntraining: {seq_len: 4096, global_batch: 1, "
+                             "micro_batch: 1, stack: pytorch-eager-bf16" +
+                             extra + "}\n";
+    auto o = ParseTrainScenario(yaml, "s.yaml", cat->hardware, cat->models);
+    EXPECT_TRUE(o.ok()) << o.error().message;
+    auto r = train::Simulate(*o, *cat, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r->breakdown.attention_s;
+  };
+  auto eager = ParseTrainScenario("model: {name: llama3-8b}\ntraining: {stack: pytorch-eager-autocast}\n",
+                                  "s.yaml", cat->hardware, cat->models);
+  ASSERT_TRUE(eager.ok()) << eager.error().message;
+  EXPECT_EQ(eager->training.attention_backend, cost::AttentionBackend::kPytorchDefault);
+  EXPECT_EQ(attention_s("h200", ""), attention_s("h200", ", attention_backend: cudnn"));
+  EXPECT_LT(attention_s("h200", ""), 0.8 * attention_s("h200", ", attention_backend: model"));
+  EXPECT_EQ(attention_s("a100", ""),
+            attention_s("a100", ", attention_backend: model"));  // no measured default
+  auto bad = ParseTrainScenario("model: {name: llama3-8b}\ntraining:\n  attention_backend: fa3\n", "s.yaml",
+                                cat->hardware, cat->models);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("s.yaml:3:22: training.attention_backend"), std::string::npos)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("cudnn"), std::string::npos) << bad.error().message;
+  auto unfused = ParseTrainScenario(
+      "model: {name: llama3-8b}\ntraining:\n  attention: unfused\n  attention_backend: cudnn\n", "s.yaml",
+      cat->hardware, cat->models);
+  ASSERT_FALSE(unfused.ok());
+  EXPECT_NE(unfused.error().message.find("attention is unfused"), std::string::npos)
+      << unfused.error().message;
 }
 
 }  // namespace

@@ -188,5 +188,25 @@ TEST_F(PlanScenarioTest, WrittenScenarioKeepsRoutingAndTheComputeModel) {
   }
 }
 
+// The stack, the recipe and the attention family survive the writer: `plan --write-best` on an eager-PyTorch
+// scenario wrote a Megatron mixed-precision one (16 B instead of 8 B of state per parameter, no stack host
+// time, the fitted attention kernel).
+TEST_F(PlanScenarioTest, WrittenScenarioKeepsTheStackRecipeAndAttentionFamily) {
+  auto r = ParseTrainScenario(
+      "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1}\n"
+      "training: {stack: pytorch-eager-bf16, attention_backend: flash, global_batch: 1}\n",
+      "eager.yaml", catalogs_.hardware, catalogs_.models);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::string yaml = FormatTrainScenarioYaml(*r, "eager");
+  auto back = ParseTrainScenario(yaml, "best.yaml", catalogs_.hardware, catalogs_.models);
+  ASSERT_TRUE(back.ok()) << back.error().message << "\n" << yaml;
+  EXPECT_EQ(back->training.stack, "pytorch-eager-bf16");
+  EXPECT_EQ(back->training.stack_layer_host_us, r->training.stack_layer_host_us);
+  EXPECT_EQ(back->training.recipe, train::Recipe::kBf16);
+  EXPECT_EQ(back->training.attention_backend, cost::AttentionBackend::kFlash2);
+  EXPECT_EQ(back->training.grad_dtype, std::optional<hw::DType>(hw::DType::kBf16));
+  EXPECT_EQ(back->parallel.zero, 0);
+}
+
 }  // namespace
 }  // namespace dlsim::io

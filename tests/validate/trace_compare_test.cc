@@ -1,6 +1,6 @@
-// dlsim's step beside a profiled one: the rows' arithmetic in closed form on a synthetic trace, the real trimmed
-// H200 trace beside its own scenario (no structural note; dlsim's rows add up to its step) and beside a
-// different one (each difference named), and a result without a step.
+// dlsim's step beside a profiled one: the rows' arithmetic in closed form on a synthetic trace, the real
+// trimmed H200 trace beside its own scenario (no structural note; dlsim's rows add up to its step) and beside
+// a different one (each difference named), and a result without a step.
 #include "dlsim/validate/trace_compare.h"
 
 #include <gtest/gtest.h>
@@ -41,26 +41,38 @@ TEST(TraceCompare, RowsInClosedForm) {
   ProfiledStep s;
   s.file = "synthetic.json";
   s.device = "NVIDIA H200";
-  s.ops = {Op("aten::mm", 100),  Op("aten::_cudnn_attention_forward", 40), Op("aten::_cudnn_attention_backward", 10),
-           Op("aten::mul", 20),  Op("aten::_fused_rms_norm", 10),          Op("aten::_log_softmax", 5),
-           Op("aten::_fused_adamw_", 30), Op("record_param_comms", 7, "ncclDevKernel_AllReduce"),
+  s.ops = {Op("aten::mm", 100),
+           Op("aten::_cudnn_attention_forward", 40),
+           Op("aten::_cudnn_attention_backward", 10),
+           Op("aten::mul", 20),
+           Op("aten::_fused_rms_norm", 10),
+           Op("aten::_log_softmax", 5),
+           Op("aten::_fused_adamw_", 30),
+           Op("record_param_comms", 7, "ncclDevKernel_AllReduce"),
            Op("aten::embedding", 2)};
   s.unlinked_gpu_us = 3;
   s.gpu_busy_us = 250;
   s.gpu_span_us = 300;
   train::StepResult r;
   r.step_time_s = 0.4e-3;
-  r.breakdown = {.compute_s = 0.3e-3, .gemm_s = 0.15e-3, .attention_s = 0.05e-3, .memory_s = 0.05e-3,
-                 .host_wait_s = 0.02e-3, .tp_comm_s = 0.01e-3, .pp_bubble_s = 0.03e-3, .dp_comm_s = 0.02e-3,
+  r.breakdown = {.compute_s = 0.3e-3,
+                 .gemm_s = 0.15e-3,
+                 .attention_s = 0.05e-3,
+                 .memory_s = 0.05e-3,
+                 .host_wait_s = 0.02e-3,
+                 .tp_comm_s = 0.01e-3,
+                 .pp_bubble_s = 0.03e-3,
+                 .dp_comm_s = 0.02e-3,
                  .optimizer_s = 0.04e-3};
   train::TrainOptions o;
   o.hardware.gpu = "h200";
   const TraceComparison c = CompareWithTrace(s, o, r, Shipped().hardware);
   ASSERT_EQ(c.rows.size(), 8u);
   const std::vector<std::tuple<std::string, double, double>> want = {
-      {"gemm", 0.100, 0.15},       {"attention", 0.050, 0.05},     {"memory-bound", 0.035, 0.05},
-      {"optimizer", 0.030, 0.04},  {"communication", 0.010, 0.03}, {"other kernels", 0.002, 0.03},
-      {"GPU idle", 0.050, 0.05},   {"step", 0.300, 0.4}};
+      {"gemm", 0.100, 0.15},          {"attention", 0.050, 0.05},
+      {"memory-bound", 0.035, 0.05},  {"optimizer", 0.030, 0.04},
+      {"communication", 0.010, 0.03}, {"other kernels", 0.002, 0.03},
+      {"GPU idle", 0.050, 0.05},      {"step", 0.300, 0.4}};
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(c.rows[i].name, std::get<0>(want[i]));
     EXPECT_NEAR(c.rows[i].trace_ms, std::get<1>(want[i]), 1e-12) << c.rows[i].name;

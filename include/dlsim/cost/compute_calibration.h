@@ -58,6 +58,14 @@ struct AttentionCalibration {
 // stack names a family); kPytorchDefault: what PyTorch's SDPA picks by default on the architecture
 // (ArchCalibration::pytorch_default: cuDNN on Hopper); the others name a family.
 enum class AttentionBackend { kModel, kPytorchDefault, kFlash2, kCudnn, kEfficient, kTriton, kMath };
+inline constexpr std::pair<std::string_view, AttentionBackend> kAttentionBackendNames[] = {
+    {"model", AttentionBackend::kModel},
+    {"default", AttentionBackend::kPytorchDefault},
+    {"flash", AttentionBackend::kFlash2},
+    {"cudnn", AttentionBackend::kCudnn},
+    {"efficient", AttentionBackend::kEfficient},
+    {"triton", AttentionBackend::kTriton},
+    {"math", AttentionBackend::kMath}};
 
 // "model", "default", "flash", "cudnn", "efficient", "triton", "math".
 std::string_view AttentionBackendName(AttentionBackend b);

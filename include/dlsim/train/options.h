@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlsim/cost/compute_calibration.h"
 #include "dlsim/data/data_options.h"
 #include "dlsim/hw/gpu.h"
 #include "dlsim/model/dit.h"
@@ -49,6 +50,11 @@ inline std::string_view RecomputeName(Recompute mode) {
     if (m == mode) return name;
   return "?";
 }
+inline std::string_view RecipeName(Recipe recipe) {
+  for (const auto& [name, r] : kRecipeNames)
+    if (r == recipe) return name;
+  return "?";
+}
 
 struct HardwareOptions {
   std::string gpu = "h100-sxm5-80gb";  // canonical catalog name (aliases resolved by io)
@@ -68,6 +74,10 @@ struct TrainingOptions {
   // Core-attention kernel: flash (FlashAttention, default) | unfused (Megatron-LM 2021/2022:
   // QK^T and AV batched GEMMs with a fused softmax, s^2 tensors in memory).
   model::AttentionImpl attention = model::AttentionImpl::kFlash;
+  // The fused kernel's family (cost/compute_calibration.h; training.attention_backend): kModel prices it with
+  // the architecture's fitted `attention` constants (today's default), kPytorchDefault with what SDPA runs by
+  // default on the GPU (cuDNN's kernel on Hopper), the others with their measured family.
+  cost::AttentionBackend attention_backend = cost::AttentionBackend::kModel;
   // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM); bf16
   // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;

@@ -41,18 +41,19 @@ struct CompareRow {
 };
 
 struct TraceComparison {
-  std::string file, device;    // the trace, and its device as recorded
+  std::string file, device;      // the trace, and its device as recorded
   std::vector<CompareRow> rows;  // the categories above, in that order
   // Where the trace and the scenario differ in structure, in words: the GPU, the layer passes (attention
-  // backward calls vs layers x micro-batches on the critical rank), recomputation; and a host-bound trace (GPU
-  // idle over 20% of its span), whose idle time the profiler's own overhead inflates. Empty: nothing to say.
+  // backward calls vs layers x micro-batches on the critical rank), recomputation; and a host-bound trace
+  // (GPU idle over 20% of its span), whose idle time the profiler's own overhead inflates. Empty: nothing to
+  // say.
   std::vector<std::string> notes;
   // The row with the largest absolute difference among the categories (not idle or the step), in words.
   std::string largest;
 };
 
-// Errors: none; a result without a simulated step (step_time_s 0: an infeasible layout) gives no rows and a note
-// saying why.
+// Errors: none; a result without a simulated step (step_time_s 0: an infeasible layout) gives no rows and a
+// note saying why.
 TraceComparison CompareWithTrace(const ProfiledStep& step, const train::TrainOptions& o,
                                  const train::StepResult& r, const hw::Catalog& hardware);
 
