@@ -22,6 +22,7 @@ ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) 
         a.gemm[hw::DType::kFp8] = g;
       }
       if (t.elementwise_efficiency) a.memory.efficiency = *t.elementwise_efficiency;
+      if (t.optimizer_efficiency) a.memory.optimizer_efficiency = *t.optimizer_efficiency;
       if (t.attention_efficiency) {
         const double ratio = a.attention.bwd_efficiency / a.attention.fwd_efficiency;
         a.attention.fwd_efficiency = *t.attention_efficiency;
@@ -59,7 +60,7 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
       it = out.archs.insert(out.archs.end(), fresh);
     }
     for (auto field : {&A::gemm_max_efficiency, &A::fp8_gemm_max_efficiency, &A::attention_efficiency,
-                       &A::elementwise_efficiency})
+                       &A::elementwise_efficiency, &A::optimizer_efficiency})
       if ((o.*field).has_value()) (*it).*field = o.*field;
     for (const auto& [backend, eff] : o.attention_backend_efficiency)
       it->attention_backend_efficiency[backend] = eff;

@@ -86,6 +86,8 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   const MapReader mem = r.Section("memory");
   a.memory.efficiency = mem.Get<double>("efficiency", a.memory.efficiency, kFraction);
   a.memory.norm_efficiency = mem.Get<double>("norm_efficiency", a.memory.norm_efficiency, kFraction);
+  a.memory.optimizer_efficiency =
+      mem.Get<double>("optimizer_efficiency", a.memory.optimizer_efficiency, kFraction);
   a.memory.gather_efficiency = mem.Get<double>("gather_efficiency", a.memory.gather_efficiency, kFraction);
   a.memory.overhead = Micros(mem, "overhead_us", a.memory.overhead);
   mem.Finish();

@@ -167,6 +167,8 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
   y << "  attention: " << model::AttentionImplName(t.attention) << "\n";
   y << "  attention_backend: " << cost::AttentionBackendName(t.attention_backend) << "\n";
   y << "  recipe: " << train::RecipeName(t.recipe) << "\n";
+  for (const auto& [name, k] : model::kKernelsNames)
+    if (k == t.kernels) y << "  kernels: " << name << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
 }
 

@@ -165,6 +165,7 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->attention = t.GetEnumOf("attention", tr->attention, model::kAttentionImplNames);
   tr->attention_backend =
       t.GetEnumOf("attention_backend", tr->attention_backend, cost::kAttentionBackendNames);
+  tr->kernels = t.GetEnumOf("kernels", tr->kernels, model::kKernelsNames);
   if (t.Has("attention_backend") && tr->attention == model::AttentionImpl::kUnfused &&
       tr->attention_backend != cost::AttentionBackend::kModel)
     t.AddError(

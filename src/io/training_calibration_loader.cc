@@ -48,6 +48,7 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
     t.fp8_gemm_max_efficiency = Optional(a, "fp8_gemm_max_efficiency");
     t.attention_efficiency = Optional(a, "attention_efficiency");
     t.elementwise_efficiency = Optional(a, "elementwise_efficiency");
+    t.optimizer_efficiency = Optional(a, "optimizer_efficiency");
     ReadBackendEfficiencies(a, t);
     a.Finish();
     cal.archs.push_back(t);
@@ -92,6 +93,8 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
       out += fmt::format("    attention_efficiency: {:.4f}\n", *a.attention_efficiency);
     if (a.elementwise_efficiency)
       out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
+    if (a.optimizer_efficiency)
+      out += fmt::format("    optimizer_efficiency: {:.4f}\n", *a.optimizer_efficiency);
     if (!a.attention_backend_efficiency.empty()) out += "    attention_backends:\n";
     for (const auto& [backend, eff] : a.attention_backend_efficiency)
       out += fmt::format("      {}: {:.4f}\n", cost::AttentionBackendName(backend), eff);

@@ -115,7 +115,8 @@ OpCost PriceMemoryOp(const Op& op, const Pricing& p) {
   const cost::MemoryKind kind = MemoryKindOf(op.access);
   OpCost c;
   c.fwd = cm.MemoryBound(Bytes(op.bytes_per_token * tok), Flops(op.flops_per_token * tok), kind);
-  c.bwd = cm.MemoryBound(Bytes(2 * op.bytes_per_token * tok), Flops(2 * op.flops_per_token * tok), kind);
+  const double bwd_bytes = op.bwd_bytes_per_token >= 0 ? op.bwd_bytes_per_token : 2 * op.bytes_per_token;
+  c.bwd = cm.MemoryBound(Bytes(bwd_bytes * tok), Flops(2 * op.flops_per_token * tok), kind);
   c.saved = op.saved_bytes_per_token * tok;
   return c;
 }
@@ -261,6 +262,10 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   model::LayerOptions lo;
   lo.attention = o.training.attention;
   lo.activation_bytes = kActBytes;
+  lo.kernels = o.training.kernels;
+  // Autocast keeps the residual stream (and so the norms and the rotary arithmetic) in the fp32 of its
+  // weights.
+  lo.residual_bytes = o.training.recipe == Recipe::kAutocast ? 4.0 : kActBytes;
   if (o.model.arch == model::Arch::kDit) {
     DitParts d = BuildDit(o.model, lo, plan.tp);
     layer_ops_ = std::move(d.layer);

@@ -22,10 +22,13 @@ constexpr double kAdamBytesPerParam = 34.0;
 // Pure bf16 (torch.optim.AdamW, foreach): read+write weight, m, v in bf16 (12 B), read the gradient (2 B),
 // clipping reads it once more (2 B).
 constexpr double kAdamBytesPerParamBf16 = 16.0;
-// Autocast: the same in fp32 (24 + 4 + 4 B); every forward also casts each weight to bf16 (read 4 B,
-// write 2 B per micro-batch), priced with the optimizer step.
+// Autocast: the same in fp32 (24 + 4 + 4 B); every forward also casts each weight to bf16 (read 4 B, write
+// 2 B per micro-batch) and every backward casts each weight's bf16 gradient into its fp32 .grad (read 2 B,
+// write 4 B): 12 B per parameter per micro-batch, priced with the optimizer step. The shared H200 traces show
+// both (llama-3.2-1b_amp: aten::copy_ of every weight, 89 KB per token each way;
+// scripts/trace-layer-bytes.py).
 constexpr double kAdamBytesPerParamAutocast = 32.0;
-constexpr double kAutocastCastBytesPerParam = 6.0;
+constexpr double kAutocastCastBytesPerParam = 12.0;
 
 double AdamBytesPerParam(Recipe r) {
   switch (r) {
@@ -96,8 +99,8 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
       AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, prog.buckets[r]);
     }
     const double shard = zero >= 1 ? rank_params / dp + rank_experts / edp : rank_params + rank_experts;
-    Duration opt =
-        ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)), Flops(shard * 12));
+    Duration opt = ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)),
+                                            Flops(shard * 12), cost::MemoryKind::kOptimizer);
     if (o.training.recipe == Recipe::kAutocast) {
       const double local = (rank_params + rank_experts) / (zero >= 3 ? dp : 1);
       opt += ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0)) *

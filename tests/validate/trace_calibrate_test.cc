@@ -10,6 +10,8 @@
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/kineto_trace.h"
+#include "dlsim/io/train_scenario.h"
+#include "dlsim/train/simulate.h"
 
 namespace dlsim::validate {
 namespace {
@@ -158,6 +160,38 @@ TEST(TraceCalibrate, TheRealTraceCalibratesEveryFamilyToItsMeasuredTime) {
   ASSERT_TRUE(r->host_us.has_value());
   EXPECT_GT(*r->host_us, 500);  // the 1B autocast step issues a layer in about 1 ms under the profiler
   EXPECT_LT(*r->host_us, 2000);
+}
+
+// The elementwise rate fitted on eager kernels does not reach the fused optimizer step: the calibration pins
+// the optimizer at the shipped rate, so a pure-bf16 step's optimizer time (no casts) is the shipped one while
+// its memory-bound kernels slow down.
+TEST(TraceCalibrate, TheOptimizerKeepsItsShippedRate) {
+  catalog::Catalogs cat = Shipped();
+  auto s = io::ReadKinetoTrace(std::string(DLSIM_TEST_DATA_DIR) +
+                               "/traces/llama-3.2-1b_amp_2x2048.trimmed.json.gz");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto r = CalibrateFromTraces({*s}, cat, **TraceGpu({*s}, cat.hardware, ""));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto& fitted = r->calibration.archs.at(0);
+  ASSERT_TRUE(fitted.elementwise_efficiency.has_value());
+  ASSERT_TRUE(fitted.optimizer_efficiency.has_value());
+  const cost::ArchCalibration* shipped = cat.training.Apply(cat.compute).FindArchOrNull("hopper");
+  ASSERT_NE(shipped, nullptr);
+  EXPECT_EQ(*fitted.optimizer_efficiency, shipped->memory.Efficiency(cost::MemoryKind::kOptimizer));
+  EXPECT_LT(*fitted.elementwise_efficiency, 0.8 * *fitted.optimizer_efficiency);
+  auto step = [&](const catalog::Catalogs& c) {
+    auto o = io::ParseTrainScenario(
+        "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1}\n"
+        "training: {stack: pytorch-eager-bf16, seq_len: 2048, global_batch: 1}\n",
+        "s.yaml", c.hardware, c.models);
+    EXPECT_TRUE(o.ok()) << o.error().message;
+    return train::Simulate(*o, c, nullptr)->breakdown;
+  };
+  const train::Breakdown before = step(cat);
+  cat.training = cost::Overlay(cat.training, r->calibration);
+  const train::Breakdown after = step(cat);
+  EXPECT_EQ(after.optimizer_s, before.optimizer_s);
+  EXPECT_GT(after.memory_s, 1.3 * before.memory_s);  // 0.587 of HBM bandwidth fitted, 1.0 shipped
 }
 
 TEST(TraceCalibrate, AnUnknownDeviceAsksForTheGpu) {

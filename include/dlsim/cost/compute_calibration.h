@@ -73,9 +73,10 @@ std::optional<AttentionBackend> ParseAttentionBackend(std::string_view s);
 
 // The access pattern of a memory-bound kernel; each reaches its own fraction of HBM bandwidth.
 enum class MemoryKind {
-  kElementwise,    // streaming: residual add, activation, rotary, dropout, softmax, optimizer
+  kElementwise,    // streaming: residual add, activation, rotary, dropout, softmax
   kNormalization,  // row reductions: LayerNorm/RMSNorm, cross entropy
   kGather,         // indexed rows: embedding lookup
+  kOptimizer,      // the optimizer step (fused / multi-tensor AdamW over every parameter)
 };
 
 // Memory-bound kernels: time = overhead + max(bytes / (hbm * efficiency), flops / vector peak).
@@ -83,11 +84,13 @@ struct MemoryBoundCalibration {
   double efficiency = 0.7;                     // elementwise: fraction of HBM bandwidth
   double norm_efficiency = 0;                  // normalizations (0: use `efficiency`)
   double gather_efficiency = 0;                // gathers (0: use `efficiency`)
+  double optimizer_efficiency = 0;             // the optimizer step (0: use `efficiency`)
   Duration overhead = Duration::Nanos(5'000);  // per kernel (launch and tail)
 
   double Efficiency(MemoryKind k) const {
     if (k == MemoryKind::kNormalization && norm_efficiency > 0) return norm_efficiency;
     if (k == MemoryKind::kGather && gather_efficiency > 0) return gather_efficiency;
+    if (k == MemoryKind::kOptimizer && optimizer_efficiency > 0) return optimizer_efficiency;
     return efficiency;
   }
 };

@@ -39,6 +39,10 @@ struct ArchTrainingCalibration {
   // Fraction of HBM bandwidth of large fused elementwise kernels (bias-dropout-add, softmax,
   // activations), which inference-sized kernels do not reach.
   std::optional<double> elementwise_efficiency;
+  // Fraction of HBM bandwidth of the optimizer step; unset: elementwise_efficiency's (or the shipped) rate.
+  // `dlsim calibrate --trace` writes the shipped rate here, so that the rate it fits on eager elementwise
+  // kernels does not reach the fused optimizer.
+  std::optional<double> optimizer_efficiency;
   // Forward efficiency of a measured attention kernel family (data/calibration/attention_backends.yaml),
   // as `dlsim calibrate --trace` fits it; its backward keeps the family's bwd / fwd ratio.
   std::map<AttentionBackend, double> attention_backend_efficiency;

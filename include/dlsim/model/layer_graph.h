@@ -75,6 +75,9 @@ struct Op {
   int64_t n = 0, k = 0;
   // kMemory: bytes moved (read + write) and flops per token, forward.
   double bytes_per_token = 0, flops_per_token = 0;
+  // kMemory: bytes the backward moves per token; < 0: twice the forward's (the fused kernels' rule). The
+  // eager operators (EagerLayerOps) give their own, read off autograd's kernels.
+  double bwd_bytes_per_token = -1;
   // Activation bytes per token that this operator stores for the backward pass (Korthikanti
   // et al. 2022 accounting), before sharding.
   double saved_bytes_per_token = 0;
@@ -92,14 +95,39 @@ struct Op {
   AttentionKind attention_kind = AttentionKind::kSelf;  // kAttention ops
 };
 
+// How the framework runs a layer's memory-bound work: fused kernels (Megatron / Transformer Engine: one
+// kernel per norm, activation, rotary embedding and residual add) or eager PyTorch (one kernel per tensor
+// operation, plus autocast's casts and the copies layouts need; EagerLayerOps).
+enum class Kernels { kFused, kEager };
+inline constexpr std::pair<std::string_view, Kernels> kKernelsNames[] = {{"fused", Kernels::kFused},
+                                                                         {"eager", Kernels::kEager}};
+
 struct LayerOptions {
   AttentionImpl attention = AttentionImpl::kFlash;
   double activation_bytes = 2;  // bf16/fp16 activations
+  Kernels kernels = Kernels::kFused;
+  // Eager kernels: bytes per element of the residual stream, the norms and the rotary arithmetic (4 under
+  // autocast over fp32 weights, whose residual stream stays fp32; activation_bytes otherwise).
+  double residual_bytes = 2;
 };
 
 // Operators of one transformer layer with a dense MLP, in execution order (MLA attention when m.mla
-// is enabled).
+// is enabled). With o.kernels eager, a dense model without MLA gets EagerLayerOps.
 std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o);
+// The layer's operators as eager PyTorch runs a plain decoder block (RMSNorm or LayerNorm, fused QKV, rotary
+// embedding as x1*cos - x2*sin and x2*cos + x1*sin then a concatenation, SDPA, SwiGLU or GELU, residual adds;
+// the shared H200 traces, docs/training-model.md "Eager kernels"): the same GEMMs and attention, and every
+// memory-bound kernel with its forward and backward bytes in closed form (a activation bytes, r residual
+// bytes, h hidden, q query and k key widths, f ffn width, per token):
+//   norm (x2)            2rh                    backward 3rh
+//   autocast cast (x2)   (r+a)h  (r != a)       backward (r+a)h
+//   rotary (q and k)     2(a+r)e + 5re + [r != a](r+a)e, e = q + k
+//                                               backward [r != a]3(a+r)e + 5re + 5ae
+//   attention transposes 2aq (rotary models)    backward 2a(2q+k) (rotary models) + 2a(q+2k) (the QKV
+//   gradient) residual add (x2)    (2r+a)h                backward 3rh + [r != a](r+a)h SwiGLU / GELU 5af /
+//   2af              backward 13af / 3af bias gradients       0                      backward r x (the widths
+//   of the layers with a bias)
+std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o);
 // Operators of one MoE layer: the same attention, then the router, the shared experts (a dense MLP
 // of shared_experts * expert_ffn_hidden) and the routed experts (permute, up, activation, down,
 // unpermute; `routed` set). The token all-to-all is communication, priced by train.
@@ -108,6 +136,8 @@ std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o);
 // and loss (last pipeline stage).
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o);
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o);
+// Eager: the final norm in r bytes and its cast, the logits cast to fp32 ((a+4)V, backward the same) and the
+// loss (log-softmax 8V, backward 12V) where the fused head has one cross-entropy kernel.
 
 // Forward FLOPs of a model for `tokens` tokens of sequence length `seq` (matmuls and
 // attention only, the convention of MFU): 2 * params_matmul * tokens + attention; causal

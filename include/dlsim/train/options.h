@@ -78,6 +78,9 @@ struct TrainingOptions {
   // the architecture's fitted `attention` constants (today's default), kPytorchDefault with what SDPA runs by
   // default on the GPU (cuDNN's kernel on Hopper), the others with their measured family.
   cost::AttentionBackend attention_backend = cost::AttentionBackend::kModel;
+  // How the framework runs memory-bound work (training.kernels): fused kernels, or eager PyTorch's one kernel
+  // per tensor operation with autocast's casts (model/layer_graph.h, EagerLayerOps).
+  model::Kernels kernels = model::Kernels::kFused;
   // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM); bf16
   // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;

@@ -14,8 +14,10 @@
 // backward keeping its measured ratio; otherwise the architecture's `attention`), `elementwise` (HBM
 // fraction of elementwise kernels, their bytes read from the operators' input shapes) and `host` (host
 // time per layer = (forward gap + backward gap) / 3, or / 4 with recomputation, the mean over the traces
-// where the host was measurable). Each is bisected within its bounds (StackConstants()); a family with no
-// priced call is not fitted. Pure computation.
+// where the host was measurable). With `elementwise` fitted, the optimizer's rate (optimizer_efficiency) is
+// written as the shipped one, so the eager kernels' rate does not reach the fused optimizer step. Each is
+// bisected within its bounds (StackConstants()); a family with no priced call is not fitted. Pure
+// computation.
 #ifndef DLSIM_VALIDATE_TRACE_CALIBRATE_H_
 #define DLSIM_VALIDATE_TRACE_CALIBRATE_H_
 

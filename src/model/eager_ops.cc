@@ -1,0 +1,88 @@
+// The memory-bound kernels of a decoder block as eager PyTorch runs it (layer_graph.h, EagerLayerOps). Each
+// closed form was read off the kernels and recorded shapes of the three shared H200 traces
+// (scripts/trace-layer-bytes.py) and checked against them: docs/training-model.md, "Eager kernels".
+#include <utility>
+
+#include "dlsim/model/layer_graph.h"
+#include "op_builders.h"
+
+namespace dlsim::model {
+namespace {
+
+using internal::Memory;
+
+// Sizes of one layer, per token: a activation, r residual bytes; h hidden, q query, k key (and value), f ffn.
+struct Widths {
+  double a, r, h, q, k, f;
+};
+
+Op Eager(std::string name, Shard shard, double fwd, double bwd, const Op& fused, Access access) {
+  Op op = Memory(std::move(name), shard, fwd, fused.flops_per_token, fused.saved_bytes_per_token, access);
+  op.bwd_bytes_per_token = bwd;
+  return op;
+}
+
+// A norm in r bytes, then (under autocast) its output cast to the GEMM's type.
+void AddNorm(const Op& fused, const Widths& w, std::vector<Op>& out) {
+  const double cast = w.r != w.a ? (w.r + w.a) * w.h : 0;
+  out.push_back(Eager(fused.name, fused.shard, 2 * w.r * w.h, 3 * w.r * w.h, fused, Access::kNormalization));
+  if (cast > 0) out.push_back(Eager(fused.name + "_cast", Shard::kTokens, cast, cast, Op{}, Access::kElementwise));
+}
+
+// Rotary embedding of q and k in r bytes (halves multiplied by cos and sin, subtracted and added, concatenated,
+// cast back), then the attention inputs' and outputs' transposes.
+void AddRotary(const Op& fused, const Widths& w, std::vector<Op>& out) {
+  const double e = w.q + w.k, cast = w.r != w.a ? 1.0 : 0.0;
+  const double fwd = 2 * (w.a + w.r) * e + 5 * w.r * e + cast * (w.r + w.a) * e;
+  const double bwd = cast * 3 * (w.a + w.r) * e + 5 * w.r * e + 5 * w.a * e;
+  out.push_back(Eager(fused.name, fused.shard, fwd, bwd, fused, Access::kElementwise));
+  out.push_back(Eager("attention_transpose", Shard::kInner, 2 * w.a * w.q, 2 * w.a * (2 * w.q + w.k), Op{},
+                      Access::kElementwise));
+}
+
+void AddResidual(const Op& fused, const Widths& w, std::vector<Op>& out) {
+  const double cast = w.r != w.a ? (w.r + w.a) * w.h : 0;
+  out.push_back(Eager(fused.name, fused.shard, (2 * w.r + w.a) * w.h, 3 * w.r * w.h + cast, fused,
+                      Access::kElementwise));
+}
+
+// Gradients of the layer's biases: each a sum over the tokens of its output gradient, in r bytes.
+double BiasGradientBytes(const ModelSpec& m, const Widths& w) {
+  const double qkv = w.q + 2 * w.k;
+  if (m.linear_bias) return w.r * (qkv + w.h + (m.gated_mlp ? 2 * w.f : w.f) + w.h);
+  return m.attention_bias ? w.r * qkv : 0;
+}
+
+}  // namespace
+
+std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
+  LayerOptions fused = o;
+  fused.kernels = Kernels::kFused;
+  const Widths w{o.activation_bytes,         o.residual_bytes, static_cast<double>(m.hidden), m.QueryWidth(),
+                 double(m.kv_heads) * m.head_dim(), static_cast<double>(m.ffn_hidden)};
+  const bool rope = m.position_embedding == PositionEmbedding::kRope;
+  std::vector<Op> out;
+  for (const Op& op : BuildLayerOps(m, fused)) {
+    if (op.name == "input_norm" || op.name == "post_attn_norm") {
+      AddNorm(op, w, out);
+    } else if (op.name == "rotary") {
+      if (rope) AddRotary(op, w, out);
+    } else if (op.name == "attn_residual" || op.name == "mlp_residual") {
+      AddResidual(op, w, out);
+    } else if (op.name == "swiglu" || op.name == "gelu") {
+      const double af = w.a * w.f;
+      out.push_back(Eager(op.name, op.shard, m.gated_mlp ? 5 * af : 2 * af, m.gated_mlp ? 13 * af : 3 * af, op,
+                          Access::kElementwise));
+    } else {
+      out.push_back(op);
+    }
+    // The QKV gradients are concatenated into the fused projection's (after the core attention's backward).
+    if (op.kind == OpKind::kAttention)
+      out.push_back(Eager("qkv_grad_cat", Shard::kInner, 0, 2 * w.a * (w.q + 2 * w.k), Op{}, Access::kElementwise));
+  }
+  if (const double bias = BiasGradientBytes(m, w); bias > 0)
+    out.push_back(Eager("bias_grads", Shard::kInner, 0, bias, Op{}, Access::kNormalization));
+  return out;
+}
+
+}  // namespace dlsim::model
