@@ -26,11 +26,12 @@ Op Eager(std::string name, Shard shard, double fwd, double bwd, const Op& fused,
 void AddNorm(const Op& fused, const Widths& w, std::vector<Op>& out) {
   const double cast = w.r != w.a ? (w.r + w.a) * w.h : 0;
   out.push_back(Eager(fused.name, fused.shard, 2 * w.r * w.h, 3 * w.r * w.h, fused, Access::kNormalization));
-  if (cast > 0) out.push_back(Eager(fused.name + "_cast", Shard::kTokens, cast, cast, Op{}, Access::kElementwise));
+  if (cast > 0)
+    out.push_back(Eager(fused.name + "_cast", Shard::kTokens, cast, cast, Op{}, Access::kElementwise));
 }
 
-// Rotary embedding of q and k in r bytes (halves multiplied by cos and sin, subtracted and added, concatenated,
-// cast back), then the attention inputs' and outputs' transposes.
+// Rotary embedding of q and k in r bytes (halves multiplied by cos and sin, subtracted and added,
+// concatenated, cast back), then the attention inputs' and outputs' transposes.
 void AddRotary(const Op& fused, const Widths& w, std::vector<Op>& out) {
   const double e = w.q + w.k, cast = w.r != w.a ? 1.0 : 0.0;
   const double fwd = 2 * (w.a + w.r) * e + 5 * w.r * e + cast * (w.r + w.a) * e;
@@ -58,8 +59,12 @@ double BiasGradientBytes(const ModelSpec& m, const Widths& w) {
 std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
   LayerOptions fused = o;
   fused.kernels = Kernels::kFused;
-  const Widths w{o.activation_bytes,         o.residual_bytes, static_cast<double>(m.hidden), m.QueryWidth(),
-                 double(m.kv_heads) * m.head_dim(), static_cast<double>(m.ffn_hidden)};
+  const Widths w{o.activation_bytes,
+                 o.residual_bytes,
+                 static_cast<double>(m.hidden),
+                 m.QueryWidth(),
+                 double(m.kv_heads) * m.head_dim(),
+                 static_cast<double>(m.ffn_hidden)};
   const bool rope = m.position_embedding == PositionEmbedding::kRope;
   std::vector<Op> out;
   for (const Op& op : BuildLayerOps(m, fused)) {
@@ -71,14 +76,15 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
       AddResidual(op, w, out);
     } else if (op.name == "swiglu" || op.name == "gelu") {
       const double af = w.a * w.f;
-      out.push_back(Eager(op.name, op.shard, m.gated_mlp ? 5 * af : 2 * af, m.gated_mlp ? 13 * af : 3 * af, op,
-                          Access::kElementwise));
+      out.push_back(Eager(op.name, op.shard, m.gated_mlp ? 5 * af : 2 * af, m.gated_mlp ? 13 * af : 3 * af,
+                          op, Access::kElementwise));
     } else {
       out.push_back(op);
     }
     // The QKV gradients are concatenated into the fused projection's (after the core attention's backward).
     if (op.kind == OpKind::kAttention)
-      out.push_back(Eager("qkv_grad_cat", Shard::kInner, 0, 2 * w.a * (w.q + 2 * w.k), Op{}, Access::kElementwise));
+      out.push_back(
+          Eager("qkv_grad_cat", Shard::kInner, 0, 2 * w.a * (w.q + 2 * w.k), Op{}, Access::kElementwise));
   }
   if (const double bias = BiasGradientBytes(m, w); bias > 0)
     out.push_back(Eager("bias_grads", Shard::kInner, 0, bias, Op{}, Access::kNormalization));

@@ -1,10 +1,10 @@
 // The eager decoder block's memory-bound bytes (model/layer_graph.h, EagerLayerOps): the closed forms on the
 // shapes of the three shared H200 traces, and the bytes those traces' kernels moved, measured per layer with
-//   scripts/trace-layer-bytes.py ../shared/data/profiles/h200/traces/llama-3.2-1b_amp_2x2048.kineto.json.gz 4096
-//   scripts/trace-layer-bytes.py .../gpt2-xl_amp_2x1024.kineto.json.gz 2048
-//   scripts/trace-layer-bytes.py .../llama-3.1-8b_bf16_ckpt_2x4096.kineto.json.gz 8192 --layer 6
-// ("without the weight casts"; the 1B forward with --cat-bytes 4, its rotary runs in fp32; the 8B backward less
-// its recomputed forward, 945,164 - 334,338). The GEMMs and the attention are the fused graph's.
+//   scripts/trace-layer-bytes.py ../shared/data/profiles/h200/traces/llama-3.2-1b_amp_2x2048.kineto.json.gz
+//   4096 scripts/trace-layer-bytes.py .../gpt2-xl_amp_2x1024.kineto.json.gz 2048 scripts/trace-layer-bytes.py
+//   .../llama-3.1-8b_bf16_ckpt_2x4096.kineto.json.gz 8192 --layer 6
+// ("without the weight casts"; the 1B forward with --cat-bytes 4, its rotary runs in fp32; the 8B backward
+// less its recomputed forward, 945,164 - 334,338). The GEMMs and the attention are the fused graph's.
 #include <gtest/gtest.h>
 
 #include "dlsim/model/layer_graph.h"
@@ -70,7 +70,8 @@ TEST(EagerOps, ClosedFormsOnTheTracedShapes) {
   // GPT-2 XL under autocast: no rotary and no transposes; biases on every linear layer.
   const Bytes2 xl = Eager(Gpt2Xl(), 4);
   EXPECT_DOUBLE_EQ(xl.fwd, (16 + 12 + 20) * 1600 + 4 * 6400.0);
-  EXPECT_DOUBLE_EQ(xl.bwd, (24 + 12 + 36) * 1600 + 6 * 6400 + 4 * (3 * 1600 + 1600 + 6400 + 1600) + 4 * 4800.0);
+  EXPECT_DOUBLE_EQ(xl.bwd,
+                   (24 + 12 + 36) * 1600 + 6 * 6400 + 4 * (3 * 1600 + 1600 + 6400 + 1600) + 4 * 4800.0);
   // Llama 3.1 8B in pure bf16: no casts, the rotary in bf16.
   const Bytes2 eight = Eager(Llama(4096, 32, 8, 14336), 2);
   EXPECT_DOUBLE_EQ(eight.fwd, 8 * 4096 + 18 * 5120 + 4 * 4096 + 12 * 4096 + 10 * 14336.0);
