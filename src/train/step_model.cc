@@ -214,6 +214,21 @@ std::vector<std::vector<double>> ActivationBytesByChunk(const ParallelPlan& plan
   return bytes;
 }
 
+// PyTorch's recipes (bf16, autocast) allocate each gradient during the backward, as the activations it
+// consumes are freed, and free the gradients after the step (zero_grad(set_to_none=True), PyTorch's default):
+// with one micro-batch per step the peak holds the larger of all activations (the backward's start) and all
+// gradients (its end, and the optimizer step), not both. With gradient accumulation the first micro-batch's
+// gradients stay through the next ones' forward, so both count. Megatron's mixed recipe keeps its gradient
+// buffers allocated.
+void KeepLargerOfActivationsAndGradients(const TrainOptions& o, const ParallelPlan& plan, StageMemory& mem) {
+  if (o.training.recipe == Recipe::kMixed || plan.micro_batches > 1) return;
+  if (mem.activations >= mem.gradients) {
+    mem.gradients = Bytes(0);
+  } else {
+    mem.activations = Bytes(0);
+  }
+}
+
 // Memory per pipeline rank, the peak, and feasibility against the GPU's capacity.
 void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                const ChunkCostModel& costs, const SimulatedSteps& run, StepResult& r) {
@@ -253,6 +268,7 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
     const Bytes held = by_chunk ? held_by_chunk : act_per_mb * (static_cast<double>(in_flight) / plan.chunks);
     mem.activations = held + working + resident;
     mem.workspace = ctx.framework_overhead;
+    KeepLargerOfActivationsAndGradients(o, plan, mem);
     if (mem.Total() > r.peak_memory) {
       r.peak_memory = mem.Total();
       r.peak_rank = rank;

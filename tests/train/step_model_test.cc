@@ -200,6 +200,30 @@ TEST_F(StepModelTest, HostFloorIsTheHostWait) {
   EXPECT_NEAR(r.breakdown.host_wait_s, per_layer * o_.model.layers * plan->micro_batches, 1e-6);
 }
 
+// PyTorch's recipes allocate gradients as the backward frees activations: with one micro-batch the peak holds
+// the larger of the two; with gradient accumulation both (the first micro-batch's gradients stay). Megatron's
+// mixed recipe keeps both always.
+TEST_F(StepModelTest, PyTorchRecipesHoldTheLargerOfActivationsAndGradients) {
+  o_.parallel.tp = 1;
+  o_.parallel.zero = 0;
+  o_.training.recipe = Recipe::kBf16;
+  o_.training.global_batch = 16;  // dp 8: two micro-batches
+  const StageMemory both = Run().memory.at(0);
+  ASSERT_GT(both.activations.ToBytes(), 0);
+  ASSERT_GT(both.gradients.ToBytes(), 0);
+  o_.training.global_batch = 8;  // one micro-batch
+  const StageMemory one = Run().memory.at(0);
+  EXPECT_EQ(one.weights, both.weights);
+  EXPECT_EQ(one.optimizer, both.optimizer);
+  EXPECT_NEAR(one.Total().ToBytes(), (both.Total() - std::min(both.activations, both.gradients)).ToBytes(),
+              1);
+  EXPECT_EQ(std::min(one.activations, one.gradients), Bytes(0));
+  o_.training.recipe = Recipe::kMixed;
+  const StageMemory mixed = Run().memory.at(0);
+  EXPECT_GT(mixed.activations.ToBytes(), 0);
+  EXPECT_GT(mixed.gradients.ToBytes(), 0);
+}
+
 TEST_F(StepModelTest, BalancedPlacementTrimsTheEnds) {
   EXPECT_EQ(BalancedLayerPlacement(126, 16),
             (std::vector<int>{7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}));

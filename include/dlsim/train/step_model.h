@@ -25,8 +25,11 @@
 namespace dlsim::train {
 
 struct StageMemory {
-  // activations: per micro-batch in flight x in flight, plus the recompute working set, plus state a
-  // data policy keeps resident across micro-batches (chunkflow's prefix K/V and its gradients).
+  // At the rank's peak. activations: per micro-batch in flight x in flight, plus the recompute working set,
+  // plus state a data policy keeps resident across micro-batches (chunkflow's prefix K/V and its gradients).
+  // Under PyTorch's recipes (bf16, autocast) with one micro-batch per step, gradients are allocated as
+  // activations are freed: the smaller of the two is 0 here (step_model.cc,
+  // KeepLargerOfActivationsAndGradients).
   Bytes weights, gradients, optimizer, activations, workspace;
   Bytes Total() const { return weights + gradients + optimizer + activations + workspace; }
   int micro_batches_in_flight = 0;
