@@ -34,6 +34,17 @@ Result<std::vector<StackSetting>> DescribeStack(const std::string& name) {
       out.push_back({path, s.Get<std::string>(key, ""), *source});
     }
   }
+  const MapReader cal = profile.Section("calibration");  // calibration.<architecture>.<constant>
+  for (const std::string& arch : cal.Keys()) {
+    const MapReader a = cal.Section(arch);
+    for (const std::string& key : a.Keys()) {
+      const std::string path = "calibration." + arch + "." + key;
+      std::optional<std::string> source = sources.Find<std::string>(path);
+      if (!source || source->empty())
+        return Error::Parse("data/catalog/stacks.yaml: stack " + name + ": " + path + " has no source");
+      out.push_back({path, a.Get<std::string>(key, ""), *source});
+    }
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/stack_profiles.h"
+#include "dlsim/io/training_calibration_loader.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/train/context_parallel.h"
 #include "dlsim/train/expert_routing.h"
@@ -273,6 +274,8 @@ void ApplyStack(const MapReader& training, train::TrainOptions* o) {
   if (fw.Has("layer_host_us"))
     o->training.stack_layer_host_us = fw.Get<double>("layer_host_us", 0, Range::Between(0, 1e5));
   fw.Finish();
+  if (profile.Has("calibration"))
+    o->training.stack_calibration = ReadTrainingArchitectures(profile.Section("calibration"));
   const Status status = doc->status();
   if (!status.ok()) training.AddError("stack", "stack " + *name + ": " + status.error().message);
   o->training.stack = *name;

@@ -33,13 +33,8 @@ void ReadBackendEfficiencies(const MapReader& a, cost::ArchTrainingCalibration& 
 
 }  // namespace
 
-Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
-                                                           std::string file_name) {
-  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
-  const MapReader root = doc.Root();
-  cost::TrainingCalibration cal;
-  cal.source = file_name;
-  const MapReader archs = root.Section("architectures");
+std::vector<cost::ArchTrainingCalibration> ReadTrainingArchitectures(const MapReader& archs) {
+  std::vector<cost::ArchTrainingCalibration> out;
   for (const std::string& name : archs.Keys()) {
     const MapReader a = archs.Section(name);
     cost::ArchTrainingCalibration t;
@@ -51,8 +46,18 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
     t.optimizer_efficiency = Optional(a, "optimizer_efficiency");
     ReadBackendEfficiencies(a, t);
     a.Finish();
-    cal.archs.push_back(t);
+    out.push_back(t);
   }
+  return out;
+}
+
+Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
+                                                           std::string file_name) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
+  const MapReader root = doc.Root();
+  cost::TrainingCalibration cal;
+  cal.source = file_name;
+  cal.archs = ReadTrainingArchitectures(root.Section("architectures"));
   const MapReader fw = root.Section("framework");
   if (fw.Has("layer_host_us")) {
     cal.layer_host_time = Seconds(fw.Get<double>("layer_host_us", 0, Range::Between(0, 1e6)) * 1e-6);

@@ -29,7 +29,11 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   DLSIM_ASSIGN_OR_RETURN(owned->comm, comms.Create(choice.collective, net_cal));
   cost::ComputeModelRegistry computes("compute-model");
   cost::RegisterComputeModels(computes);
-  const cost::ComputeCalibration cal = training ? training->Apply(compute_cal) : compute_cal;
+  // The stack's kernel rates under the training constants: the shipped file's and a user's calibration win.
+  cost::TrainingCalibration stack;
+  stack.archs = o.training.stack_calibration;
+  const cost::ComputeCalibration base = stack.archs.empty() ? compute_cal : stack.Apply(compute_cal);
+  const cost::ComputeCalibration cal = training ? training->Apply(base) : base;
   DLSIM_ASSIGN_OR_RETURN(
       owned->compute,
       computes.Create(choice.compute.empty() ? o.compute_model : choice.compute, owned->gpu, cal));

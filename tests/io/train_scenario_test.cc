@@ -412,5 +412,38 @@ TEST(StackProfilesTest, EagerStacksPriceSdpasDefaultAttentionFamily) {
       << unfused.error().message;
 }
 
+// A stack's measured kernel rates (stacks.yaml `calibration:`) reach the step on their architecture, sit
+// under a user's calibration, and leave the fused optimizer at its shipped rate.
+TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  auto o = ParseTrainScenario(
+      "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1}\n"
+      "training: {seq_len: 2048, global_batch: 1, stack: pytorch-eager-bf16}\n",
+      "s.yaml", cat->hardware, cat->models);
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  ASSERT_EQ(o->training.stack_calibration.size(), 1u);
+  EXPECT_EQ(o->training.stack_calibration[0].architecture, "hopper");
+  EXPECT_EQ(o->training.stack_calibration[0].elementwise_efficiency, 0.4632);
+  auto breakdown = [](const train::TrainOptions& t, const catalog::Catalogs& c) {
+    auto r = train::Simulate(t, c, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r->breakdown;
+  };
+  const train::Breakdown with = breakdown(*o, *cat);
+  train::TrainOptions bare = *o;
+  bare.training.stack_calibration.clear();
+  const train::Breakdown without = breakdown(bare, *cat);
+  EXPECT_GT(with.memory_s, 1.5 * without.memory_s);
+  EXPECT_EQ(with.optimizer_s, without.optimizer_s);
+  EXPECT_EQ(with.gemm_s, without.gemm_s);
+  catalog::Catalogs mine = *cat;
+  cost::TrainingCalibration user;
+  user.source = "mine.yaml";
+  user.archs.push_back({.architecture = "hopper", .elementwise_efficiency = 1.0});
+  mine.training = cost::Overlay(mine.training, user);
+  EXPECT_EQ(breakdown(*o, mine).memory_s, without.memory_s);
+}
+
 }  // namespace
 }  // namespace dlsim::io

@@ -191,7 +191,8 @@ TEST(TraceCalibrate, TheOptimizerKeepsItsShippedRate) {
   cat.training = cost::Overlay(cat.training, r->calibration);
   const train::Breakdown after = step(cat);
   EXPECT_EQ(after.optimizer_s, before.optimizer_s);
-  EXPECT_GT(after.memory_s, 1.3 * before.memory_s);  // 0.587 of HBM bandwidth fitted, 1.0 shipped
+  // The trimmed trace's fitted elementwise rate (0.587 of HBM bandwidth) replaces the stack's (0.4632).
+  EXPECT_LT(after.memory_s, 0.9 * before.memory_s);
 }
 
 TEST(TraceCalibrate, AnUnknownDeviceAsksForTheGpu) {

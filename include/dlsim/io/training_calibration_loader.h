@@ -4,11 +4,17 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dlsim/core/result.h"
 #include "dlsim/cost/training_calibration.h"
+#include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {
+
+// The per-architecture constants of an `architectures:` section (a calibration file's, or a stack profile's
+// `calibration:`); errors are recorded on the reader's document.
+std::vector<cost::ArchTrainingCalibration> ReadTrainingArchitectures(const MapReader& archs);
 
 // Errors name the file, line, column and key (io/yaml_reader.h conventions).
 Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text, std::string file_name);

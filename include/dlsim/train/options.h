@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlsim/cost/compute_calibration.h"
+#include "dlsim/cost/training_calibration.h"
 #include "dlsim/data/data_options.h"
 #include "dlsim/hw/gpu.h"
 #include "dlsim/model/dit.h"
@@ -89,6 +90,11 @@ struct TrainingOptions {
   // The stack's measured host time per layer (stacks.yaml `framework.layer_host_us`): replaces the shipped
   // calibration's, not a user's `--calibration` (train/context_builder.cc).
   std::optional<double> stack_layer_host_us;
+  // The stack's measured kernel rates per GPU architecture (stacks.yaml `calibration:`): laid over the
+  // kernel-level calibration before the training calibration, so the shipped file's constants for the same
+  // key and a user's
+  // `--calibration` win (train/context_builder.cc).
+  std::vector<cost::ArchTrainingCalibration> stack_calibration;
   // A diffusion transformer's clip (training.video); seq_len is then its latent tokens (model/dit.h).
   std::optional<model::VideoClip> video;
 };
