@@ -11,8 +11,9 @@
 Every residual is the ratio measured / predicted of a row the constants were not fitted on:
   fitted-stack  the 5-fold cross-validated predictions of the seven fit sets (each row predicted by a fit
                 that left its fold out);
-  other-stack   the held-out sets (never fitted on) and the project's plain-PyTorch H200 steps (shipped
-                constants).
+  measured-stack  the project's plain-PyTorch H200 steps (shipped constants; their stacks carry kernel rates
+                measured on profiled steps, not on these runs).
+  other-stack   the held-out published sets (never fitted on).
 The interval is the 10th-90th percentile of the ratios with every set weighted equally (vTrain's 731 rows
 count as much as MLPerf's 7). Coverage is printed to stderr: per fit set its share of rows inside the
 fitted-stack interval; per other-stack set the share inside the interval derived WITHOUT that set (leave one
@@ -59,20 +60,24 @@ def main(cv_path, val_path, *calibrate_paths):
         if s["name"] in HELD_OUT:
             other[s["name"]] = [r["measured"] / r["predicted"] for r in s["detail"]
                                 if r["feasible"] and r["predicted"] > 0]
+    measured = {}
     for path in calibrate_paths:
         runs = json.load(open(path))["runs"]
-        other["h200-pytorch-" + path.rsplit("/", 1)[-1].split(".")[0]] = [r["measured_s"] / r["shipped_s"] for r in runs]
+        measured["h200-pytorch-" + path.rsplit("/", 1)[-1].split(".")[0]] = [r["measured_s"] / r["shipped_s"]
+                                                                            for r in runs]
     flo, fhi = interval(fitted)
     olo, ohi = interval(other)
+    mlo, mhi = interval(measured)
     log = sys.stderr
     print("fitted-stack interval %.4f-%.4f" % (flo, fhi), file=log)
     for name, rs in fitted.items():
         print("  %-28s rows %4d  coverage %5.1f%%" % (name, len(rs), 100 * coverage(rs, flo, fhi)), file=log)
-    print("other-stack interval %.4f-%.4f (coverage: leave one set out)" % (olo, ohi), file=log)
-    for name, rs in other.items():
-        lo, hi = interval({k: v for k, v in other.items() if k != name})
-        print("  %-28s rows %4d  coverage %5.1f%% (interval without it %.3f-%.3f)"
-              % (name, len(rs), 100 * coverage(rs, lo, hi), lo, hi), file=log)
+    for label, sets, lo_, hi_ in (("other-stack", other, olo, ohi), ("measured-stack", measured, mlo, mhi)):
+        print("%s interval %.4f-%.4f (coverage: leave one set out)" % (label, lo_, hi_), file=log)
+        for name, rs in sets.items():
+            lo, hi = interval({k: v for k, v in sets.items() if k != name})
+            print("  %-28s rows %4d  coverage %5.1f%% (interval without it %.3f-%.3f)"
+                  % (name, len(rs), 100 * coverage(rs, lo, hi), lo, hi), file=log)
     rows = lambda sets: sum(len(v) for v in sets.values())
     print("# Prediction intervals of predicted step times (cost/prediction_intervals.h): per regime the %d%%"
           % int(100 * LEVEL))
@@ -86,7 +91,10 @@ def main(cv_path, val_path, *calibrate_paths):
     print("    what: \"Megatron-LM / NeMo stacks (or none named), mixed precision, dense, A100 or H100; 5-fold CV\"")
     print("  other-stack:")
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (olo, ohi, len(other), rows(other)))
-    print("    what: \"torchtitan, Megatron-DeepSpeed, plain PyTorch recipes, MoE, B200; held-out sets\"")
+    print("    what: \"torchtitan, Megatron-DeepSpeed, MoE, B200, plain PyTorch without measured rates; held-out sets\"")
+    print("  measured-stack:")
+    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (mlo, mhi, len(measured), rows(measured)))
+    print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,13 @@ bool FittedStack(const TrainOptions& o, const std::string& arch) {
          (arch == "ampere" || arch == "hopper");
 }
 
+// A stack that carries kernel rates measured for this architecture (stacks.yaml `calibration:`).
+bool MeasuredStack(const TrainOptions& o, const std::string& arch) {
+  for (const cost::ArchTrainingCalibration& a : o.training.stack_calibration)
+    if (a.architecture == arch) return true;
+  return false;
+}
+
 bool Validated(const std::string& arch) {
   return arch == "ampere" || arch == "hopper" || arch == "blackwell";
 }
@@ -31,6 +38,9 @@ std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string&
   const cost::IntervalRegime* other = table.Find("other-stack");
   if (fitted != nullptr && FittedStack(o, architecture))
     return Make(step_s, fitted->low, fitted->high, table.level, fitted->name);
+  const cost::IntervalRegime* measured = table.Find("measured-stack");
+  if (measured != nullptr && MeasuredStack(o, architecture))
+    return Make(step_s, measured->low, measured->high, table.level, measured->name);
   if (other == nullptr) return std::nullopt;
   if (Validated(architecture)) return Make(step_s, other->low, other->high, table.level, other->name);
   // Outside: the other-stack interval's log-width scaled by outside_widen on both sides.

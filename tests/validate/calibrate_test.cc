@@ -214,7 +214,8 @@ namespace dlsim::train {
 namespace {
 
 // The regime of a scenario decides its interval: the shipped table's fitted-stack interval for a
-// Megatron-like H100 run, the held-out (other-stack) one for torchtitan, MoE or a plain-PyTorch recipe, a
+// Megatron-like H100 run, the held-out (other-stack) one for torchtitan, MoE or a plain-PyTorch recipe, the
+// measured-stack one for a stack carrying kernel rates measured on the GPU's architecture, a
 // widened and flagged one on a GPU no validation set has, and a user calibration's own for its architecture.
 TEST(PredictionInterval, RegimeFollowsTheScenario) {
   auto c = io::LoadCatalogs({});
@@ -238,6 +239,14 @@ TEST(PredictionInterval, RegimeFollowsTheScenario) {
   EXPECT_EQ(at("blackwell")->regime, "other-stack");  // no Blackwell constant is fitted
   o.training.recipe = Recipe::kAutocast;
   EXPECT_EQ(at("hopper")->regime, "other-stack");
+  // A stack that carries kernel rates measured for the GPU's architecture has its own regime.
+  o.training.stack_calibration.push_back({.architecture = "hopper", .elementwise_efficiency = 0.46});
+  const cost::IntervalRegime* measured = c->intervals.Find("measured-stack");
+  ASSERT_NE(measured, nullptr);
+  EXPECT_EQ(at("hopper")->regime, "measured-stack");
+  EXPECT_DOUBLE_EQ(at("hopper")->low_s, 2.0 * measured->low);
+  EXPECT_EQ(at("ampere")->regime, "other-stack");  // no rate measured for its architecture
+  o.training.stack_calibration.clear();
   o.training.recipe = Recipe::kMixed;
   o.model.moe.experts = 8;
   EXPECT_EQ(at("hopper")->regime, "other-stack");
