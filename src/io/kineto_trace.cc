@@ -23,12 +23,18 @@ using validate::TracedOp;
 // A trace is tens of megabytes of JSON per step; it may be this many times the input-file limit.
 constexpr int64_t kTraceLimitFactor = 16;
 
+// Field `key` of `e` when it is a string, else "" (nlohmann's value() throws on a field of another type).
+std::string Str(const Json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // Event `i`'s numeric field `key`; an error naming the event when it is missing or not a number.
 Result<double> Number(const Json& e, const char* key, size_t i, const std::string& file) {
   auto it = e.find(key);
   if (it == e.end() || !it->is_number())
     return Error::InvalidArgument(fmt::format("{}: traceEvents[{}] ('{}'): '{}' is {}", file, i,
-                                              e.value("name", std::string("?")), key,
+                                              Str(e, "name"), key,
                                               it == e.end() ? "missing" : "not a number"));
   return it->get<double>();
 }
@@ -98,7 +104,7 @@ struct Builder {
 Status Builder::AddOp(const Json& e, size_t i) {
   DLSIM_ASSIGN_OR_RETURN(double ts, Number(e, "ts", i, step.file));
   TracedOp op;
-  op.name = e.value("name", std::string());
+  op.name = Str(e, "name");
   op.cpu_start_us = ts;
   if (auto t = e.find("tid"); t != e.end() && t->is_number_integer()) op.thread = t->get<int>();
   if (auto args = e.find("args"); args != e.end() && args->is_object()) {
@@ -125,15 +131,15 @@ Status Builder::AddGpu(const Json& e, size_t i) {
     return Status::Ok();
   }
   TracedOp& op = step.ops[it->second];
-  if (op.kernels++ == 0) op.first_kernel = e.value("name", std::string());
+  if (op.kernels++ == 0) op.first_kernel = Str(e, "name");
   op.gpu_us += dur;
   return Status::Ok();
 }
 
 Status Builder::Add(const Json& e, size_t i) {
-  if (!e.is_object() || e.value("ph", std::string()) != "X") return Status::Ok();
-  const std::string cat = e.value("cat", std::string());
-  const std::string name = e.value("name", std::string());
+  if (!e.is_object() || Str(e, "ph") != "X") return Status::Ok();
+  const std::string cat = Str(e, "cat");
+  const std::string name = Str(e, "name");
   if (cat == "cpu_op") return AddOp(e, i);
   if (IsGpuActivity(cat)) return AddGpu(e, i);
   if (IsLaunch(cat, name)) {
@@ -150,16 +156,16 @@ Status Builder::Add(const Json& e, size_t i) {
 std::string DeviceName(const Json& j) {
   auto d = j.find("deviceProperties");
   if (d == j.end() || !d->is_array() || d->empty() || !(*d)[0].is_object()) return "";
-  return (*d)[0].value("name", std::string());
+  return Str((*d)[0], "name");
 }
 
 // Kineto writes operators before or after their kernels; joining needs every operator first.
 Status AddAll(const Json& events, Builder& b) {
   for (size_t i = 0; i < events.size(); ++i)
-    if (events[i].is_object() && events[i].value("cat", std::string()) == "cpu_op")
+    if (events[i].is_object() && Str(events[i], "cat") == "cpu_op")
       DLSIM_RETURN_IF_ERROR(b.Add(events[i], i));
   for (size_t i = 0; i < events.size(); ++i)
-    if (!events[i].is_object() || events[i].value("cat", std::string()) != "cpu_op")
+    if (!events[i].is_object() || Str(events[i], "cat") != "cpu_op")
       DLSIM_RETURN_IF_ERROR(b.Add(events[i], i));
   return Status::Ok();
 }
@@ -200,6 +206,8 @@ Result<ProfiledStep> ParseKinetoTrace(std::string_view text, const std::string& 
   } catch (const Json::parse_error& e) {
     return Error::InvalidArgument(fmt::format("{}:{}: not valid JSON: {}", file_name,
                                               LineColumn(text, e.byte > 0 ? e.byte - 1 : 0), e.what()));
+  } catch (const Json::exception& e) {  // a number out of range (1e400) has no position
+    return Error::InvalidArgument(fmt::format("{}: not valid JSON: {}", file_name, e.what()));
   }
   if (!j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array())
     return Error::InvalidArgument(file_name +

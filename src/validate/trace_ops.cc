@@ -65,7 +65,7 @@ std::optional<cost::KernelOp> GemmOp(const TracedOp& op) {
 // output gradient first.
 std::optional<cost::KernelOp> AttentionOp(const TracedOp& op, bool backward, bool causal) {
   const size_t q = backward ? 1 : 0;
-  if (op.dims.size() < q + 2 || op.types.empty()) return std::nullopt;
+  if (op.dims.size() < q + 2 || op.types.size() <= q) return std::nullopt;
   const auto &qd = op.dims[q], &kd = op.dims[q + 1];
   if (qd.size() != 4 || kd.size() != 4) return std::nullopt;
   const bool bshd = Has(op.name, "aten::_flash_attention") || Has(op.name, "aten::_efficient_attention");
@@ -105,7 +105,8 @@ std::optional<cost::KernelOp> ElementwiseOp(const TracedOp& op) {
   if (n == "aten::fill_" || n == "aten::zero_") bytes = largest;
   if (n == "aten::_to_copy" && op.concrete.size() > 1 && !op.dims.empty()) {
     const std::string& code = op.concrete[1];  // c10::ScalarType: 5 half, 6 float, 15 bfloat16
-    const double out = code == "6" ? 4 : (code == "5" || code == "15") ? 2 : TypeBytes(op.types[0]);
+    const double same = op.types.empty() ? 0 : TypeBytes(op.types[0]);
+    const double out = code == "6" ? 4 : (code == "5" || code == "15") ? 2 : same;
     bytes = read + Elements(op.dims[0]) * out;
   }
   if (!(bytes > 0)) return std::nullopt;

@@ -70,11 +70,26 @@ void ExpectError(const std::string& text, const std::string& part) {
 TEST(KinetoTrace, MalformedTracesAreErrorsNamingWhatIsWrong) {
   ExpectError("{\"traceEvents\": [1, 2,", "bad.json:1:");
   ExpectError("{\"events\": []}", "no 'traceEvents' list");
+  ExpectError("{\"traceEvents\": [{\"ts\": 1e400}]}", "number overflow");  // found by fuzz_kineto_trace
   ExpectError("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":\"5\"}]}",
               "traceEvents[0] ('k'): 'dur' is not a number");
   ExpectError("{\"traceEvents\":[" + Event("cpu_op", "aten::mm", 1, 3, 7) + "]}", "no GPU kernels");
   ExpectError("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2}]}",
               "record_shapes=True");
+}
+
+// Fields of the wrong type are skipped or named, never thrown: nlohmann's value() throws on a present field
+// of another type, which once aborted the reader on `"ph": 1` or `"name": 5`.
+TEST(KinetoTrace, FieldsOfTheWrongTypeNeitherThrowNorAbort) {
+  ExpectError(
+      "{\"traceEvents\":[{\"ph\":1,\"cat\":[],\"name\":5}," + Event("cpu_op", "aten::mm", 1, 3, 7) + "]}",
+      "no GPU kernels");
+  ExpectError("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":5,\"ts\":1,\"dur\":\"2\"}]}",
+              "'dur' is not a number");
+  ExpectError(
+      "{\"deviceProperties\":[{\"name\":3}],\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"ts\":1,"
+      "\"name\":{}}]}",
+      "no GPU kernels");
 }
 
 TEST(KinetoTrace, TruncatedGzipIsAnError) {

@@ -79,6 +79,17 @@ TEST(TraceOps, ShapesAndBytesInClosedForm) {
       6000);
 }
 
+// Operators recorded with fewer types than inputs are not priced (an attention backward's query type is its
+// second; a _to_copy without types has no byte size to copy into), and nothing reads past the lists.
+TEST(TraceOps, ShortTypeListsAreNotPriced) {
+  EXPECT_FALSE(ToKernelOp(Op("aten::_cudnn_attention_backward",
+                             {{2, 32, 128, 64}, {2, 32, 128, 64}, {2, 8, 128, 64}}, {"c10::BFloat16"}),
+                          true));
+  TracedOp copy = Op("aten::_to_copy", {{8, 4}}, {});
+  copy.concrete = {"", "99"};
+  EXPECT_FALSE(ToKernelOp(copy, true));
+}
+
 TEST(TraceOps, HostTimeIsTheGapBetweenLayersAndBlockedGapsAreLeftOut) {
   ProfiledStep s;
   for (double t : {0.0, 1000.0, 2000.0, 3000.0})
