@@ -165,7 +165,10 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
   y << fmt::format("  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n", t.seq_len,
                    t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
   y << "  attention: " << model::AttentionImplName(t.attention) << "\n";
-  y << "  attention_backend: " << cost::AttentionBackendName(t.attention_backend) << "\n";
+  // The family of a fused kernel only: with unfused attention a stack's family is unused, and naming it is an
+  // error.
+  if (t.attention == model::AttentionImpl::kFlash)
+    y << "  attention_backend: " << cost::AttentionBackendName(t.attention_backend) << "\n";
   y << "  recipe: " << train::RecipeName(t.recipe) << "\n";
   for (const auto& [name, k] : model::kKernelsNames)
     if (k == t.kernels) y << "  kernels: " << name << "\n";

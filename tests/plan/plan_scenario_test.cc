@@ -206,6 +206,17 @@ TEST_F(PlanScenarioTest, WrittenScenarioKeepsTheStackRecipeAndAttentionFamily) {
   EXPECT_EQ(back->training.attention_backend, cost::AttentionBackend::kFlash2);
   EXPECT_EQ(back->training.grad_dtype, std::optional<hw::DType>(hw::DType::kBf16));
   EXPECT_EQ(back->parallel.zero, 0);
+  // Unfused attention under a stack that names a fused family: the family is not written (naming one with
+  // unfused attention is an error), the stack's comes back unused.
+  auto unfused = ParseTrainScenario(
+      "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1}\n"
+      "training: {stack: pytorch-eager-bf16, attention: unfused, global_batch: 1}\n",
+      "eager.yaml", catalogs_.hardware, catalogs_.models);
+  ASSERT_TRUE(unfused.ok()) << unfused.error().message;
+  const std::string written = FormatTrainScenarioYaml(*unfused, "unfused");
+  auto again = ParseTrainScenario(written, "best.yaml", catalogs_.hardware, catalogs_.models);
+  ASSERT_TRUE(again.ok()) << again.error().message << "\n" << written;
+  EXPECT_EQ(again->training.attention, model::AttentionImpl::kUnfused);
 }
 
 }  // namespace
