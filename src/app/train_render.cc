@@ -149,8 +149,7 @@ nlohmann::ordered_json InputsJson(const TrainOptions& o) {
       o.training.stack.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.training.stack);
   in["attention"] = std::string(model::AttentionImplName(o.training.attention));
   in["attention_backend"] = std::string(cost::AttentionBackendName(o.training.attention_backend));
-  for (const auto& [name, k] : model::kKernelsNames)
-    if (k == o.training.kernels) in["kernels"] = std::string(name);
+  in["kernels"] = std::string(model::KernelsName(o.training.kernels));
   return in;
 }
 

@@ -170,8 +170,7 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
   if (t.attention == model::AttentionImpl::kFlash)
     y << "  attention_backend: " << cost::AttentionBackendName(t.attention_backend) << "\n";
   y << "  recipe: " << train::RecipeName(t.recipe) << "\n";
-  for (const auto& [name, k] : model::kKernelsNames)
-    if (k == t.kernels) y << "  kernels: " << name << "\n";
+  y << "  kernels: " << model::KernelsName(t.kernels) << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
 }
 

@@ -1,4 +1,5 @@
-// The memory-bound kernels of a decoder block as eager PyTorch runs it (layer_graph.h, EagerLayerOps). Each
+// The memory-bound kernels of a decoder block and the head as eager PyTorch runs them (layer_graph.h,
+// EagerLayerOps, EagerHeadOps). Each
 // closed form was read off the kernels and recorded shapes of the three shared H200 traces
 // (scripts/trace-layer-bytes.py) and checked against them: docs/training-model.md, "Eager kernels".
 #include <utility>
@@ -11,39 +12,40 @@ namespace {
 
 using internal::Memory;
 
-// Sizes of one layer, per token: a activation, r residual bytes; h hidden, q query, k key (and value), f ffn.
+// Sizes of one layer, per token: a activation, r residual bytes, c a cast's (r + a under autocast, else 0);
+// h hidden, q query, k key (and value), f ffn.
 struct Widths {
-  double a, r, h, q, k, f;
+  double a, r, c, h, q, k, f;
 };
 
-Op Eager(std::string name, Shard shard, double fwd, double bwd, const Op& fused, Access access) {
-  Op op = Memory(std::move(name), shard, fwd, fused.flops_per_token, fused.saved_bytes_per_token, access);
+// A memory-bound operator moving `fwd` and `bwd` bytes per token, with `like`'s FLOPs and saved bytes.
+Op Eager(std::string name, Shard shard, double fwd, double bwd, const Op& like, Access access) {
+  Op op = Memory(std::move(name), shard, fwd, like.flops_per_token, like.saved_bytes_per_token, access);
   op.bwd_bytes_per_token = bwd;
   return op;
 }
 
 // A norm in r bytes, then (under autocast) its output cast to the GEMM's type.
 void AddNorm(const Op& fused, const Widths& w, std::vector<Op>& out) {
-  const double cast = w.r != w.a ? (w.r + w.a) * w.h : 0;
   out.push_back(Eager(fused.name, fused.shard, 2 * w.r * w.h, 3 * w.r * w.h, fused, Access::kNormalization));
-  if (cast > 0)
-    out.push_back(Eager(fused.name + "_cast", Shard::kTokens, cast, cast, Op{}, Access::kElementwise));
+  if (w.c > 0)
+    out.push_back(
+        Eager(fused.name + "_cast", Shard::kTokens, w.c * w.h, w.c * w.h, Op{}, Access::kElementwise));
 }
 
 // Rotary embedding of q and k in r bytes (halves multiplied by cos and sin, subtracted and added,
 // concatenated, cast back), then the attention inputs' and outputs' transposes.
 void AddRotary(const Op& fused, const Widths& w, std::vector<Op>& out) {
-  const double e = w.q + w.k, cast = w.r != w.a ? 1.0 : 0.0;
-  const double fwd = 2 * (w.a + w.r) * e + 5 * w.r * e + cast * (w.r + w.a) * e;
-  const double bwd = cast * 3 * (w.a + w.r) * e + 5 * w.r * e + 5 * w.a * e;
+  const double e = w.q + w.k;
+  const double fwd = 2 * (w.a + w.r) * e + 5 * w.r * e + w.c * e;
+  const double bwd = 3 * w.c * e + 5 * w.r * e + 5 * w.a * e;
   out.push_back(Eager(fused.name, fused.shard, fwd, bwd, fused, Access::kElementwise));
   out.push_back(Eager("attention_transpose", Shard::kInner, 2 * w.a * w.q, 2 * w.a * (2 * w.q + w.k), Op{},
                       Access::kElementwise));
 }
 
 void AddResidual(const Op& fused, const Widths& w, std::vector<Op>& out) {
-  const double cast = w.r != w.a ? (w.r + w.a) * w.h : 0;
-  out.push_back(Eager(fused.name, fused.shard, (2 * w.r + w.a) * w.h, 3 * w.r * w.h + cast, fused,
+  out.push_back(Eager(fused.name, fused.shard, (2 * w.r + w.a) * w.h, 3 * w.r * w.h + w.c * w.h, fused,
                       Access::kElementwise));
 }
 
@@ -59,8 +61,10 @@ double BiasGradientBytes(const ModelSpec& m, const Widths& w) {
 std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
   LayerOptions fused = o;
   fused.kernels = Kernels::kFused;
-  const Widths w{o.activation_bytes,
-                 o.residual_bytes,
+  const double a = o.activation_bytes, r = o.residual_bytes;
+  const Widths w{a,
+                 r,
+                 r != a ? r + a : 0,
                  static_cast<double>(m.hidden),
                  m.QueryWidth(),
                  double(m.kv_heads) * m.head_dim(),
@@ -89,6 +93,22 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
   if (const double bias = BiasGradientBytes(m, w); bias > 0)
     out.push_back(Eager("bias_grads", Shard::kInner, 0, bias, Op{}, Access::kNormalization));
   return out;
+}
+
+std::vector<Op> EagerHeadOps(const ModelSpec& m, const LayerOptions& o) {
+  const double a = o.activation_bytes, r = o.residual_bytes, h = m.hidden, v = m.vocab;
+  const Op norm = Memory("", Shard::kTokens, 0, 8.0 * h, r * h),
+           logits = Memory("", Shard::kInner, 0, 0, 4 * v);
+  std::vector<Op> ops;
+  ops.push_back(Eager("final_norm", Shard::kTokens, 2 * r * h, 3 * r * h, norm, Access::kNormalization));
+  if (r != a)
+    ops.push_back(
+        Eager("final_norm_cast", Shard::kTokens, (r + a) * h, (r + a) * h, Op{}, Access::kElementwise));
+  ops.push_back(internal::Gemm("lm_head", Shard::kColumn, m.vocab, m.hidden, a * h));
+  ops.push_back(Eager("logits_cast", Shard::kInner, (a + 4) * v, (a + 4) * v, logits, Access::kElementwise));
+  const Op loss = Memory("", Shard::kInner, 0, 5.0 * v, 4 * v);
+  ops.push_back(Eager("cross_entropy", Shard::kInner, 8 * v, 12 * v, loss, Access::kNormalization));
+  return ops;
 }
 
 }  // namespace dlsim::model

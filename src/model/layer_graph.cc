@@ -132,32 +132,9 @@ std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o) {
                  Access::kGather)};
 }
 
-namespace {
-
-// The eager head (layer_graph.h): the final norm in r bytes and its cast, the LM head, the logits cast to
-// fp32 and the log-softmax of the loss.
-std::vector<Op> EagerHeadOps(const ModelSpec& m, double a, double r) {
-  const double h = m.hidden, v = m.vocab;
-  std::vector<Op> ops;
-  ops.push_back(Memory("final_norm", Shard::kTokens, 2 * r * h, 8.0 * h, r * h, Access::kNormalization));
-  ops.back().bwd_bytes_per_token = 3 * r * h;
-  if (r != a) {
-    ops.push_back(Memory("final_norm_cast", Shard::kTokens, (r + a) * h, 0, 0));
-    ops.back().bwd_bytes_per_token = (r + a) * h;
-  }
-  ops.push_back(Gemm("lm_head", Shard::kColumn, m.vocab, m.hidden, a * h));
-  ops.push_back(Memory("logits_cast", Shard::kInner, (a + 4) * v, 0, 4 * v));
-  ops.back().bwd_bytes_per_token = (a + 4) * v;
-  ops.push_back(Memory("cross_entropy", Shard::kInner, 8 * v, 5.0 * v, 4 * v, Access::kNormalization));
-  ops.back().bwd_bytes_per_token = 12 * v;
-  return ops;
-}
-
-}  // namespace
-
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
-  if (o.kernels == Kernels::kEager) return EagerHeadOps(m, a, o.residual_bytes);
+  if (o.kernels == Kernels::kEager) return EagerHeadOps(m, o);
   std::vector<Op> ops;
   ops.push_back(Memory("final_norm", Shard::kTokens, 2 * a * m.hidden, 8.0 * m.hidden, a * m.hidden,
                        Access::kNormalization));

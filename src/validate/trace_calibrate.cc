@@ -112,8 +112,8 @@ TraceSummary Summarize(const ProfiledStep& s, const cost::ArchCalibration& arch,
                        std::map<std::string, Family>& by) {
   TraceSummary t;
   t.file = s.file;
+  t.category_ms = GpuMsByCategory(s);
   for (const TracedOp& op : s.ops) {
-    t.category_ms[static_cast<size_t>(Categorize(op))] += op.gpu_us / 1e3;
     const auto k = ToKernelOp(op, s.causal.value_or(true));
     const std::string key = k && op.gpu_us > 0 ? FamilyKey(*k, arch) : "";
     if (key.empty()) continue;

@@ -15,15 +15,9 @@ using Ms = std::array<double, kNumTraceCategories>;
 
 double Of(const Ms& ms, TraceCategory c) { return ms[static_cast<size_t>(c)]; }
 
-Ms CategoryMs(const ProfiledStep& step) {
-  Ms ms{};
-  for (const TracedOp& op : step.ops) ms[static_cast<size_t>(Categorize(op))] += op.gpu_us / 1e3;
-  return ms;
-}
-
 // The rows of trace_compare.h's table, in its order.
 std::vector<CompareRow> Rows(const ProfiledStep& step, const train::StepResult& r) {
-  const Ms t = CategoryMs(step);
+  const Ms t = GpuMsByCategory(step);
   const train::Breakdown& b = r.breakdown;
   const double kinds = b.gemm_s + b.attention_s + b.memory_s + b.host_wait_s;
   const double comm = b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.param_gather_s;

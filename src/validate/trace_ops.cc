@@ -166,6 +166,12 @@ TraceCategory Categorize(const TracedOp& op) {
   return n.rfind("aten::", 0) == 0 ? TraceCategory::kElementwise : TraceCategory::kOther;
 }
 
+std::array<double, kNumTraceCategories> GpuMsByCategory(const ProfiledStep& step) {
+  std::array<double, kNumTraceCategories> ms{};
+  for (const TracedOp& op : step.ops) ms[static_cast<size_t>(Categorize(op))] += op.gpu_us / 1e3;
+  return ms;
+}
+
 std::optional<cost::KernelOp> ToKernelOp(const TracedOp& op, bool causal) {
   switch (Categorize(op)) {
     case TraceCategory::kGemm:

@@ -101,6 +101,7 @@ struct Op {
 enum class Kernels { kFused, kEager };
 inline constexpr std::pair<std::string_view, Kernels> kKernelsNames[] = {{"fused", Kernels::kFused},
                                                                          {"eager", Kernels::kEager}};
+inline std::string_view KernelsName(Kernels k) { return k == Kernels::kEager ? "eager" : "fused"; }
 
 struct LayerOptions {
   AttentionImpl attention = AttentionImpl::kFlash;
@@ -117,16 +118,15 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o);
 // The layer's operators as eager PyTorch runs a plain decoder block (RMSNorm or LayerNorm, fused QKV, rotary
 // embedding as x1*cos - x2*sin and x2*cos + x1*sin then a concatenation, SDPA, SwiGLU or GELU, residual adds;
 // the shared H200 traces, docs/training-model.md "Eager kernels"): the same GEMMs and attention, and every
-// memory-bound kernel with its forward and backward bytes in closed form (a activation bytes, r residual
-// bytes, h hidden, q query and k key widths, f ffn width, per token):
-//   norm (x2)            2rh                    backward 3rh
-//   autocast cast (x2)   (r+a)h  (r != a)       backward (r+a)h
-//   rotary (q and k)     2(a+r)e + 5re + [r != a](r+a)e, e = q + k
-//                                               backward [r != a]3(a+r)e + 5re + 5ae
-//   attention transposes 2aq (rotary models)    backward 2a(2q+k) (rotary models) + 2a(q+2k) (the QKV
-//   gradient) residual add (x2)    (2r+a)h                backward 3rh + [r != a](r+a)h SwiGLU / GELU 5af /
-//   2af              backward 13af / 3af bias gradients       0                      backward r x (the widths
-//   of the layers with a bias)
+// memory-bound kernel with its forward / backward bytes per token in closed form (a activation bytes, r
+// residual bytes, c = r + a when r != a else 0 (a cast), h hidden, q query and k key widths, f ffn width):
+//   norm (x2):             2rh / 3rh, then its output cast ch / ch
+//   rotary (e = q + k):    2(a+r)e + 5re + ce / 3ce + 5re + 5ae
+//   attention transposes:  2aq / 2a(2q+k) (rotary models only)
+//   QKV gradient concat:   0 / 2a(q+2k)
+//   residual add (x2):     (2r+a)h / 3rh + ch
+//   SwiGLU or GELU:        5af / 13af, or 2af / 3af
+//   bias gradients:        0 / r x (the widths of the layers with a bias)
 std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o);
 // Operators of one MoE layer: the same attention, then the router, the shared experts (a dense MLP
 // of shared_experts * expert_ffn_hidden) and the routed experts (permute, up, activation, down,
@@ -136,8 +136,11 @@ std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o);
 // and loss (last pipeline stage).
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o);
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o);
-// Eager: the final norm in r bytes and its cast, the logits cast to fp32 ((a+4)V, backward the same) and the
-// loss (log-softmax 8V, backward 12V) where the fused head has one cross-entropy kernel.
+// With o.kernels eager, EagerHeadOps.
+// The eager head: the final norm in r bytes and its cast, the LM head, the logits cast to fp32 ((a+4)V,
+// backward the same) and the loss (log-softmax 8V, backward 12V) where the fused head has one cross-entropy
+// kernel.
+std::vector<Op> EagerHeadOps(const ModelSpec& m, const LayerOptions& o);
 
 // Forward FLOPs of a model for `tokens` tokens of sequence length `seq` (matmuls and
 // attention only, the convention of MFU): 2 * params_matmul * tokens + attention; causal

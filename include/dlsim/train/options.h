@@ -92,8 +92,7 @@ struct TrainingOptions {
   std::optional<double> stack_layer_host_us;
   // The stack's measured kernel rates per GPU architecture (stacks.yaml `calibration:`): laid over the
   // kernel-level calibration before the training calibration, so the shipped file's constants for the same
-  // key and a user's
-  // `--calibration` win (train/context_builder.cc).
+  // key and a user's `--calibration` win (train/context_builder.cc).
   std::vector<cost::ArchTrainingCalibration> stack_calibration;
   // A diffusion transformer's clip (training.video); seq_len is then its latent tokens (model/dit.h).
   std::optional<model::VideoClip> video;

@@ -15,6 +15,7 @@
 #ifndef DLSIM_VALIDATE_TRACE_OPS_H_
 #define DLSIM_VALIDATE_TRACE_OPS_H_
 
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -38,6 +39,8 @@ inline constexpr int kNumTraceCategories = 9;
 std::string_view TraceCategoryName(TraceCategory c);  // "gemm", "attention_fwd", ...
 
 TraceCategory Categorize(const TracedOp& op);
+// GPU time (ms) of the step's operators, by category (index: TraceCategory).
+std::array<double, kNumTraceCategories> GpuMsByCategory(const ProfiledStep& step);
 
 // The operator as dlsim prices it, or nullopt when its category has no kernel model or its recorded
 // shapes do not say enough (a GEMM without two matrix operands, a tensor list). `causal`: the step's mask.
