@@ -46,6 +46,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["preemptions"] = m.preemptions;
   j["iterations"] = m.iterations;
   j["mean_batch_requests"] = m.mean_batch_requests;
+  j["engine_cpu_s"] = m.engine_cpu_s;
   j["offload"] = {{"host_memory_gib_per_gpu", m.host_memory_gib_per_gpu},
                   {"min_interval", r.memory.min_interval},
                   {"mean_interval", m.mean_offload_interval},
@@ -116,6 +117,8 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
   s.AddRow({"preemptions", report::FormatCount(m.preemptions)});
   s.AddRow({"iterations (mean batch)",
             fmt::format("{} ({:.1f})", report::FormatCount(m.iterations), m.mean_batch_requests)});
+  if (m.engine_cpu_s > 0)
+    s.AddRow({fmt::format("engine CPU time exposed ({})", o.engine), Sec(m.engine_cpu_s)});
   if (o.offload.mode != OffloadMode::kNone) {
     s.AddRow({"host memory per GPU", report::FormatBytes(GiB(m.host_memory_gib_per_gpu))});
     s.AddRow({"offload interval (min / mean)",

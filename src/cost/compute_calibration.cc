@@ -66,7 +66,7 @@ GemmCalibration ArchCalibration::Gemm(hw::DType dt) const {
   }
 }
 
-const ArchCalibration* ComputeCalibration::FindArchOrNull(std::string_view architecture) const {
+const ArchCalibration* ComputeCalibration::FindArchOrNull(std::string_view architecture) const& {
   for (const auto& a : archs) {
     if (a.architecture == architecture) return &a;
   }

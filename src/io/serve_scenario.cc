@@ -17,6 +17,8 @@
 #include "dlsim/io/serve_trace_formats.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/serve/engine_profile.h"
+#include "serve_engine_host.h"
+#include "serve_moe_checks.h"
 
 namespace dlsim::io {
 namespace {
@@ -365,6 +367,7 @@ void ReadServeHardware(const MapReader& h, const hw::Catalog& hardware, serve::S
     h.AddError("gpu", g.error().message);
   o.hardware.tp = h.Get<int>("tp", 1, limits::kServeDegree);
   o.hardware.pp = h.Get<int>("pp", 1, limits::kServeDegree);
+  o.hardware.ep = h.Get<int>("ep", 1, limits::kServeDegree);
   o.hardware.replicas = h.Get<int>("replicas", 1, limits::kServeReplicas);
   o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, limits::kMemoryMargin);
   if (h.Has("mig") && !o.gpu.name.empty()) ReadServeMig(h, o);
@@ -550,6 +553,8 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
       ReadScheduler(root.Section("scheduler"), names,
                     engine.ok() ? (*engine)->SchedulerDefaults(o.model) : serve::SchedulerOptions{});
   CheckPools(h, root.Section("scheduler"), o);
+  o.engine_host = internal::ReadEngineHost(root.Section("engine_host"),
+                                           engine.ok() ? (*engine)->host : serve::EngineHost{});
   o.offload = ReadOffload(root.Section("offload"));
   ReadSlo(root.Section("slo"), o.slo);
   o.compute_model = ReadCostSection(root.Section("cost"), o.compute_model);
@@ -560,12 +565,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   const model::ModelSpec& m = o.model;
   // A head_dim other than hidden / heads (Mistral-Nemo, Qwen3) is priced as given: the QKV and output
   // projections, the attention and the KV cache all use model.head_dim().
-  if (m.moe.enabled() || m.mla.enabled())
-    doc.AddError(
-        root.Section("model").location(), "model",
-        "model '" + m.name +
-            "' has experts or MLA; dlsim serve prices dense multi-head / grouped-query attention models "
-            "only (dlsim train models MoE)");
+  internal::CheckServeMoe(o, root, doc);
   if (m.arch != model::Arch::kDecoder)
     doc.AddError(root.Section("model").location(), "model",
                  "model '" + m.name + "' is " +

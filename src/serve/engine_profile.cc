@@ -7,6 +7,8 @@
 //   max_num_seqs 256 (engine/arg_utils.py, 0.5.4 L63, 0.6.0 L90) and 1024 under V1 (0.8.0);
 //   max_num_batched_tokens max(max_model_len, 2048) without chunked prefill (config.py, 0.5.4 L804-818) and
 //   8192 for the OpenAI server on H100/H200 under V1, where chunked prefill is always on.
+// The engine CPU times (EngineProfile::host) are measurements, each with its source and derivation in
+// data/serving/engine_host.csv (a test holds these values to that file).
 #include "dlsim/serve/engine_profile.h"
 
 #include <algorithm>
@@ -31,6 +33,30 @@ SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model)
   return o;
 }
 
+EngineHost HostOf(const ServeOptions& o) {
+  if (o.engine_host) return *o.engine_host;
+  auto e = FindEngine(o.engine);
+  return e.ok() ? (*e)->host : EngineHost{};
+}
+
+namespace {
+
+// The first-token path (API server, tokenisation, first streamed chunk): PR #17866's V1 TTFT less dlsim's
+// own first-token time for that run (engine_host.csv); no release-specific source for 0.5 / 0.6.
+constexpr double kFirstTokenUs = 17'057;
+
+// vLLM 0.5 / 0.6 (engine_host.csv): the step (0.5: the v0.6.0 post's light-load token time less dlsim's GPU
+// time, the API server in the engine's process; 0.6: RFC #6854's 4 ms bubble), 103 us of output processing
+// per request (#6913), the first-token path derived from PR #17866.
+EngineHost VllmV0Host(double step_us, bool async_output) {
+  return {.step = Micros(step_us),
+          .per_request = Micros(103),
+          .async_output = async_output,
+          .first_token = Micros(kFirstTokenUs)};
+}
+
+}  // namespace
+
 const std::vector<EngineProfile>& EngineProfiles() {
   static const std::vector<EngineProfile> kProfiles = [] {
     std::vector<EngineProfile> p;
@@ -44,10 +70,12 @@ const std::vector<EngineProfile>& EngineProfiles() {
     v05.scheduler = "vllm";
     v05.max_num_seqs = 256;
     v05.max_batched_tokens_from_model = true;
+    v05.host = VllmV0Host(6'283, false);
     p.push_back(v05);
     EngineProfile v06 = v05;
     v06.name = "vllm-0.6";
-    v06.description = "vLLM 0.6.0: as 0.5.4 (multi-step scheduling off by default)";
+    v06.description = "vLLM 0.6.0: as 0.5.4, output processing asynchronous (multi-step off by default)";
+    v06.host = VllmV0Host(4'000, true);
     p.push_back(v06);
     EngineProfile v1 = def;
     v1.name = "vllm-v1";
@@ -55,6 +83,11 @@ const std::vector<EngineProfile>& EngineProfiles() {
     v1.scheduler = "sarathi";
     v1.max_num_seqs = 1024;
     v1.max_batched_tokens = 8192;
+    // V1 (engine_host.csv): the step derived from PR #17866's TPOT, 1.1 us per request (#46112).
+    v1.host = {.step = Micros(1'137),
+               .per_request = Duration::Nanos(1'100),
+               .async_output = true,
+               .first_token = Micros(kFirstTokenUs)};
     p.push_back(v1);
     EngineProfile sg = def;
     sg.name = "sglang";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/serve/moe_step.h"
+
 namespace dlsim::serve {
 namespace {
 
@@ -83,16 +85,59 @@ class ProfiledCostModel final : public IterationCostModel {
     const int64_t qkv = static_cast<int64_t>(heads_ + 2 * kv_heads_) * head_dim_;
     const cost::ComputeModel& c = *in_.compute;
     Duration d = WeightGemm({.m = t, .n = qkv, .k = h}) +
-                 WeightGemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_}) +
-                 WeightGemm({.m = t, .n = (m.gated_mlp ? 2 : 1) * ffn, .k = h}) +
-                 WeightGemm({.m = t, .n = h, .k = ffn});
+                 WeightGemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_});
+    d += m.moe.enabled() ? MixedMlp(t) : DenseMlp(t, ffn);
     const double act = static_cast<double>(t) * h * elem_;
-    // Two norms (read + write), rotary on q and k, the MLP activation, the
-    // residual add.
+    // Two norms (read + write), rotary on q and k, the residual add.
     d += c.MemoryBound(Bytes(2 * act), Flops(5.0 * t * h)) * int64_t{2};
     d += c.MemoryBound(Bytes(2.0 * t * qkv * elem_), Flops(3.0 * t * qkv));
-    d += c.MemoryBound(Bytes(3.0 * t * ffn * elem_), Flops(8.0 * t * ffn));
     d += c.MemoryBound(Bytes(3 * act), Flops(1.0 * t * h));
+    return d;
+  }
+
+  // A dense MLP of `t` tokens and width `ffn` on one GPU: up (and gate), the activation, down.
+  Duration DenseMlp(int64_t t, int64_t ffn) const {
+    const int64_t h = in_.model.hidden;
+    return WeightGemm({.m = t, .n = (in_.model.gated_mlp ? 2 : 1) * ffn, .k = h}) +
+           WeightGemm({.m = t, .n = h, .k = ffn}) +
+           in_.compute->MemoryBound(Bytes(3.0 * t * ffn * elem_), Flops(8.0 * t * ffn));
+  }
+
+  // An MoE model's MLP per layer: its MoE layers' and its first dense layers' (DeepSeek-style), averaged.
+  Duration MixedMlp(int64_t t) const {
+    const auto& m = in_.model;
+    const double moe_share = static_cast<double>(m.MoeLayers()) / std::max(1, m.layers);
+    Duration d = MoeMlp(t) * moe_share;
+    if (moe_share < 1) d += DenseMlp(t, m.ffn_hidden / in_.tp) * (1.0 - moe_share);
+    return d;
+  }
+
+  // The active experts of one GPU as the fused MoE kernel runs them: one batched GEMM per projection over the
+  // experts, interpolated between the whole numbers around the expected count.
+  Duration Experts(const MoeStep& s) const {
+    const int64_t h = in_.model.hidden, m = s.tokens_per_expert, w = s.width;
+    auto at = [&](int64_t experts) {
+      if (experts <= 0) return Duration::Zero();
+      return in_.compute->Gemm({.m = m, .n = (in_.model.gated_mlp ? 2 : 1) * w, .k = h, .batch = experts},
+                               in_.weight_dtype) +
+             in_.compute->Gemm({.m = m, .n = h, .k = w, .batch = experts}, in_.weight_dtype) +
+             in_.compute->MemoryBound(Bytes(3.0 * m * w * experts * elem_), Flops(8.0 * m * w * experts));
+    };
+    const auto whole = static_cast<int64_t>(s.experts_per_gpu);
+    const double frac = s.experts_per_gpu - static_cast<double>(whole);
+    return at(whole) * (1.0 - frac) + at(whole + 1) * frac;
+  }
+
+  // One MoE layer's MLP (moe_step.h): the router, every active expert this GPU computes, the shared experts,
+  // and moving each token's hidden state to its experts and back.
+  Duration MoeMlp(int64_t t) const {
+    const auto& m = in_.model;
+    const MoeStep s = MoeStepShape(m.moe, t, in_.tp, in_.ep);
+    Duration d = in_.compute->Gemm({.m = t, .n = m.moe.experts, .k = m.hidden}, in_.dtype);
+    d += Experts(s);
+    if (m.moe.shared_experts > 0)
+      d += DenseMlp(t, std::max(1, m.moe.shared_experts * m.moe.expert_ffn_hidden / in_.tp));
+    d += in_.compute->MemoryBound(Bytes(4.0 * t * m.moe.top_k * m.hidden * elem_), Flops(0));
     return d;
   }
 

@@ -79,12 +79,13 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.gpu = o.gpu;
   in.tp = o.hardware.tp;
   in.pp = o.hardware.pp;
+  in.ep = o.hardware.ep;
   in.compute = ComputeModelOf(o, env);
   in.collective = env.collective;
   in.fabric = SingleNodeFabric(o.gpu);
-  // Measured profiles are of dense fp16 weights.
+  // Measured profiles are of dense fp16 weights (and of dense models).
   const bool fp16 = o.weight_dtype != hw::DType::kFp8;
-  in.profile = o.weight_sparsity > 0 || !fp16
+  in.profile = o.weight_sparsity > 0 || !fp16 || o.model.moe.enabled()
                    ? nullptr
                    : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
   in.weight_dtype = o.weight_dtype;

@@ -8,6 +8,7 @@
 #include "dlsim/core/event_queue.h"
 #include "dlsim/core/log_histogram.h"
 #include "dlsim/report/format.h"
+#include "dlsim/serve/engine_profile.h"
 #include "dlsim/serve/performance_record.h"
 
 namespace dlsim::serve {
@@ -30,6 +31,8 @@ struct Replica {
   Duration stall;
   int64_t offload_iterations = 0;
   int64_t interval_sum = 0;
+  int run_left = 0;  // multi-step: decode steps left in the current run that do not pay the scheduler
+  Duration host;     // engine CPU time its steps exposed (EngineHost::StepWall less the GPU time)
 };
 
 class Simulation {
@@ -41,6 +44,7 @@ class Simulation {
         plan_(plan),
         offloader_(plan, o.offload),
         reqs_(std::move(requests)),
+        host_(HostOf(o)),
         sink_(sink) {
     if (o.offload.mode == OffloadMode::kSelectN && o.offload.slo_admission && plan.min_interval > 0)
       record_ = std::make_unique<PerformanceRecord>(PerformanceRecord::Build(o, plan, cost));
@@ -164,6 +168,7 @@ class Simulation {
     int interval = 0;
     if (offloader_.active()) d += OffloadStall(r, t, &interval);
     if (r.batch.swap_bytes.value() > 0) d += r.batch.swap_bytes / plan_.pcie;
+    if (host_.any()) d = AddHostTime(r, d);
     MarkScheduled(r.batch, now);
     r.kv.Advance(now);
     r.busy = true;
@@ -172,6 +177,17 @@ class Simulation {
     r.batch_requests += static_cast<int64_t>(r.batch.entries.size());
     if (sink_ != nullptr) EmitSpan(r, now, d, interval);
     queue_.Schedule(now + d, [this, &r] { FinishIteration(r); });
+  }
+
+  // The wall time of `r`'s step of GPU time `gpu` with the engine's CPU time (engine_host.h) around it.
+  Duration AddHostTime(Replica& r, Duration gpu) {
+    const BatchShape& b = r.batch.shape;
+    const bool decode_only = b.prefill_tokens == 0;
+    const bool pays = host_.PaysStep(decode_only, &r.run_left);
+    const Duration wall =
+        host_.StepWall(gpu, static_cast<int64_t>(r.batch.entries.size()), pays, decode_only);
+    r.host += wall - gpu;
+    return wall;
   }
 
   // The mean context of `q`'s running batch with the next waiting request admitted, half-way through
@@ -318,6 +334,7 @@ class Simulation {
   Offloader offloader_;
   std::unique_ptr<PerformanceRecord> record_;  // select-n's admission control; null otherwise
   std::vector<Request> reqs_;
+  EngineHost host_;
   report::Sink* sink_;
   EventQueue queue_;
   std::vector<std::unique_ptr<Replica>> replicas_;
@@ -358,7 +375,7 @@ Simulation::Completed Simulation::CollectCompleted() const {
     if (!r.completed) continue;
     ++c.requests;
     c.tokens += r.output_tokens;
-    c.last = std::max(c.last, reqs_[r.id].finish);
+    c.last = std::max(c.last, reqs_[r.id].finish + host_.first_token);
     c.ttft.push_back(r.ttft_s);
     if (r.output_tokens > 1) c.tpot.push_back(r.tpot_s);
     c.e2e.push_back(r.e2e_s);
@@ -383,12 +400,14 @@ std::vector<RequestRecord> Simulation::Records() const {
     rec.completed = r.done;
     if (r.done) {
       rec.first_scheduled_s = (r.first_scheduled - start).ToSeconds();
-      rec.first_token_s = (r.first_token - start).ToSeconds();
-      rec.finish_s = (r.finish - start).ToSeconds();
-      rec.ttft_s = (r.first_token - r.arrival).ToSeconds();
-      rec.tpot_s = r.output > 1 ? (r.finish - r.first_token).ToSeconds() / (r.output - 1) : 0.0;
+      // The first-token path delays every token the client sees by the same time (engine_host.h).
+      const TimePoint first = r.first_token + host_.first_token, finish = r.finish + host_.first_token;
+      rec.first_token_s = (first - start).ToSeconds();
+      rec.finish_s = (finish - start).ToSeconds();
+      rec.ttft_s = (first - r.arrival).ToSeconds();
+      rec.tpot_s = r.output > 1 ? (finish - first).ToSeconds() / (r.output - 1) : 0.0;
       rec.itl_max_s = r.max_itl.ToSeconds();
-      rec.e2e_s = (r.finish - r.arrival).ToSeconds();
+      rec.e2e_s = (finish - r.arrival).ToSeconds();
       rec.queueing_s = (r.first_scheduled - r.arrival).ToSeconds();
       rec.met_slo = rec.ttft_s <= o_.slo.ttft_s && (r.output <= 1 || rec.tpot_s <= o_.slo.tpot_s);
     }
@@ -428,6 +447,7 @@ void Simulation::AddReplicaMetrics(ServeMetrics& m) const {
     m.iterations += r->iterations;
     batch_requests += r->batch_requests;
     m.offload_stall_s += r->stall.ToSeconds();
+    m.engine_cpu_s += r->host.ToSeconds();
     off_iters += r->offload_iterations;
     interval_sum += r->interval_sum;
   }

@@ -203,8 +203,8 @@ TEST(ServeScenarioHeadDim, ExplicitHeadDimServesAtItsWidth) {
   // K and V of 40 layers x 8 heads x 128 x 2 bytes per token, 16 tokens per block.
   EXPECT_DOUBLE_EQ(r->memory.block_bytes.ToBytes(), 2.0 * 40 * 8 * 128 * 2 * 16);
   EXPECT_EQ(r->metrics.requests_completed, 20);
-  const std::string e = ErrorOf("model: {name: mixtral-8x7b}\n");
-  EXPECT_NE(e.find("has experts or MLA"), std::string::npos) << e;
+  const std::string e = ErrorOf("model: {name: deepseek-v3}\nhardware: {gpu: h200, tp: 8}\n");
+  EXPECT_NE(e.find("multi-head latent attention (MLA)"), std::string::npos) << e;
 }
 
 }  // namespace

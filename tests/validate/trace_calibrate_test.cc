@@ -186,7 +186,8 @@ TEST(TraceCalibrate, TheOptimizerKeepsItsShippedRate) {
   const auto& fitted = r->calibration.archs.at(0);
   ASSERT_TRUE(fitted.elementwise_efficiency.has_value());
   ASSERT_TRUE(fitted.optimizer_efficiency.has_value());
-  const cost::ArchCalibration* shipped = cat.training.Apply(cat.compute).FindArchOrNull("hopper");
+  const cost::ComputeCalibration applied = cat.training.Apply(cat.compute);  // outlives `shipped`
+  const cost::ArchCalibration* shipped = applied.FindArchOrNull("hopper");
   ASSERT_NE(shipped, nullptr);
   EXPECT_EQ(*fitted.optimizer_efficiency, shipped->memory.Efficiency(cost::MemoryKind::kOptimizer));
   EXPECT_LT(*fitted.elementwise_efficiency, 0.8 * *fitted.optimizer_efficiency);

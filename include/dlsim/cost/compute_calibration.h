@@ -142,7 +142,9 @@ struct ComputeCalibration {
   // null when none is loaded (io loads data/calibration/learned_gemm.txt). Shared, immutable.
   std::shared_ptr<const TreeEnsemble> learned_gemm;
 
-  const ArchCalibration* FindArchOrNull(std::string_view architecture) const;
+  // The pointer lives as long as this calibration; asking a temporary for it does not compile.
+  const ArchCalibration* FindArchOrNull(std::string_view architecture) const&;
+  const ArchCalibration* FindArchOrNull(std::string_view architecture) const&& = delete;
 };
 
 // Fallback for an architecture without calibration: the mean of the calibrated architectures'

@@ -16,6 +16,7 @@
 #include "dlsim/core/result.h"
 #include "dlsim/core/units.h"
 #include "dlsim/model/model_spec.h"
+#include "dlsim/serve/engine_host.h"
 #include "dlsim/serve/options.h"
 
 namespace dlsim::serve {
@@ -39,12 +40,20 @@ struct EngineProfile {
   std::optional<int> max_num_seqs;             // scheduler.max_batch_size
   std::optional<int64_t> max_batched_tokens;   // per iteration (also sarathi's chunk_size)
   bool max_batched_tokens_from_model = false;  // max(model max_seq_len, 2048), vLLM 0.5/0.6's rule
+  // The engine's CPU time per step and first-token path (engine_host.h), measured where a source exists
+  // (data/serving/engine_host.csv); zero where none does (`default`, `sglang`, `trtllm`, and
+  // `splitwise-2023`, whose fitted all-reduce overhead already holds its host time).
+  EngineHost host;
 
   // Whether an all-reduce of `bytes` over `tp` GPUs runs the custom kernel (kCustom only).
   bool UsesCustomAllReduce(int tp, double bytes, bool nvlink) const;
   // dlsim's scheduler defaults (SchedulerOptions{}) with this engine's laid over them, for `model`.
   SchedulerOptions SchedulerDefaults(const model::ModelSpec& model) const;
 };
+
+// The engine CPU time a run of `o` prices: the scenario's `engine_host:` when given (the profile's values
+// with its keys laid over them), else the profile's (an unknown engine: none).
+EngineHost HostOf(const ServeOptions& o);
 
 // Every profile, the default ("default": vLLM's all-reduce rule, dlsim's scheduler defaults) first.
 const std::vector<EngineProfile>& EngineProfiles();

@@ -98,6 +98,7 @@ struct ProfiledCostInputs {
   hw::GpuSpec gpu;
   int tp = 1;
   int pp = 1;
+  int ep = 1;  // MoE models: 1 = every expert split over the tp GPUs, tp = experts spread whole (moe_step.h)
   std::shared_ptr<const cost::ComputeModel> compute;       // required
   std::shared_ptr<const net::CollectiveModel> collective;  // required when tp > 1 or pp > 1
   net::Fabric fabric;                                      // the TP group's links

@@ -15,11 +15,13 @@
 #define DLSIM_SERVE_OPTIONS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dlsim/hw/gpu.h"
 #include "dlsim/model/model_spec.h"
+#include "dlsim/serve/engine_host.h"
 
 namespace dlsim::serve {
 
@@ -74,6 +76,9 @@ struct WorkloadOptions {
 struct HardwareOptions {
   int tp = 1;
   int pp = 1;
+  // MoE models: 1 = each expert split over the tp GPUs (vLLM's default), tp = experts spread whole over them
+  // (expert parallelism; tp divides the experts).
+  int ep = 1;
   int replicas = 1;
   double memory_margin = 0.1;  // fraction of HBM kept free (Vidur's memory_margin_fraction)
 };
@@ -141,6 +146,8 @@ struct ServeOptions {
   double weight_sparsity = 0.0;
   std::string compute_model = "roofline";  // cost.model: prices kernels without a measured profile
   std::string engine = "default";          // serving-engine profile (serve/engine_profile.h)
+  // The engine's CPU time (serve/engine_host.h) when the scenario sets `engine_host:`; unset: the profile's.
+  std::optional<EngineHost> engine_host;
   // Precision of the stored weights and of the KV cache (model.weight_dtype, model.kv_cache_dtype): fp16/bf16
   // (2 bytes) or fp8 (1 byte; FP8 checkpoints, vLLM's kv_cache_dtype fp8). FP8 weights run FP8 GEMMs.
   hw::DType weight_dtype = hw::DType::kFp16;

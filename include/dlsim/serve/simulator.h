@@ -56,6 +56,9 @@ struct ServeMetrics {
   int64_t preemptions = 0;
   int64_t iterations = 0;
   double mean_batch_requests = 0;
+  // Engine CPU time the steps exposed (serve/engine_host.h: scheduling, and output processing the GPU did not
+  // hide), summed over replicas; 0 under an engine without host costs.
+  double engine_cpu_s = 0;
   // Offloading.
   double host_memory_gib_per_gpu = 0;
   double mean_offload_interval = 0;  // over iterations that offloaded

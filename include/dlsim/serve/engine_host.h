@@ -1,0 +1,45 @@
+// The serving engine's CPU time (docs/serving.md, "Engine CPU time"): what a real engine spends on the host
+// around every GPU step — scheduling and input preparation, then output processing (sampling sync,
+// detokenisation, output objects) per running request — and the fixed first-token path (API server,
+// tokenisation, the first streamed chunk). Each engine profile carries measured values
+// (data/serving/engine_host.csv, with sources); `engine_host:` in a scenario overrides them.
+//
+//   EngineHost h = profile.host;
+//   bool pays = h.PaysStep(decode_only, &replica_run_left);   // multi-step: once per run of steps
+//   Duration wall = h.StepWall(gpu_time, running_requests, pays, decode_only);
+#ifndef DLSIM_SERVE_ENGINE_HOST_H_
+#define DLSIM_SERVE_ENGINE_HOST_H_
+
+#include <cstdint>
+
+#include "dlsim/core/units.h"
+
+namespace dlsim::serve {
+
+struct EngineHost {
+  // Scheduler and input preparation, once per scheduler call; the GPU waits for it (never overlapped).
+  Duration step;
+  // Output processing per request in the step. With async_output it runs while the GPU computes the next
+  // step (vLLM 0.6's asynchronous output processor), so only what exceeds that step's GPU time shows.
+  Duration per_request;
+  bool async_output = false;
+  // Added to every request's first-token and finish times (not to the gaps between its tokens): the API
+  // server, tokenisation and the first streamed chunk.
+  Duration first_token;
+  // Multi-step scheduling (vLLM --num-scheduler-steps): a decode-only step runs this many times per
+  // scheduler call, so `step` is paid on the first of each run. 1 = every step pays.
+  int scheduler_steps = 1;
+
+  bool any() const { return step > Duration() || per_request > Duration() || first_token > Duration(); }
+  // Whether this step pays `step`: every step that prefills does; a decode-only step pays on the first
+  // of each run of `scheduler_steps`. `run_left` is the replica's count of unpaid steps left in its run.
+  bool PaysStep(bool decode_only, int* run_left) const;
+  // The wall time of a step whose GPU work takes `gpu`, with `requests` requests in the batch. A decode-only
+  // step under multi-step carries 1 / scheduler_steps of the output processing: the engine processes and
+  // streams a run's outputs once, for all its tokens (RFC #6854: multi-step amortises "all these overheads").
+  Duration StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const;
+};
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_ENGINE_HOST_H_

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Derive the engine CPU times data/serving/engine_host.csv marks "derived" from the published runs they rest on.
+
+    python3 scripts/derive-engine-host.py build/tools/dlsim/dlsim
+
+Each published run is a scenario in examples/serving/ with the engine's CPU time zeroed, so dlsim's times are
+the GPU's alone; what the run measured beyond them is the engine's:
+  vllm-0.5 step         13 ms per token under light load (vLLM v0.6.0 post, v0.5.3, Llama 3 8B, H100)
+                        less dlsim's GPU time per token, less one request's output processing (103 us, #6913).
+  vllm-v1 step          mean TPOT 2.73 ms (PR #17866, V1, Llama 3.2 1B, GPU assumed H100) less dlsim's.
+  first-token path      mean TTFT 21.47 ms of the same run less dlsim's TTFT with that step (the wait for a
+                        step boundary and the prefill step's own scheduling included).
+Pass --gpu a100-sxm4-80gb to see what the unnamed GPU of PR #17866 changes (the sensitivity in docs/serving.md).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PER_REQUEST_V0_US = 103.0  # #6913: (3.4 - 0.2) ms / (32 - 1) requests
+PER_REQUEST_V1_US = 1.1    # #46112: 0.287 ms at batch 256 / 256
+
+
+def run(dlsim, scenario, host=None, gpu=None):
+    text = open(os.path.join(ROOT, scenario)).read()
+    if host is not None:
+        text = text.replace("engine_host: {step_ms: 0, per_request_us: 0, first_token_ms: 0}", host)
+    if gpu is not None:
+        text = text.replace("h100-sxm5-80gb", gpu)
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+    try:
+        out = subprocess.run([dlsim, "serve", f.name, "--json"], check=True, capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    j = json.loads(out.stdout)
+    return j["ttft_s"]["mean"], j["tpot_s"]["mean"]
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    dlsim = sys.argv[1]
+    gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else None
+    _, tpot8b = run(dlsim, "examples/serving/vllm-0.5-light-load.yaml", gpu=gpu)
+    v05_step_us = 13000.0 - tpot8b * 1e6 - PER_REQUEST_V0_US
+    _, tpot1b = run(dlsim, "examples/serving/vllm-v1-pr17866.yaml", gpu=gpu)
+    v1_step_us = 2730.0 - tpot1b * 1e6 - PER_REQUEST_V1_US
+    host = "engine_host: {step_ms: %.4f, per_request_us: %.1f, first_token_ms: 0}" % (v1_step_us / 1000,
+                                                                                      PER_REQUEST_V1_US)
+    ttft1b, _ = run(dlsim, "examples/serving/vllm-v1-pr17866.yaml", host=host, gpu=gpu)
+    first_us = 21470.0 - ttft1b * 1e6
+    print("# gpu %s: dlsim GPU-only TPOT Llama 3 8B %.3f ms, Llama 3.2 1B %.3f ms; 1B TTFT with the step %.3f ms"
+          % (gpu or "h100-sxm5-80gb", tpot8b * 1e3, tpot1b * 1e3, ttft1b * 1e3))
+    print("vllm-0.5,step_us,%.0f" % v05_step_us)
+    print("vllm-v1,step_us,%.0f" % v1_step_us)
+    print("first_token_us,%.0f" % first_us)
+
+
+if __name__ == "__main__":
+    main()

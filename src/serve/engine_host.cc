@@ -1,0 +1,28 @@
+#include "dlsim/serve/engine_host.h"
+
+#include <algorithm>
+
+namespace dlsim::serve {
+
+bool EngineHost::PaysStep(bool decode_only, int* run_left) const {
+  if (!decode_only || scheduler_steps <= 1) {
+    *run_left = 0;
+    return true;
+  }
+  if (*run_left > 0) {
+    --*run_left;
+    return false;
+  }
+  *run_left = scheduler_steps - 1;
+  return true;
+}
+
+Duration EngineHost::StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const {
+  Duration output = per_request * std::max<int64_t>(0, requests);
+  if (decode_only && scheduler_steps > 1) output = Duration::Nanos(output.ToNanos() / scheduler_steps);
+  Duration wall = gpu + (async_output ? std::max(Duration(), output - gpu) : output);
+  if (pays_step) wall += step;
+  return wall;
+}
+
+}  // namespace dlsim::serve

@@ -1,0 +1,167 @@
+// The serving engine's CPU time (serve/engine_host.h): the step rule in closed form, what it adds to one
+// request's TTFT and TPOT, the profiles held to their sourced data file, and the scenario keys.
+#include "dlsim/serve/engine_host.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "dlsim/core/csv.h"
+#include "dlsim/io/serve_scenario.h"
+#include "dlsim/serve/engine_profile.h"
+#include "dlsim/serve/simulate.h"
+#include "test_env.h"
+
+namespace dlsim::serve {
+namespace {
+
+using testing::BaseOptions;
+using testing::Env;
+
+EngineHost Host(double step_us, double per_request_us, bool async, double first_token_us, int steps = 1) {
+  return {.step = Micros(step_us),
+          .per_request = Micros(per_request_us),
+          .async_output = async,
+          .first_token = Micros(first_token_us),
+          .scheduler_steps = steps};
+}
+
+TEST(EngineHost, StepWallInClosedForm) {
+  const EngineHost sync = Host(4000, 100, false, 0);
+  EXPECT_EQ(sync.StepWall(Millis(10), 8, true, false), Millis(10) + Micros(4000) + Micros(800));
+  EXPECT_EQ(sync.StepWall(Millis(10), 8, false, false), Millis(10) + Micros(800));
+  const EngineHost async = Host(4000, 100, true, 0);
+  // Output processing of 8 requests (0.8 ms) hides behind 10 ms of GPU work; 200 requests (20 ms) do not.
+  EXPECT_EQ(async.StepWall(Millis(10), 8, true, false), Millis(10) + Micros(4000));
+  EXPECT_EQ(async.StepWall(Millis(10), 200, true, false), Millis(20) + Micros(4000));
+  EXPECT_EQ(EngineHost{}.StepWall(Millis(10), 200, true, false), Millis(10));
+  // Multi-step 4: a decode-only step carries a quarter of its requests' output processing.
+  const EngineHost multi = Host(4000, 100, false, 0, 4);
+  EXPECT_EQ(multi.StepWall(Millis(10), 8, false, true), Millis(10) + Micros(200));
+  EXPECT_EQ(multi.StepWall(Millis(10), 8, true, false), Millis(10) + Micros(4800));
+}
+
+TEST(EngineHost, MultiStepPaysTheSchedulerOncePerRun) {
+  const EngineHost h = Host(4000, 0, false, 0, 4);
+  int run_left = 0;
+  std::string pattern;
+  for (bool decode_only : {true, true, true, true, true, true, false, true, true})
+    pattern += h.PaysStep(decode_only, &run_left) ? 'P' : '.';
+  // Runs of four decode steps; a prefill step always pays and ends the run.
+  EXPECT_EQ(pattern, "P...P.PP.");
+}
+
+// One request alone, a constant GPU cost (prefill 0.1 s, decode 10 ms per token): the engine's CPU time adds
+// step + per_request to every step and the first-token path to TTFT and end-to-end, not to TPOT.
+TEST(EngineHost, OneRequestPaysEveryStepAndTheFirstTokenPath) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{0.0, 100, 21}};
+  o.keep_records = true;
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  auto run = [&](const EngineHost& h) {
+    o.engine_host = h;
+    auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return *r;
+  };
+  const ServeResult none = run(EngineHost{});
+  const ServeResult sync = run(Host(4000, 100, false, 20000));
+  const RequestRecord &a = none.records[0], &b = sync.records[0];
+  EXPECT_NEAR(b.ttft_s - a.ttft_s, 0.0041 + 0.020, 1e-9);
+  EXPECT_NEAR(b.tpot_s - a.tpot_s, 0.0041, 1e-9);
+  EXPECT_NEAR(b.e2e_s - a.e2e_s, 21 * 0.0041 + 0.020, 1e-9);
+  EXPECT_NEAR(sync.metrics.engine_cpu_s, 21 * 0.0041, 1e-9);
+  EXPECT_NEAR(sync.metrics.itl_s.mean - none.metrics.itl_s.mean, 0.0041, 1e-9);  // the path shifts, no gap
+  // Multi-step 4: the 20 decode steps pay the scheduler 5 times and a quarter of the output processing each;
+  // async output hides the output processing altogether.
+  const ServeResult multi = run(Host(4000, 100, false, 0, 4));
+  EXPECT_NEAR(multi.records[0].tpot_s - a.tpot_s, 5 * 0.004 / 20 + 0.0001 / 4, 1e-9);
+  EXPECT_NEAR(multi.records[0].ttft_s - a.ttft_s, 0.0041, 1e-9);
+  const ServeResult multi_async = run(Host(4000, 100, true, 0, 4));
+  EXPECT_NEAR(multi_async.records[0].tpot_s - a.tpot_s, 5 * 0.004 / 20, 1e-9);
+  EXPECT_NEAR(multi_async.records[0].ttft_s - a.ttft_s, 0.004, 1e-9);
+}
+
+// Without `engine_host:` a run takes its engine's profile; `default` has none, so existing results stand.
+TEST(EngineHost, RunsTakeTheirEnginesProfile) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  EXPECT_FALSE(HostOf(o).any());
+  o.engine = "vllm-0.5";
+  EXPECT_EQ(HostOf(o).step, Micros(6283));
+  EXPECT_FALSE(HostOf(o).async_output);
+  o.engine = "vllm-0.6";
+  EXPECT_TRUE(HostOf(o).async_output);
+  o.engine_host = EngineHost{};
+  EXPECT_FALSE(HostOf(o).any());
+}
+
+// Every profile's CPU times are the sourced values of data/serving/engine_host.csv (engine, key, value,
+// unit, source, derivation), and every measured key there is in a profile.
+TEST(EngineHost, ProfilesHoldTheSourcedValues) {
+  std::ifstream f(std::string(DLSIM_DATA_DIR) + "/serving/engine_host.csv");
+  ASSERT_TRUE(f) << "data/serving/engine_host.csv";
+  std::stringstream text;
+  text << f.rdbuf();
+  auto table = ParseCsv(text.str(), "engine_host.csv");
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  int rows = 0;
+  for (size_t i = 0; i < table->rows.size(); ++i) {
+    const auto& row = table->rows[i];
+    auto e = FindEngine(row.at(0));
+    ASSERT_TRUE(e.ok()) << row.at(0);
+    const EngineHost& h = (*e)->host;
+    const std::string& key = row.at(1);
+    const double v = std::stod(row.at(2));
+    EXPECT_FALSE(row.at(4).empty()) << "a value without a source: " << row.at(0) << " " << key;
+    if (key == "step_us")
+      EXPECT_NEAR(h.step.ToMicros(), v, 1e-3) << row.at(0);
+    else if (key == "per_request_us")
+      EXPECT_NEAR(h.per_request.ToMicros(), v, 1e-3) << row.at(0);
+    else if (key == "first_token_us")
+      EXPECT_NEAR(h.first_token.ToMicros(), v, 1e-3) << row.at(0);
+    else if (key == "async_output")
+      EXPECT_EQ(h.async_output, v != 0) << row.at(0);
+    else
+      ADD_FAILURE() << "unknown key " << key;
+    ++rows;
+  }
+  EXPECT_GE(rows, 12);
+}
+
+Result<ServeOptions> Parse(const std::string& extra) {
+  const std::string yaml =
+      "model: {name: llama3-8b}\nhardware: {gpu: h100-sxm5-80gb}\nengine: vllm-0.6\n"
+      "workload: {rate: 1, requests: 10}\n" +
+      extra;
+  return io::ParseServeScenario(
+      yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,
+      {{"distserve", "orca", "sarathi", "vllm"}, {"least-outstanding-tokens", "round-robin"}});
+}
+
+TEST(EngineHost, ScenarioKeysOverrideTheProfile) {
+  auto o = Parse("engine_host: {scheduler_steps: 8, first_token_ms: 12}\n");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  ASSERT_TRUE(o->engine_host.has_value());
+  EXPECT_EQ(o->engine_host->scheduler_steps, 8);
+  EXPECT_EQ(o->engine_host->first_token, Millis(12));
+  EXPECT_EQ(o->engine_host->step, Micros(4000));  // the profile's
+  EXPECT_TRUE(o->engine_host->async_output);
+  auto none = Parse("");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_FALSE(none->engine_host.has_value());
+}
+
+TEST(EngineHost, BadKeysAreErrorsAtTheKey) {
+  for (const char* bad : {"engine_host: {step_ms: -1}\n", "engine_host: {scheduler_steps: 0}\n",
+                          "engine_host: {per_request_us: 1e400}\n", "engine_host: {async_output: 3}\n",
+                          "engine_host: {steps: 4}\n"}) {
+    auto o = Parse(bad);
+    ASSERT_FALSE(o.ok()) << bad;
+    EXPECT_NE(o.error().message.find("s.yaml:5"), std::string::npos) << o.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace dlsim::serve
