@@ -1,12 +1,14 @@
-// Fuzz target: the serving request-trace and token-file readers (`workload.trace_file`,
-// `prompt_tokens: {file: F, column: C}`; io::ParseRequestTrace, io::ParseTokenColumn). On success
-// it does what the simulation does with them first: serve::GenerateRequests over the trace, and
-// a few draws from the prompt column as an empirical length distribution.
+// Fuzz target: the serving request-trace and token-file readers (`workload.trace_file` in every format,
+// `prompt_tokens: {file: F, column: C}`; io::ParseRequestTrace, io::ParseTraceFile, io::ParseTokenColumn).
+// On success it does what the simulation does with them first: serve::GenerateRequests over the trace
+// (Poisson arrivals for a ShareGPT file), and a few draws from the prompt column as an empirical length
+// distribution.
 #include <cstddef>
 #include <cstdint>
 
 #include "dlsim/core/rng.h"
 #include "dlsim/io/serve_scenario.h"
+#include "dlsim/io/serve_trace_formats.h"
 #include "dlsim/serve/request.h"
 #include "fuzz_env.h"
 
@@ -17,6 +19,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     serve::WorkloadOptions w;
     w.arrival = serve::ArrivalKind::kTrace;
     w.trace = std::move(trace).value();
+    (void)serve::GenerateRequests(w);
+  }
+  // The public formats (Azure, BurstGPT, Mooncake, ShareGPT), detected from the content or named.
+  for (io::TraceFormat f : {io::TraceFormat::kAuto, io::TraceFormat::kShareGpt, io::TraceFormat::kMooncake}) {
+    auto trace = io::ParseTraceFile(text, "fuzz-trace", f);
+    if (!trace.ok() || trace->empty()) continue;
+    serve::WorkloadOptions w;
+    w.arrival = serve::ArrivalKind::kTrace;
+    w.trace = std::move(trace).value();
+    w.trace_arrivals = io::TraceHasArrivals(text, f);
+    w.rate = 1.0;
     (void)serve::GenerateRequests(w);
   }
   if (auto column = io::ParseTokenColumn(text, "fuzz-prompts.csv", "num_prefill_tokens"); column.ok()) {

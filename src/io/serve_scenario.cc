@@ -118,13 +118,14 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
   if (o.arrival != ArrivalKind::kTrace) {
     if (file) w.AddError("trace_file", "only used with arrival: trace");
     if (w.Has("trace_format")) w.AddError("trace_format", "only used with arrival: trace");
+    if (w.Has("chars_per_token")) w.AddError("chars_per_token", "only used with a ShareGPT trace");
     return;
   }
   if (!file) {
     w.AddError(
         "arrival",
         "arrival: trace needs trace_file (Vidur CSV arrived_at, num_prefill_tokens, num_decode_tokens; or an "
-        "Azure, BurstGPT or Mooncake trace: trace_format)");
+        "Azure, BurstGPT, Mooncake or ShareGPT trace: trace_format)");
     return;
   }
   const std::string path = ResolvePath(base_dir, *file);
@@ -133,7 +134,15 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     w.AddError("trace_file", text.error().message);
     return;
   }
-  auto trace = ParseTraceFile(*text, path, format);
+  o.trace_arrivals = TraceHasArrivals(*text, format);
+  const double cpt = w.Get<double>("chars_per_token", kDefaultCharsPerToken, Range::Between(0.5, 100));
+  if (o.trace_arrivals && w.Has("chars_per_token"))
+    w.AddError("chars_per_token", "only used with a ShareGPT trace");
+  if (!o.trace_arrivals && !w.Has("rate"))
+    w.AddError("trace_file",
+               "a ShareGPT file has no arrival times: give rate (requests/s; they arrive as a "
+               "Poisson process, as benchmark_serving's --request-rate sends them)");
+  auto trace = ParseTraceFile(*text, path, format, cpt);
   if (!trace.ok()) {
     w.AddError("trace_file", trace.error().message);
     return;

@@ -10,6 +10,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/serve_scenario.h"
+#include "sharegpt_trace.h"
 
 namespace dlsim::io {
 namespace {
@@ -120,6 +121,7 @@ Result<std::vector<serve::TraceEntry>> Mooncake(std::string_view text, const std
 TraceFormat Detect(std::string_view text, const CsvTable* csv) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '{') return TraceFormat::kMooncake;
+  if (first != std::string_view::npos && text[first] == '[') return TraceFormat::kShareGpt;
   if (csv != nullptr && csv->Column("ContextTokens").ok()) return TraceFormat::kAzure;
   if (csv != nullptr && csv->Column("Request tokens").ok()) return TraceFormat::kBurstGpt;
   return TraceFormat::kVidur;
@@ -127,15 +129,22 @@ TraceFormat Detect(std::string_view text, const CsvTable* csv) {
 
 }  // namespace
 
+bool TraceHasArrivals(std::string_view text, TraceFormat format) {
+  return (format == TraceFormat::kAuto ? Detect(text, nullptr) : format) != TraceFormat::kShareGpt;
+}
+
 Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, const std::string& file_name,
-                                                      TraceFormat format) {
+                                                      TraceFormat format, double chars_per_token) {
   if (format == TraceFormat::kAuto) {
-    auto csv = Detect(text, nullptr) == TraceFormat::kMooncake ? Result<CsvTable>(Error::Parse(""))
-                                                               : ParseCsv(text, file_name);
+    const TraceFormat json = Detect(text, nullptr);
+    auto csv = json == TraceFormat::kMooncake || json == TraceFormat::kShareGpt
+                   ? Result<CsvTable>(Error::Parse(""))
+                   : ParseCsv(text, file_name);
     format = Detect(text, csv.ok() ? &*csv : nullptr);
   }
   Result<std::vector<serve::TraceEntry>> out = std::vector<serve::TraceEntry>{};
   if (format == TraceFormat::kVidur) return ParseRequestTrace(text, file_name);
+  if (format == TraceFormat::kShareGpt) return internal::ParseShareGpt(text, file_name, chars_per_token);
   if (format == TraceFormat::kMooncake) {
     out = Mooncake(text, file_name);
   } else {

@@ -69,7 +69,7 @@ Status CheckLimits(const WorkloadOptions& w) {
                                     std::to_string(d->max) + " tokens; allowed: 1.." +
                                     std::to_string(kMaxTokens));
   }
-  if (w.arrival == ArrivalKind::kTrace) return Status::Ok();
+  if (w.arrival == ArrivalKind::kTrace && w.trace_arrivals) return Status::Ok();
   if (!(w.rate > 0) || !std::isfinite(w.rate)) return Error::InvalidArgument("workload.rate: must be > 0");
   if (w.arrival == ArrivalKind::kGamma && !(w.cv > 0 && w.cv <= 1e6))
     return Error::InvalidArgument("workload.cv: must be > 0 and finite, found " + Num(w.cv));
@@ -104,12 +104,15 @@ Result<std::vector<Request>> TraceRequests(const WorkloadOptions& w) {
                                   std::to_string(kMaxRequests) + ": split the trace");
   std::vector<Request> out;
   out.reserve(n);
+  Rng arrivals = Rng(w.seed).Stream("serve/arrivals");  // a trace without arrival times (ShareGPT)
+  double t = 0;
   for (size_t i = 0; i < n; ++i) {
     const TraceEntry& e = w.trace[i];
-    DLSIM_RETURN_IF_ERROR(CheckArrival(e.arrival_s, i, w));
+    const double at = w.trace_arrivals ? e.arrival_s : (t += SampleExponential(arrivals, w.rate));
+    DLSIM_RETURN_IF_ERROR(CheckArrival(at, i, w));
     DLSIM_RETURN_IF_ERROR(CheckTraceTokens(e, i));
-    if (w.duration_s > 0 && e.arrival_s > w.duration_s) continue;  // (a trace need not be sorted)
-    out.push_back(MakeRequest(e.arrival_s, e.prompt_tokens, e.output_tokens));
+    if (w.duration_s > 0 && at > w.duration_s) continue;  // (a trace need not be sorted)
+    out.push_back(MakeRequest(at, e.prompt_tokens, e.output_tokens));
   }
   if (out.empty()) {
     double first = w.trace[0].arrival_s;

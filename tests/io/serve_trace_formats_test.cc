@@ -8,6 +8,7 @@
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/serve/request.h"
 
 namespace dlsim::io {
 namespace {
@@ -67,6 +68,55 @@ TEST(TraceFormats, MalformedRowsAreLocatedErrors) {
   ASSERT_FALSE(r.ok());
 }
 
+// ShareGPT as benchmark_serving samples it: first turn the prompt, second the output, tokens = UTF-8
+// characters / chars_per_token; a one-turn conversation and a 1-token prompt ("Hi") are left out; no arrival
+// times.
+TEST(TraceFormats, ShareGptConversationsAreLengthsWithoutArrivals) {
+  const auto t = Read("sharegpt_sample.json");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].prompt_tokens, 12);  // 48 characters / 4
+  EXPECT_EQ(t[0].output_tokens, 30);  // 120 / 4
+  EXPECT_EQ(t[1].prompt_tokens, 11);  // 44 characters (accented letters count once) / 4
+  EXPECT_EQ(t[1].output_tokens, 18);  // 71 / 4 = 17.75
+  auto text = ReadTextFile(kDir + "sharegpt_sample.json");
+  ASSERT_TRUE(text.ok());
+  EXPECT_FALSE(TraceHasArrivals(*text, TraceFormat::kAuto));
+  EXPECT_TRUE(TraceHasArrivals(*text, TraceFormat::kVidur));
+  auto coarse = ParseTraceFile(*text, "s.json", TraceFormat::kShareGpt, 2.0);
+  ASSERT_TRUE(coarse.ok()) << coarse.error().message;
+  ASSERT_EQ(coarse->size(), 2u);
+  EXPECT_EQ((*coarse)[0].prompt_tokens, 24);
+  // benchmark_serving's length filter: a prompt over 1024 tokens, or both over 2048, is left out.
+  const std::string long_prompt = std::string(4 * 1025, 'x'), long_output = std::string(4 * 1100, 'y');
+  const std::string filtered = "[{\"conversations\": [{\"value\": \"" + long_prompt +
+                               "\"}, {\"value\": \"abcdefghijklmnop\"}]}," +
+                               "{\"conversations\": [{\"value\": \"" + std::string(4 * 1000, 'x') +
+                               "\"}, {\"value\": \"" + long_output + "\"}]}]";
+  auto none = ParseTraceFile(filtered, "f.json", TraceFormat::kShareGpt);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(TraceFormats, MalformedShareGptIsALocatedError) {
+  auto text = ReadTextFile(kDir + "sharegpt_bad.json");
+  ASSERT_TRUE(text.ok());
+  auto r = ParseTraceFile(*text, "sharegpt_bad.json", TraceFormat::kAuto);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(
+      r.error().message.find("sharegpt_bad.json: ShareGPT: conversation 2: a turn's value must be a string"),
+      std::string::npos)
+      << r.error().message;
+  for (const char* bad :
+       {"[1, 2]", "{\"conversations\": []}", "[[]]", "[{\"conversations\": [{\"value\": \"ab"}) {
+    auto e = ParseTraceFile(bad, "x.json", TraceFormat::kShareGpt);
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.error().message.find("x.json"), std::string::npos) << e.error().message;
+  }
+  auto cut = ParseTraceFile("[\n{\"conversations\": [{\"value\": \"ab", "x.json", TraceFormat::kShareGpt);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("x.json:2: ShareGPT"), std::string::npos) << cut.error().message;
+}
+
 TEST(TraceFormats, ServeScenarioReadsThemThroughTraceFormat) {
   auto cat = LoadCatalogs({});
   ASSERT_TRUE(cat.ok());
@@ -85,6 +135,30 @@ TEST(TraceFormats, ServeScenarioReadsThemThroughTraceFormat) {
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.error().message.find("did you mean 'mooncake'"), std::string::npos)
       << wrong.error().message;
+  // ShareGPT has no arrival times: rate is required and gives Poisson arrivals, in file order.
+  const std::string sharegpt =
+      "model: {name: llama3-8b}\nworkload: {arrival: trace, trace_file: sharegpt_sample.json";
+  auto norate = ParseServeScenario(sharegpt + "}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
+  ASSERT_FALSE(norate.ok());
+  EXPECT_NE(norate.error().message.find("give rate"), std::string::npos) << norate.error().message;
+  auto g = ParseServeScenario(sharegpt + ", rate: 2, chars_per_token: 3.5}\n", "s.yaml", cat->hardware,
+                              cat->models, names, kDir);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_FALSE(g->workload.trace_arrivals);
+  EXPECT_EQ(g->workload.trace[0].prompt_tokens, 14);  // 48 / 3.5 = 13.7
+  auto reqs = serve::GenerateRequests(g->workload);
+  ASSERT_TRUE(reqs.ok()) << reqs.error().message;
+  ASSERT_EQ(reqs->size(), 2u);
+  EXPECT_GT((*reqs)[0].arrival, TimePoint::Start());
+  EXPECT_GT((*reqs)[1].arrival, (*reqs)[0].arrival);
+  EXPECT_EQ((*reqs)[1].prompt, 13);  // 44 / 3.5 = 12.6, in file order
+  auto stray = ParseServeScenario(
+      "model: {name: llama3-8b}\nworkload: {arrival: trace, trace_file: mooncake_sample.jsonl, "
+      "chars_per_token: 3}\n",
+      "s.yaml", cat->hardware, cat->models, names, kDir);
+  ASSERT_FALSE(stray.ok());
+  EXPECT_NE(stray.error().message.find("only used with a ShareGPT trace"), std::string::npos)
+      << stray.error().message;
 }
 
 }  // namespace

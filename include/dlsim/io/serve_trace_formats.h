@@ -9,7 +9,12 @@
 //             0 response tokens are the dataset's failed requests and are left out
 //   mooncake  Mooncake's traces (kvcache-ai/Mooncake): JSON lines {"timestamp": ms, "input_length": N,
 //             "output_length": M, ...}
-//   auto      from the content: a first line starting with '{' is mooncake, else the CSV header decides
+//   sharegpt  ShareGPT conversations (JSON array of {"conversations": [{"from", "value"}, ...]}): lengths
+//   only,
+//             the first turn the prompt and the second the output, tokens = UTF-8 characters /
+//             chars_per_token, filtered as vLLM's benchmark_serving does; no arrival times (TraceHasArrivals:
+//             false; the scenario's rate gives Poisson arrivals)
+//   auto      from the content: a first character '[' is sharegpt, '{' mooncake, else the CSV header decides
 // Errors name the file, line and column (CSV) or line and key (JSON lines): a missing column, a cell that is
 // not a number in range (tokens 1..2^24, arrivals 0..1e8 s), a malformed timestamp, more than
 // serve::kMaxRequests rows.
@@ -26,16 +31,21 @@
 
 namespace dlsim::io {
 
-enum class TraceFormat { kAuto, kVidur, kAzure, kBurstGpt, kMooncake };
+enum class TraceFormat { kAuto, kVidur, kAzure, kBurstGpt, kMooncake, kShareGpt };
 inline constexpr std::pair<std::string_view, TraceFormat> kTraceFormatNames[] = {
-    {"auto", TraceFormat::kAuto},
-    {"vidur", TraceFormat::kVidur},
-    {"azure", TraceFormat::kAzure},
-    {"burstgpt", TraceFormat::kBurstGpt},
-    {"mooncake", TraceFormat::kMooncake}};
+    {"auto", TraceFormat::kAuto},         {"vidur", TraceFormat::kVidur},
+    {"azure", TraceFormat::kAzure},       {"burstgpt", TraceFormat::kBurstGpt},
+    {"mooncake", TraceFormat::kMooncake}, {"sharegpt", TraceFormat::kShareGpt}};
+
+// OpenAI's rule of thumb for English text, "1 token ~= 4 chars" (help.openai.com, "What are tokens and how to
+// count them?"): ShareGPT's default when the scenario gives no workload.chars_per_token.
+inline constexpr double kDefaultCharsPerToken = 4.0;
 
 Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, const std::string& file_name,
-                                                      TraceFormat format);
+                                                      TraceFormat format,
+                                                      double chars_per_token = kDefaultCharsPerToken);
+// Whether a trace of `format` (kAuto: decided from `text`) carries arrival times: all but sharegpt.
+bool TraceHasArrivals(std::string_view text, TraceFormat format);
 
 }  // namespace dlsim::io
 

@@ -70,6 +70,9 @@ struct WorkloadOptions {
   LengthDistribution prompt;
   LengthDistribution output{.median = 200};
   std::vector<TraceEntry> trace;  // arrival == kTrace: the requests, sorted by arrival
+  // false: the trace gives lengths only (ShareGPT), in file order; the requests arrive as a Poisson process
+  // at `rate` (as vLLM's benchmark_serving --request-rate sends them).
+  bool trace_arrivals = true;
   uint64_t seed = 0;
 };
 
