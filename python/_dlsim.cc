@@ -46,13 +46,13 @@ Outcome Train(const std::string& file, const std::string& text, const std::vecto
 }
 
 Outcome Serve(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
-              bool capacity, double target) {
+              const std::vector<std::string>& calibrations, bool capacity, double target) {
   dlsim::app::ServeArgs a;
   a.file = file;
   a.text = text;
   a.capacity = capacity;
   a.target = target;
-  return RunJson(a, catalogs, dlsim::app::RunServeCommand);
+  return RunJson(a, catalogs, dlsim::app::RunServeCommand, calibrations);
 }
 
 Outcome Plan(const std::string& file, const std::string& text, const std::vector<std::string>& catalogs,
@@ -103,8 +103,8 @@ PYBIND11_MODULE(_dlsim, m) {
   m.doc() = "dlsim's C++ core; use the `dlsim` package (python/dlsim/__init__.py)";
   m.def("train", &Train, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"),
         py::arg("compare_trace"));
-  m.def("serve", &Serve, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("capacity"),
-        py::arg("target"));
+  m.def("serve", &Serve, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"),
+        py::arg("capacity"), py::arg("target"));
   m.def("plan", &Plan, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("calibrations"),
         py::arg("threads"), py::arg("top"));
   m.def("cluster", &Cluster, py::arg("file"), py::arg("text"), py::arg("catalogs"), py::arg("records"),

@@ -85,9 +85,10 @@ def train(scenario, catalogs=(), calibration=(), compare_trace=None):
     return _run("train", scenario, catalogs, _paths(calibration, "calibration"), trace[0] if trace else "")
 
 
-def serve(scenario, catalogs=(), capacity=False, target=0.9):
-    """A serving simulation (`dlsim serve --json`), or with capacity=True the SLO capacity search."""
-    return _run("serve", scenario, catalogs, capacity, target)
+def serve(scenario, catalogs=(), capacity=False, target=0.9, calibration=()):
+    """A serving simulation (`dlsim serve --json`), or with capacity=True the SLO capacity search
+    (calibration: files from `dlsim calibrate --serve`, their serving_engines laid over the engine profiles)."""
+    return _run("serve", scenario, catalogs, _paths(calibration, "calibration"), capacity, target)
 
 
 def plan(scenario, catalogs=(), threads=0, top=0, calibration=()):

@@ -5,6 +5,7 @@ with PYTHONPATH=build/python and DLSIM_BINARY set."""
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 
 import dlsim
@@ -102,6 +103,18 @@ class OtherCommandsTest(unittest.TestCase):
         self.assertEqual(dlsim.gnn(gnn), cli_json("gnn", gnn))
         cluster = os.path.join(SCENARIOS, "cluster_gavel_synthetic.yaml")
         self.assertEqual(dlsim.cluster(cluster), cli_json("cluster", cluster))
+
+    def test_serve_takes_a_serving_engine_calibration(self):
+        scenario = ("model: {name: llama3-8b}\nhardware: {gpu: h100-sxm5-80gb}\nengine: vllm-0.5\n"
+                    "workload: {rate: 2, requests: 50}\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "engine.yaml")
+            with open(path, "w") as f:
+                f.write("serving_engines:\n  vllm-0.5: {step_us: 1, per_request_us: 0, first_token_us: 0}\n")
+            profile = dlsim.serve(scenario)
+            calibrated = dlsim.serve(scenario, calibration=path)
+        self.assertLess(calibrated["tpot_s"]["mean"], profile["tpot_s"]["mean"] - 0.005)
+        self.assertLess(calibrated["engine_cpu_s"], 0.01 * profile["engine_cpu_s"])
 
     def test_catalog_lists_every_kind(self):
         c = dlsim.catalog()

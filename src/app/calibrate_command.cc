@@ -123,6 +123,9 @@ int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std
   if (!args.traces.empty() && !args.file.empty())
     return ReportUsage("calibrate", Error::InvalidArgument("give RUNS.csv or --trace files, not both"), err);
   if (!args.traces.empty()) return RunTraceCalibration(args, common, out, err);
+  if (args.serve && !args.fit.empty())
+    return ReportUsage("calibrate", Error::InvalidArgument("--serve fits the engine's CPU times; drop --fit"), err);
+  if (args.serve && !args.file.empty()) return RunServeCalibration(args, common, out, err);
   if (args.file.empty())
     return ReportUsage("calibrate",
                        Error::InvalidArgument("give RUNS.csv (measured runs) or --trace STEP.json.gz"), err);
@@ -155,7 +158,7 @@ int FinishCalibration(const CalibrateArgs& args, const std::string& file_text,
   render(out);
   out << (args.output.empty() ? "\nNothing written (give -o FILE to write the calibration).\n"
                               : "\nWrote " + args.output + ": use it with dlsim --calibration " +
-                                    args.output + " train|plan|validate ...\n");
+                                    args.output + (args.serve ? " serve|validate ...\n" : " train|plan|validate ...\n"));
   return kExitOk;
 }
 

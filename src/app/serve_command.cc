@@ -84,6 +84,7 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
           ? io::LoadServeScenarioFile(args.file, catalogs->hardware, catalogs->models, names)
           : io::ParseServeScenario(args.text, args.file, catalogs->hardware, catalogs->models, names);
   if (!options.ok()) return ReportError("serve", options.error(), err);
+  options->engine_calibrations = catalogs->training.serving_engines;  // `--calibration` files'
   if (args.check) {
     out << "ok: " << io::SummarizeServeOptions(*options) << "\n";
     return kExitOk;

@@ -71,6 +71,15 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
   }
   if (over.memory_overhead) out.memory_overhead = over.memory_overhead;
   if (over.interval) out.interval = over.interval;
+  for (const EngineHostCalibration& e : over.serving_engines) {
+    auto it = std::find_if(out.serving_engines.begin(), out.serving_engines.end(),
+                           [&](const EngineHostCalibration& x) { return x.engine == e.engine; });
+    if (it == out.serving_engines.end())
+      it = out.serving_engines.insert(out.serving_engines.end(), {e.engine});
+    for (auto field : {&EngineHostCalibration::step_us, &EngineHostCalibration::per_request_us,
+                       &EngineHostCalibration::first_token_us})
+      if ((e.*field).has_value()) (*it).*field = e.*field;
+  }
   return out;
 }
 

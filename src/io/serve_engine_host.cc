@@ -2,17 +2,18 @@
 
 namespace dlsim::io::internal {
 
-std::optional<serve::EngineHost> ReadEngineHost(const MapReader& m, const serve::EngineHost& profile) {
-  if (!m.present()) return std::nullopt;
-  serve::EngineHost h = profile;
+serve::EngineHostKeys ReadEngineHost(const MapReader& m) {
+  serve::EngineHostKeys k;
+  if (!m.present()) return k;
   const Range kMs = Range::Between(0, 10'000);
-  h.step = Millis(m.Get<double>("step_ms", h.step.ToMillis(), kMs));
-  h.per_request = Micros(m.Get<double>("per_request_us", h.per_request.ToMicros(), Range::Between(0, 1e7)));
-  h.first_token = Millis(m.Get<double>("first_token_ms", h.first_token.ToMillis(), kMs));
-  h.async_output = m.Get<bool>("async_output", h.async_output);
-  h.scheduler_steps = m.Get<int>("scheduler_steps", h.scheduler_steps, Range::Between(1, 1024));
+  if (m.Has("step_ms")) k.step = Millis(m.Get<double>("step_ms", 0, kMs));
+  if (m.Has("per_request_us"))
+    k.per_request = Micros(m.Get<double>("per_request_us", 0, Range::Between(0, 1e7)));
+  if (m.Has("first_token_ms")) k.first_token = Millis(m.Get<double>("first_token_ms", 0, kMs));
+  if (m.Has("async_output")) k.async_output = m.Get<bool>("async_output", false);
+  if (m.Has("scheduler_steps")) k.scheduler_steps = m.Get<int>("scheduler_steps", 1, Range::Between(1, 1024));
   m.Finish();
-  return h;
+  return k;
 }
 
 }  // namespace dlsim::io::internal

@@ -1,10 +1,8 @@
-// Private: the `engine_host:` section of a serve scenario (serve/engine_host.h): the engine profile's CPU
-// times with the keys the user wrote laid over them. Each bad value is recorded at its key, with file and
-// line.
+// Private: the `engine_host:` section of a serve scenario (serve/engine_host.h): the keys the user wrote,
+// laid over the engine profile's (and any calibration file's) CPU times by serve::HostOf. Each bad value is
+// recorded at its key, with file and line.
 #ifndef DLSIM_SRC_IO_SERVE_ENGINE_HOST_H_
 #define DLSIM_SRC_IO_SERVE_ENGINE_HOST_H_
-
-#include <optional>
 
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/serve/engine_host.h"
@@ -12,8 +10,8 @@
 namespace dlsim::io::internal {
 
 // Keys (all optional): step_ms, per_request_us, first_token_ms (each 0 .. 10 s), async_output (bool),
-// scheduler_steps (1 .. 1024). An absent section: nullopt (the profile's values apply).
-std::optional<serve::EngineHost> ReadEngineHost(const MapReader& m, const serve::EngineHost& profile);
+// scheduler_steps (1 .. 1024). An absent section: no keys.
+serve::EngineHostKeys ReadEngineHost(const MapReader& m);
 
 }  // namespace dlsim::io::internal
 

@@ -562,8 +562,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
       ReadScheduler(root.Section("scheduler"), names,
                     engine.ok() ? (*engine)->SchedulerDefaults(o.model) : serve::SchedulerOptions{});
   CheckPools(h, root.Section("scheduler"), o);
-  o.engine_host = internal::ReadEngineHost(root.Section("engine_host"),
-                                           engine.ok() ? (*engine)->host : serve::EngineHost{});
+  o.engine_host_keys = internal::ReadEngineHost(root.Section("engine_host"));
   o.offload = ReadOffload(root.Section("offload"));
   ReadSlo(root.Section("slo"), o.slo);
   o.compute_model = ReadCostSection(root.Section("cost"), o.compute_model);

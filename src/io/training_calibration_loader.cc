@@ -4,6 +4,7 @@
 
 #include "dlsim/io/embedded.h"
 #include "dlsim/io/yaml_reader.h"
+#include "dlsim/serve/engine_profile.h"
 
 namespace dlsim::io {
 namespace {
@@ -51,6 +52,31 @@ std::vector<cost::ArchTrainingCalibration> ReadTrainingArchitectures(const MapRe
   return out;
 }
 
+namespace {
+
+// `serving_engines:` (dlsim calibrate --serve): per engine profile, the CPU times fitted to the user's runs.
+std::vector<cost::EngineHostCalibration> ReadServingEngines(const MapReader& m) {
+  std::vector<cost::EngineHostCalibration> out;
+  for (const std::string& name : m.Keys()) {
+    if (auto e = serve::FindEngine(name); !e.ok()) {
+      m.AddError(name, e.error().message);
+      continue;
+    }
+    const MapReader s = m.Section(name);
+    cost::EngineHostCalibration c{name};
+    const Range kUs = Range::Between(0, 1e7);
+    for (auto [key, field] : {std::pair{"step_us", &cost::EngineHostCalibration::step_us},
+                              {"per_request_us", &cost::EngineHostCalibration::per_request_us},
+                              {"first_token_us", &cost::EngineHostCalibration::first_token_us}})
+      if (s.Has(key)) c.*field = s.Get<double>(key, 0, kUs);
+    s.Finish();
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml_text,
                                                            std::string file_name) {
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
@@ -76,6 +102,7 @@ Result<cost::TrainingCalibration> ParseTrainingCalibration(std::string_view yaml
     iv.Finish();
     cal.interval = c;
   }
+  if (root.Has("serving_engines")) cal.serving_engines = ReadServingEngines(root.Section("serving_engines"));
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
   return cal;
@@ -113,6 +140,13 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
         "interval:  # 10th-90th percentile of measured / predicted, leave-one-run-out\n  architecture: {}\n"
         "  low: {:.4f}\n  high: {:.4f}\n  runs: {}\n",
         cal.interval->architecture, cal.interval->low, cal.interval->high, cal.interval->runs);
+  if (!cal.serving_engines.empty()) out += "serving_engines:\n";
+  for (const cost::EngineHostCalibration& e : cal.serving_engines) {
+    out += "  " + e.engine + ":\n";
+    if (e.step_us) out += fmt::format("    step_us: {:.1f}\n", *e.step_us);
+    if (e.per_request_us) out += fmt::format("    per_request_us: {:.2f}\n", *e.per_request_us);
+    if (e.first_token_us) out += fmt::format("    first_token_us: {:.1f}\n", *e.first_token_us);
+  }
   return out;
 }
 

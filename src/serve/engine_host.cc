@@ -25,4 +25,13 @@ Duration EngineHost::StepWall(Duration gpu, int64_t requests, bool pays_step, bo
   return wall;
 }
 
+EngineHost WithKeys(EngineHost base, const EngineHostKeys& keys) {
+  if (keys.step) base.step = *keys.step;
+  if (keys.per_request) base.per_request = *keys.per_request;
+  if (keys.first_token) base.first_token = *keys.first_token;
+  if (keys.async_output) base.async_output = *keys.async_output;
+  if (keys.scheduler_steps) base.scheduler_steps = *keys.scheduler_steps;
+  return base;
+}
+
 }  // namespace dlsim::serve

@@ -36,7 +36,14 @@ SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model)
 EngineHost HostOf(const ServeOptions& o) {
   if (o.engine_host) return *o.engine_host;
   auto e = FindEngine(o.engine);
-  return e.ok() ? (*e)->host : EngineHost{};
+  EngineHost h = e.ok() ? (*e)->host : EngineHost{};
+  for (const cost::EngineHostCalibration& c : o.engine_calibrations) {
+    if (c.engine != o.engine) continue;
+    if (c.step_us) h.step = Micros(*c.step_us);
+    if (c.per_request_us) h.per_request = Micros(*c.per_request_us);
+    if (c.first_token_us) h.first_token = Micros(*c.first_token_us);
+  }
+  return WithKeys(h, o.engine_host_keys);
 }
 
 namespace {

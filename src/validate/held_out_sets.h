@@ -25,6 +25,8 @@ Result<ValidationSet> NemoLongContextB200(Runner& run);  // nemo-long-context-cp
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
 Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)
+// serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine.
+Result<ValidationSet> ServingVllmPublic(Runner& run);
 
 }  // namespace dlsim::validate::internal
 

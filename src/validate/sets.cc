@@ -263,7 +263,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"nemo-long-context-cp-b200", internal::NemoLongContextB200},
     {"torchtitan-a100-fsdp", internal::TorchtitanFsdp},
     {"torchtitan-h100-nd", internal::TorchtitanH100},
-    {"bloom-a100-jean-zay", internal::BloomJeanZay}};
+    {"bloom-a100-jean-zay", internal::BloomJeanZay},
+    {"serving-vllm-public", internal::ServingVllmPublic}};
 
 // The sets for which `want(name)` holds, in a fixed order.
 Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,

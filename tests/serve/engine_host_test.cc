@@ -143,14 +143,21 @@ Result<ServeOptions> Parse(const std::string& extra) {
 TEST(EngineHost, ScenarioKeysOverrideTheProfile) {
   auto o = Parse("engine_host: {scheduler_steps: 8, first_token_ms: 12}\n");
   ASSERT_TRUE(o.ok()) << o.error().message;
-  ASSERT_TRUE(o->engine_host.has_value());
-  EXPECT_EQ(o->engine_host->scheduler_steps, 8);
-  EXPECT_EQ(o->engine_host->first_token, Millis(12));
-  EXPECT_EQ(o->engine_host->step, Micros(4000));  // the profile's
-  EXPECT_TRUE(o->engine_host->async_output);
+  const EngineHost h = HostOf(*o);
+  EXPECT_EQ(h.scheduler_steps, 8);
+  EXPECT_EQ(h.first_token, Millis(12));
+  EXPECT_EQ(h.step, Micros(4000));  // the profile's
+  EXPECT_TRUE(h.async_output);
+  // A calibration file's values sit between the profile's and the scenario's keys.
+  o->engine_calibrations = {{.engine = "vllm-0.6", .step_us = 2500, .first_token_us = 30000},
+                            {.engine = "vllm-v1", .step_us = 1}};
+  EXPECT_EQ(HostOf(*o).step, Micros(2500));
+  EXPECT_EQ(HostOf(*o).first_token, Millis(12));  // the scenario's key wins
+  EXPECT_EQ(HostOf(*o).per_request, Micros(103));
   auto none = Parse("");
   ASSERT_TRUE(none.ok()) << none.error().message;
-  EXPECT_FALSE(none->engine_host.has_value());
+  EXPECT_EQ(HostOf(*none).step, Micros(4000));
+  EXPECT_EQ(HostOf(*none).scheduler_steps, 1);
 }
 
 TEST(EngineHost, BadKeysAreErrorsAtTheKey) {

@@ -1,5 +1,5 @@
-// dlsim calibrate RUNS.csv | --trace STEP.json.gz ... [-o FILE] [--fit a,b] [--threads N] [--json]: fit the
-// stack's constants to measured runs. Argument parsing only; the command is app::RunCalibrateCommand.
+// dlsim calibrate RUNS.csv | --serve RUNS.csv | --trace STEP.json.gz ... [-o FILE] [--fit a,b] [--json]: fit
+// the stack's constants to measured runs. Argument parsing only; the command is app::RunCalibrateCommand.
 #include <iostream>
 #include <memory>
 
@@ -22,6 +22,10 @@ void AddCalibrateCommand(CLI::App& app, GlobalOptions& global) {
          "Profiled step (torch.profiler Kineto / Chrome trace JSON, .json or .json.gz; repeatable): fit the "
          "stack's kernel constants and host time to it instead of RUNS.csv")
       ->check(CLI::ExistingFile);
+  cmd->add_flag(
+      "--serve", args->serve,
+      "RUNS.csv holds serving runs (scenario, tpot_ms, optional ttft_ms, label): fit the engine's CPU "
+      "time per step, per request and on the first-token path (docs/calibration.md)");
   cmd->add_flag(
       "--with-host", args->with_host,
       "With --trace: also write the traced host time per layer (it includes the profiler's own overhead)");

@@ -24,6 +24,7 @@ struct CalibrateArgs {
   std::vector<std::string> traces;  // --trace STEP.json[.gz] (repeatable): calibrate from profiled steps
   std::string gpu;                  // --gpu: the traces' GPU (default: from the traces' device name)
   bool with_host = false;           // --with-host: also write the traced host time per layer
+  bool serve = false;               // --serve: RUNS.csv holds serving runs (io/serving_runs.h)
   std::string output;  // -o FILE: the calibration to write (nothing written when empty or on error)
   std::string fit;     // --fit: comma-separated constant names; empty: chosen by sensitivity
   int threads = 1;
@@ -43,7 +44,12 @@ int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std
 int RunTraceCalibration(const CalibrateArgs& args, const CommonArgs& common, std::ostream& out,
                         std::ostream& err);
 
-// What both ways of calibrating end with: write `file_text` to args.output (whole or not at all), then print
+// `dlsim calibrate --serve RUNS.csv [-o FILE] [--json]`: validate/serving_calibrate.h on measured serving runs
+// (io/serving_runs.h); prints the engine's CPU times, profile and fitted, and each run's TPOT and TTFT.
+int RunServeCalibration(const CalibrateArgs& args, const CommonArgs& common, std::ostream& out,
+                        std::ostream& err);
+
+// What the ways of calibrating end with: write `file_text` to args.output (whole or not at all), then print
 // `json` (--json) or `render`'s report and where the file went. kExitOk, or kExitError when the write fails.
 int FinishCalibration(const CalibrateArgs& args, const std::string& file_text,
                       const nlohmann::ordered_json& json, const std::function<void(std::ostream&)>& render,

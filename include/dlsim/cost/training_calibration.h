@@ -56,8 +56,17 @@ struct CalibratedInterval {
   int runs = 0;
 };
 
+// A serving engine's CPU time fitted to the user's own runs (`dlsim calibrate --serve`; a calibration file's
+// `serving_engines:` section): laid over the engine profile's values (serve/engine_host.h), under the keys a
+// scenario's `engine_host:` gives. Unset: the profile's value.
+struct EngineHostCalibration {
+  std::string engine;  // an engine profile's name (serve/engine_profile.h)
+  std::optional<double> step_us, per_request_us, first_token_us;
+};
+
 struct TrainingCalibration {
   std::string source;
+  std::vector<EngineHostCalibration> serving_engines;
   std::vector<ArchTrainingCalibration> archs;
   std::optional<Duration> layer_host_time;
   std::string layer_host_source;  // the file that set layer_host_time

@@ -11,6 +11,7 @@
 #define DLSIM_SERVE_ENGINE_HOST_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "dlsim/core/units.h"
 
@@ -39,6 +40,16 @@ struct EngineHost {
   // streams a run's outputs once, for all its tokens (RFC #6854: multi-step amortises "all these overheads").
   Duration StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const;
 };
+
+// The `engine_host:` keys a scenario gave (serve/options.h): each laid over the profile's (and a calibration
+// file's) value; unset keys keep them.
+struct EngineHostKeys {
+  std::optional<Duration> step, per_request, first_token;
+  std::optional<bool> async_output;
+  std::optional<int> scheduler_steps;
+};
+// `base` with every key `keys` sets replaced.
+EngineHost WithKeys(EngineHost base, const EngineHostKeys& keys);
 
 }  // namespace dlsim::serve
 

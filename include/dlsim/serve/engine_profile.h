@@ -51,8 +51,8 @@ struct EngineProfile {
   SchedulerOptions SchedulerDefaults(const model::ModelSpec& model) const;
 };
 
-// The engine CPU time a run of `o` prices: the scenario's `engine_host:` when given (the profile's values
-// with its keys laid over them), else the profile's (an unknown engine: none).
+// The engine CPU time a run of `o` prices: `o.engine_host` when set; else the profile's (an unknown engine:
+// none), with o.engine_calibrations' entry for the engine and then the scenario's keys laid over it.
 EngineHost HostOf(const ServeOptions& o);
 
 // Every profile, the default ("default": vLLM's all-reduce rule, dlsim's scheduler defaults) first.

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/cost/training_calibration.h"
 #include "dlsim/hw/gpu.h"
 #include "dlsim/model/model_spec.h"
 #include "dlsim/serve/engine_host.h"
@@ -149,7 +150,11 @@ struct ServeOptions {
   double weight_sparsity = 0.0;
   std::string compute_model = "roofline";  // cost.model: prices kernels without a measured profile
   std::string engine = "default";          // serving-engine profile (serve/engine_profile.h)
-  // The engine's CPU time (serve/engine_host.h) when the scenario sets `engine_host:`; unset: the profile's.
+  // The engine's CPU time (serve/engine_host.h, HostOf): the profile's, then a calibration file's for this
+  // engine (`--calibration`, `serving_engines:`; the commands copy the catalogs' in), then the scenario's
+  // `engine_host:` keys. `engine_host`, when set, replaces all three (for callers that price a host exactly).
+  std::vector<cost::EngineHostCalibration> engine_calibrations;
+  EngineHostKeys engine_host_keys;
   std::optional<EngineHost> engine_host;
   // Precision of the stored weights and of the KV cache (model.weight_dtype, model.kv_cache_dtype): fp16/bf16
   // (2 bytes) or fp8 (1 byte; FP8 checkpoints, vLLM's kv_cache_dtype fp8). FP8 weights run FP8 GEMMs.
