@@ -124,7 +124,8 @@ int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std
     return ReportUsage("calibrate", Error::InvalidArgument("give RUNS.csv or --trace files, not both"), err);
   if (!args.traces.empty()) return RunTraceCalibration(args, common, out, err);
   if (args.serve && !args.fit.empty())
-    return ReportUsage("calibrate", Error::InvalidArgument("--serve fits the engine's CPU times; drop --fit"), err);
+    return ReportUsage("calibrate", Error::InvalidArgument("--serve fits the engine's CPU times; drop --fit"),
+                       err);
   if (args.serve && !args.file.empty()) return RunServeCalibration(args, common, out, err);
   if (args.file.empty())
     return ReportUsage("calibrate",
@@ -156,9 +157,10 @@ int FinishCalibration(const CalibrateArgs& args, const std::string& file_text,
     return kExitOk;
   }
   render(out);
-  out << (args.output.empty() ? "\nNothing written (give -o FILE to write the calibration).\n"
-                              : "\nWrote " + args.output + ": use it with dlsim --calibration " +
-                                    args.output + (args.serve ? " serve|validate ...\n" : " train|plan|validate ...\n"));
+  out << (args.output.empty()
+              ? "\nNothing written (give -o FILE to write the calibration).\n"
+              : "\nWrote " + args.output + ": use it with dlsim --calibration " + args.output +
+                    (args.serve ? " serve|validate ...\n" : " train|plan|validate ...\n"));
   return kExitOk;
 }
 
