@@ -44,8 +44,8 @@ int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std
 int RunTraceCalibration(const CalibrateArgs& args, const CommonArgs& common, std::ostream& out,
                         std::ostream& err);
 
-// `dlsim calibrate --serve RUNS.csv [-o FILE] [--json]`: validate/serving_calibrate.h on measured serving runs
-// (io/serving_runs.h); prints the engine's CPU times, profile and fitted, and each run's TPOT and TTFT.
+// `dlsim calibrate --serve RUNS.csv [-o FILE] [--json]`: validate/serving_calibrate.h on measured serving
+// runs (io/serving_runs.h); prints the engine's CPU times, profile and fitted, and each run's TPOT and TTFT.
 int RunServeCalibration(const CalibrateArgs& args, const CommonArgs& common, std::ostream& out,
                         std::ostream& err);
 

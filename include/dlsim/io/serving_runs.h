@@ -23,7 +23,8 @@
 
 namespace dlsim::io {
 
-Result<std::vector<validate::ServingRun>> ParseServingRuns(std::string_view text, const std::string& file_name,
+Result<std::vector<validate::ServingRun>> ParseServingRuns(std::string_view text,
+                                                           const std::string& file_name,
                                                            const catalog::Catalogs& catalogs,
                                                            const ServeNames& names);
 // ReadTextFile + ParseServingRuns.

@@ -21,8 +21,9 @@ namespace dlsim::serve {
 
 // An infeasible configuration (the weights do not fit, ...) is a result with feasible = false
 // and a reason. Errors: unknown scheduler or router names, an empty workload. `sink` (may be
-// null) receives a span per iteration and KV counters; the caller calls Begin/Finish. The catalogs' serving-engine
-// calibrations (a `--calibration` file's serving_engines) apply unless `options` carries its own.
+// null) receives a span per iteration and KV counters; the caller calls Begin/Finish. The catalogs'
+// serving-engine calibrations (a `--calibration` file's serving_engines) apply unless `options` carries its
+// own.
 Result<ServeResult> Simulate(const ServeOptions& options, const catalog::Catalogs& catalogs,
                              report::Sink* sink);
 
