@@ -31,8 +31,10 @@ struct Replica {
   Duration stall;
   int64_t offload_iterations = 0;
   int64_t interval_sum = 0;
-  int run_left = 0;  // multi-step: decode steps left in the current run that do not pay the scheduler
-  Duration host;     // engine CPU time its steps exposed (EngineHost::StepWall less the GPU time)
+  int run_left = 0;      // multi-step: decode steps left in the current run that do not pay the scheduler
+  bool delivers = true;  // the current step streams its tokens (multi-step: only a run's last step)
+  std::vector<int32_t> held;  // requests with tokens generated in the current run and not yet streamed
+  Duration host;              // engine CPU time its steps exposed (EngineHost::StepWall less the GPU time)
 };
 
 class Simulation {
@@ -184,6 +186,7 @@ class Simulation {
     const BatchShape& b = r.batch.shape;
     const bool decode_only = b.prefill_tokens == 0;
     const bool pays = host_.PaysStep(decode_only, &r.run_left);
+    r.delivers = !(decode_only && host_.scheduler_steps > 1 && r.run_left > 0);
     const Duration wall =
         host_.StepWall(gpu, static_cast<int64_t>(r.batch.entries.size()), pays, decode_only);
     r.host += wall - gpu;
@@ -285,7 +288,11 @@ class Simulation {
       if (req.prefill_done()) ++req.generated;
       r.outstanding -= before - req.remaining_tokens();
       if (!req.prefill_done()) continue;
-      NoteToken(req, now);
+      if (r.delivers) {
+        NoteToken(req, now);
+      } else if (std::find(r.held.begin(), r.held.end(), e.request) == r.held.end()) {
+        r.held.push_back(e.request);  // streamed with the run's last step (StreamHeld)
+      }
       if (req.generated >= req.output) {
         Complete(r, req, now);
         any_left = true;
@@ -299,7 +306,20 @@ class Simulation {
       run.erase(std::remove_if(run.begin(), run.end(), [this](int32_t i) { return reqs_[i].replica < 0; }),
                 run.end());
     }
+    if (r.delivers || r.q.running.empty()) StreamHeld(r, now);
     StartIteration(r);
+  }
+
+  // Multi-step scheduling streams a run's tokens when the run ends (vLLM's multi-step output processing):
+  // each held request's tokens reach the client at `now`, as one chunk (one inter-token gap, as
+  // benchmark_serving counts chunks), and a request that finished during the run finishes now.
+  void StreamHeld(Replica& r, TimePoint now) {
+    for (int32_t idx : r.held) {
+      Request& req = reqs_[idx];
+      if (req.last_token != now) NoteToken(req, now);  // (a first token is never held: prefill steps stream)
+      if (req.done) req.finish = now;
+    }
+    r.held.clear();
   }
 
   void Complete(Replica& r, Request& req, TimePoint now) {

@@ -84,6 +84,28 @@ TEST(EngineHost, OneRequestPaysEveryStepAndTheFirstTokenPath) {
   EXPECT_NEAR(multi_async.records[0].ttft_s - a.ttft_s, 0.004, 1e-9);
 }
 
+// Multi-step streams a run's tokens together: one request of 10 decode steps under runs of 4 sees three
+// chunks (gaps of 4, 4 and 2 steps: benchmark_serving's ITL entries), and finishes when the last chunk
+// streams, so its TPOT and end-to-end do not change.
+TEST(EngineHost, MultiStepStreamsEachRunAsOneChunk) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{0.0, 100, 11}};
+  o.keep_records = true;
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  o.engine_host = EngineHost{};
+  auto single = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  o.engine_host = Host(0, 0, false, 0, 4);
+  auto multi = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(single.ok() && multi.ok());
+  EXPECT_EQ(single->metrics.itl_gaps, 10);
+  EXPECT_EQ(multi->metrics.itl_gaps, 3);
+  EXPECT_NEAR(multi->records[0].itl_max_s, 0.040, 1e-9);
+  EXPECT_NEAR(multi->metrics.itl_s.mean, (0.040 + 0.040 + 0.020) / 3, 1e-9);
+  EXPECT_NEAR(multi->records[0].tpot_s, single->records[0].tpot_s, 1e-12);
+  EXPECT_NEAR(multi->records[0].e2e_s, single->records[0].e2e_s, 1e-12);
+}
+
 // Without `engine_host:` a run takes its engine's profile; `default` has none, so existing results stand.
 TEST(EngineHost, RunsTakeTheirEnginesProfile) {
   ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");

@@ -28,10 +28,13 @@ struct EngineHost {
   // server, tokenisation and the first streamed chunk.
   Duration first_token;
   // Multi-step scheduling (vLLM --num-scheduler-steps): a decode-only step runs this many times per
-  // scheduler call, so `step` is paid on the first of each run. 1 = every step pays.
+  // scheduler call, so `step` is paid on the first of each run, and the run's tokens stream together when it
+  // ends (one chunk per request). 1 = every step pays and streams.
   int scheduler_steps = 1;
 
-  bool any() const { return step > Duration() || per_request > Duration() || first_token > Duration(); }
+  bool any() const {
+    return step > Duration() || per_request > Duration() || first_token > Duration() || scheduler_steps > 1;
+  }
   // Whether this step pays `step`: every step that prefills does; a decode-only step pays on the first
   // of each run of `scheduler_steps`. `run_left` is the replica's count of unpaid steps left in its run.
   bool PaysStep(bool decode_only, int* run_left) const;
