@@ -19,6 +19,7 @@
 #include "dlsim/serve/engine_profile.h"
 #include "serve_engine_host.h"
 #include "serve_moe_checks.h"
+#include "serve_speculative.h"
 
 namespace dlsim::io {
 namespace {
@@ -564,6 +565,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   CheckPools(h, root.Section("scheduler"), o);
   o.engine_host_keys = internal::ReadEngineHost(root.Section("engine_host"));
   o.offload = ReadOffload(root.Section("offload"));
+  o.speculative = internal::ReadSpeculative(root.Section("speculative"), models);
   ReadSlo(root.Section("slo"), o.slo);
   o.compute_model = ReadCostSection(root.Section("cost"), o.compute_model);
   root.Finish();
@@ -574,6 +576,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   // A head_dim other than hidden / heads (Mistral-Nemo, Qwen3) is priced as given: the QKV and output
   // projections, the attention and the KV cache all use model.head_dim().
   internal::CheckServeMoe(o, root, doc);
+  internal::CheckSpeculative(o, root);
   if (m.arch != model::Arch::kDecoder)
     doc.AddError(root.Section("model").location(), "model",
                  "model '" + m.name + "' is " +

@@ -62,6 +62,56 @@ EngineHost VllmV0Host(double step_us, bool async_output) {
           .first_token = Micros(kFirstTokenUs)};
 }
 
+// The vLLM releases: 0.5.4 and 0.6.0 (prefill-first, 256 sequences) and V1 (chunked prefill always on).
+void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
+  EngineProfile v05 = def;
+  v05.name = "vllm-0.5";
+  v05.description = "vLLM 0.5.4: custom all-reduce up to 8 MiB, 256 sequences, no chunked prefill";
+  v05.scheduler = "vllm";
+  v05.max_num_seqs = 256;
+  v05.max_batched_tokens_from_model = true;
+  v05.host = VllmV0Host(6'283, false);
+  p.push_back(v05);
+  EngineProfile v06 = v05;
+  v06.name = "vllm-0.6";
+  v06.description = "vLLM 0.6.0: as 0.5.4, output processing asynchronous (multi-step off by default)";
+  v06.host = VllmV0Host(4'000, true);
+  p.push_back(v06);
+  EngineProfile v1 = def;
+  v1.name = "vllm-v1";
+  v1.description = "vLLM V1 (0.8): chunked prefill always on, 1024 sequences, 8192 tokens per step";
+  v1.scheduler = "sarathi";
+  v1.max_num_seqs = 1024;
+  v1.max_batched_tokens = 8192;
+  // V1 (engine_host.csv): the step derived from PR #17866's TPOT, 1.1 us per request (#46112).
+  v1.host = {.step = Micros(1'137),
+             .per_request = Duration::Nanos(1'100),
+             .async_output = true,
+             .first_token = Micros(kFirstTokenUs)};
+  p.push_back(v1);
+}
+
+// The engines whose all-reduce rule is all dlsim knows of them: SGLang, TensorRT-LLM, SplitwiseSim's.
+void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
+  EngineProfile sg = def;
+  sg.name = "sglang";
+  sg.description = "SGLang: vLLM's custom all-reduce (8 MiB, 2/4/6/8 GPUs); scheduler defaults not profiled";
+  p.push_back(sg);
+  EngineProfile trt = def;
+  trt.name = "trtllm";
+  trt.description = "TensorRT-LLM AllReduce AUTO: one-shot below 1 MB (<= 4 GPUs) / 500 KB, NCCL above";
+  trt.custom_max_bytes_small_world = 1e6;
+  trt.custom_max_bytes_large_world = 5e5;
+  trt.custom_worlds = {2, 3, 4, 5, 6, 7, 8};
+  p.push_back(trt);
+  EngineProfile sw = def;
+  sw.name = "splitwise-2023";
+  sw.description =
+      "the engine SplitwiseSim profiled (2023): NCCL for every all-reduce plus a fitted host overhead";
+  sw.allreduce = TpAllReduce::kNcclFitted;
+  p.push_back(sw);
+}
+
 }  // namespace
 
 const std::vector<EngineProfile>& EngineProfiles() {
@@ -71,49 +121,8 @@ const std::vector<EngineProfile>& EngineProfiles() {
     def.name = "default";
     def.description = "vLLM's custom all-reduce rule, dlsim's scheduler defaults (docs/serving.md)";
     p.push_back(def);
-    EngineProfile v05 = def;
-    v05.name = "vllm-0.5";
-    v05.description = "vLLM 0.5.4: custom all-reduce up to 8 MiB, 256 sequences, no chunked prefill";
-    v05.scheduler = "vllm";
-    v05.max_num_seqs = 256;
-    v05.max_batched_tokens_from_model = true;
-    v05.host = VllmV0Host(6'283, false);
-    p.push_back(v05);
-    EngineProfile v06 = v05;
-    v06.name = "vllm-0.6";
-    v06.description = "vLLM 0.6.0: as 0.5.4, output processing asynchronous (multi-step off by default)";
-    v06.host = VllmV0Host(4'000, true);
-    p.push_back(v06);
-    EngineProfile v1 = def;
-    v1.name = "vllm-v1";
-    v1.description = "vLLM V1 (0.8): chunked prefill always on, 1024 sequences, 8192 tokens per step";
-    v1.scheduler = "sarathi";
-    v1.max_num_seqs = 1024;
-    v1.max_batched_tokens = 8192;
-    // V1 (engine_host.csv): the step derived from PR #17866's TPOT, 1.1 us per request (#46112).
-    v1.host = {.step = Micros(1'137),
-               .per_request = Duration::Nanos(1'100),
-               .async_output = true,
-               .first_token = Micros(kFirstTokenUs)};
-    p.push_back(v1);
-    EngineProfile sg = def;
-    sg.name = "sglang";
-    sg.description =
-        "SGLang: vLLM's custom all-reduce (8 MiB, 2/4/6/8 GPUs); scheduler defaults not profiled";
-    p.push_back(sg);
-    EngineProfile trt = def;
-    trt.name = "trtllm";
-    trt.description = "TensorRT-LLM AllReduce AUTO: one-shot below 1 MB (<= 4 GPUs) / 500 KB, NCCL above";
-    trt.custom_max_bytes_small_world = 1e6;
-    trt.custom_max_bytes_large_world = 5e5;
-    trt.custom_worlds = {2, 3, 4, 5, 6, 7, 8};
-    p.push_back(trt);
-    EngineProfile sw = def;
-    sw.name = "splitwise-2023";
-    sw.description =
-        "the engine SplitwiseSim profiled (2023): NCCL for every all-reduce plus a fitted host overhead";
-    sw.allreduce = TpAllReduce::kNcclFitted;
-    p.push_back(sw);
+    AddVllmProfiles(def, p);
+    AddOtherProfiles(def, p);
     return p;
   }();
   return kProfiles;

@@ -165,7 +165,9 @@ class ProfiledCostModel final : public IterationCostModel {
     // runs at the GEMM model's streaming efficiency (measured small-M GEMMs on
     // the same GPU), not at the elementwise-kernel efficiency.
     const int64_t ctx = std::max<int64_t>(1, (b.decode_context + b.decode_requests - 1) / b.decode_requests);
-    return in_.compute->Gemm({.m = heads_ / kv_heads_,
+    // Speculative decoding: each request's 1 + k queries read the same KV (one GEMM with k + 1 times the
+    // rows).
+    return in_.compute->Gemm({.m = heads_ / kv_heads_ * (1 + b.spec_tokens),
                               .n = ctx,
                               .k = 2 * static_cast<int64_t>(head_dim_),
                               .batch = b.decode_requests * kv_heads_},

@@ -91,6 +91,9 @@ MemoryPlan PlanWeights(const ServeOptions& o) {
   const double params =
       o.model.ParameterCount() - o.model.layers * o.model.LayerParameters() + o.model.layers * layer_params;
   p.weights = Bytes(params * wbytes / gpus);
+  // Speculative decoding's draft model lives on the same GPUs (same TP; pp is 1).
+  if (o.speculative.num_tokens > 0 && o.speculative.draft)
+    p.weights += Bytes(o.speculative.draft->ParameterCount() * wbytes / gpus);
   p.layer_weights = Bytes(layer_params * wbytes / o.hardware.tp);
   p.layers = std::max(1, o.model.layers / o.hardware.pp);
   p.pcie = PcieBandwidth(o);
@@ -104,10 +107,14 @@ MemoryPlan PlanWeights(const ServeOptions& o) {
 }  // namespace
 
 Bytes KvBytesPerToken(const ServeOptions& o) {
-  const auto& m = o.model;
-  const int layers = std::max(1, m.layers / o.hardware.pp);
-  const int kv_heads = std::max(1, m.kv_heads / o.hardware.tp);
-  return Bytes(2.0 * layers * kv_heads * m.head_dim() * hw::DTypeBytes(o.kv_dtype));
+  auto per_token = [&](const model::ModelSpec& m) {
+    const int layers = std::max(1, m.layers / o.hardware.pp);
+    const int kv_heads = std::max(1, m.kv_heads / o.hardware.tp);
+    return 2.0 * layers * kv_heads * m.head_dim() * hw::DTypeBytes(o.kv_dtype);
+  };
+  // Speculative decoding's draft keeps its own KV cache of every token beside the target's.
+  const bool draft = o.speculative.num_tokens > 0 && o.speculative.draft;
+  return Bytes(per_token(o.model) + (draft ? per_token(*o.speculative.draft) : 0.0));
 }
 
 Duration IntervalStall(int interval, int layers, Duration per_layer, Duration layer_transfer) {

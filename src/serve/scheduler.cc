@@ -15,11 +15,12 @@ void AddPrefillChunk(const Request& r, int32_t index, int32_t chunk, Batch& batc
   if (r.prefilled + chunk >= r.prefill_target) s.logits += 1;
 }
 
-void AddDecode(const Request& r, int32_t index, Batch& batch) {
+void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead) {
   batch.entries.push_back({index, 1, false});
   batch.shape.decode_requests += 1;
-  batch.shape.decode_context += r.kv_tokens + 1;
-  batch.shape.logits += 1;
+  batch.shape.decode_context += r.kv_tokens + 1 + lookahead;
+  batch.shape.logits += 1 + lookahead;
+  batch.shape.spec_tokens = lookahead;
 }
 
 namespace {
@@ -89,13 +90,13 @@ class PolicyBase : public ReplicaScheduler {
     for (size_t i = 0; i < q.running.size(); ++i) {
       Request& r = ctx.requests[q.running[i]];
       if (!r.prefill_done()) continue;
-      const int64_t extra = ExtraBlocks(ctx.kv, r, 1);
+      const int64_t extra = ExtraBlocks(ctx.kv, r, 1 + ctx.lookahead);
       while (!ctx.kv.CanAllocate(extra, false) && i < q.running.size()) PreemptLast(q, ctx, batch);
       if (i >= q.running.size()) break;  // r itself was preempted
       Grow(ctx.kv, r, extra);
     }
     for (int32_t idx : q.running) {
-      if (ctx.requests[idx].prefill_done()) AddDecode(ctx.requests[idx], idx, batch);
+      if (ctx.requests[idx].prefill_done()) AddDecode(ctx.requests[idx], idx, batch, ctx.lookahead);
     }
   }
 
@@ -150,7 +151,7 @@ class OrcaScheduler final : public PolicyBase {
   using PolicyBase::PolicyBase;
   void FormBatch(ReplicaQueues& q, SchedulerContext& ctx, Batch& batch) override {
     // Running requests hold blocks for max_seq_len tokens, so they never need more.
-    for (int32_t idx : q.running) AddDecode(ctx.requests[idx], idx, batch);
+    for (int32_t idx : q.running) AddDecode(ctx.requests[idx], idx, batch, ctx.lookahead);
     AdmitWholePrefills(q, ctx, batch, o_.max_batched_tokens, true);
   }
 };
@@ -161,7 +162,7 @@ class SarathiScheduler final : public PolicyBase {
   void FormBatch(ReplicaQueues& q, SchedulerContext& ctx, Batch& batch) override {
     SwapIn(q, ctx, batch);
     GrowAndDecode(q, ctx, batch);
-    int64_t budget = o_.chunk_size - batch.shape.decode_requests;
+    int64_t budget = o_.chunk_size - batch.shape.tokens();
     // Continue partial prefills, oldest first.
     for (int32_t idx : q.running) {
       if (budget <= 0) break;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "dlsim/core/event_queue.h"
@@ -47,6 +48,7 @@ class Simulation {
         offloader_(plan, o.offload),
         reqs_(std::move(requests)),
         host_(HostOf(o)),
+        tokens_per_step_(o.speculative.TokensPerStep()),
         sink_(sink) {
     if (o.offload.mode == OffloadMode::kSelectN && o.offload.slo_admission && plan.min_interval > 0)
       record_ = std::make_unique<PerformanceRecord>(PerformanceRecord::Build(o, plan, cost));
@@ -157,6 +159,7 @@ class Simulation {
       return;
     }
     SchedulerContext ctx{reqs_, r.kv, plan_.block_bytes, 0};
+    ctx.lookahead = o_.speculative.num_tokens;
     if (record_ != nullptr) ctx.max_running = record_->MaxBatch(AdmissionContext(r.q));
     r.policy->FormBatch(r.q, ctx, r.batch);
     preemptions_ += ctx.preemptions;
@@ -283,9 +286,15 @@ class Simulation {
     for (const BatchEntry& e : r.batch.entries) {
       Request& req = reqs_[e.request];
       const int64_t before = req.remaining_tokens();
-      req.kv_tokens += e.tokens;
-      if (e.prefill) req.prefilled += e.tokens;
-      if (req.prefill_done()) ++req.generated;
+      if (e.prefill) {
+        req.kv_tokens += e.tokens;
+        req.prefilled += e.tokens;
+        if (req.prefill_done()) ++req.generated;
+      } else {
+        const int32_t n = AcceptedTokens(req);
+        req.kv_tokens += n;
+        req.generated += n;
+      }
       r.outstanding -= before - req.remaining_tokens();
       if (!req.prefill_done()) continue;
       if (r.delivers) {
@@ -308,6 +317,18 @@ class Simulation {
     }
     if (r.delivers || r.q.running.empty()) StreamHeld(r, now);
     StartIteration(r);
+  }
+
+  // The tokens a decode step emits for `req`: 1, or under speculative decoding the expected tokens per step
+  // (SpeculativeOptions::TokensPerStep) accrued in its credit and emitted whole, at least 1, at most what it
+  // has left to generate. Deterministic: the same run gives the same tokens.
+  int32_t AcceptedTokens(Request& req) {
+    if (o_.speculative.num_tokens <= 0) return 1;
+    req.spec_credit += tokens_per_step_;
+    const auto n =
+        static_cast<int32_t>(std::clamp<double>(std::floor(req.spec_credit), 1, req.output - req.generated));
+    req.spec_credit -= n;
+    return n;
   }
 
   // Multi-step scheduling streams a run's tokens when the run ends (vLLM's multi-step output processing):
@@ -355,6 +376,7 @@ class Simulation {
   std::unique_ptr<PerformanceRecord> record_;  // select-n's admission control; null otherwise
   std::vector<Request> reqs_;
   EngineHost host_;
+  double tokens_per_step_ = 1;  // speculative decoding's expected tokens per decode step
   report::Sink* sink_;
   EventQueue queue_;
   std::vector<std::unique_ptr<Replica>> replicas_;

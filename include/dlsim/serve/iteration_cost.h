@@ -49,8 +49,10 @@ struct BatchShape {
   int64_t prefill_requests = 0;  // requests with a prefill chunk
   int64_t decode_requests = 0;   // requests generating one token
   int64_t decode_context = 0;    // KV tokens read by the decodes (sum of their lengths)
-  int64_t logits = 0;            // sequences that sample a token (decodes + finished prefills)
-  int64_t tokens() const { return prefill_tokens + decode_requests; }
+  int64_t logits = 0;            // positions that sample a token (decodes' + finished prefills')
+  int64_t spec_tokens =
+      0;  // speculative decoding: draft tokens each decode request verifies (its queries 1 + k)
+  int64_t tokens() const { return prefill_tokens + decode_requests * (1 + spec_tokens); }
   // A pure decode iteration of `requests` requests holding `context` KV tokens in all.
   static BatchShape Decode(int64_t requests, int64_t context) {
     BatchShape b;

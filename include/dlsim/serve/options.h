@@ -130,6 +130,19 @@ struct OffloadOptions {
   double host_memory_gib = 512;  // host memory available for offloaded state
 };
 
+// Speculative decoding (Leviathan et al., ICML 2023): each decode step verifies `num_tokens` draft tokens per
+// request in one target pass of 1 + num_tokens queries; with each draft token accepted independently with
+// probability `acceptance_rate` (alpha) a step yields (1 - alpha^(k+1)) / (1 - alpha) tokens on average
+// (their Eq. 1). The draft is `draft` (run k times per step, on the replica's GPUs with its TP), or none
+// (n-gram / prompt lookup: drafting costs nothing on the GPU).
+struct SpeculativeOptions {
+  int num_tokens = 0;  // k; 0 = off
+  double acceptance_rate = 0;
+  std::optional<model::ModelSpec> draft;
+  // Expected tokens one verification step yields.
+  double TokensPerStep() const;
+};
+
 struct SloOptions {
   double ttft_s = 2.0;
   double tpot_s = 0.1;
@@ -143,6 +156,7 @@ struct ServeOptions {
   WorkloadOptions workload;
   SchedulerOptions scheduler;
   OffloadOptions offload;
+  SpeculativeOptions speculative;
   SloOptions slo;
   // Unstructured sparsity of the decoder layers' linear weights (Flash-LLM): 0 = dense. With
   // sparsity > 0 they are stored in Tiled-CSL (4 bytes per non-zero) and priced by

@@ -61,6 +61,9 @@ struct SchedulerContext {
   // Running requests the policy may admit up to this iteration (an SLO controller's cap, e.g.
   // Select-N's performance record), besides max_batch_size; never preempts to meet it.
   int64_t max_running = INT64_MAX;
+  // Speculative decoding: draft tokens each decode verifies (ServeOptions::speculative); its KV reserves
+  // them.
+  int lookahead = 0;
 };
 
 class ReplicaScheduler {
@@ -77,9 +80,10 @@ class ReplicaScheduler {
 using SchedulerRegistry = Registry<ReplicaScheduler, const SchedulerOptions&>;
 void RegisterSchedulers(SchedulerRegistry& reg);
 
-// Adds a prefill chunk / a decode of request `r` to the batch and its shape.
+// Adds a prefill chunk / a decode of request `r` to the batch and its shape; a decode verifying `lookahead`
+// draft tokens (speculative decoding) has 1 + lookahead queries.
 void AddPrefillChunk(const Request& r, int32_t index, int32_t chunk, Batch& batch);
-void AddDecode(const Request& r, int32_t index, Batch& batch);
+void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead = 0);
 
 }  // namespace dlsim::serve
 
