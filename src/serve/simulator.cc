@@ -325,8 +325,8 @@ class Simulation {
   int32_t AcceptedTokens(Request& req) {
     if (o_.speculative.num_tokens <= 0) return 1;
     req.spec_credit += tokens_per_step_;
-    const auto n =
-        static_cast<int32_t>(std::clamp<double>(std::floor(req.spec_credit), 1, req.output - req.generated));
+    const double left = std::max(1, req.output - req.generated);
+    const auto n = static_cast<int32_t>(std::max(1.0, std::min(std::floor(req.spec_credit), left)));
     req.spec_credit -= n;
     return n;
   }
