@@ -18,6 +18,7 @@ namespace {
 
 using testing::BaseOptions;
 using testing::Env;
+using testing::OneRequest;
 
 EngineHost Host(double step_us, double per_request_us, bool async, double first_token_us, int steps = 1) {
   return {.step = Micros(step_us),
@@ -55,10 +56,7 @@ TEST(EngineHost, MultiStepPaysTheSchedulerOncePerRun) {
 // One request alone, a constant GPU cost (prefill 0.1 s, decode 10 ms per token): the engine's CPU time adds
 // step + per_request to every step and the first-token path to TTFT and end-to-end, not to TPOT.
 TEST(EngineHost, OneRequestPaysEveryStepAndTheFirstTokenPath) {
-  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
-  o.workload.arrival = ArrivalKind::kTrace;
-  o.workload.trace = {{0.0, 100, 21}};
-  o.keep_records = true;
+  ServeOptions o = OneRequest(21);
   const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
   auto run = [&](const EngineHost& h) {
     o.engine_host = h;
@@ -88,10 +86,7 @@ TEST(EngineHost, OneRequestPaysEveryStepAndTheFirstTokenPath) {
 // chunks (gaps of 4, 4 and 2 steps: benchmark_serving's ITL entries), and finishes when the last chunk
 // streams, so its TPOT and end-to-end do not change.
 TEST(EngineHost, MultiStepStreamsEachRunAsOneChunk) {
-  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
-  o.workload.arrival = ArrivalKind::kTrace;
-  o.workload.trace = {{0.0, 100, 11}};
-  o.keep_records = true;
+  ServeOptions o = OneRequest(11);
   const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
   o.engine_host = EngineHost{};
   auto single = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);

@@ -11,6 +11,7 @@ namespace {
 
 using testing::BaseOptions;
 using testing::Env;
+using testing::OneRequest;
 
 TEST(Speculative, TokensPerStepIsLeviathansExpectation) {
   SpeculativeOptions s{.num_tokens = 3, .acceptance_rate = 0.5};
@@ -20,14 +21,6 @@ TEST(Speculative, TokensPerStepIsLeviathansExpectation) {
   s.acceptance_rate = 0;
   EXPECT_DOUBLE_EQ(s.TokensPerStep(), 1);
   EXPECT_DOUBLE_EQ(SpeculativeOptions{}.TokensPerStep(), 1);
-}
-
-ServeOptions OneRequest(int output) {
-  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
-  o.workload.arrival = ArrivalKind::kTrace;
-  o.workload.trace = {{0.0, 100, output}};
-  o.keep_records = true;
-  return o;
 }
 
 // Every draft token accepted (alpha 1, k 3): 12 decode tokens in 3 steps of 10 ms, streamed 4 at a time.

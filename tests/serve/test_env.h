@@ -39,6 +39,16 @@ inline ServeOptions BaseOptions(const std::string& model, const std::string& gpu
   return o;
 }
 
+// One request of a 100-token prompt and `output` tokens arriving at 0 on one Llama-2-7B A100 replica, its
+// record kept: the closed-form single-request cases.
+inline ServeOptions OneRequest(int output) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{0.0, 100, output}};
+  o.keep_records = true;
+  return o;
+}
+
 }  // namespace dlsim::serve::testing
 
 #endif  // DLSIM_TESTS_SERVE_TEST_ENV_H_
