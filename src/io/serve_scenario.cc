@@ -559,9 +559,9 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   o.engine = root.Get<std::string>("engine", o.engine);
   const auto engine = serve::FindEngine(o.engine);
   if (!engine.ok()) root.AddError("engine", engine.error().message);
-  o.scheduler =
-      ReadScheduler(root.Section("scheduler"), names,
-                    engine.ok() ? (*engine)->SchedulerDefaults(o.model) : serve::SchedulerOptions{});
+  o.scheduler = ReadScheduler(root.Section("scheduler"), names,
+                              engine.ok() ? (*engine)->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB())
+                                          : serve::SchedulerOptions{});
   CheckPools(h, root.Section("scheduler"), o);
   o.engine_host_keys = internal::ReadEngineHost(root.Section("engine_host"));
   o.offload = ReadOffload(root.Section("offload"));

@@ -24,11 +24,14 @@ bool EngineProfile::UsesCustomAllReduce(int tp, double bytes, bool nvlink) const
   return bytes < (tp <= 4 ? custom_max_bytes_small_world : custom_max_bytes_large_world);
 }
 
-SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model) const {
+SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model, double gpu_gib) const {
   SchedulerOptions o;
   if (scheduler) o.name = *scheduler;
   if (max_num_seqs) o.max_batch_size = *max_num_seqs;
   if (max_batched_tokens) o.max_batched_tokens = o.chunk_size = *max_batched_tokens;
+  if (reserve_tokens) o.max_seq_len = *reserve_tokens;
+  if (small_gpu_batched_tokens > 0 && gpu_gib < small_gpu_gib)
+    o.max_batched_tokens = o.chunk_size = small_gpu_batched_tokens;
   if (max_batched_tokens_from_model) o.max_batched_tokens = std::max<int64_t>(model.max_seq_len, 2048);
   return o;
 }
@@ -91,18 +94,37 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   p.push_back(v1);
 }
 
-// The engines whose all-reduce rule is all dlsim knows of them: SGLang, TensorRT-LLM, SplitwiseSim's.
+// SGLang v0.4.1 (server_args.py @efc52f85: chunked_prefill_size 8192, 2048 below ~25 GB, L183-187; chunked
+// prefill and the overlap scheduler on by default; max_running_requests from the KV pool, clamped to
+// 2048-4096, model_runner.py L526-535: the lower bound here) and TensorRT-LLM's LLM API / trtllm-serve
+// (builder.py
+// @be178810, main at 0.17.0.dev of 2024-12-16, L480-482: max_batch_size 2048, max_num_tokens 8192;
+// llm_utils.py L430: chunked prefill off; GUARANTEED_NO_EVICT, which reserves each request's KV for its whole
+// length, as dlsim's orca does), and SplitwiseSim's engine.
 void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   EngineProfile sg = def;
   sg.name = "sglang";
-  sg.description = "SGLang: vLLM's custom all-reduce (8 MiB, 2/4/6/8 GPUs); scheduler defaults not profiled";
+  sg.description =
+      "SGLang 0.4: vLLM's custom all-reduce; chunked prefill 8192 tokens (2048 below 25 GB), overlap "
+      "scheduler";
+  sg.scheduler = "sarathi";
+  sg.max_num_seqs = 2048;
+  sg.max_batched_tokens = 8192;
+  sg.small_gpu_batched_tokens = 2048;
+  sg.small_gpu_gib = 25;
   p.push_back(sg);
   EngineProfile trt = def;
   trt.name = "trtllm";
-  trt.description = "TensorRT-LLM AllReduce AUTO: one-shot below 1 MB (<= 4 GPUs) / 500 KB, NCCL above";
+  trt.description =
+      "TensorRT-LLM LLM API: one-shot all-reduce below 1 MB / 500 KB; 2048 sequences, 8192 tokens, KV "
+      "reserved";
   trt.custom_max_bytes_small_world = 1e6;
   trt.custom_max_bytes_large_world = 5e5;
   trt.custom_worlds = {2, 3, 4, 5, 6, 7, 8};
+  trt.scheduler = "orca";
+  trt.max_num_seqs = 2048;
+  trt.max_batched_tokens = 8192;
+  trt.reserve_tokens = 1;  // each request's own prompt + output
   p.push_back(trt);
   EngineProfile sw = def;
   sw.name = "splitwise-2023";

@@ -47,7 +47,7 @@ serve::WorkloadOptions Workload(int64_t requests, double rate, double prompt, do
 Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(o.engine, t.Text(i, "engine"));
   DLSIM_ASSIGN_OR_RETURN(const serve::EngineProfile* e, serve::FindEngine(o.engine));
-  o.scheduler = e->SchedulerDefaults(o.model);
+  o.scheduler = e->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB());
   DLSIM_ASSIGN_OR_RETURN(std::string scheduler, t.Text(i, "scheduler"));
   if (!scheduler.empty()) {
     o.scheduler.name = scheduler;

@@ -147,6 +147,21 @@ TEST(ServeScenarioEngine, ProfileSetsSchedulerDefaults) {
   ASSERT_TRUE(v06.ok()) << v06.error().message;
   EXPECT_EQ(v06->scheduler.max_batch_size, 64);        // the scenario's key wins
   EXPECT_EQ(v06->scheduler.max_batched_tokens, 4096);  // max(llama2-7b max_seq_len 4096, 2048)
+  // SGLang 0.4: chunked prefill of 8192 tokens, 2048 on a GPU under 25 GB; TensorRT-LLM: 2048 sequences and
+  // 8192 tokens with KV reserved for the whole request (orca).
+  auto sg = parse("model: {name: llama2-7b}\nhardware: {gpu: h100-sxm5-80gb}\nengine: sglang\n");
+  ASSERT_TRUE(sg.ok()) << sg.error().message;
+  EXPECT_EQ(sg->scheduler.name, "sarathi");
+  EXPECT_EQ(sg->scheduler.chunk_size, 8192);
+  auto small = parse("model: {name: llama2-7b}\nhardware: {gpu: t4-16gb}\nengine: sglang\n");
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small->scheduler.chunk_size, 2048);
+  auto trt = parse("model: {name: llama2-7b}\nhardware: {gpu: h100-sxm5-80gb}\nengine: trtllm\n");
+  ASSERT_TRUE(trt.ok()) << trt.error().message;
+  EXPECT_EQ(trt->scheduler.name, "orca");
+  EXPECT_EQ(trt->scheduler.max_batch_size, 2048);
+  EXPECT_EQ(trt->scheduler.max_batched_tokens, 8192);
+  EXPECT_EQ(trt->scheduler.max_seq_len, 1);  // reserves max(1, prompt + output): the request's own length
   auto bad = parse("model: {name: llama2-7b}\nengine: vllm-06\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("s.yaml:2:"), std::string::npos) << bad.error().message;

@@ -40,6 +40,13 @@ struct EngineProfile {
   std::optional<int> max_num_seqs;             // scheduler.max_batch_size
   std::optional<int64_t> max_batched_tokens;   // per iteration (also sarathi's chunk_size)
   bool max_batched_tokens_from_model = false;  // max(model max_seq_len, 2048), vLLM 0.5/0.6's rule
+  // Tokens per step on a GPU of less memory than `small_gpu_gib` (SGLang's chunked_prefill_size rule); 0:
+  // none.
+  int64_t small_gpu_batched_tokens = 0;
+  double small_gpu_gib = 0;
+  // orca only: KV reserved per request; 1 = the request's own prompt + output (TensorRT-LLM's
+  // GUARANTEED_NO_EVICT reserves what each request may reach), unset: dlsim's max_seq_len.
+  std::optional<int64_t> reserve_tokens;
   // The engine's CPU time per step and first-token path (engine_host.h), measured where a source exists
   // (data/serving/engine_host.csv); zero where none does (`default`, `sglang`, `trtllm`, and
   // `splitwise-2023`, whose fitted all-reduce overhead already holds its host time).
@@ -47,8 +54,9 @@ struct EngineProfile {
 
   // Whether an all-reduce of `bytes` over `tp` GPUs runs the custom kernel (kCustom only).
   bool UsesCustomAllReduce(int tp, double bytes, bool nvlink) const;
-  // dlsim's scheduler defaults (SchedulerOptions{}) with this engine's laid over them, for `model`.
-  SchedulerOptions SchedulerDefaults(const model::ModelSpec& model) const;
+  // dlsim's scheduler defaults (SchedulerOptions{}) with this engine's laid over them, for `model` on a GPU
+  // of `gpu_gib` GiB of memory.
+  SchedulerOptions SchedulerDefaults(const model::ModelSpec& model, double gpu_gib = 80) const;
 };
 
 // The engine CPU time a run of `o` prices: `o.engine_host` when set; else the profile's (an unknown engine:
