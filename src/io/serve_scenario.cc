@@ -20,6 +20,7 @@
 #include "serve_engine_host.h"
 #include "serve_moe_checks.h"
 #include "serve_speculative.h"
+#include "serve_trace_section.h"
 
 namespace dlsim::io {
 namespace {
@@ -113,56 +114,6 @@ LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthD
   return d;
 }
 
-void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadOptions& o) {
-  std::optional<std::string> file = w.Find<std::string>("trace_file");
-  const TraceFormat format = w.GetEnumOf("trace_format", TraceFormat::kAuto, kTraceFormatNames);
-  if (o.arrival != ArrivalKind::kTrace) {
-    if (file) w.AddError("trace_file", "only used with arrival: trace");
-    if (w.Has("trace_format")) w.AddError("trace_format", "only used with arrival: trace");
-    if (w.Has("chars_per_token")) w.AddError("chars_per_token", "only used with a ShareGPT trace");
-    return;
-  }
-  if (!file) {
-    w.AddError(
-        "arrival",
-        "arrival: trace needs trace_file (Vidur CSV arrived_at, num_prefill_tokens, num_decode_tokens; or an "
-        "Azure, BurstGPT, Mooncake or ShareGPT trace: trace_format)");
-    return;
-  }
-  const std::string path = ResolvePath(base_dir, *file);
-  auto text = ReadTextFile(path);
-  if (!text.ok()) {
-    w.AddError("trace_file", text.error().message);
-    return;
-  }
-  o.trace_arrivals = TraceHasArrivals(*text, format);
-  const double cpt = w.Get<double>("chars_per_token", kDefaultCharsPerToken, Range::Between(0.5, 100));
-  if (o.trace_arrivals && w.Has("chars_per_token"))
-    w.AddError("chars_per_token", "only used with a ShareGPT trace");
-  if (!o.trace_arrivals && !w.Has("rate"))
-    w.AddError("trace_file",
-               "a ShareGPT file has no arrival times: give rate (requests/s; they arrive as a "
-               "Poisson process, as benchmark_serving's --request-rate sends them)");
-  auto trace = ParseTraceFile(*text, path, format, cpt);
-  if (!trace.ok()) {
-    w.AddError("trace_file", trace.error().message);
-    return;
-  }
-  o.trace = std::move(trace).value();
-  if (o.trace.empty() && !w.document().has_errors()) w.AddError("trace_file", "the trace has no rows");
-}
-
-// A trace cut at duration_s must keep a request: its first arrival is within duration_s.
-void CheckTraceWindow(const MapReader& w, const serve::WorkloadOptions& o) {
-  if (o.arrival != ArrivalKind::kTrace || o.trace.empty() || !(o.duration_s > 0)) return;
-  double first = o.trace[0].arrival_s;
-  for (const serve::TraceEntry& e : o.trace) first = std::min(first, e.arrival_s);
-  if (first <= o.duration_s) return;
-  w.AddError("duration_s", "no request of the trace arrives within " + FormatNumber(o.duration_s, 6) +
-                               " s (the first at " + FormatNumber(first, 6) +
-                               " s): lengthen duration_s or leave it out");
-}
-
 // requests / rate and rate x duration_s: the arrivals must fit the clock and the request limit.
 void CheckArrivalVolume(const MapReader& w, const serve::WorkloadOptions& o) {
   if (o.arrival == ArrivalKind::kTrace || w.document().has_errors()) return;
@@ -231,9 +182,9 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   if (!w.Has("requests") && !w.Has("duration_s") && o.arrival != ArrivalKind::kTrace) o.requests = 20000;
   o.prompt = ReadLengths(w, "prompt_tokens", o.prompt, base_dir, "num_prefill_tokens");
   o.output = ReadLengths(w, "output_tokens", o.output, base_dir, "num_decode_tokens");
-  ReadTrace(w, base_dir, o);
+  internal::ReadTrace(w, base_dir, o);
   CheckArrivalVolume(w, o);
-  CheckTraceWindow(w, o);
+  internal::CheckTraceWindow(w, o);
   CheckDecodeWork(w, o);
   w.Finish();
   return o;

@@ -6,11 +6,14 @@ namespace dlsim::serve {
 
 Result<ServeResult> Simulate(const ServeOptions& options, const catalog::Catalogs& catalogs,
                              report::Sink* sink) {
-  ServeOptions o = options;
-  if (o.engine_calibrations.empty()) o.engine_calibrations = catalogs.training.serving_engines;
+  if (options.engine_calibrations.empty() && !catalogs.training.serving_engines.empty()) {
+    ServeOptions o = options;  // copied only to carry the catalogs' serving-engine calibrations
+    o.engine_calibrations = catalogs.training.serving_engines;
+    return Simulate(o, catalogs, sink);
+  }
   DLSIM_ASSIGN_OR_RETURN(auto env, MakeServeEnvironment(catalogs.compute, catalogs.network));
-  DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(o, *env));
-  return Simulate(o, *cost, env->schedulers, env->routers, sink);
+  DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(options, *env));
+  return Simulate(options, *cost, env->schedulers, env->routers, sink);
 }
 
 }  // namespace dlsim::serve

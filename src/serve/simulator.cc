@@ -299,8 +299,9 @@ class Simulation {
       if (!req.prefill_done()) continue;
       if (r.delivers) {
         NoteToken(req, now);
-      } else if (std::find(r.held.begin(), r.held.end(), e.request) == r.held.end()) {
-        r.held.push_back(e.request);  // streamed with the run's last step (StreamHeld)
+      } else if (!req.held) {
+        req.held = true;  // streamed with the run's last step (StreamHeld)
+        r.held.push_back(e.request);
       }
       if (req.generated >= req.output) {
         Complete(r, req, now);
@@ -337,6 +338,7 @@ class Simulation {
   void StreamHeld(Replica& r, TimePoint now) {
     for (int32_t idx : r.held) {
       Request& req = reqs_[idx];
+      req.held = false;
       if (req.last_token != now) NoteToken(req, now);  // (a first token is never held: prefill steps stream)
       if (req.done) req.finish = now;
     }

@@ -170,12 +170,6 @@ std::vector<double> FitStep(const Predictor& p, const std::vector<Kind>& kinds,
   return x;
 }
 
-double Mape(const std::vector<double>& pred, const std::vector<double>& meas) {
-  double sum = 0;
-  for (size_t i = 0; i < pred.size(); ++i) sum += std::fabs(pred[i] - meas[i]) / meas[i];
-  return pred.empty() ? 0 : 100.0 * sum / static_cast<double>(pred.size());
-}
-
 // The architecture of every run's GPU, or an error when they differ or a GPU is unknown.
 Result<std::string> RunsArchitecture(const std::vector<CalibrationRun>& runs, const catalog::Catalogs& c) {
   std::string arch;

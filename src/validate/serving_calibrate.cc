@@ -1,17 +1,22 @@
 #include "dlsim/validate/serving_calibrate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
+#include "dlsim/core/nelder_mead.h"
 #include "dlsim/serve/engine_profile.h"
 #include "dlsim/serve/setup.h"
 #include "dlsim/serve/simulator.h"
+#include "dlsim/validate/validation.h"
 
 namespace dlsim::validate {
 namespace {
 
 constexpr double kMaxStepUs = 50'000, kMaxPerRequestUs = 2'000;
-constexpr int kRounds = 12, kGoldenSteps = 28;
+// The first simplex's steps and the iterations of each of the two passes (the second at a quarter the steps).
+constexpr double kStepProbeUs = 2'000, kPerRequestProbeUs = 50;
+constexpr int kIterations = 80;
 
 // Each run's options and cost model, built once; Time() simulates them all under one engine host.
 class Runs {
@@ -66,49 +71,32 @@ double TpotLoss(const std::vector<ServingRun>& runs, const std::vector<std::pair
   return s / static_cast<double>(runs.size());
 }
 
-// Golden-section search of `f` over [lo, hi] (f unimodal there).
-template <typename F>
-Result<double> Golden(F f, double lo, double hi) {
-  const double g = (std::sqrt(5.0) - 1) / 2;
-  double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
-  DLSIM_ASSIGN_OR_RETURN(double fc, f(c));
-  DLSIM_ASSIGN_OR_RETURN(double fd, f(d));
-  for (int i = 0; i < kGoldenSteps; ++i) {
-    if (fc < fd) {
-      b = d, d = c, fd = fc, c = b - g * (b - a);
-      DLSIM_ASSIGN_OR_RETURN(fc, f(c));
-    } else {
-      a = c, c = d, fc = fd, d = a + g * (b - a);
-      DLSIM_ASSIGN_OR_RETURN(fd, f(d));
-    }
-  }
-  return (a + b) / 2;
-}
-
-double Mape(const std::vector<double>& measured, const std::vector<double>& predicted) {
-  double s = 0;
-  for (size_t i = 0; i < measured.size(); ++i) s += std::fabs(predicted[i] - measured[i]) / measured[i];
-  return measured.empty() ? 0 : 100 * s / static_cast<double>(measured.size());
-}
-
-// The fitted step and per-request time (the latter only with two or more runs), coordinate-wise.
+// The fitted step and per-request time (the latter only with two or more runs): Nelder-Mead on the mean
+// squared log TPOT ratio (core/nelder_mead.h, as `dlsim calibrate` fits a stack), each value clamped to its
+// range.
 Result<std::pair<double, std::optional<double>>> FitTpot(const std::vector<ServingRun>& runs, const Runs& sim,
                                                          double step0, double per_request0) {
-  double step = step0;
-  std::optional<double> per_request;
-  if (runs.size() >= 2) per_request = per_request0;
-  auto loss = [&](std::optional<double> s, std::optional<double> p) -> Result<double> {
-    DLSIM_ASSIGN_OR_RETURN(auto t, sim.Times(s, p, false));
-    return TpotLoss(runs, t);
+  const bool two = runs.size() >= 2;
+  auto at = [&](const std::vector<double>& x) {
+    return std::pair{std::clamp(x[0], 0.0, kMaxStepUs),
+                     two ? std::optional(std::clamp(x[1], 0.0, kMaxPerRequestUs)) : std::nullopt};
   };
-  for (int round = 0; round < (per_request ? kRounds : 1); ++round) {
-    DLSIM_ASSIGN_OR_RETURN(step, Golden([&](double s) { return loss(s, per_request); }, 0, kMaxStepUs));
-    if (!per_request) continue;
-    auto p = Golden([&](double v) { return loss(step, v); }, 0, kMaxPerRequestUs);
-    if (!p.ok()) return p.error();
-    per_request = *p;
+  std::optional<Error> failed;
+  auto objective = [&](const std::vector<double>& x) {
+    const auto [s, p] = at(x);
+    auto t = sim.Times(s, p, false);
+    if (!t.ok() && !failed) failed = t.error();
+    return t.ok() ? TpotLoss(runs, *t) : 1e9;
+  };
+  std::vector<double> x = {step0}, step = {kStepProbeUs};
+  if (two) x.push_back(per_request0), step.push_back(kPerRequestProbeUs);
+  for (const double scale : {1.0, 0.25}) {
+    std::vector<double> s = step;
+    for (double& v : s) v *= scale;
+    x = MinimizeNelderMead(objective, x, s, {.iterations = kIterations, .f_tolerance = 1e-10}).x;
+    if (failed) return *failed;
   }
-  return std::pair{step, per_request};
+  return at(x);
 }
 
 }  // namespace
@@ -149,9 +137,9 @@ Result<ServingCalibrateResult> CalibrateServing(const std::vector<ServingRun>& r
     if (f.ttft_ms) fm.push_back(*f.ttft_ms), fb.push_back(f.ttft_before_ms), fa.push_back(f.ttft_after_ms);
     r.runs.push_back(f);
   }
-  r.tpot_mape_before = Mape(tm, tb);
-  r.tpot_mape_after = Mape(tm, ta);
-  if (!fm.empty()) r.ttft_mape_before = Mape(fm, fb), r.ttft_mape_after = Mape(fm, fa);
+  r.tpot_mape_before = Mape(tb, tm);
+  r.tpot_mape_after = Mape(ta, tm);
+  if (!fm.empty()) r.ttft_mape_before = Mape(fb, fm), r.ttft_mape_after = Mape(fa, fm);
   return r;
 }
 

@@ -77,7 +77,6 @@ Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const c
   DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
   o.weight_dtype = dtype == "fp8" ? hw::DType::kFp8 : hw::DType::kFp16;
   DLSIM_RETURN_IF_ERROR(ApplyEngine(t, i, o));
-  o.engine_calibrations = cat.training.serving_engines;  // `--calibration` files' serving_engines
   o.workload = Workload(static_cast<int64_t>(num("requests")), num("rate"), num("prompt"), num("output"));
   return o;
 }

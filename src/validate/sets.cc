@@ -242,6 +242,12 @@ double ValidationSet::Mape() const {
   return s / static_cast<double>(rows.size());
 }
 
+double Mape(const std::vector<double>& predicted, const std::vector<double>& measured) {
+  double sum = 0;
+  for (size_t i = 0; i < predicted.size(); ++i) sum += std::fabs(predicted[i] - measured[i]) / measured[i];
+  return predicted.empty() ? 0 : 100.0 * sum / static_cast<double>(predicted.size());
+}
+
 double ValidationSet::MaxAbsErrorPct() const {
   double m = 0;
   for (const auto& r : rows) m = std::max(m, std::fabs(r.ErrorPct()));

@@ -152,9 +152,7 @@ Result<ServeOptions> Parse(const std::string& extra) {
       "model: {name: llama3-8b}\nhardware: {gpu: h100-sxm5-80gb}\nengine: vllm-0.6\n"
       "workload: {rate: 1, requests: 10}\n" +
       extra;
-  return io::ParseServeScenario(
-      yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,
-      {{"distserve", "orca", "sarathi", "vllm"}, {"least-outstanding-tokens", "round-robin"}});
+  return testing::ParseScenario(yaml);
 }
 
 TEST(EngineHost, ScenarioKeysOverrideTheProfile) {

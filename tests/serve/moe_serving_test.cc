@@ -96,9 +96,7 @@ Result<ServeOptions> Parse(const std::string& model, const std::string& hardware
                            const std::string& extra = "") {
   const std::string yaml =
       "model: " + model + "\nhardware: " + hardware + "\nworkload: {rate: 1, requests: 10}\n" + extra;
-  return io::ParseServeScenario(
-      yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,
-      {{"distserve", "orca", "sarathi", "vllm"}, {"least-outstanding-tokens", "round-robin"}});
+  return testing::ParseScenario(yaml);
 }
 
 TEST(MoeServing, ScenarioChecks) {

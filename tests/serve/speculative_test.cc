@@ -71,9 +71,7 @@ TEST(Speculative, DraftsCostTimeAndMemory) {
 Result<ServeOptions> Parse(const std::string& extra, const std::string& hardware = "{gpu: h100-sxm5-80gb}") {
   const std::string yaml =
       "model: {name: qwen2.5-7b}\nhardware: " + hardware + "\nworkload: {rate: 1, requests: 10}\n" + extra;
-  return io::ParseServeScenario(
-      yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,
-      {{"distserve", "orca", "sarathi", "vllm"}, {"least-outstanding-tokens", "round-robin"}});
+  return testing::ParseScenario(yaml);
 }
 
 TEST(Speculative, ScenarioKeysAndTheirErrors) {

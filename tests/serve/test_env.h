@@ -9,6 +9,7 @@
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/network_calibration_loader.h"
+#include "dlsim/io/serve_scenario.h"
 #include "dlsim/serve/setup.h"
 
 namespace dlsim::serve::testing {
@@ -37,6 +38,12 @@ inline ServeOptions BaseOptions(const std::string& model, const std::string& gpu
   o.gpu = *Env().catalogs.hardware.FindGpu(gpu).value();
   o.hardware.tp = tp;
   return o;
+}
+
+// `yaml` read as the scenario file "s.yaml" (errors name it), with the catalogs and the registries' names.
+inline Result<ServeOptions> ParseScenario(const std::string& yaml) {
+  return io::ParseServeScenario(yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,
+                                {Env().env->schedulers.Names(), Env().env->routers.Names()});
 }
 
 // One request of a 100-token prompt and `output` tokens arriving at 0 on one Llama-2-7B A100 replica, its

@@ -29,6 +29,7 @@ struct Request {
   int32_t kv_tokens = 0;       // tokens whose KV is in the cache
   int32_t generated = 0;       // output tokens produced
   double spec_credit = 0;      // speculative decoding: expected tokens accrued and not yet emitted
+  bool held = false;           // multi-step: has tokens of the current run not yet streamed (Replica::held)
   int32_t blocks = 0;          // KV blocks held on the GPU
   int32_t replica = -1;        // replica it is queued on or runs on (-1 once done or handed off)
   int32_t finished_on = -1;    // replica it completed on

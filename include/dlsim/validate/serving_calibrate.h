@@ -43,8 +43,8 @@ struct ServingCalibrateResult {
 };
 
 // Errors: no runs, runs of different engines, a run that does not simulate or completes no request with two
-// output tokens. The step is searched in 0..50 ms and the per-request time in 0..2 ms (golden-section,
-// coordinate-wise, minimising the mean squared log ratio of TPOT); the first-token path is the mean TTFT
+// output tokens. The step is searched in 0..50 ms and the per-request time in 0..2 ms (Nelder-Mead,
+// core/nelder_mead.h, minimising the mean squared log ratio of TPOT); the first-token path is the mean TTFT
 // residual (an additive offset: least squares in closed form), at least 0.
 Result<ServingCalibrateResult> CalibrateServing(const std::vector<ServingRun>& runs,
                                                 const catalog::Catalogs& catalogs);

@@ -31,6 +31,10 @@ struct ValidationRow {
   double ErrorPct() const { return measured != 0 ? 100.0 * (predicted - measured) / measured : 0; }
 };
 
+// Mean absolute percentage error (%) of `predicted` against `measured` (paired by index, measured > 0);
+// 0 when empty.
+double Mape(const std::vector<double>& predicted, const std::vector<double>& measured);
+
 struct ValidationSet {
   std::string name;      // e.g. "megatron-2021-table1"
   std::string metric;    // e.g. "step time (s)"

@@ -1,0 +1,62 @@
+#include "serve_trace_section.h"
+
+#include <algorithm>
+
+#include "dlsim/core/strings.h"
+#include "dlsim/io/paths.h"
+#include "dlsim/io/serve_trace_formats.h"
+
+namespace dlsim::io::internal {
+
+using serve::ArrivalKind;
+
+void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadOptions& o) {
+  std::optional<std::string> file = w.Find<std::string>("trace_file");
+  const TraceFormat format = w.GetEnumOf("trace_format", TraceFormat::kAuto, kTraceFormatNames);
+  if (o.arrival != ArrivalKind::kTrace) {
+    if (file) w.AddError("trace_file", "only used with arrival: trace");
+    if (w.Has("trace_format")) w.AddError("trace_format", "only used with arrival: trace");
+    if (w.Has("chars_per_token")) w.AddError("chars_per_token", "only used with a ShareGPT trace");
+    return;
+  }
+  if (!file) {
+    w.AddError(
+        "arrival",
+        "arrival: trace needs trace_file (Vidur CSV arrived_at, num_prefill_tokens, num_decode_tokens; or an "
+        "Azure, BurstGPT, Mooncake or ShareGPT trace: trace_format)");
+    return;
+  }
+  const std::string path = ResolvePath(base_dir, *file);
+  auto text = ReadTextFile(path);
+  if (!text.ok()) {
+    w.AddError("trace_file", text.error().message);
+    return;
+  }
+  o.trace_arrivals = TraceHasArrivals(*text, format);
+  const double cpt = w.Get<double>("chars_per_token", kDefaultCharsPerToken, Range::Between(0.5, 100));
+  if (o.trace_arrivals && w.Has("chars_per_token"))
+    w.AddError("chars_per_token", "only used with a ShareGPT trace");
+  if (!o.trace_arrivals && !w.Has("rate"))
+    w.AddError("trace_file",
+               "a ShareGPT file has no arrival times: give rate (requests/s; they arrive as a "
+               "Poisson process, as benchmark_serving's --request-rate sends them)");
+  auto trace = ParseTraceFile(*text, path, format, cpt);
+  if (!trace.ok()) {
+    w.AddError("trace_file", trace.error().message);
+    return;
+  }
+  o.trace = std::move(trace).value();
+  if (o.trace.empty() && !w.document().has_errors()) w.AddError("trace_file", "the trace has no rows");
+}
+
+void CheckTraceWindow(const MapReader& w, const serve::WorkloadOptions& o) {
+  if (o.arrival != ArrivalKind::kTrace || o.trace.empty() || !(o.duration_s > 0)) return;
+  double first = o.trace[0].arrival_s;
+  for (const serve::TraceEntry& e : o.trace) first = std::min(first, e.arrival_s);
+  if (first <= o.duration_s) return;
+  w.AddError("duration_s", "no request of the trace arrives within " + FormatNumber(o.duration_s, 6) +
+                               " s (the first at " + FormatNumber(first, 6) +
+                               " s): lengthen duration_s or leave it out");
+}
+
+}  // namespace dlsim::io::internal
