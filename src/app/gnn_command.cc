@@ -9,7 +9,7 @@
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/gnn_scenario.h"
 #include "dlsim/report/json_report.h"
-#include "dlsim/report/trace_file.h"
+#include "run_sinks.h"
 
 namespace dlsim::app {
 namespace {
@@ -19,6 +19,11 @@ int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Ca
   const std::vector<gnn::GnnVariant> variants = sc.compare.empty() ? gnn::DefaultVariants() : sc.compare;
   auto results = gnn::Compare(sc.options, variants, cat);
   if (!results.ok()) return ReportError("gnn", results.error(), err);
+  if (!args.html_path.empty()) {
+    const Status w = GnnCompareHtml(sc.options.name, variants, *results).WriteFile(args.html_path);
+    if (!w.ok()) return ReportError("gnn", w.error(), err);
+    err << "html: " << args.html_path << "\n";
+  }
   if (args.json) {
     out << JsonOutput(GnnCompareJson(variants, *results));
   } else {
@@ -27,20 +32,27 @@ int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Ca
   return kExitOk;
 }
 
-Result<gnn::GnnResult> SimulateWithTrace(const GnnArgs& args, const gnn::GnnOptions& o,
+// Simulates with the sinks --trace and --html ask for, and writes the page.
+Result<gnn::GnnResult> SimulateWithSinks(const GnnArgs& args, const gnn::GnnOptions& o,
                                          const catalog::Catalogs& cat, std::ostream& err) {
   const report::RunInfo run{o.name, "gnn", {{"seed", static_cast<int64_t>(o.seed)}}};
-  DLSIM_ASSIGN_OR_RETURN(auto trace, report::TraceFile::Open(args.trace_path, run, {args.file}));
-  DLSIM_ASSIGN_OR_RETURN(gnn::GnnResult r, gnn::Simulate(o, cat, trace ? trace->sink() : nullptr));
-  if (!trace) return r;
-  DLSIM_RETURN_IF_ERROR(trace->Finish());
-  err << trace->Summary() << "\n";
+  DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path, run, {args.file}));
+  DLSIM_ASSIGN_OR_RETURN(gnn::GnnResult r, gnn::Simulate(o, cat, sinks.sink()));
+  DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
+  if (args.html_path.empty()) return r;
+  DLSIM_RETURN_IF_ERROR(GnnHtml(o, r, *sinks.recorder()).WriteFile(args.html_path));
+  err << "html: " << args.html_path << "\n";
   return r;
 }
 
 }  // namespace
 
 int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
+  if (args.compare && !args.trace_path.empty())  // one run's spans; refused, never silently ignored
+    return ReportUsage("gnn",
+                       Error::InvalidArgument("--trace: not written with --compare (one run's "
+                                              "stages; --html draws every variant, or run each)"),
+                       err);
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("gnn", catalogs.error(), err);
   auto sc = args.text.empty()
@@ -52,7 +64,7 @@ int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& o
     return kExitOk;
   }
   if (args.compare) return RunCompare(args, *sc, *catalogs, out, err);
-  auto result = SimulateWithTrace(args, sc->options, *catalogs, err);
+  auto result = SimulateWithSinks(args, sc->options, *catalogs, err);
   if (!result.ok()) return ReportError("gnn", result.error(), err);
   if (args.json) {
     out << JsonOutput(GnnJson(*result));

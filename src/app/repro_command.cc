@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <set>
+#include <sstream>
 
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
@@ -15,6 +16,7 @@
 #include "dlsim/report/table.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/repro/verdict.h"
+#include "repro_html.h"
 
 namespace dlsim::app {
 namespace {
@@ -197,7 +199,12 @@ int RunCheck(const repro::ReproRegistry& reg, const ReproArgs& args, const repro
 int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostream& out, std::ostream& err) {
   repro::ReproRegistry reg("reproduction");
   repro::RegisterReproductions(reg);
-  if (!args.check && (args.name.empty() || args.name == "list")) return ListReproductions(reg, out);
+  const bool list = !args.check && (args.name.empty() || args.name == "list");
+  if (list && !args.html_path.empty()) {  // refused, never silently ignored
+    err << "dlsim repro: --html draws one reproduction; give its NAME\n";
+    return kExitUsage;
+  }
+  if (list) return ListReproductions(reg, out);
   if (args.check && !args.name.empty()) {
     err << "dlsim repro: --check runs every reproduction; give no NAME\n";
     return kExitUsage;
@@ -217,6 +224,13 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
   if (args.check) return RunCheck(reg, args, env, out, err);
   auto r = (*entry)->Run(env);
   if (!r.ok()) return ReportError("repro", r.error(), err);
+  if (!args.html_path.empty()) {
+    std::ostringstream text;
+    WriteReport(*r, text);
+    const Status w = ReproHtml(*r, text.str()).WriteFile(args.html_path);
+    if (!w.ok()) return ReportError("repro", w.error(), err);
+    err << "html: " << args.html_path << "\n";
+  }
   if (args.json) {
     out << JsonOutput(ReproJson(*r)) << "\n";
   } else {

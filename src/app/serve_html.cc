@@ -139,8 +139,11 @@ report::HtmlPage ServeHtml(const serve::ServeOptions& options, const serve::Serv
   for (auto& s : kv)
     for (double& y : s.y) y *= 100;
   page.AddChart("KV-cache use over time",
-                report::LineChart(
-                    {.title = "KV-cache blocks in use", .x = {"time", "s"}, .y = {"KV cache used", "%"}}, kv),
+                report::LineChart({.title = "KV-cache blocks in use",
+                                   .x = {"time", "s"},
+                                   .y = {"KV cache used", "%"},
+                                   .y_refs = {{100, "capacity"}}},
+                                  kv),
                 "Per replica, sampled at iteration starts.");
   return page;
 }

@@ -43,7 +43,8 @@ std::string MemoryChart(const train::StepResult& r, Bytes capacity) {
   return report::StackedBarChart(
       {.title = fmt::format("Memory per pipeline rank (capacity {})", report::FormatBytes(capacity)),
        .x = {"pipeline rank"},
-       .y = {"memory", "GiB"}},
+       .y = {"memory", "GiB"},
+       .y_refs = {{capacity.ToGiB(), "GPU memory " + report::FormatBytes(capacity)}}},
       ranks, stacks);
 }
 

@@ -10,6 +10,7 @@
 #include "dlsim/validate/calibrate.h"
 #include "dlsim/validate/validation.h"
 #include "validate_cross.h"
+#include "validate_html.h"
 
 namespace dlsim::app {
 namespace {
@@ -38,19 +39,6 @@ nlohmann::ordered_json SetJson(const ValidationSet& s, bool with_rows) {
   return e;
 }
 
-report::Table RowsTable(const ValidationSet& s) {
-  report::Table t(s.name + ": " + s.source);
-  t.AddColumn("row", "", report::Align::kLeft)
-      .AddColumn("measured")
-      .AddColumn("predicted")
-      .AddColumn("error")
-      .AddColumn("note", "", report::Align::kLeft);
-  for (const auto& r : s.rows)
-    t.AddRow({r.label, FormatNumber(r.measured, 5), FormatNumber(r.predicted, 5),
-              fmt::format("{:+.1f}%", r.ErrorPct()), r.note});
-  return t;
-}
-
 void WriteTables(const std::vector<ValidationSet>& sets, bool summary_only, std::ostream& out) {
   report::Table summary("Validation summary (fit sets: in-sample; --cross-validate for held-out MAPE)");
   summary.AddColumn("set", "", report::Align::kLeft)
@@ -60,7 +48,7 @@ void WriteTables(const std::vector<ValidationSet>& sets, bool summary_only, std:
       .AddColumn("max |error|")
       .AddColumn("CI bound");
   for (const auto& s : sets) {
-    if (!summary_only) out << RowsTable(s) << "\n";
+    if (!summary_only) out << ValidationRowsTable(s) << "\n";
     summary.AddRow({s.name, s.metric, std::to_string(s.rows.size()), fmt::format("{:.2f}%", s.Mape()),
                     fmt::format("{:.1f}%", s.MaxAbsErrorPct()),
                     s.bound_pct > 0 ? fmt::format("<= {:.0f}%", s.bound_pct) : "-"});
@@ -104,12 +92,24 @@ int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::
                        std::ostream& err) {
   auto catalogs = io::LoadCatalogs(common.catalog_files, common.calibration_files);
   if (!catalogs.ok()) return ReportError("validate", catalogs.error(), err);
+  if (!args.html_path.empty() && (args.cross_validate || args.calibrate_with > 0))  // refused, never ignored
+    return ReportUsage(
+        "validate",
+        Error::InvalidArgument(std::string("--html: not written with ") +
+                               (args.cross_validate ? "--cross-validate" : "--calibrate-with") +
+                               " (it draws the sets' rows; run without it)"),
+        err);
   if (args.cross_validate) return RunCrossValidation(args, *catalogs, out, err);
   auto sets = validate::RunValidation(*catalogs, args.only);
   if (!sets.ok()) return ReportError("validate", sets.error(), err);
   if (sets->empty())
     return ReportError("validate", Error::NotFound("no validation set matches '" + args.only + "'"), err);
   if (args.calibrate_with > 0) return RunCalibratedColumns(args, *catalogs, *sets, out);
+  if (!args.html_path.empty()) {
+    const Status w = ValidateHtml(*sets).WriteFile(args.html_path);
+    if (!w.ok()) return ReportError("validate", w.error(), err);
+    err << "html: " << args.html_path << "\n";
+  }
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& s : *sets) j.push_back(SetJson(s, !args.summary));

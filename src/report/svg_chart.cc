@@ -71,6 +71,12 @@ std::string Marks(const Frame& f, const std::vector<Mark>& marks) {
   return out;
 }
 
+// `r` widened by 3% of its span on each side, so dots at the extremes are drawn whole.
+Range Padded(Range r) {
+  const double pad = 0.03 * (r.hi - r.lo);
+  return {r.lo - pad, r.hi + pad, r.empty};
+}
+
 // `series` with x replaced by log10(x), points at x <= 0 dropped (a log axis cannot draw them).
 std::vector<Series> LogX(const std::vector<Series>& series) {
   std::vector<Series> out;
@@ -93,11 +99,11 @@ std::string LineChart(const ChartSpec& spec, const std::vector<Series>& given) {
   Range x, y;
   AddAll(series, &x, &y);
   const bool any = !x.empty;
-  const Frame f(spec, x.Drawable(false), y.Drawable(true), true);
+  const Frame f(spec, x.Drawable(false), svg::WithRefs(y, spec).Drawable(true), Names(series));
   std::string out = f.Open() + f.Axes();
   if (!any) return out + f.NoData() + Frame::Close();
   for (size_t i = 0; i < series.size(); ++i) out += Polyline(f, series[i], Colour(i));
-  return out + f.Legend(Names(series)) + Frame::Close();
+  return out + f.RefLines() + f.Legend() + Frame::Close();
 }
 
 std::string ScatterChart(const ChartSpec& spec, const std::vector<Series>& points,
@@ -109,14 +115,14 @@ std::string ScatterChart(const ChartSpec& spec, const std::vector<Series>& point
     if (Finite(m.x, m.y)) x.Add(m.x), y.Add(m.y);
   }
   const bool any = !x.empty;
-  const Frame f(spec, x.Drawable(false), y.Drawable(false), true);
+  std::vector<std::string> names = Names(points);
+  for (const Series& l : lines) names.push_back(l.name);
+  const Frame f(spec, Padded(x.Drawable(false)), Padded(svg::WithRefs(y, spec).Drawable(false)), names);
   std::string out = f.Open() + f.Axes();
   if (!any) return out + f.NoData() + Frame::Close();
   for (size_t i = 0; i < points.size(); ++i) out += Dots(f, points[i], Colour(i));
   for (size_t i = 0; i < lines.size(); ++i) out += Polyline(f, lines[i], Colour(points.size() + i));
-  std::vector<std::string> names = Names(points);
-  for (const Series& l : lines) names.push_back(l.name);
-  return out + Marks(f, marks) + f.Legend(names) + Frame::Close();
+  return out + Marks(f, marks) + f.RefLines() + f.Legend() + Frame::Close();
 }
 
 std::string StackedBarChart(const ChartSpec& spec, const std::vector<std::string>& categories,
@@ -129,8 +135,8 @@ std::string StackedBarChart(const ChartSpec& spec, const std::vector<std::string
   }
   Range x{-0.5, n == 0 ? 0.5 : static_cast<double>(n) - 0.5, false}, y;
   for (double t : totals) y.Add(t);
-  const Frame f(spec, x, y.Drawable(true), true);
-  std::string out = f.Open() + f.Axes(categories);
+  const Frame f(spec, x, svg::WithRefs(y, spec).Drawable(true), Names(stacks), categories);
+  std::string out = f.Open() + f.Axes();
   if (n == 0) return out + f.NoData() + Frame::Close();
   const double width = std::min(60.0, 0.7 * (f.X(1) - f.X(0)));
   std::vector<double> base(n, 0.0);
@@ -147,7 +153,7 @@ std::string StackedBarChart(const ChartSpec& spec, const std::vector<std::string
     }
     out += "</g>\n";
   }
-  return out + f.Legend(Names(stacks)) + Frame::Close();
+  return out + f.RefLines() + f.Legend() + Frame::Close();
 }
 
 std::string TimelineChart(const ChartSpec& spec, const std::vector<std::string>& lanes,
@@ -167,8 +173,8 @@ std::string TimelineChart(const ChartSpec& spec, const std::vector<std::string>&
       categories.push_back(sp.category);
   }
   const Range y{0, std::max<double>(1, lanes.size()), false};
-  const Frame f(s, x.Drawable(false), y, true);
-  std::string out = f.Open() + f.Axes({}, false);
+  const Frame f(s, x.Drawable(false), y, categories);
+  std::string out = f.Open() + f.Axes(false);
   if (x.empty) return out + f.NoData() + Frame::Close();
   const double lane_h = f.Y(0) - f.Y(1);
   for (size_t l = 0; l < lanes.size(); ++l) {
@@ -186,7 +192,7 @@ std::string TimelineChart(const ChartSpec& spec, const std::vector<std::string>&
         f.X(sp.start), top, std::max(0.3, f.X(sp.end) - f.X(sp.start)), 0.7 * lane_h, Colour(c),
         XmlEscape(sp.label.empty() ? sp.category : sp.label));
   }
-  return out + f.Legend(categories) + Frame::Close();
+  return out + f.Legend() + Frame::Close();
 }
 
 Series Cdf(std::string name, std::vector<double> samples, size_t max_points) {

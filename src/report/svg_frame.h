@@ -22,6 +22,9 @@ struct Range {
   Range Drawable(bool from_zero) const;
 };
 
+// `y` widened to include the finite reference lines of `spec`.
+Range WithRefs(Range y, const ChartSpec& spec);
+
 // Tick values over `r`: about `target` of them at 1, 2 or 5 x 10^k, covering the range.
 std::vector<double> NiceTicks(const Range& r, int target);
 
@@ -35,8 +38,12 @@ std::string FormatTick(double v);
 // The plot area of a chart and the mapping from data to pixels.
 class Frame {
  public:
-  // Margins leave room for the title, the axis labels and (when `legend`) a legend column.
-  Frame(const ChartSpec& spec, Range x, Range y, bool legend);
+  // Margins leave room for the title, the axis labels and a legend column as wide as the longest of
+  // `legend` (none when empty); the chart is made taller when the legend's entries need it. `categories`
+  // label x positions 0..n-1 instead of numeric ticks; when they are too wide for their slots they are
+  // drawn upright (reading upwards) and the chart grows taller to hold them.
+  Frame(const ChartSpec& spec, Range x, Range y, const std::vector<std::string>& legend,
+        const std::vector<std::string>& categories = {});
   double X(double v) const;
   double Y(double v) const;
   double left() const { return left_; }
@@ -46,11 +53,13 @@ class Frame {
 
   // "<svg ...>" with the title; the caller appends the body and then Close().
   std::string Open() const;
-  // Grid, ticks and axis labels for both axes (x ticks numeric; pass `x_labels` to label
-  // category positions 0..n-1 instead). `y_ticks` false: no y grid or tick labels (lanes).
-  std::string Axes(const std::vector<std::string>& x_labels = {}, bool y_ticks = true) const;
-  // A legend entry per name, in the right margin.
-  std::string Legend(const std::vector<std::string>& names) const;
+  // Grid, ticks and axis labels for both axes (x: numeric ticks, or the categories). `y_ticks` false: no
+  // y grid or tick labels (lanes).
+  std::string Axes(bool y_ticks = true) const;
+  // A legend entry per name given to the constructor, in the right margin.
+  std::string Legend() const;
+  // The spec's reference lines (ChartSpec::y_refs), dashed, labelled at their right end.
+  std::string RefLines() const;
   // "No data" in the middle of the plot area.
   std::string NoData() const;
   static std::string Close() { return "</svg>\n"; }
@@ -58,6 +67,9 @@ class Frame {
  private:
   ChartSpec spec_;
   Range x_, y_;
+  std::vector<std::string> legend_, categories_;
+  bool upright_ = false;    // category labels drawn upright
+  double label_room_ = 20;  // pixels under the plot for the x tick labels
   double left_, right_, top_, bottom_;
 };
 

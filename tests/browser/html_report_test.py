@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The HTML reports in a real browser (CTest: html_report_browser).
 
-Writes the --html page of train, serve, plan and cluster runs, checks that each page and every
+Writes the --html page of every command that has one (train, serve, plan, cluster, gnn, validate,
+repro), checks that each page and every
 SVG in it parse as XML, renders each with headless Chromium (Debian's `chromium`, installed by
 scripts/install-deps), and checks the screenshot is not blank and the page logged nothing to
 the console (the pages have no scripts, so any console message is an error).
@@ -129,6 +130,28 @@ class HtmlReportInBrowser(unittest.TestCase):
                         "--compare", "fifo,las", "--html", page)
         self.assertEqual(rc, 0, out)
         self.check_page(page, 3)
+
+    def test_gnn(self):
+        page = os.path.join(self.tmp, "gnn.html")
+        rc, out = dlsim("gnn", os.path.join(ARGS.data, "scenarios/gnn_small.yaml"), "--html", page)
+        self.assertEqual(rc, 0, out)
+        self.check_page(page, 3)  # stages against the epoch, the timeline, feature reads per tier
+        compare = os.path.join(self.tmp, "gnn_compare.html")
+        rc, out = dlsim("gnn", os.path.join(ARGS.data, "scenarios/gnn_small.yaml"), "--compare", "--html", compare)
+        self.assertEqual(rc, 0, out)
+        self.check_page(compare, 2)  # epoch and GPU hit ratio per variant
+
+    def test_validate(self):
+        page = os.path.join(self.tmp, "validate.html")
+        rc, out = dlsim("validate", "--set", "korthikanti-2022", "--summary", "--html", page)
+        self.assertEqual(rc, 0, out)
+        self.check_page(page, 1 + 3)  # MAPE per set, then one error chart per set
+
+    def test_repro(self):
+        page = os.path.join(self.tmp, "repro.html")
+        rc, out = dlsim("repro", "flash-llm", "--html", page)
+        self.assertEqual(rc, 0, out)
+        self.check_page(page, 2)  # the headline against the band, the paper's points against ours
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ TEST(HtmlReport, ServeHasLatencyCdfsAndTimeSeries) {
     EXPECT_NE(html.find(std::string("<h2>") + h + "</h2>"), std::string::npos) << h;
   EXPECT_EQ(Count(html, "no data"), 0u);
   // The TTFT and TPOT SLOs (1 s, 50 ms) as lines on their CDFs (issue 36), each named in its legend.
-  EXPECT_EQ(Count(html, ">SLO<"), 2u);
+  EXPECT_EQ(Count(html, ">SLO</text>"), 2u);
 }
 
 TEST(HtmlReport, PlanMarksTheBestLayoutOnItsParetoFront) {
@@ -141,6 +141,46 @@ TEST(HtmlReport, ClusterCompareDrawsOneSeriesPerPolicy) {
   EXPECT_EQ(Count(html, "<figure>"), 3u);
   EXPECT_EQ(Count(html, ">fifo</text>"), 3u);  // one legend entry per chart
   EXPECT_EQ(Count(html, ">las</text>"), 3u);
+}
+
+TEST(HtmlReport, GnnDrawsTheStagesAgainstTheEpochAndChangesNoResult) {
+  const std::string scenario = kData + "/scenarios/gnn_small.yaml", page = Tmp("gnn.html");
+  const Outcome plain = RunDlsim("gnn " + scenario + " --json", false);
+  const Outcome with = RunDlsim("gnn " + scenario + " --json --html " + page, false);
+  ASSERT_EQ(with.exit_code, 0) << with.output;
+  EXPECT_EQ(with.output, plain.output);
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 3u);
+  for (const char* stage : {">sample<", ">gather<", ">copy<", ">compute<"})
+    EXPECT_NE(html.find(stage), std::string::npos);
+  EXPECT_NE(html.find(">epoch</text>"), std::string::npos);  // the epoch as the stages' reference line
+  const std::string compare = Tmp("gnn_compare.html");
+  ASSERT_EQ(RunDlsim("gnn " + scenario + " --compare --html " + compare).exit_code, 0);
+  EXPECT_EQ(Count(ReadFile(compare), "<figure>"), 2u);
+}
+
+TEST(HtmlReport, ValidateDrawsEverySetsErrorsWithItsBound) {
+  const std::string page = Tmp("validate.html");
+  const Outcome r = RunDlsim("validate --set korthikanti-2022 --summary --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 1u + 3u);  // MAPE per set, one error chart per set
+  EXPECT_NE(html.find(">+5% (CI bound)</text>"), std::string::npos);
+  EXPECT_NE(html.find(">+10% (CI bound)</text>"), std::string::npos);  // the memory set's bound
+  EXPECT_NE(html.find("<h2>korthikanti-2022-memory: rows</h2>"), std::string::npos);
+}
+
+TEST(HtmlReport, ReproSetsTheHeadlineInThePapersBand) {
+  const std::string page = Tmp("repro.html");
+  const Outcome r = RunDlsim("repro flash-llm --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = ReadFile(page);
+  ExpectSelfContained(html);
+  EXPECT_EQ(Count(html, "<figure>"), 2u);
+  EXPECT_NE(html.find(">band high</text>"), std::string::npos);
+  EXPECT_NE(html.find("reproduced: "), std::string::npos);  // the verdict in the summary
 }
 
 TEST(HtmlReport, BadPathsAreErrorsAndNeverOverwriteTheScenario) {

@@ -43,6 +43,7 @@ INSTANTIATE_TEST_SUITE_P(
                                 "File does not exist: /nonexistent.yaml"}));
 
 const std::string kCluster = std::string(DLSIM_DATA_DIR) + "/scenarios/cluster_philly_las.yaml";
+const std::string kGnn = std::string(DLSIM_DATA_DIR) + "/scenarios/gnn_small.yaml";
 
 // Hostile-input audit: these exited 1 (an unknown name on the command line), or 0 with the option
 // ignored (an empty value, an empty list item, an option without the one it modifies).
@@ -78,7 +79,22 @@ INSTANTIATE_TEST_SUITE_P(
             "cluster " + kCluster + " --compare fifo,las --csv /tmp/dlsim_x.csv --trace /tmp/dlsim_x.json",
             "--csv, --trace: not written with --compare"},
         UsageCase{"cluster " + kCluster + " --sweep --html /tmp/dlsim_x.html",
-                  "--html: not written with --sweep"}));
+                  "--html: not written with --sweep"},
+        // --check only checks: an output beside it wrote nothing, with exit 0.
+        UsageCase{"train --default --check --html /tmp/dlsim_x.html", "--html: not written with --check"},
+        UsageCase{"serve " + kServe + " --check --csv /tmp/dlsim_x", "--csv: not written with --check"},
+        UsageCase{"cluster " + kCluster + " --check --trace /tmp/dlsim_x.json",
+                  "--trace: not written with --check"},
+        UsageCase{"gnn " + kGnn + " --check --html /tmp/dlsim_x.html", "--html: not written with --check"},
+        UsageCase{"repro --check --html /tmp/dlsim_x.html", "--html: not written with --check"},
+        // The new pages' modes: written where they draw something, refused elsewhere.
+        UsageCase{"gnn " + kGnn + " --compare --trace /tmp/dlsim_x.json",
+                  "--trace: not written with --compare"},
+        UsageCase{"validate --cross-validate --html /tmp/dlsim_x.html",
+                  "--html: not written with --cross-validate"},
+        UsageCase{"validate --calibrate-with 3 --html /tmp/dlsim_x.html",
+                  "--html: not written with --calibrate-with"},
+        UsageCase{"repro list --html /tmp/dlsim_x.html", "--html draws one reproduction; give its NAME"}));
 
 // Values outside a flag's range name the range in words, not a 309-digit double.
 TEST(UsageRanges, FlagRangesAreReadable) {

@@ -154,13 +154,75 @@ TEST(Charts, DrawOneMarkPerElement) {
   EXPECT_EQ(Count(tl, "<rect x="), 3u + 2u + 1u);  // spans, legend entries, the plot frame
   const std::string bars =
       StackedBarChart(spec, {"r0", "r1", "r2"}, {{"w", {}, {1, 2, 3}}, {"a", {}, {4, 5, 6}}});
-  EXPECT_EQ(Count(bars, "<title>"), 1u + 6u);  // the chart's and one per bar segment
+  EXPECT_EQ(Count(bars, "<title>"), 1u + 6u + 2u);  // the chart's, one per bar segment and legend entry
   EXPECT_EQ(LineChart(spec, {{"s", {0, 1}, {0, 1}}}), LineChart(spec, {{"s", {0, 1}, {0, 1}}}));
+}
+
+// The width and height attributes of the <svg> element.
+int SvgWidth(const std::string& svg) { return std::stoi(svg.substr(svg.find("width=\"") + 7)); }
+int SvgHeight(const std::string& svg) { return std::stoi(svg.substr(svg.find("height=\"") + 8)); }
+
+TEST(Legend, IsAsWideAsItsLongestNameAndShortensPastFortyCharacters) {
+  const ChartSpec spec{.title = "t", .x = {"x"}, .y = {"y"}, .width = 600};
+  const Series shrt{.name = "a", .x = {0, 1}, .y = {0, 1}};
+  Series longer = shrt;
+  longer.name = "waiting requests (bin maximum)";  // 30 characters: was clipped by a fixed 170 px column
+  const svg::Frame narrow(spec, {0, 1, false}, {0, 1, false}, {shrt.name});
+  const svg::Frame wide(spec, {0, 1, false}, {0, 1, false}, {longer.name});
+  EXPECT_GT(narrow.right() - wide.right(), 29 * 6.0);  // the plot gives up the room the name needs
+  EXPECT_LE(wide.right() + 32 + 30 * 6.6, 600 - 1);    // and the name's text ends inside the chart
+  Series huge = shrt;
+  huge.name = std::string(60, 'x');
+  const std::string svg = LineChart(spec, {huge});
+  EXPECT_EQ(SvgWidth(svg), 600);  // the legend fits in the width asked for
+  EXPECT_NE(svg.find("<title>" + huge.name + "</title>"), std::string::npos);  // whole name on hover
+  EXPECT_NE(svg.find(std::string(39, 'x') + "\u2026<"), std::string::npos);    // shown: 39 + ellipsis
+  EXPECT_EQ(svg.find(">" + std::string(40, 'x') + "<"), std::string::npos);
+}
+
+TEST(Legend, MakesTheChartTallerWhenItsEntriesNeedTheRoom) {
+  const ChartSpec spec{.title = "t", .x = {"x"}, .y = {"y"}, .height = 200};
+  std::vector<Series> many;
+  for (int i = 0; i < 30; ++i)
+    many.push_back({.name = "replica " + std::to_string(i), .x = {0, 1}, .y = {0, 1}});
+  EXPECT_EQ(SvgHeight(LineChart(spec, {many[0]})), 200);
+  const std::string tall = LineChart(spec, many);
+  EXPECT_GE(SvgHeight(tall), 34 + 8 + 30 * 18 + 48);  // every entry inside the chart
+  EXPECT_EQ(Count(tall, ">replica 29<"), 2u);         // the entry's text and its hover title
+}
+
+TEST(StackedBarChart, CategoriesTooWideForTheirSlotsStandUprightInATallerChart) {
+  const ChartSpec spec{.title = "t", .x = {"set"}, .y = {"MAPE", "%"}};
+  const std::string fits = StackedBarChart(spec, {"a", "b"}, {{"s", {}, {1, 2}}});
+  EXPECT_EQ(fits.find("rotate(-90 "), std::string::npos);
+  EXPECT_EQ(SvgHeight(fits), 340);
+  std::vector<std::string> names;
+  for (int i = 0; i < 15; ++i)
+    names.push_back("megatron-bridge-dense-b200-" + std::to_string(i));  // 29 chars
+  const std::string wide = StackedBarChart(spec, names, {{"s", {}, std::vector<double>(15, 1.0)}});
+  EXPECT_EQ(Count(wide, "rotate(-90 "), 15u);
+  EXPECT_GE(SvgHeight(wide), 340 + 29 * 6);  // the plot keeps its height; the labels get their own room
+  std::string why;
+  EXPECT_TRUE(WellFormed(wide, &why)) << why;
+}
+
+TEST(RefLines, AreDrawnDashedAndTheAxisReachesThem) {
+  const ChartSpec spec{.title = "t", .x = {"x"}, .y = {"y", "GiB"}, .y_refs = {{80, "GPU memory 80 GiB"}}};
+  const std::string bars = StackedBarChart(spec, {"r0"}, {{"w", {}, {20}}});
+  EXPECT_EQ(Count(bars, "stroke-dasharray"), 1u);
+  EXPECT_NE(bars.find(">GPU memory 80 GiB<"), std::string::npos);
+  EXPECT_NE(bars.find(">80<"), std::string::npos);  // a y tick at the line: the axis went up to it
+  EXPECT_EQ(Count(LineChart({.title = "t", .x = {"x"}, .y = {"y"}, .y_refs = {{std::nan(""), "x"}}},
+                            {{"s", {0, 1}, {0, 1}}}),
+                  "stroke-dasharray"),
+            0u);
+  std::string why;
+  EXPECT_TRUE(WellFormed(ScatterChart(spec, {{"p", {1}, {2}}}, {}, {}), &why)) << why;
 }
 
 TEST(Charts, MapDataOntoThePlotArea) {
   const svg::Frame f({.title = "t", .x = {"x"}, .y = {"y"}, .width = 500, .height = 300}, {0, 10, false},
-                     {0, 100, false}, false);
+                     {0, 100, false}, {});
   EXPECT_DOUBLE_EQ(f.X(0), f.left());
   EXPECT_DOUBLE_EQ(f.X(10), f.right());
   EXPECT_DOUBLE_EQ(f.Y(0), f.bottom());

@@ -1,4 +1,4 @@
-// dlsim gnn FILE [--json] [--check] [--compare] [--trace OUT.json]
+// dlsim gnn FILE [--json] [--check] [--compare] [--trace OUT.json] [--html OUT.html]
 // Argument parsing only; the command is app::RunGnnCommand (docs/gnn.md).
 #include <iostream>
 #include <memory>
@@ -19,6 +19,9 @@ void AddGnnCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--compare", args->compare,
                 "Run the scenario's compare: variants (or dgl-like, pagraph, lru, bgl) on the same graph");
   cmd->add_option("--trace", args->trace_path, "Write a Perfetto / Chrome trace JSON, a track per stage");
+  cmd->add_option("--html", args->html_path,
+                  "Write a self-contained HTML report (stages, timeline, feature reads; every variant with "
+                  "--compare)");
   cmd->callback([args, &global] { Exit(app::RunGnnCommand(*args, global, std::cout, std::cerr)); });
 }
 

@@ -1,5 +1,5 @@
-// dlsim repro list | NAME [--json] | --check [--expect FILE]: reproductions of published systems.
-// Argument parsing only; the command is app::RunReproCommand.
+// dlsim repro list | NAME [--json] [--html OUT.html] | --check [--expect FILE]: reproductions of published
+// systems. Argument parsing only; the command is app::RunReproCommand.
 #include <iostream>
 #include <memory>
 
@@ -13,6 +13,8 @@ void AddReproCommand(CLI::App& app, GlobalOptions& global) {
   auto args = std::make_shared<app::ReproArgs>();
   cmd->add_option("name", args->name, "Reproduction name, or 'list'");
   cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->add_option("--html", args->html_path,
+                  "Write a self-contained HTML page: the headline and the paper's points against ours");
   cmd->add_option("--graphs", args->graphs_dir,
                   "Folder of edge lists a graph reproduction adds to its built-in graphs (ugrapher)");
   cmd->add_flag("--check", args->check,

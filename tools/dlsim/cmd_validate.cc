@@ -1,4 +1,4 @@
-// dlsim validate [--set TEXT] [--json] [--summary]
+// dlsim validate [--set TEXT] [--json] [--summary] [--html OUT.html]
 //                [--cross-validate [--folds K] [--seed N] [--cv-iterations N]
 //                 [--loso-iterations N] [--threads N]]
 // Argument parsing only; the command is app::RunValidateCommand.
@@ -18,6 +18,8 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--set", args->only, "Only sets whose name contains this text");
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--summary", args->summary, "Only the per-set summary");
+  cmd->add_option("--html", args->html_path,
+                  "Write a self-contained HTML page: every set's predictions against its measurements");
   cmd->add_option(
          "--calibrate-with", args->calibrate_with,
          "Held-out sets: also calibrate on N of each set's rows (dlsim calibrate) and score the rest")

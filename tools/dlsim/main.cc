@@ -69,15 +69,29 @@ void RejectEmptyValues(CLI::App& app) {
 // The options that name a file or folder a command writes (every command uses these names).
 constexpr const char* kOutputOptions[] = {"html", "trace", "csv", "series", "write-best", "output"};
 
+bool IsOutputOption(const CLI::Option* opt) {
+  return std::any_of(std::begin(kOutputOptions), std::end(kOutputOptions),
+                     [opt](const char* name) { return opt->check_lname(name); });
+}
+
+// `--check` only validates the scenario (or, for repro, compares verdicts): an output option beside it would
+// write nothing, so it is a command-line error rather than silently ignored (issue 35).
+void RefuseOutputsWithCheck(const CLI::App& app) {
+  const CLI::Option* check = app.get_option_no_throw("--check");
+  if (check == nullptr || check->count() == 0) return;
+  for (const CLI::Option* opt : app.get_options())
+    if (IsOutputOption(opt) && opt->count() > 0)
+      throw CLI::ValidationError(opt->get_name(), "not written with --check (it only checks); drop one");
+}
+
 // Two output options naming the same path would overwrite each other silently (issue 35): a
 // command-line error naming both, checked once the command line is parsed.
 void RequireDistinctOutputs(CLI::App& app) {
   app.parse_complete_callback([&app] {
+    RefuseOutputsWithCheck(app);
     std::map<std::string, std::string> seen;  // normalised path -> option
     for (const CLI::Option* opt : app.get_options()) {
-      const bool output = std::any_of(std::begin(kOutputOptions), std::end(kOutputOptions),
-                                      [opt](const char* name) { return opt->check_lname(name); });
-      if (!output || opt->count() == 0) continue;
+      if (!IsOutputOption(opt) || opt->count() == 0) continue;
       std::error_code ec;
       const std::string path = std::filesystem::weakly_canonical(opt->as<std::string>(), ec).string();
       const auto [it, fresh] = seen.emplace(ec ? opt->as<std::string>() : path, opt->get_name());

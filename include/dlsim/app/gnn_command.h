@@ -22,6 +22,7 @@ struct GnnArgs {
   bool check = false;      // only validate: print "ok: <summary>"
   bool compare = false;    // the scenario's compare: list (or the default set) side by side
   std::string trace_path;  // Perfetto / Chrome trace, a track per stage of the slowest machine
+  std::string html_path;   // HTML report: stages, timeline, feature reads (with compare: every variant)
 };
 
 // Returns an ExitCode (kExitInfeasible when the configuration cannot run: the result says why).

@@ -1,5 +1,5 @@
-// The renderings of a GNN pipeline result, in one place: the terminal report and the JSON object of
-// `dlsim gnn --json` (and of --compare). Printing only.
+// The renderings of a GNN pipeline result, in one place: the terminal report, the JSON object of
+// `dlsim gnn --json` (and of --compare) and the HTML page of --html. Printing only.
 #ifndef DLSIM_APP_GNN_RENDER_H_
 #define DLSIM_APP_GNN_RENDER_H_
 
@@ -9,6 +9,8 @@
 
 #include "dlsim/gnn/options.h"
 #include "dlsim/gnn/simulate.h"
+#include "dlsim/report/html_page.h"
+#include "dlsim/report/timeline_recorder.h"
 
 namespace dlsim::app {
 
@@ -23,6 +25,15 @@ nlohmann::ordered_json GnnCompareJson(const std::vector<gnn::GnnVariant>& varian
 std::string FormatGnnReport(const gnn::GnnOptions& options, const gnn::GnnResult& r);
 std::string FormatGnnCompare(const std::vector<gnn::GnnVariant>& variants,
                              const std::vector<gnn::GnnResult>& results);
+
+// The page of one epoch: summary, busy time per stage against the epoch, the first batches' timeline
+// (from `timeline`, which the run fed), feature bytes per tier, the topology/feature split curve when it
+// was searched, and the terminal report.
+report::HtmlPage GnnHtml(const gnn::GnnOptions& options, const gnn::GnnResult& r,
+                         const report::TimelineRecorder& timeline);
+// The page of --compare: epoch and GPU hit ratio per variant, and the comparison table.
+report::HtmlPage GnnCompareHtml(const std::string& name, const std::vector<gnn::GnnVariant>& variants,
+                                const std::vector<gnn::GnnResult>& results);
 
 }  // namespace dlsim::app
 

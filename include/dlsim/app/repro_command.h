@@ -15,6 +15,7 @@ namespace dlsim::app {
 struct ReproArgs {
   std::string name;        // a reproduction, or "list" / empty for the list
   bool json = false;       // one JSON object
+  std::string html_path;   // an HTML page of one reproduction (not with list or check)
   std::string graphs_dir;  // edge lists a graph reproduction adds (--graphs DIR); empty: none
   // --check: run every reproduction and compare its verdict with the one docs/reproductions.md
   // records ("## Verdicts"); `expect_file` reads that table from a file instead of the copy

@@ -20,6 +20,8 @@ struct ValidateArgs {
   std::string only;      // only sets whose name contains this text
   bool json = false;     // JSON instead of tables
   bool summary = false;  // only the per-set summary
+  // An HTML page of every set, predicted against measured (not with cross_validate or calibrate_with).
+  std::string html_path;
   // Cross-validation of the training fit (the fit sets; `only` filters what is printed).
   bool cross_validate = false;
   int folds = 5;              // k of the k-fold scheme

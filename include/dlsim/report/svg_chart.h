@@ -8,8 +8,11 @@
 //
 // Axes get "nice" ticks (1, 2, 5 x 10^k) over the data's range, labelled with their unit;
 // series colours come from one fixed palette in the order series (or categories) are given,
-// so the same data gives the same bytes. Non-finite values are dropped, never drawn. Charts
-// with no finite data say so in the plot area instead of drawing an empty frame.
+// so the same data gives the same bytes. The legend column is as wide as its longest name (names
+// past 40 characters are shortened, the whole name kept as the entry's hover title) and the chart
+// grows taller when the legend has more entries than fit beside the plot. Non-finite values are
+// dropped, never drawn. Charts with no finite data say so in the plot area instead of drawing an
+// empty frame.
 #ifndef DLSIM_REPORT_SVG_CHART_H_
 #define DLSIM_REPORT_SVG_CHART_H_
 
@@ -24,6 +27,13 @@ struct Axis {
   std::string unit{};  // shown as "label (unit)" when not empty
 };
 
+// A horizontal reference line across the plot (a capacity, an SLO, a target), dashed, labelled at its right
+// end; the y axis always reaches it.
+struct RefLine {
+  double y = 0;
+  std::string label;
+};
+
 struct ChartSpec {
   std::string title;
   Axis x, y;
@@ -32,6 +42,8 @@ struct ChartSpec {
   // LineChart only: x on a log10 scale, ticks at powers of ten (data spanning decades, e.g. a JCT CDF over
   // minutes to months); points with x <= 0 cannot be drawn there and are dropped.
   bool log_x = false;
+  // LineChart, ScatterChart and StackedBarChart: reference lines (non-finite values are dropped).
+  std::vector<RefLine> y_refs{};
 };
 
 // A named sequence of points. `step`: drawn as a staircase (the value holds until the next x),
