@@ -5,7 +5,8 @@
 namespace dlsim::app {
 
 Result<RunSinks> RunSinks::Open(const std::string& trace_path, const std::string& html_path,
-                                const report::RunInfo& run, const std::vector<std::string>& inputs) {
+                                const report::RunInfo& run, const std::vector<std::string>& inputs,
+                                bool execution_graph) {
   for (const std::string& in : inputs) NoteInputFile(in);
   DLSIM_RETURN_IF_ERROR(CheckNotAnInput("--html", html_path));  // before the run, not after it
   RunSinks s;
@@ -15,10 +16,15 @@ Result<RunSinks> RunSinks::Open(const std::string& trace_path, const std::string
     s.recorder_ = std::make_unique<report::TimelineRecorder>();
     s.set_->Add(*s.recorder_);
   }
+  if (execution_graph) {
+    s.graph_ = std::make_unique<report::ExecutionGraphRecorder>();
+    s.set_->Add(*s.graph_);
+  }
   return s;
 }
 
 Status RunSinks::Finish(std::ostream& err) {
+  if (graph_) DLSIM_RETURN_IF_ERROR(graph_->Finish());
   if (!trace_) return Status::Ok();
   DLSIM_RETURN_IF_ERROR(trace_->Finish());
   err << trace_->Summary() << "\n";

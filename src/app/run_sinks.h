@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dlsim/core/result.h"
+#include "dlsim/report/execution_graph.h"
 #include "dlsim/report/sink.h"
 #include "dlsim/report/timeline_recorder.h"
 #include "dlsim/report/trace_file.h"
@@ -22,20 +23,26 @@ namespace dlsim::app {
 
 class RunSinks {
  public:
-  // Opens the trace when `trace_path` is not empty (TraceFile::Open's errors) and a recorder
-  // when `html_path` is not empty. Error (kInvalidArgument): `html_path` is one of `inputs`.
+  // Opens the trace when `trace_path` is not empty (TraceFile::Open's errors), a recorder when
+  // `html_path` is not empty, and an execution-graph recorder when `execution_graph`. Error
+  // (kInvalidArgument): `html_path` is one of `inputs`.
   static Result<RunSinks> Open(const std::string& trace_path, const std::string& html_path,
-                               const report::RunInfo& run, const std::vector<std::string>& inputs);
+                               const report::RunInfo& run, const std::vector<std::string>& inputs,
+                               bool execution_graph = false);
   // The sink to give the simulator; null when there is neither a trace nor a recorder.
   report::Sink* sink() { return set_->size() == 0 ? nullptr : set_.get(); }
   // The recorder; null when no HTML report was asked for.
   const report::TimelineRecorder* recorder() const { return recorder_.get(); }
-  // Finishes the trace and says on `err` where it went. Error: a trace write failed.
+  // The execution graph; null when it was not asked for. Complete once Finish() returned.
+  const report::ExecutionGraphRecorder* graph() const { return graph_.get(); }
+  // Finishes the trace (saying on `err` where it went) and the execution graph. Error: a trace write failed;
+  // the graph is too large or malformed.
   Status Finish(std::ostream& err);
 
  private:
   std::unique_ptr<report::TraceFile> trace_;
   std::unique_ptr<report::TimelineRecorder> recorder_;
+  std::unique_ptr<report::ExecutionGraphRecorder> graph_;
   std::unique_ptr<report::SinkSet> set_ = std::make_unique<report::SinkSet>();
 };
 

@@ -13,6 +13,7 @@
 #include "dlsim/train/simulate.h"
 #include "dlsim/validate/trace_compare.h"
 #include "run_sinks.h"
+#include "train_chakra.h"
 
 namespace dlsim::app {
 namespace {
@@ -27,6 +28,22 @@ Result<train::TrainOptions> LoadScenario(const TrainArgs& args, const catalog::C
   return io::LoadTrainScenarioFile(args.file, catalogs.hardware, catalogs.models);
 }
 
+// The step as Chakra execution traces in `dir`, one file per GPU. Error: an infeasible step (nothing ran), a
+// layout too large to export, an unwritable folder.
+Status WriteChakra(const train::StepResult& r, const report::ExecutionGraphRecorder& graph,
+                   const std::string& dir, std::ostream& err) {
+  if (!r.feasible || graph.graph().processes.empty())
+    return Error::InvalidArgument("--chakra " + dir + ": no step ran (" +
+                                  (r.reason.empty() ? std::string("nothing was simulated") : r.reason) +
+                                  "), so there is no trace to write");
+  DLSIM_ASSIGN_OR_RETURN(
+      report::ChakraLayout layout,
+      ChakraLayoutOf(r.plan, static_cast<int>(graph.graph().processes.rbegin()->first + 1)));
+  DLSIM_ASSIGN_OR_RETURN(report::ChakraSummary s, report::WriteChakraTraces(graph.graph(), layout, dir));
+  err << s.Summary() << "\n";
+  return Status::Ok();
+}
+
 // Simulates with the trace and the HTML recorder (if any) attached; the trace is finished
 // before the result returns. Says on `err` where the trace went; writes the HTML report.
 Result<train::StepResult> SimulateWithSinks(const train::TrainOptions& options,
@@ -34,9 +51,10 @@ Result<train::StepResult> SimulateWithSinks(const train::TrainOptions& options,
                                             std::ostream& err) {
   DLSIM_ASSIGN_OR_RETURN(RunSinks sinks,
                          RunSinks::Open(args.trace_path, args.html_path, {options.model.name, "train"},
-                                        {args.file, args.compare_trace}));
+                                        {args.file, args.compare_trace}, !args.chakra_dir.empty()));
   DLSIM_ASSIGN_OR_RETURN(train::StepResult r, train::Simulate(options, catalogs, sinks.sink()));
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
+  if (!args.chakra_dir.empty()) DLSIM_RETURN_IF_ERROR(WriteChakra(r, *sinks.graph(), args.chakra_dir, err));
   if (args.html_path.empty()) return r;
   const Bytes capacity = (*catalogs.hardware.FindGpu(options.hardware.gpu))->hbm_capacity;
   DLSIM_RETURN_IF_ERROR(TrainHtml(options, r, capacity, *sinks.recorder()).WriteFile(args.html_path));

@@ -296,6 +296,7 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   const int mp_below_pp = plan.tp * plan.cp * plan.dp;
   net::GroupLayout pair{2, mp_below_pp >= ctx.gpus_per_node ? 1 : 2};
   p2p_ = plan.pp > 1 ? ctx.comm->Time(net::Collective::kSendRecv, act, pair, ctx.fabric) : Duration::Zero();
+  p2p_bytes_ = act;
   data::Load uniform_load = UniformLoad(plan, o.model.arch == model::Arch::kDecoder);
   // Ring attention: the local K and V (an MMDiT's joint attention: with the text share) travel cp-1 hops.
   uniform_load.cp_bytes =

@@ -61,6 +61,7 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
     return t.forward ? c.forward : c.backward;
   };
   prog.p2p = costs.p2p_time();
+  prog.p2p_bytes = costs.p2p_bytes();
   prog.overlap_grad_reduce = o.parallel.overlap_grad_reduce;
   return prog;
 }
@@ -68,12 +69,15 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
 // Gradient buckets of `params` parameters of chunk `c`, reduced over the data-parallel group `g` (dp
 // for the dense parameters, edp for the routed experts').
 void AddBuckets(double params, int c, const net::GroupLayout& g, net::Collective reduce, double gbytes,
-                const StepContext& ctx, std::vector<GradBucket>& out) {
+                const StepContext& ctx, bool experts, std::vector<GradBucket>& out) {
   if (g.size <= 1 || params <= 0) return;
   const double bucket = std::max(kMaxBucketParams, 1e6 * g.size);
   const int n = static_cast<int>(std::clamp(std::ceil(params / bucket), 1.0, double{kMaxBucketsPerGroup}));
-  const Duration t = ctx.comm->Time(reduce, Bytes(params / n * gbytes), g, ctx.fabric);
-  for (int i = 0; i < n; ++i) out.push_back({c, double(i + 1) / n, t});
+  const Bytes bytes(params / n * gbytes);
+  const Duration t = ctx.comm->Time(reduce, bytes, g, ctx.fabric);
+  const char* collective = reduce == net::Collective::kReduceScatter ? "reduce_scatter" : "all_reduce";
+  for (int i = 0; i < n; ++i)
+    out.push_back({c, double(i + 1) / n, t, bytes, collective, experts ? "edp" : "dp"});
 }
 
 // Data-parallel gradient reduction buckets, the optimizer and parameter gathering per
@@ -95,8 +99,8 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
       const ChunkCosts& cc = costs.Get(r, c);
       rank_params += cc.params;
       rank_experts += cc.expert_params;
-      AddBuckets(cc.params, c, dpg, reduce, gbytes, ctx, prog.buckets[r]);
-      AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, prog.buckets[r]);
+      AddBuckets(cc.params, c, dpg, reduce, gbytes, ctx, false, prog.buckets[r]);
+      AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, true, prog.buckets[r]);
     }
     const double shard = zero >= 1 ? rank_params / dp + rank_experts / edp : rank_params + rank_experts;
     Duration opt = ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)),
@@ -117,8 +121,11 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
         gather = std::max(Duration::Zero(), gather - costs.Get(r, 0).forward.Total());
     }
     prog.param_gather.push_back(gather);
+    prog.param_gather_bytes.push_back(zero >= 1 && dp > 1 ? Bytes((rank_params + rank_experts) * 2.0)
+                                                          : Bytes(0));
     if (zero >= 3 && dp > 1) {
       const double chunk_params = rank_params / plan.chunks;
+      prog.zero3_gather_bytes.push_back(Bytes(chunk_params * 2.0));
       prog.zero3_gather.push_back(
           ctx.comm->Time(net::Collective::kAllGather, Bytes(chunk_params * 2.0), dpg, ctx.fabric));
     }

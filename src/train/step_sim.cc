@@ -146,7 +146,8 @@ class StepRun {
   }
   int Process(int x, int r) const { return x * p_ + r; }
 
-  void Span(int x, int r, int stream, std::string name, const char* cat, TimePoint start, Duration d) {
+  void Span(int x, int r, int stream, std::string name, const char* cat, TimePoint start, Duration d,
+            report::Args args = {}) {
     if (!sink_ || d <= Duration::Zero()) return;
     report::SpanEvent e;
     e.process = Process(x, r);
@@ -155,7 +156,15 @@ class StepRun {
     e.category = cat;
     e.start = start;
     e.duration = d;
+    e.args = std::move(args);
     sink_->OnSpan(e);
+  }
+  // The args of a collective span (report/execution_graph.h).
+  static report::Args Collective(const char* comm, const char* group, Bytes bytes) {
+    return {{"comm", std::string(comm)}, {"group", std::string(group)}, {"bytes", bytes.value()}};
+  }
+  Bytes At(const std::vector<Bytes>& v, int r) const {
+    return r < static_cast<int>(v.size()) ? v[r] : Bytes(0);
   }
 
   void NameStreams() {
@@ -196,7 +205,9 @@ class StepRun {
     if (index >= prog_.orders[x][r].size() || index < u.gather_ready.size()) return;
     TimePoint start = u.gather.Enqueue(q_.Now(), Zero3(r));
     u.gather_ready.push_back(start + Zero3(r));
-    Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r));
+    if (sink_)
+      Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r),
+           Collective("all_gather", "dp", At(prog_.zero3_gather_bytes, r)));
     const uint64_t k = Pack(x, r, 0);
     q_.Schedule(start + Zero3(r), [this, k] { TryStart(A(k), B(k)); });
   }
@@ -274,7 +285,10 @@ class StepRun {
     TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), d);
     if (sink_)
       Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp",
-           start, d);
+           start, d,
+           {{"comm", std::string("send")},
+            {"peer", static_cast<int64_t>(Process(x, to_rank))},
+            {"bytes", prog_.p2p_time ? 0.0 : prog_.p2p_bytes.value()}});
     q_.Schedule(start + d, deliver);
   }
 
@@ -289,7 +303,8 @@ class StepRun {
     TimePoint start = dp.stream.Enqueue(q_.Now(), bucket.reduce);
     if (sink_)
       for (int x = 0; x < replicas_; ++x)
-        Span(x, r, kDpStream, "grad reduce c" + std::to_string(bucket.chunk), "dp", start, bucket.reduce);
+        Span(x, r, kDpStream, "grad reduce c" + std::to_string(bucket.chunk), "dp", start, bucket.reduce,
+             Collective(bucket.collective, bucket.group, bucket.bytes));
     q_.Schedule(start + bucket.reduce, [this, r] {  // [this, int]: inline
       dp_[r].left--;
       MaybeRankReduced(r);
@@ -313,7 +328,9 @@ class StepRun {
         u.t.optimizer = opt;
         u.t.param_gather = gather;
         Span(x, r2, kComputeStream, "optimizer", "optimizer", barrier, opt);
-        Span(x, r2, kDpStream, "param gather", "dp", barrier + opt, gather);
+        if (sink_)
+          Span(x, r2, kDpStream, "param gather", "dp", barrier + opt, gather,
+               Collective("all_gather", "dp", At(prog_.param_gather_bytes, r2)));
         u.t.finish = (barrier + opt + gather) - TimePoint::Start();
       }
     }

@@ -9,13 +9,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/json_checks.h"
 #include "common/run_dlsim.h"
+#include "dlsim/report/chakra_trace.h"
 
 namespace {
 
@@ -338,6 +341,81 @@ TEST(TrainCliTest, CompareTracePrintsTheStepBesideTheTrace) {
   EXPECT_NE(r.output.find("would overwrite the input"), std::string::npos) << r.output;
   EXPECT_EQ(std::filesystem::file_size(copy), size);
   std::filesystem::remove(copy);
+}
+
+// `--chakra DIR` (issue 36): a 2-stage pipeline of 4 data-parallel GPUs each as 8 Chakra files that read
+// back: every GPU's forwards and backwards, activations sent to the next stage's GPU and received there under
+// the same tag and size, gradients reduce-scattered (ZeRO 2) over the GPU's weight group, and the last node
+// ending when the step does.
+TEST(TrainChakra, TwoStagePipelineWritesOneTraceEachGpuThatReadsBack) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "dlsim_train_chakra").string();
+  std::filesystem::remove_all(dir);
+  const Outcome r = RunDlsim(
+      "train " + std::string(DLSIM_DATA_DIR) + "/scenarios/custom_model_a100.yaml --json --chakra " + dir,
+      false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const double step_us = nlohmann::json::parse(r.output)["step_time_s"].get<double>() * 1e6;
+  std::map<int, dlsim::report::ChakraFile> files;
+  for (int gpu = 0; gpu < 8; ++gpu) {
+    auto f = dlsim::report::ReadChakraFile(dir + "/dlsim." + std::to_string(gpu) + ".et");
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    files[gpu] = std::move(*f);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/dlsim.8.et"));
+  auto count = [](const dlsim::report::ChakraFile& f, int type) {
+    return std::count_if(f.nodes.begin(), f.nodes.end(), [type](const auto& n) { return n.type == type; });
+  };
+  const double activation = 4.0 * 4096 * 2048 * 2;  // micro-batch x sequence x hidden x bf16, tp 1
+  uint64_t last_end = 0;
+  for (const auto& [gpu, f] : files) {
+    EXPECT_EQ(count(f, 4), 2 * 16 + 1) << gpu;  // 256 / (4 x 4) = 16 forwards and backwards, the optimizer
+    EXPECT_EQ(count(f, 5), 16) << gpu;          // activations forward (stage 0) or gradients back (stage 1)
+    EXPECT_EQ(count(f, 6), 16) << gpu;
+    std::set<uint64_t> ids;
+    for (const auto& n : f.nodes) {
+      for (uint64_t d : n.ctrl_deps) EXPECT_TRUE(ids.count(d)) << n.name;  // written before their users
+      for (uint64_t d : n.data_deps) EXPECT_TRUE(ids.count(d)) << n.name;
+      ids.insert(n.id);
+      last_end = std::max(last_end, n.start_us + n.duration_us);
+      if (n.type == 7) {
+        EXPECT_EQ(std::get<int64_t>(n.attrs.at("comm_type")), 7) << n.name;  // REDUCE_SCATTER
+        EXPECT_EQ(std::get<std::string>(n.attrs.at("pg_name")), gpu < 4 ? "1" : "2");
+      }
+    }
+    EXPECT_GE(count(f, 7), 1) << gpu;
+  }
+  EXPECT_NEAR(static_cast<double>(last_end), step_us, 2.0);
+  for (const auto& send : files[1].nodes) {  // GPU 1 (stage 0) sends to GPU 5 (stage 1), which receives
+    if (send.type != 5) continue;
+    EXPECT_EQ(std::get<int64_t>(send.attrs.at("comm_dst")), 5);
+    EXPECT_EQ(std::get<int64_t>(send.attrs.at("comm_size")), static_cast<int64_t>(activation));
+    const auto tag = send.attrs.at("comm_tag");
+    EXPECT_EQ(std::count_if(files[5].nodes.begin(), files[5].nodes.end(),
+                            [&](const auto& n) {
+                              return n.type == 6 && n.attrs.at("comm_tag") == tag &&
+                                     std::get<int64_t>(n.attrs.at("comm_src")) == 1;
+                            }),
+              1);
+  }
+  std::ifstream groups(dir + "/comm_group.json");
+  const auto j = nlohmann::json::parse(groups);
+  EXPECT_EQ(j["1"], nlohmann::json({0, 1, 2, 3}));
+  EXPECT_EQ(j["2"], nlohmann::json({4, 5, 6, 7}));
+  std::filesystem::remove_all(dir);
+}
+
+// A layout that does not fit runs no step: the command says so and writes no folder.
+TEST(TrainChakra, NoStepNoTrace) {
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path();
+  const std::string scenario = (tmp / "dlsim_chakra_oom.yaml").string(),
+                    dir = (tmp / "dlsim_chakra_none").string();
+  std::ofstream(scenario) << "model: {name: llama3-70b}\nhardware: {gpu: h100-sxm5-80gb, gpus: 1}\n"
+                             "training: {seq_len: 8192, global_batch: 8, micro_batch: 1, precision: bf16}\n";
+  std::filesystem::remove_all(dir);
+  const Outcome r = RunDlsim("train " + scenario + " --chakra " + dir);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("no step ran"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 }  // namespace

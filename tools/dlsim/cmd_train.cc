@@ -1,4 +1,5 @@
-// dlsim train FILE [--json] [--trace OUT.json] [--html OUT.html] [--compare-trace STEP.json] [--check] |
+// dlsim train FILE [--json] [--trace OUT.json] [--html OUT.html] [--chakra DIR] [--compare-trace STEP.json]
+// [--check] |
 // --default ... Argument parsing only; the command is app::RunTrainCommand.
 #include <iostream>
 #include <memory>
@@ -18,6 +19,10 @@ void AddTrainCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--json", args->json, "Print the result as one JSON object");
   cmd->add_option("--trace", args->trace_path,
                   "Write a Perfetto / Chrome trace JSON of the step to this file");
+  cmd->add_option(
+      "--chakra", args->chakra_dir,
+      "Write the step as Chakra execution traces (one .et file per GPU and comm_group.json) into DIR, "
+      "for ASTRA-sim and the Chakra tools");
   cmd->add_option("--html", args->html_path,
                   "Write a self-contained HTML report (timeline, memory, breakdown) to this file");
   cmd->add_option(

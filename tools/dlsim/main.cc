@@ -67,7 +67,7 @@ void RejectEmptyValues(CLI::App& app) {
 }
 
 // The options that name a file or folder a command writes (every command uses these names).
-constexpr const char* kOutputOptions[] = {"html", "trace", "csv", "series", "write-best", "output"};
+constexpr const char* kOutputOptions[] = {"html", "trace", "csv", "series", "write-best", "output", "chakra"};
 
 bool IsOutputOption(const CLI::Option* opt) {
   return std::any_of(std::begin(kOutputOptions), std::end(kOutputOptions),

@@ -24,6 +24,9 @@ struct TrainArgs {
   bool check = false;        // only validate: print "ok: <summary>"
   std::string trace_path;    // Perfetto / Chrome trace of the step, when not empty
   std::string html_path;     // self-contained HTML report with charts, when not empty
+  // A folder for Chakra execution traces of the step (one file per GPU, report/chakra_trace.h), when not
+  // empty.
+  std::string chakra_dir;
   // A profiled step (Kineto / Chrome trace JSON, plain or gzipped) to print dlsim's breakdown beside,
   // category by category (validate/trace_compare.h), when not empty. Read before the simulation: a bad trace
   // is an error.

@@ -76,6 +76,7 @@ class ChunkCostModel {
   Bytes KvBytesPerToken() const;
   Bytes QBytesPerToken() const;
   Duration p2p_time() const { return p2p_; }
+  Bytes p2p_bytes() const { return p2p_bytes_; }  // one micro-batch's activation on one GPU (after TP)
   double layer_params() const { return layer_params_; }
 
   // Cost of one layer (or the embedding / head) for one micro-batch on one GPU.
@@ -146,6 +147,7 @@ class ChunkCostModel {
   MoeVolumes moe_;
   double moe_layer_params_ = 0, expert_layer_params_ = 0;  // per GPU, one MoE layer
   Duration p2p_;
+  Bytes p2p_bytes_;
   double layer_params_ = 0;
 };
 

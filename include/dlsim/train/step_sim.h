@@ -60,6 +60,11 @@ struct GradBucket {
   int chunk = 0;
   double ready_fraction = 1.0;
   Duration reduce;  // time on the dp stream
+  // What is reduced, for execution traces (report/execution_graph.h): bytes per rank, the collective
+  // ("all_reduce" or "reduce_scatter") and the group ("dp"; "edp" for routed experts' gradients).
+  Bytes bytes{};
+  const char* collective = "all_reduce";
+  const char* group = "dp";
 };
 
 // Whether micro-batch `micro_batch` of `replica` keeps its activations from its forward to its backward
@@ -82,7 +87,8 @@ struct StepProgram {
   // micro-batches in flight, so a chunk with a large activation (an output head's logits) counts only as
   // often as the schedule really holds it.
   std::vector<std::vector<double>> activation_bytes;
-  Duration p2p;  // one activation (or its gradient) to the next stage
+  Duration p2p;     // one activation (or its gradient) to the next stage
+  Bytes p2p_bytes;  // its size (execution traces; 0 where p2p_time prices transfers of other sizes)
   // Null: every transfer takes `p2p`. Else the time of the transfer that leaves virtual stage `from_vs` for a
   // neighbour (forward: to from_vs + 1, backward: to from_vs - 1) for micro-batch `mb` of `replica`: stages
   // of a heterogeneous pipeline (a vision encoder's and an LLM's) pass activations of different sizes.
@@ -91,9 +97,11 @@ struct StepProgram {
   bool overlap_grad_reduce = true;               // false: reductions start after the last backward
   std::vector<Duration> optimizer;               // [rank] optimizer step
   std::vector<Duration> param_gather;            // [rank] exposed parameter all-gather after the optimizer
+  std::vector<Bytes> param_gather_bytes;         // [rank] its size per rank (execution traces)
   // Per-task parameter gather before each forward/backward (ZeRO-3), on the dp stream,
   // prefetched one task ahead; zero when unused.
-  std::vector<Duration> zero3_gather;  // [rank]
+  std::vector<Duration> zero3_gather;     // [rank]
+  std::vector<Bytes> zero3_gather_bytes;  // [rank] its size per rank (execution traces)
 };
 
 struct RankTimeline {
@@ -130,6 +138,9 @@ struct StepTimeline {
 enum Stream { kComputeStream = 0, kP2pStream = 1, kDpStream = 2, kStreamsPerRank = 3 };
 
 // Runs the step. `sink` receives spans (process = replica * stages + rank, thread = stream); may be null.
+// Communication spans carry the execution-graph args (report/execution_graph.h): a p2p transfer "comm" =
+// "send" with its "peer" process and "bytes"; a gradient reduction or parameter gather its collective,
+// "group" and "bytes". TP, CP and EP communication stays inside the compute spans, as it is priced there.
 // Preconditions: program.orders is not empty; each order has shape.stages ranks, consistent with the shape.
 StepTimeline SimulateStep(const StepProgram& program, report::Sink* sink);
 
