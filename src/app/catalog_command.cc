@@ -464,6 +464,7 @@ std::string UnknownEntryMessage(const std::string& name, const catalog::Catalogs
                         c.multimodal.Names()}) {
     all.insert(all.end(), v.begin(), v.end());
   }
+  if (model::IsHubId(name)) return "unknown catalog entry: " + model::HubIdHint(name);
   std::string msg = "unknown catalog entry '" + name + "'";
   if (auto m = ClosestMatch(name, all)) msg += " (did you mean '" + *m + "'?)";
   return msg + "; see 'dlsim catalog list' for the names";

@@ -29,13 +29,14 @@ struct TypeInfo {
 // Llama-shaped decoders: gated MLP, RMSNorm, RoPE. Gemma and Gemma 2 tie their embeddings by default and give
 // head_dim; Gemma 2's local (sliding-window) layers are priced as full attention, exact up to its window
 // (docs/catalog.md); Phi-3 keeps its fused qkv and gate_up projections, the same matrices.
-constexpr TypeInfo kTypes[] = {
-    {"bert", Family::kBert},           {"gpt2", Family::kGpt2},       {"llama", Family::kLlama},
-    {"mistral", Family::kLlama},       {"opt", Family::kOpt},         {"qwen2", Family::kLlama},
-    {"qwen3", Family::kLlama},         {"phi3", Family::kLlama},      {"gemma", Family::kLlama},
-    {"gemma2", Family::kLlama},        {"mixtral", Family::kMixtral}, {"qwen3_moe", Family::kQwenMoe},
-    {"deepseek_v3", Family::kDeepSeek}};
-constexpr const char* kMoeTypes[] = {"qwen2_moe", "deepseek_v2"};
+constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},         {"gpt2", Family::kGpt2},
+                               {"llama", Family::kLlama},       {"mistral", Family::kLlama},
+                               {"opt", Family::kOpt},           {"qwen2", Family::kLlama},
+                               {"qwen3", Family::kLlama},       {"phi3", Family::kLlama},
+                               {"gemma", Family::kLlama},       {"gemma2", Family::kLlama},
+                               {"mixtral", Family::kMixtral},   {"qwen3_moe", Family::kQwenMoe},
+                               {"qwen2_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
+constexpr const char* kMoeTypes[] = {"deepseek_v2"};
 // The scenario's `layers` range (docs/scenario-format.md), so a config and a scenario both say 1..10000. A
 // function, not a namespace-scope constant: limits::kLayers is dynamically initialised in another file, and a
 // copy taken during static initialisation read 0 in the clang build (every config's layers "in 1..0").
@@ -102,11 +103,27 @@ void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
   s.norm = model::Norm::kRmsNorm;
   s.position_embedding = model::PositionEmbedding::kRope;
   s.tied_embeddings = c.Bool("tie_word_embeddings", type.rfind("gemma", 0) == 0);  // Gemma's default: tied
-  s.attention_bias = type == "qwen2" || c.Bool("attention_bias", false);
+  s.attention_bias = type == "qwen2" || type == "qwen2_moe" || c.Bool("attention_bias", false);
   s.dropout = c.Fraction("attention_dropout");
 }
 
-// Mixtral / Qwen3-MoE / DeepSeek-V3: a Llama-style decoder whose MLPs are experts.
+// Qwen2-MoE (Qwen1.5-MoE, Qwen2-57B-A14B): one always-on shared expert of shared_expert_intermediate_size,
+// priced as that many routed-expert widths (4 x 1408 = 5632 in Qwen1.5-MoE-A2.7B); its sigmoid gate (hidden
+// weights per layer, 0.0003% of the model) is left out.
+void ReadQwen2SharedExpert(ConfigReader& c, const Json& j, model::MoeSpec& e) {
+  if (!j.contains("shared_expert_intermediate_size") || j["shared_expert_intermediate_size"].is_null())
+    return;
+  const int shared = c.Int("shared_expert_intermediate_size");
+  if (e.expert_ffn_hidden > 0 && shared % e.expert_ffn_hidden != 0)
+    c.Fail(
+        fmt::format("'shared_expert_intermediate_size' {} is not a multiple of 'moe_intermediate_size' {}: "
+                    "dlsim prices the shared expert as whole expert widths",
+                    shared, e.expert_ffn_hidden));
+  else if (e.expert_ffn_hidden > 0)
+    e.shared_experts = shared / e.expert_ffn_hidden;
+}
+
+// Mixtral / Qwen2-MoE / Qwen3-MoE / DeepSeek-V3: a Llama-style decoder whose MLPs are experts.
 void ReadMoe(ConfigReader& c, const Json& j, Family f, model::ModelSpec& s) {
   ReadLlama(c, j["model_type"].get<std::string>(), s);
   model::MoeSpec& e = s.moe;
@@ -121,6 +138,7 @@ void ReadMoe(ConfigReader& c, const Json& j, Family f, model::ModelSpec& s) {
     c.Fail(
         "'decoder_sparse_step' other than 1 or a non-empty 'mlp_only_layers' (dense layers between MoE "
         "layers) is not modelled; dlsim's MoE layers are every layer from first_dense_layers on");
+  if (j["model_type"] == "qwen2_moe") ReadQwen2SharedExpert(c, j, e);
   if (f != Family::kDeepSeek) return;
   if (c.Int("moe_layer_freq", 1) != 1) c.Fail("'moe_layer_freq' other than 1 is not modelled");
   e.shared_experts =
@@ -176,7 +194,7 @@ Result<Family> FamilyOf(const Json& j, const std::string& file) {
     if (type == moe)
       return Error::InvalidArgument(file + ": model_type '" + type +
                                     "' is a mixture of experts dlsim does not read (supported MoE types: "
-                                    "mixtral, qwen3_moe, deepseek_v3)");
+                                    "mixtral, qwen2_moe, qwen3_moe, deepseek_v3)");
   return Error::InvalidArgument(file + ": unknown model_type '" + type +
                                 "'; supported: " + Join(SupportedHfModelTypes(), ", "));
 }

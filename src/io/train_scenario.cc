@@ -88,7 +88,9 @@ bool StartFromCatalog(const MapReader& m, const model::ModelCatalog& models, mod
     *spec = **found;
     return true;
   }
-  m.AddError("name", UnknownName("model", *name, models.Names(), models.NamesAndAliases()));
+  m.AddError("name", model::IsHubId(*name)
+                         ? found.error().message
+                         : UnknownName("model", *name, models.Names(), models.NamesAndAliases()));
   return false;
 }
 

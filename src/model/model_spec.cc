@@ -265,7 +265,19 @@ Status ModelCatalog::Add(ModelSpec spec) {
 }
 
 Result<const ModelSpec*> ModelCatalog::Find(std::string_view name_or_alias) const {
-  return models_.Find(name_or_alias);
+  auto found = models_.Find(name_or_alias);
+  if (found.ok() || !IsHubId(name_or_alias)) return found;
+  return Error::NotFound(HubIdHint(name_or_alias));
+}
+
+bool IsHubId(std::string_view name) { return name.find('/') != std::string_view::npos; }
+
+std::string HubIdHint(std::string_view name) {
+  return "'" + std::string(name) +
+         "' is a Hugging Face hub id that is not in dlsim's table of published configs (the catalog's "
+         "aliases; "
+         "'dlsim catalog list models' names the models): download its config.json and 'dlsim catalog import "
+         "config.json --name NAME > my.yaml', then give '--catalog my.yaml' (docs/catalog.md)";
 }
 
 std::vector<std::string> ModelCatalog::Names() const { return models_.Names(); }

@@ -56,6 +56,36 @@ TEST(CatalogCliTest, ShowByAliasAndOtherKinds) {
   EXPECT_NE(Dlsim("catalog show llama2-7b").second.find("6.7384 B"), std::string::npos);
 }
 
+// Hugging Face hub ids name the catalog entry written from that checkpoint's config.json (issue 36), in any
+// case, in the catalog and in scenarios; an unknown one says how to import its config instead of suggesting
+// a different model.
+TEST(CatalogCliTest, HubIdsNameTheirPublishedConfigs) {
+  EXPECT_NE(Dlsim("catalog show meta-llama/Llama-3.1-8B-Instruct").second.find("Model llama3.1-8b"),
+            std::string::npos);
+  EXPECT_NE(Dlsim("catalog show qwen/qwen2.5-7b").second.find("Model qwen2.5-7b"), std::string::npos);
+  auto [code, out] = Dlsim("catalog show meta-llama/Llama-3.2-1B");
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("'meta-llama/Llama-3.2-1B' is a Hugging Face hub id that is not in dlsim's table"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("dlsim catalog import"), std::string::npos) << out;
+  EXPECT_EQ(out.find("did you mean"), std::string::npos) << out;
+  const std::string scenario = testing::TempDir() + "/dlsim_hub_id.yaml";
+  FILE* f = fopen(scenario.c_str(), "w");
+  fputs("model: {name: mistralai/Mixtral-8x7B-v0.1}\nhardware: {gpu: h100, gpus: 8}\n", f);
+  fclose(f);
+  auto [ok, summary] = Dlsim("train " + scenario + " --check");
+  EXPECT_EQ(ok, 0) << summary;
+  EXPECT_NE(summary.find("mixtral-8x7b"), std::string::npos) << summary;
+  f = fopen(scenario.c_str(), "w");
+  fputs("model: {name: org/unknown-model}\nhardware: {gpu: h100, gpus: 8}\n", f);
+  fclose(f);
+  auto [bad, message] = Dlsim("train " + scenario + " --check");
+  EXPECT_NE(bad, 0);
+  EXPECT_NE(message.find("1:15: model.name: 'org/unknown-model' is a Hugging Face hub id"), std::string::npos)
+      << message;
+}
+
 TEST(CatalogCliTest, MultimodalModels) {
   auto [code, out] = Dlsim("catalog show qwen2.5-vl-7b");
   ASSERT_EQ(code, 0) << out;

@@ -104,6 +104,26 @@ std::string ErrorOf(const std::string& json) {
   return r.ok() ? "" : r.error().message;
 }
 
+// Qwen2-MoE (issue 36: it was refused): 60 routed experts of 1408, top 4, and one shared expert of 5632 =
+// four expert widths; the model card's 14.3B parameters (rounded to 0.1B: within 0.35%).
+TEST(HfConfigTest, Qwen2MoeHasItsSharedExpertAndPublishedParameterCount) {
+  auto q = LoadHfConfig(Config("Qwen1.5-MoE-A2.7B"));
+  ASSERT_TRUE(q.ok()) << q.error().message;
+  EXPECT_EQ(q->moe.experts, 60);
+  EXPECT_EQ(q->moe.top_k, 4);
+  EXPECT_EQ(q->moe.expert_ffn_hidden, 1408);
+  EXPECT_EQ(q->moe.shared_experts, 4);
+  EXPECT_TRUE(q->attention_bias);  // Qwen2's QKV bias
+  EXPECT_NEAR(q->ParameterCount() * 1e-9, 14.3, 0.05);
+  EXPECT_NE(
+      ErrorOf("{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+              "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+              "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 48, "
+              "\"shared_expert_intermediate_size\": 100}")
+          .find("'shared_expert_intermediate_size' 100 is not a multiple of 'moe_intermediate_size' 48"),
+      std::string::npos);
+}
+
 TEST(HfConfigTest, BadConfigsSayWhy) {
   EXPECT_NE(ErrorOf("{\"model_type\": \"llama\",\n  \"hidden_size\": 4096,,}").find("c.json:2:"),
             std::string::npos);
@@ -127,7 +147,7 @@ TEST(HfConfigTest, BadConfigsSayWhy) {
   EXPECT_EQ(moe->moe.top_k, 2);
   EXPECT_EQ(moe->moe.expert_ffn_hidden, 14336);
   EXPECT_NEAR(moe->ParameterCount() * 1e-9, 46.7, 0.1);
-  EXPECT_NE(ErrorOf("{\"model_type\": \"qwen2_moe\"}").find("mixture of experts dlsim does not read"),
+  EXPECT_NE(ErrorOf("{\"model_type\": \"deepseek_v2\"}").find("mixture of experts dlsim does not read"),
             std::string::npos);
   // head_dim other than hidden / heads (Qwen3-0.6B: 1024 / 16 = 64, but head_dim 128) is kept.
   auto qwen3 = ParseHfConfig(

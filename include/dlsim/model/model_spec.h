@@ -139,6 +139,12 @@ struct ModelSpec {
   Status Validate() const;
 };
 
+// Whether `name` is a Hugging Face hub id ("org/name"): catalog aliases include the hub ids of the published
+// configs the entries were written from (data/catalog/models.yaml).
+bool IsHubId(std::string_view name);
+// Why a hub id dlsim does not know is refused and how to bring its config in (dlsim catalog import).
+std::string HubIdHint(std::string_view name);
+
 // Models by canonical name or alias. Thread-safe for concurrent const use; pointers returned
 // by Find stay valid until the entry is replaced.
 class ModelCatalog {
@@ -147,6 +153,8 @@ class ModelCatalog {
   // entry's name or alias.
   Status Add(ModelSpec spec);
   // Error (kNotFound): "unknown model 'x' (did you mean 'y'?); known: ...".
+  // Error (kNotFound): no such name or alias; for a Hugging Face hub id ("org/name") the message is
+  // HubIdHint's.
   Result<const ModelSpec*> Find(std::string_view name_or_alias) const;
   std::vector<std::string> Names() const;            // canonical, sorted
   std::vector<std::string> NamesAndAliases() const;  // for suggestions
