@@ -1,12 +1,16 @@
 // The C++ side of `import dlsim` (pybind11): each command runs exactly as the CLI runs it with
 // --json — the same app::Run*Command, the same renderer — and returns (exit code, stdout, stderr)
 // for python/dlsim/__init__.py to turn into a dict or a dlsim.ScenarioError. The GIL is released
-// while a simulation runs.
+// while a simulation runs, and Ctrl-C stops it (KeyboardInterrupt, as for any Python call).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <functional>
+#include <future>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -15,6 +19,7 @@
 #include "dlsim/app/plan_command.h"
 #include "dlsim/app/serve_command.h"
 #include "dlsim/app/train_command.h"
+#include "dlsim/core/cancel.h"
 #include "dlsim/io/catalog_loader.h"
 
 namespace py = pybind11;
@@ -23,16 +28,39 @@ namespace {
 
 using Outcome = std::tuple<int, std::string, std::string>;
 
+// Runs `work` on a worker thread while this one, holding the GIL every 50 ms, lets Python handle its signals:
+// on Ctrl-C (KeyboardInterrupt, or any exception a signal handler raises) the run is asked to stop
+// (core/cancel.h), joined, and the exception propagates; the simulation never holds the GIL.
+int RunInterruptibly(const std::function<int()>& work) {
+  dlsim::ClearCancel();
+  std::packaged_task<int()> task(work);
+  std::future<int> result = task.get_future();
+  std::thread worker(std::move(task));
+  bool interrupted = false;
+  for (;;) {
+    {
+      py::gil_scoped_release release;
+      if (result.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready) break;
+    }
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      dlsim::RequestCancel();
+    }
+  }
+  worker.join();
+  dlsim::ClearCancel();
+  if (interrupted) throw py::error_already_set();
+  return result.get();
+}
+
 template <typename Args, typename Run>
 Outcome RunJson(Args args, const std::vector<std::string>& catalogs, Run run,
                 const std::vector<std::string>& calibrations = {}) {
   args.json = true;
   std::ostringstream out, err;
-  int code = 0;
-  {
-    py::gil_scoped_release release;
-    code = run(args, dlsim::app::CommonArgs{catalogs, calibrations}, out, err);
-  }
+  const int code = RunInterruptibly([&] {
+    return run(args, dlsim::app::CommonArgs{catalogs, calibrations}, out, err);
+  });
   return {code, out.str(), err.str()};
 }
 

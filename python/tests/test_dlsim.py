@@ -4,8 +4,11 @@ with PYTHONPATH=build/python and DLSIM_BINARY set."""
 
 import json
 import os
+import signal
 import subprocess
+import sys
 import tempfile
+import time
 import unittest
 
 import dlsim
@@ -128,3 +131,34 @@ class OtherCommandsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class InterruptTest(unittest.TestCase):
+    """Ctrl-C stops a long run (issue 35: it ran on, not even a signal stopped it): KeyboardInterrupt, and the
+    next call runs normally."""
+
+    def test_ctrl_c_raises_keyboard_interrupt_and_the_next_run_works(self):
+        long_run = ("model: {name: llama2-7b}\nhardware: {gpu: a100-sxm4-80gb}\n"
+                    "workload: {rate: 400.0, requests: 2000000, prompt_tokens: {distribution: fixed, value: 600}, "
+                    "output_tokens: {distribution: fixed, value: 200}}\n"
+                    "scheduler: {name: vllm}\n")
+        short_run = long_run.replace("2000000", "20")
+        code = ("import dlsim, sys, time\n"
+                "print('started', flush=True)\n"
+                "t = time.time()\n"
+                "try:\n"
+                f"    dlsim.serve({long_run!r})\n"
+                "    print('finished: not interrupted')\n"
+                "except KeyboardInterrupt:\n"
+                "    print(f'interrupted after {time.time() - t:.1f} s')\n"
+                f"    r = dlsim.serve({short_run!r})\n"
+                "    print('next run', r['requests_completed'])\n")
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+        self.assertEqual(p.stdout.readline().strip(), "started")
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("interrupted after", out, err)
+        self.assertIn("next run 20", out)

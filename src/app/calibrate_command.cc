@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "dlsim/core/cancel.h"
 #include "dlsim/io/calibration_runs.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/training_calibration_loader.h"
@@ -136,6 +137,7 @@ int RunCalibrateCommand(const CalibrateArgs& args, const CommonArgs& common, std
   if (!runs.ok()) return ReportError("calibrate", runs.error(), err);
   auto r = validate::Calibrate(*runs, *catalogs, {.constants = SplitList(args.fit), .threads = args.threads});
   if (!r.ok()) return ReportError("calibrate", r.error(), err);
+  if (CancelRequested()) return ReportError("calibrate", CancelledError(), err);  // refits left undone
   return FinishCalibration(
       args, FileText(args, *r), ResultJson(*r),
       [&](std::ostream& o) {

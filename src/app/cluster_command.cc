@@ -8,6 +8,7 @@
 
 #include "dlsim/app/cluster_render.h"
 #include "dlsim/cluster/simulate.h"
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/input_files.h"
 #include "dlsim/core/mpi_work_map.h"
 #include "dlsim/core/strings.h"
@@ -101,6 +102,7 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
   std::unique_ptr<WorkMap> map = MakeDefaultWorkMap(args.threads);
   if (LaunchedByMpi() && map->IsPrimary()) err << "cluster sweep: on " << map->Describe() << "\n";
   auto rows = cluster::Sweep(o, cat, *spec, *map, map->IsPrimary() ? args.progress : ProgressFn{});
+  if (rows.ok() && CancelRequested()) rows = CancelledError();  // points left unrun
   std::ostringstream unheard;  // the other ranks exit with the same code, silently
   if (!rows.ok()) return ReportError("cluster", rows.error(), map->IsPrimary() ? err : unheard);
   if (!map->IsPrimary()) return kExitOk;

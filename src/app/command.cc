@@ -14,6 +14,7 @@ namespace dlsim::app {
 
 int ReportError(const std::string& command, const Error& error, std::ostream& err) {
   err << "dlsim " << command << ": " << error.message << "\n";
+  if (error.code == ErrorCode::kCancelled) return kExitInterrupted;
   return error.code == ErrorCode::kInfeasible ? kExitInfeasible : kExitError;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "dlsim/app/plan_render.h"
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/input_files.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/plan_scenario.h"
@@ -73,6 +74,7 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
   auto result = plan::RunPlanner(base, options, make_context, *backend,
                                  primary ? plan::ProgressFn(args.progress) : plan::ProgressFn());
   if (!result.ok()) return ReportError("plan", result.error(), err);
+  if (CancelRequested()) return ReportError("plan", CancelledError(), err);  // candidates left unpriced
   if (!primary) return kExitOk;
   if (auto gpu = catalogs->hardware.FindGpu(base.hardware.gpu); gpu.ok())
     result->unit_interval =

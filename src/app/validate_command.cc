@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/report/json_report.h"
@@ -82,6 +83,7 @@ int RunCalibratedColumns(const ValidateArgs& args, const catalog::Catalogs& cata
               fmt::format("{:.2f}%", c->calibrated_mape), fmt::format("{:.2f}%", c->in_sample_mape),
               Join(c->constants, ", ")});
   }
+  if (CancelRequested()) return kExitInterrupted;  // refits left undone: the table is not printed
   out << t;
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "dlsim/core/cancel.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
 #include "dlsim/validate/cross_validation.h"
@@ -124,6 +125,7 @@ int RunCrossValidation(const ValidateArgs& args, const catalog::Catalogs& catalo
   auto report = validate::CrossValidate(validate::TrainingFitProblem(catalogs),
                                         validate::TrainingParamsOf(catalogs.training, catalogs.compute), o);
   if (!report.ok()) return ReportError("validate", report.error(), err);
+  if (CancelRequested()) return ReportError("validate", CancelledError(), err);  // refits left undone
   bool any = false;
   for (const auto& s : report->sets) any = any || Wanted(args, s.name);
   if (!any) return ReportError("validate", Error::NotFound("no fit set matches '" + args.only + "'"), err);

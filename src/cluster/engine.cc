@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "dlsim/cluster/elastic.h"
+#include "dlsim/core/cancel.h"
 
 namespace dlsim::cluster {
 
@@ -57,8 +58,8 @@ Engine::QueueKey Engine::KeyOf(int j) const {
 Result<ClusterResult> Engine::Run() {
   InitCapacity();
   ScheduleArrival(0);
-  while (error_.ok() && queue_.Step()) {
-  }
+  for (uint64_t steps = 1; error_.ok() && queue_.Step(); ++steps)
+    if (steps % kCancelPollEvents == 0 && CancelRequested()) return CancelledError();
   DLSIM_RETURN_IF_ERROR(error_);
   Account();
   return Collect();

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "dlsim/core/cancel.h"
+
 namespace dlsim {
 namespace {
 
@@ -88,6 +90,7 @@ NelderMeadResult MinimizeNelderMead(const ObjectiveFn& f, std::vector<double> x0
   std::vector<size_t> order(n + 1);
   NelderMeadResult r;
   for (; r.iterations < options.iterations; ++r.iterations) {
+    if (CancelRequested()) break;  // the caller sees the request and returns CancelledError()
     if (options.f_tolerance >= 0 && s.Converged(options.f_tolerance)) {
       r.converged = true;
       break;

@@ -5,6 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include "dlsim/core/cancel.h"
+
 namespace dlsim {
 
 void ParallelFor(size_t n, int threads, size_t block, const std::function<void(size_t i, int worker)>& fn,
@@ -12,6 +14,7 @@ void ParallelFor(size_t n, int threads, size_t block, const std::function<void(s
   std::atomic<size_t> next{0}, done{0};
   auto work = [&](int worker) {
     for (;;) {
+      if (CancelRequested()) return;  // the caller sees the request and returns CancelledError()
       const size_t begin = next.fetch_add(block);
       if (begin >= n) return;
       const size_t end = std::min(n, begin + block);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/strings.h"
 #include "epoch.h"
 #include "memory_split.h"
@@ -406,6 +407,7 @@ GnnOptions Apply(const GnnOptions& base, const GnnVariant& v) {
 Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& catalogs, report::Sink* sink) {
   DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(options.sampler_options));
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(options));
+  if (CancelRequested()) return CancelledError();
   const internal::Registries reg;
   return RunVariant(options, p, catalogs, reg, sink);
 }
@@ -417,6 +419,7 @@ Result<std::vector<GnnResult>> Compare(const GnnOptions& base, const std::vector
   const internal::Registries reg;
   std::vector<GnnResult> out;
   for (const GnnVariant& v : variants) {
+    if (CancelRequested()) return CancelledError();
     DLSIM_ASSIGN_OR_RETURN(GnnResult r, RunVariant(Apply(base, v), p, catalogs, reg, nullptr));
     out.push_back(std::move(r));
   }

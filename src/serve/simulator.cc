@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/event_queue.h"
 #include "dlsim/core/log_histogram.h"
 #include "dlsim/report/format.h"
@@ -93,7 +94,8 @@ class Simulation {
       }
     }
     if (!reqs_.empty()) queue_.Schedule(reqs_[0].arrival, [this] { OnArrival(); });
-    queue_.Run();
+    for (uint64_t steps = 1; queue_.Step(); ++steps)
+      if (steps % kCancelPollEvents == 0 && CancelRequested()) return;  // Simulate returns CancelledError()
   }
 
   ServeMetrics Metrics() const;
@@ -600,6 +602,7 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   Simulation sim(options, cost, *plan, std::move(requests), sink);
   DLSIM_RETURN_IF_ERROR(sim.Build(schedulers, routers));
   sim.Run();
+  if (CancelRequested()) return CancelledError();
   if (Status sane = sim.CheckSane(); !sane.ok()) return InfeasibleOr(std::move(result), sane.error(), total);
   result.metrics = sim.Metrics();
   if (options.keep_records) result.records = sim.Records();

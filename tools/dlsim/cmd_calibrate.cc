@@ -39,7 +39,7 @@ void AddCalibrateCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print the fit as JSON");
-  cmd->callback([&global, args] { Exit(app::RunCalibrateCommand(*args, global, std::cout, std::cerr)); });
+  cmd->callback([&global, args] { Exit(app::RunCalibrateCommand(*args, global, CommandOut(), std::cerr)); });
 }
 
 }  // namespace dlsim::cli

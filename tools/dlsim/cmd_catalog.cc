@@ -13,7 +13,7 @@ void AddCatalogCommands(CLI::App& app, GlobalOptions& global) {
   cmd->require_subcommand(1);
   cmd->fallthrough();  // `dlsim catalog list --catalog FILE` works too
   auto run = [&global](std::shared_ptr<app::CatalogArgs> a) {
-    return [&global, a] { Exit(app::RunCatalogCommand(*a, global, std::cout, std::cerr)); };
+    return [&global, a] { Exit(app::RunCatalogCommand(*a, global, CommandOut(), std::cerr)); };
   };
 
   auto list_args = std::make_shared<app::CatalogArgs>();

@@ -40,7 +40,7 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
   cmd->callback([args, quiet, &global] {
     Exit(WithProgress("sweep points", *quiet, [&](ProgressFn progress) {
       args->progress = std::move(progress);
-      return app::RunClusterCommand(*args, global, std::cout, std::cerr);
+      return app::RunClusterCommand(*args, global, CommandOut(), std::cerr);
     }));
   });
 }

@@ -22,7 +22,7 @@ void AddGnnCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--html", args->html_path,
                   "Write a self-contained HTML report (stages, timeline, feature reads; every variant with "
                   "--compare)");
-  cmd->callback([args, &global] { Exit(app::RunGnnCommand(*args, global, std::cout, std::cerr)); });
+  cmd->callback([args, &global] { Exit(app::RunGnnCommand(*args, global, CommandOut(), std::cerr)); });
 }
 
 }  // namespace dlsim::cli

@@ -20,7 +20,7 @@ void AddKernelsCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--gpu", args->gpu, "Catalog GPU (dlsim catalog list)")->required();
   cmd->add_option("--cost", args->cost, "Compute model (dlsim list compute-model)")->capture_default_str();
   cmd->add_flag("--json", args->json, "Print {\"rows\": [...], \"summary\": {...}}");
-  cmd->callback([&global, args] { Exit(app::RunKernelsCommand(*args, global, std::cout, std::cerr)); });
+  cmd->callback([&global, args] { Exit(app::RunKernelsCommand(*args, global, CommandOut(), std::cerr)); });
 }
 
 }  // namespace dlsim::cli

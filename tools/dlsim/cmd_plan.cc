@@ -37,7 +37,7 @@ void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
   cmd->callback([args, quiet, &global] {
     Exit(WithProgress("candidates", *quiet, [&](ProgressFn progress) {
       args->progress = std::move(progress);
-      return app::RunPlanCommand(*args, global, std::cout, std::cerr);
+      return app::RunPlanCommand(*args, global, CommandOut(), std::cerr);
     }));
   });
 }

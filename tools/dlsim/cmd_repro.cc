@@ -22,7 +22,7 @@ void AddReproCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--expect", args->expect_file,
                   "With --check: read the '## Verdicts' table from FILE instead of the built-in docs")
       ->needs("--check");
-  cmd->callback([&global, args] { Exit(app::RunReproCommand(*args, global, std::cout, std::cerr)); });
+  cmd->callback([&global, args] { Exit(app::RunReproCommand(*args, global, CommandOut(), std::cerr)); });
 }
 
 }  // namespace dlsim::cli

@@ -32,7 +32,7 @@ void AddServeCommand(CLI::App& app, GlobalOptions& global) {
       "--html", args->html_path,
       "Write a self-contained HTML report (latency CDFs, throughput, queue and KV use over time)");
   cmd->add_option("--csv", args->csv_dir, "Write DIR/requests.csv: one row per request");
-  cmd->callback([args, &global] { Exit(app::RunServeCommand(*args, global, std::cout, std::cerr)); });
+  cmd->callback([args, &global] { Exit(app::RunServeCommand(*args, global, CommandOut(), std::cerr)); });
 }
 
 }  // namespace dlsim::cli

@@ -30,7 +30,7 @@ void AddTrainCommand(CLI::App& app, GlobalOptions& global) {
       "Print dlsim's step beside this profiled one (torch.profiler Kineto JSON, .gz too), category "
       "by category");
   cmd->add_flag("--check", args->check, "Only validate the scenario: print 'ok: <summary>' and exit 0");
-  cmd->callback([args, &global] { Exit(app::RunTrainCommand(*args, global, std::cout, std::cerr)); });
+  cmd->callback([args, &global] { Exit(app::RunTrainCommand(*args, global, CommandOut(), std::cerr)); });
 }
 
 }  // namespace dlsim::cli

@@ -47,7 +47,7 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->callback([&global, args, quiet] {
     Exit(WithProgress("refits", *quiet, [&](ProgressFn progress) {
       args->progress = std::move(progress);
-      return app::RunValidateCommand(*args, global, std::cout, std::cerr);
+      return app::RunValidateCommand(*args, global, CommandOut(), std::cerr);
     }));
   });
 }

@@ -18,6 +18,10 @@ using GlobalOptions = app::CommonArgs;
 // Ends the command with `code` (an app::ExitCode): returns for 0, throws CLI::RuntimeError
 // otherwise (CLI11 turns it into the process exit code).
 void Exit(int code);
+// Where a command writes its result: held back until Exit(), which prints it, or, when the run was
+// interrupted (Ctrl-C: core/cancel.h), prints nothing and exits 130 — an interrupted run never leaves half a
+// result on stdout. Progress and errors go to std::cerr as they happen.
+std::ostream& CommandOut();
 
 void AddCatalogCommands(CLI::App& app, GlobalOptions& global);   // cmd_catalog.cc
 void AddListCommand(CLI::App& app, GlobalOptions& global);       // cmd_list.cc

@@ -2,11 +2,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "commands.h"
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/strings.h"
 
 namespace dlsim::cli {
@@ -16,7 +19,17 @@ void Fail(const std::string& command, const std::string& message, int code) {
   throw CLI::RuntimeError(code);
 }
 
+std::ostream& CommandOut() {
+  static std::ostringstream* out = new std::ostringstream;
+  return *out;
+}
+
 void Exit(int code) {
+  if (CancelRequested()) {
+    fmt::print(stderr, "dlsim: {}\n", CancelledError().message);
+    throw CLI::RuntimeError(app::kExitInterrupted);
+  }
+  std::cout << static_cast<std::ostringstream&>(CommandOut()).str();
   std::cout.flush();
   if (code == 0 && !std::cout) {  // e.g. stdout is /dev/full: the result was not delivered
     fmt::print(stderr, "dlsim: cannot write the output to stdout\n");
@@ -106,7 +119,15 @@ void RequireDistinctOutputs(CLI::App& app) {
 
 }  // namespace
 
+// The first Ctrl-C asks the run to stop (core/cancel.h: it ends with exit 130 and nothing on stdout); a
+// second one, if the run does not poll, ends the process as SIGINT always did.
+extern "C" void OnInterrupt(int) {
+  dlsim::RequestCancel();
+  std::signal(SIGINT, SIG_DFL);
+}
+
 int main(int argc, char** argv) {
+  std::signal(SIGINT, OnInterrupt);
   CLI::App app{"dlsim: a data-aware simulator and planner for deep-learning training and serving"};
   app.require_subcommand(1);
   app.fallthrough();  // options of dlsim itself (--catalog) may also follow the command name

@@ -18,10 +18,11 @@ namespace dlsim::app {
 
 // The exit codes of every command (docs/scenario-format.md).
 enum ExitCode : int {
-  kExitOk = 0,          // ran; the result is feasible (or the command has no feasibility)
-  kExitError = 1,       // bad input (scenario, catalog, file) or a failure to write output
-  kExitUsage = 2,       // wrong command line
-  kExitInfeasible = 3,  // ran; the configuration cannot run (the result says why)
+  kExitOk = 0,             // ran; the result is feasible (or the command has no feasibility)
+  kExitError = 1,          // bad input (scenario, catalog, file) or a failure to write output
+  kExitUsage = 2,          // wrong command line
+  kExitInfeasible = 3,     // ran; the configuration cannot run (the result says why)
+  kExitInterrupted = 130,  // stopped by Ctrl-C (core/cancel.h), as a shell reports SIGINT
 };
 
 // Options given before the command name.
@@ -33,7 +34,7 @@ struct CommonArgs {
 };
 
 // Writes "dlsim <command>: <message>" to `err` and returns the exit code for `error`:
-// kExitInfeasible for ErrorCode::kInfeasible, kExitError otherwise.
+// kExitInfeasible for ErrorCode::kInfeasible, kExitInterrupted for kCancelled, kExitError otherwise.
 int ReportError(const std::string& command, const Error& error, std::ostream& err);
 
 // A command's JSON output as deterministic text (report::DumpDeterministic), stamped with the dlsim version

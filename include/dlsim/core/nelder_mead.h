@@ -32,8 +32,9 @@ struct NelderMeadResult {
   bool converged = false;  // stopped by f_tolerance (false when f_tolerance < 0)
 };
 
-// Minimises f over R^n from x0; the initial simplex is x0 and x0 + step[i] e_i.
-// Preconditions: x0 non-empty, step.size() == x0.size().
+// Minimises f over R^n from x0; the initial simplex is x0 and x0 + step[i] e_i. Stops early, with the best
+// vertex so far, when cancellation is requested (core/cancel.h): the caller must then check
+// CancelRequested(). Preconditions: x0 non-empty, step.size() == x0.size().
 NelderMeadResult MinimizeNelderMead(const ObjectiveFn& f, std::vector<double> x0,
                                     const std::vector<double>& step, const NelderMeadOptions& options);
 

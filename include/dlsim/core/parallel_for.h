@@ -15,8 +15,10 @@
 namespace dlsim {
 
 // `worker` is in [0, min(threads, n)); fn runs concurrently on different workers, never twice at
-// once on the same one. `progress` (may be empty) hears of the indices done so far, from the
-// workers. Preconditions: threads >= 1, block >= 1.
+// once on the same one. When cancellation is requested (core/cancel.h) workers take no further block and
+// some indices never run: a caller must check CancelRequested() afterwards and return CancelledError().
+// `progress` (may be empty) hears of the indices done so far, from the workers. Preconditions: threads >= 1,
+// block >= 1.
 void ParallelFor(size_t n, int threads, size_t block, const std::function<void(size_t i, int worker)>& fn,
                  const ProgressFn& progress);
 

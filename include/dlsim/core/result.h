@@ -23,6 +23,7 @@ enum class ErrorCode {
   kInfeasible,       // a configuration that cannot run (memory, divisibility)
   kParse,            // malformed file
   kInternal,         // a bug surfaced as an error at a boundary
+  kCancelled,        // the run was interrupted (core/cancel.h): no result
 };
 
 struct Error {
