@@ -26,7 +26,8 @@ std::string Slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Runs `dlsim args...`, sends SIGINT after `after_ms`, and waits (at most 60 s, then SIGKILL).
+// Runs `dlsim args...`, sends SIGINT after `after_ms` (long after the binary installed its handler, even
+// under the sanitizers), and waits (at most 60 s, then SIGKILL).
 Interrupted InterruptAfter(const std::vector<std::string>& args, int after_ms) {
   const std::string dir = testing::TempDir();
   const std::string out = dir + "/dlsim_interrupt.out", err = dir + "/dlsim_interrupt.err";
@@ -72,7 +73,7 @@ std::string LongServeScenario() {
 }
 
 TEST(Interrupt, SigintStopsAServingRunWithExit130AndNoResult) {
-  const Interrupted r = InterruptAfter({"serve", LongServeScenario(), "--json"}, 700);
+  const Interrupted r = InterruptAfter({"serve", LongServeScenario(), "--json"}, 1500);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(r.out, "");  // no half a result
   EXPECT_NE(r.err.find("interrupted: the run was stopped before it finished"), std::string::npos) << r.err;
@@ -80,7 +81,7 @@ TEST(Interrupt, SigintStopsAServingRunWithExit130AndNoResult) {
 }
 
 TEST(Interrupt, SigintStopsACrossValidationBetweenRefits) {
-  const Interrupted r = InterruptAfter({"validate", "--cross-validate", "--threads", "1", "--quiet"}, 700);
+  const Interrupted r = InterruptAfter({"validate", "--cross-validate", "--threads", "1", "--quiet"}, 1500);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_LT(r.seconds, 30);
