@@ -20,9 +20,8 @@ int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Ca
   auto results = gnn::Compare(sc.options, variants, cat);
   if (!results.ok()) return ReportError("gnn", results.error(), err);
   if (!args.html_path.empty()) {
-    const Status w = GnnCompareHtml(sc.options.name, variants, *results).WriteFile(args.html_path);
+    const Status w = WritePage(GnnCompareHtml(sc.options.name, variants, *results), args.html_path, err);
     if (!w.ok()) return ReportError("gnn", w.error(), err);
-    err << "html: " << args.html_path << "\n";
   }
   if (args.json) {
     out << JsonOutput(GnnCompareJson(variants, *results));
@@ -40,8 +39,7 @@ Result<gnn::GnnResult> SimulateWithSinks(const GnnArgs& args, const gnn::GnnOpti
   DLSIM_ASSIGN_OR_RETURN(gnn::GnnResult r, gnn::Simulate(o, cat, sinks.sink()));
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
   if (args.html_path.empty()) return r;
-  DLSIM_RETURN_IF_ERROR(GnnHtml(o, r, *sinks.recorder()).WriteFile(args.html_path));
-  err << "html: " << args.html_path << "\n";
+  DLSIM_RETURN_IF_ERROR(WritePage(GnnHtml(o, r, *sinks.recorder()), args.html_path, err));
   return r;
 }
 

@@ -17,6 +17,7 @@
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/repro/verdict.h"
 #include "repro_html.h"
+#include "run_sinks.h"
 
 namespace dlsim::app {
 namespace {
@@ -80,14 +81,6 @@ report::Table DetailsTable(const nlohmann::ordered_json& details) {
     t.AddRow(cells);
   }
   return t;
-}
-
-std::string VerdictLine(const repro::ReproResult& r) {
-  const repro::Verdict v = repro::JudgeResult(r);
-  if (v.status == repro::VerdictStatus::kNoClaim) return "no-claim (the paper states no number to compare)";
-  std::string line = fmt::format("{} ({:.3g}x the paper's; band [{}, {}])", repro::VerdictName(v.status),
-                                 v.ratio_to_paper, repro::kBandLow, repro::kBandHigh);
-  return v.cause.empty() ? line : line + ": " + v.cause;
 }
 
 report::Table PointsTable(const std::vector<repro::ReproPoint>& points) {
@@ -227,9 +220,8 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
   if (!args.html_path.empty()) {
     std::ostringstream text;
     WriteReport(*r, text);
-    const Status w = ReproHtml(*r, text.str()).WriteFile(args.html_path);
+    const Status w = WritePage(ReproHtml(*r, text.str()), args.html_path, err);
     if (!w.ok()) return ReportError("repro", w.error(), err);
-    err << "html: " << args.html_path << "\n";
   }
   if (args.json) {
     out << JsonOutput(ReproJson(*r)) << "\n";

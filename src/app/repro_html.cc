@@ -11,14 +11,6 @@
 namespace dlsim::app {
 namespace {
 
-std::string VerdictText(const repro::Verdict& v) {
-  if (v.status == repro::VerdictStatus::kNoClaim) return "no-claim (the paper states no number to compare)";
-  const std::string line =
-      fmt::format("{}: {:.3g}x the paper's (band [{}, {}])", repro::VerdictName(v.status), v.ratio_to_paper,
-                  repro::kBandLow, repro::kBandHigh);
-  return v.cause.empty() ? line : line + "; " + v.cause;
-}
-
 std::string HeadlineChart(const repro::ReproResult& r) {
   const report::Series headline{"headline", {}, {r.paper_ratio, r.our_ratio}};
   return report::StackedBarChart({.title = "Headline: the paper's and ours",
@@ -51,6 +43,15 @@ std::string PointsChart(const std::vector<repro::ReproPoint>& points) {
 
 }  // namespace
 
+std::string VerdictLine(const repro::ReproResult& r) {
+  const repro::Verdict v = repro::JudgeResult(r);
+  if (v.status == repro::VerdictStatus::kNoClaim) return "no-claim (the paper states no number to compare)";
+  const std::string line =
+      fmt::format("{}: {:.3g}x the paper's (band [{}, {}])", repro::VerdictName(v.status), v.ratio_to_paper,
+                  repro::kBandLow, repro::kBandHigh);
+  return v.cause.empty() ? line : line + "; " + v.cause;
+}
+
 report::HtmlPage ReproHtml(const repro::ReproResult& r, const std::string& report_text) {
   report::HtmlPage page("dlsim repro: " + r.name);
   std::vector<std::pair<std::string, std::string>> items{{"claim", r.claim}};
@@ -59,7 +60,7 @@ report::HtmlPage ReproHtml(const repro::ReproResult& r, const std::string& repor
   items.emplace_back("baseline", r.baseline);
   items.emplace_back("paper", fmt::format("{:.3g}x", r.paper_ratio));
   items.emplace_back("dlsim", fmt::format("{:.3g}x", r.our_ratio));
-  items.emplace_back("verdict", VerdictText(repro::JudgeResult(r)));
+  items.emplace_back("verdict", VerdictLine(r));
   page.AddSummary(std::move(items));
   if (r.paper_ratio > 0)
     page.AddChart("Headline", HeadlineChart(r), "Dashed: the band a reproduction must land in.");

@@ -1,5 +1,5 @@
 // Private to src/app: `dlsim repro NAME --html` — a reproduction's headline and points beside the
-// paper's, as one self-contained page.
+// paper's, as one self-contained page — and the verdict line the terminal report shares.
 //
 //   std::ostringstream text;  WriteReport(r, text);
 //   DLSIM_RETURN_IF_ERROR(ReproHtml(r, text.str()).WriteFile(args.html_path));
@@ -12,6 +12,10 @@
 #include "dlsim/repro/reproduction.h"
 
 namespace dlsim::app {
+
+// "reproduced: 1.13x the paper's (band [0.8, 1.25])", then "; " and the measured cause where it is off; the
+// verdict line of the terminal report and of the page.
+std::string VerdictLine(const repro::ReproResult& r);
 
 // A summary (claim, operating point, workload, baseline, paper and dlsim, verdict and its cause), the
 // headline as two bars with the reproduced band around the paper's, the paper's points against ours on

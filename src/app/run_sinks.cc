@@ -23,6 +23,12 @@ Result<RunSinks> RunSinks::Open(const std::string& trace_path, const std::string
   return s;
 }
 
+Status WritePage(const report::HtmlPage& page, const std::string& path, std::ostream& err) {
+  DLSIM_RETURN_IF_ERROR(page.WriteFile(path));
+  err << "html: " << path << "\n";
+  return Status::Ok();
+}
+
 Status RunSinks::Finish(std::ostream& err) {
   if (graph_) DLSIM_RETURN_IF_ERROR(graph_->Finish());
   if (!trace_) return Status::Ok();

@@ -15,11 +15,15 @@
 
 #include "dlsim/core/result.h"
 #include "dlsim/report/execution_graph.h"
+#include "dlsim/report/html_page.h"
 #include "dlsim/report/sink.h"
 #include "dlsim/report/timeline_recorder.h"
 #include "dlsim/report/trace_file.h"
 
 namespace dlsim::app {
+
+// Writes `page` to `path` and says on `err` where it went ("html: PATH"). Error: the file cannot be written.
+Status WritePage(const report::HtmlPage& page, const std::string& path, std::ostream& err);
 
 class RunSinks {
  public:

@@ -61,8 +61,7 @@ Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const 
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
   if (!args.csv_dir.empty()) DLSIM_RETURN_IF_ERROR(WriteCsv(args.csv_dir, r, err));
   if (!args.html_path.empty()) {
-    DLSIM_RETURN_IF_ERROR(ServeHtml(options, r, *sinks.recorder()).WriteFile(args.html_path));
-    err << "html: " << args.html_path << "\n";
+    DLSIM_RETURN_IF_ERROR(WritePage(ServeHtml(options, r, *sinks.recorder()), args.html_path, err));
   }
   return r;
 }

@@ -57,8 +57,7 @@ Result<train::StepResult> SimulateWithSinks(const train::TrainOptions& options,
   if (!args.chakra_dir.empty()) DLSIM_RETURN_IF_ERROR(WriteChakra(r, *sinks.graph(), args.chakra_dir, err));
   if (args.html_path.empty()) return r;
   const Bytes capacity = (*catalogs.hardware.FindGpu(options.hardware.gpu))->hbm_capacity;
-  DLSIM_RETURN_IF_ERROR(TrainHtml(options, r, capacity, *sinks.recorder()).WriteFile(args.html_path));
-  err << "html: " << args.html_path << "\n";
+  DLSIM_RETURN_IF_ERROR(WritePage(TrainHtml(options, r, capacity, *sinks.recorder()), args.html_path, err));
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include "dlsim/report/table.h"
 #include "dlsim/validate/calibrate.h"
 #include "dlsim/validate/validation.h"
+#include "run_sinks.h"
 #include "validate_cross.h"
 #include "validate_html.h"
 
@@ -108,9 +109,8 @@ int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::
     return ReportError("validate", Error::NotFound("no validation set matches '" + args.only + "'"), err);
   if (args.calibrate_with > 0) return RunCalibratedColumns(args, *catalogs, *sets, out);
   if (!args.html_path.empty()) {
-    const Status w = ValidateHtml(*sets).WriteFile(args.html_path);
+    const Status w = WritePage(ValidateHtml(*sets), args.html_path, err);
     if (!w.ok()) return ReportError("validate", w.error(), err);
-    err << "html: " << args.html_path << "\n";
   }
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();

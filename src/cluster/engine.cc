@@ -58,8 +58,7 @@ Engine::QueueKey Engine::KeyOf(int j) const {
 Result<ClusterResult> Engine::Run() {
   InitCapacity();
   ScheduleArrival(0);
-  for (uint64_t steps = 1; error_.ok() && queue_.Step(); ++steps)
-    if (steps % kCancelPollEvents == 0 && CancelRequested()) return CancelledError();
+  if (!queue_.RunCancellable([this] { return error_.ok(); })) return CancelledError();
   DLSIM_RETURN_IF_ERROR(error_);
   Account();
   return Collect();

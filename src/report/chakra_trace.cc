@@ -69,36 +69,40 @@ GroupIds NumberGroups(const ExecutionGraph& graph, const ChakraLayout& layout) {
   return ids;
 }
 
-// Every check WriteChakraTraces makes before writing (chakra_trace.h).
+// Every check WriteChakraTraces makes before writing (chakra_trace.h): the size first, so a layout too large
+// to export is refused before anything else is looked at; each process's collective groups once per kind.
 Status CheckLayout(const ExecutionGraph& graph, const ChakraLayout& layout, const GroupIds& ids) {
-  for (const auto& [p, nodes] : graph.processes)
-    if (auto it = layout.ranks.find(p); it == layout.ranks.end() || it->second.empty())
-      return Error::InvalidArgument(fmt::format("process {} of the run has no ranks in the layout", p));
   uint64_t total = 0;
   for (const auto& [p, nodes] : graph.processes) {
-    const auto it = layout.ranks.find(p);
+    auto it = layout.ranks.find(p);
+    if (it == layout.ranks.end() || it->second.empty())
+      return Error::InvalidArgument(fmt::format("process {} of the run has no ranks in the layout", p));
     total += nodes.size() * it->second.size();
-    for (const ExecNode& n : nodes) {
-      if (n.kind == ExecKind::kSend || n.kind == ExecKind::kRecv) {
-        auto peer = layout.ranks.find(n.peer);
-        if (peer == layout.ranks.end() || peer->second.size() != it->second.size())
-          return Error::InvalidArgument(
-              fmt::format("'{}' of process {}: its peer {} has no ranks or not as "
-                          "many as the sender",
-                          n.name, p, n.peer));
-      }
-      if (n.kind != ExecKind::kCollective) continue;
-      for (int r : it->second)
-        if (!ids.of.count({n.group, r}))
-          return Error::InvalidArgument(
-              fmt::format("'{}' runs over group '{}', which holds no group of rank {}", n.name, n.group, r));
-    }
   }
   if (total > kMaxChakraNodes)
     return Error::InvalidArgument(fmt::format(
         "the Chakra traces would hold {} nodes (one file per rank), more "
         "than the {} written at most: export a smaller layout",
         FormatCount(static_cast<double>(total)), FormatCount(static_cast<double>(kMaxChakraNodes))));
+  for (const auto& [p, nodes] : graph.processes) {
+    const std::vector<int>& ranks = layout.ranks.at(p);
+    std::set<std::string> kinds;
+    for (const ExecNode& n : nodes) {
+      if (n.kind == ExecKind::kSend || n.kind == ExecKind::kRecv) {
+        auto peer = layout.ranks.find(n.peer);
+        if (peer == layout.ranks.end() || peer->second.size() != ranks.size())
+          return Error::InvalidArgument(
+              fmt::format("'{}' of process {}: its peer {} has no ranks or not as "
+                          "many as the sender",
+                          n.name, p, n.peer));
+      }
+      if (n.kind != ExecKind::kCollective || !kinds.insert(n.group).second) continue;
+      for (int r : ranks)
+        if (!ids.of.count({n.group, r}))
+          return Error::InvalidArgument(
+              fmt::format("'{}' runs over group '{}', which holds no group of rank {}", n.name, n.group, r));
+    }
+  }
   return Status::Ok();
 }
 

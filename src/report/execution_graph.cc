@@ -29,28 +29,25 @@ bool KnownCollective(const std::string& c) {
   return c == "all_reduce" || c == "reduce_scatter" || c == "all_gather" || c == "all_to_all";
 }
 
-// Adds to each node of `nodes` (one process, in start order) its dependencies (execution_graph.h).
+// Adds to each node of `nodes` (one process, in start order) its dependencies (execution_graph.h). Only the
+// dependency lists are written, and they are never read here, so the nodes can be filled in place.
 void AddDependencies(std::vector<ExecNode>& nodes) {
-  std::map<int, std::vector<const ExecNode*>> by_stream;  // in start order = end order on a stream
-  for (const ExecNode& n : nodes) by_stream[n.stream].push_back(&n);
-  std::map<uint64_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> deps;
+  std::map<int, std::vector<size_t>> by_stream;  // node indices; in start order = end order on a stream
+  for (size_t i = 0; i < nodes.size(); ++i) by_stream[nodes[i].stream].push_back(i);
   for (const auto& [stream, list] : by_stream) {
-    for (size_t i = 0; i < list.size(); ++i) {
-      const ExecNode& n = *list[i];
-      if (i > 0) deps[n.id].first.push_back(list[i - 1]->id);
+    for (size_t k = 0; k < list.size(); ++k) {
+      ExecNode& n = nodes[list[k]];
+      if (k > 0) n.ctrl_deps = {nodes[list[k - 1]].id};
       for (const auto& [other, olist] : by_stream) {
         if (other == stream) continue;
         // The last node of `other` that ended at or before n started.
-        auto it = std::upper_bound(olist.begin(), olist.end(), n.start,
-                                   [](TimePoint t, const ExecNode* o) { return t < o->start + o->duration; });
-        if (it != olist.begin()) deps[n.id].second.push_back((*std::prev(it))->id);
+        auto it = std::upper_bound(olist.begin(), olist.end(), n.start, [&nodes](TimePoint t, size_t o) {
+          return t < nodes[o].start + nodes[o].duration;
+        });
+        if (it != olist.begin()) n.data_deps.push_back(nodes[*std::prev(it)].id);
       }
+      std::sort(n.data_deps.begin(), n.data_deps.end());
     }
-  }
-  for (ExecNode& n : nodes) {
-    n.ctrl_deps = std::move(deps[n.id].first);
-    n.data_deps = std::move(deps[n.id].second);
-    std::sort(n.data_deps.begin(), n.data_deps.end());
   }
 }
 

@@ -94,8 +94,7 @@ class Simulation {
       }
     }
     if (!reqs_.empty()) queue_.Schedule(reqs_[0].arrival, [this] { OnArrival(); });
-    for (uint64_t steps = 1; queue_.Step(); ++steps)
-      if (steps % kCancelPollEvents == 0 && CancelRequested()) return;  // Simulate returns CancelledError()
+    queue_.RunCancellable();  // when cancelled, Simulate returns CancelledError()
   }
 
   ServeMetrics Metrics() const;

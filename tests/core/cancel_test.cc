@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <vector>
 
+#include "dlsim/core/event_queue.h"
 #include "dlsim/core/nelder_mead.h"
 #include "dlsim/core/parallel_for.h"
 
@@ -29,6 +31,28 @@ TEST(Cancel, ParallelForTakesNoBlockAfterTheRequest) {
   std::fill(ran.begin(), ran.end(), 0);
   ParallelFor(100, 2, [&](size_t i) { ran[i] = 1; });
   EXPECT_EQ(std::count(ran.begin(), ran.end(), 1), 100);  // cleared: every index again
+}
+
+TEST(Cancel, AnEventLoopStopsAtItsNextLookAfterTheRequest) {
+  ClearCancel();
+  EventQueue q;
+  uint64_t fired = 0;
+  std::function<void()> tick = [&] {
+    if (++fired == 100) RequestCancel();
+    q.ScheduleAfter(Duration::FromSeconds(1e-6), tick);  // endless without cancellation
+  };
+  q.ScheduleAfter(Duration::Zero(), tick);
+  EXPECT_FALSE(q.RunCancellable());
+  EXPECT_EQ(fired, kCancelPollEvents);  // the first look after the request
+  ClearCancel();
+  int left = 10;
+  EventQueue finite;
+  std::function<void()> count = [&] {
+    if (--left > 0) finite.ScheduleAfter(Duration::Zero(), count);
+  };
+  finite.ScheduleAfter(Duration::Zero(), count);
+  EXPECT_TRUE(finite.RunCancellable([&] { return left > 5; }));  // stopped by its own predicate
+  EXPECT_EQ(left, 5);
 }
 
 TEST(Cancel, NelderMeadStopsWithItsBestVertex) {

@@ -19,17 +19,21 @@ void Fail(const std::string& command, const std::string& message, int code) {
   throw CLI::RuntimeError(code);
 }
 
-std::ostream& CommandOut() {
+namespace {
+std::ostringstream& HeldOutput() {
   static std::ostringstream* out = new std::ostringstream;
   return *out;
 }
+}  // namespace
+
+std::ostream& CommandOut() { return HeldOutput(); }
 
 void Exit(int code) {
   if (CancelRequested()) {
     fmt::print(stderr, "dlsim: {}\n", CancelledError().message);
     throw CLI::RuntimeError(app::kExitInterrupted);
   }
-  std::cout << static_cast<std::ostringstream&>(CommandOut()).str();
+  std::cout << HeldOutput().str();
   std::cout.flush();
   if (code == 0 && !std::cout) {  // e.g. stdout is /dev/full: the result was not delivered
     fmt::print(stderr, "dlsim: cannot write the output to stdout\n");

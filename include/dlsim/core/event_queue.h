@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "dlsim/core/cancel.h"
 #include "dlsim/core/units.h"
 
 namespace dlsim {
@@ -45,6 +46,19 @@ class EventQueue {
   void Run() {
     while (Step()) {
     }
+  }
+  // Runs while `keep_going()` holds and events remain, looking every kCancelPollEvents events for a
+  // cancellation request (core/cancel.h). Returns false when it stopped for one: the run is incomplete and
+  // its caller returns CancelledError(). For the loops that can run long on user input (a cluster trace, a
+  // serving workload).
+  template <typename KeepGoing>
+  bool RunCancellable(KeepGoing keep_going) {
+    for (uint64_t n = 1; keep_going() && Step(); ++n)
+      if (n % kCancelPollEvents == 0 && CancelRequested()) return false;
+    return true;
+  }
+  bool RunCancellable() {
+    return RunCancellable([] { return true; });
   }
 
   // Time of the next live event, or nullopt when none is pending.
