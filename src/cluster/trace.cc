@@ -8,6 +8,7 @@
 
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
+#include "trace_rows.h"
 
 namespace dlsim::cluster {
 namespace {
@@ -59,14 +60,7 @@ Status RequireColumns(const CsvTable& t, std::initializer_list<std::string_view>
   return Status::Ok();
 }
 
-// A job row read from a table; `line` for ordering errors, `arrival_s` before shifting.
-struct Row {
-  JobSpec job;
-  double arrival_s = 0;
-  int line = 0;
-  bool keep = true;
-  bool has_id = false;  // the trace gives the id; else the arrival rank is the id
-};
+using Row = internal::TraceRow;
 
 // Whether a row stays: `group` keeps one virtual cluster of philly and helios rows (openb's group
 // is its QoS class and is not filtered), and 0 s jobs go when skip_zero_duration is on.
@@ -290,17 +284,12 @@ Result<Row> GavelRow(std::string_view line_text, const std::string& file, int li
 
 Result<std::vector<Row>> GavelRows(std::string_view text, const std::string& file) {
   std::vector<Row> rows;
-  int line = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    const size_t nl = std::min(text.find('\n', pos), text.size());
-    std::string_view l = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line;
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (l.empty() || l[0] == '#') continue;
+  DLSIM_RETURN_IF_ERROR(internal::ForEachLine(text, [&](std::string_view l, int line) -> Status {
+    if (l.empty() || l[0] == '#') return Status::Ok();
     DLSIM_ASSIGN_OR_RETURN(Row row, GavelRow(l, file, line));
     rows.push_back(std::move(row));
-  }
+    return Status::Ok();
+  }));
   return rows;
 }
 
@@ -382,9 +371,11 @@ Result<std::vector<JobSpec>> ParseTrace(std::string_view text, const std::string
   if (options.format == TraceFormat::kPollux)
     return Error::InvalidArgument(file_name +
                                   ": a pollux workload needs its application profiles (ParsePolluxWorkload)");
-  Result<std::vector<Row>> rows = options.format == TraceFormat::kGavel
-                                      ? GavelRows(text, file_name)
-                                      : TableRows(text, file_name, options, cluster);
+  Result<std::vector<Row>> rows =
+      options.format == TraceFormat::kGavel       ? GavelRows(text, file_name)
+      : options.format == TraceFormat::kPhillyLog ? internal::PhillyLogRows(text, file_name, options)
+      : options.format == TraceFormat::kPai       ? internal::PaiTaskRows(text, file_name, options, cluster)
+                                                  : TableRows(text, file_name, options, cluster);
   DLSIM_RETURN_IF_ERROR(rows);
   return Finish(std::move(*rows), file_name, options);
 }

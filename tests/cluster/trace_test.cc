@@ -266,5 +266,87 @@ TEST(ClusterEngineLimits, WorkBeyondTheClockIsAnErrorNotAHang) {
   EXPECT_NE(r.error().message.find("146 years"), std::string::npos) << r.error().message;
 }
 
+// Philly's raw job log: arrival at submission, the first attempt's GPUs (over all its machines), work the
+// attempts' run time summed; jobs that never ran (no attempt, no times) are left out.
+TEST(PhillyLogTrace, JobsFromAttempts) {
+  const auto jobs = Parse(Read("philly_job_log.json"), TraceFormat::kPhillyLog);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs->size(), 3u);
+  const JobSpec& first = (*jobs)[0];  // submitted 2017-10-06 23:50:00, the earliest
+  EXPECT_EQ(first.name, "application_1506638472019_14200");
+  EXPECT_EQ(first.gpus, 4);  // 2 machines x 2 GPUs
+  EXPECT_DOUBLE_EQ(first.work, 1800);
+  EXPECT_DOUBLE_EQ(first.arrival.ToSeconds(), 0);
+  EXPECT_EQ((*jobs)[1].gpus, 8);
+  EXPECT_DOUBLE_EQ((*jobs)[1].work, 74 + 7200);  // two attempts; the 7 s between them is not work
+  EXPECT_DOUBLE_EQ((*jobs)[1].arrival.ToSeconds(), 3600 + 21 * 60 + 39);  // 23:50:00 to 01:11:39
+  EXPECT_EQ((*jobs)[1].group, "ee9e8c");
+  EXPECT_DOUBLE_EQ((*jobs)[2].work, 600);  // the attempt still running at the snapshot (end None) counts 0
+  TraceOptions vc;
+  vc.group = "ee9e8c";
+  EXPECT_EQ(Parse(Read("philly_job_log.json"), TraceFormat::kPhillyLog, vc)->size(), 2u);
+}
+
+TEST(PhillyLogTrace, BadLogsAreNamed) {
+  EXPECT_NE(ErrorOf("{\"jobs\": []}", TraceFormat::kPhillyLog).find("expected a JSON array"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("[{", TraceFormat::kPhillyLog).find("not valid JSON"), std::string::npos);
+  const std::string e = ErrorOf(
+      "[{\"jobid\": \"a\", \"submitted_time\": \"2017-10-07 01:00:00\", \"attempts\": [{\"start_time\": "
+      "\"yesterday\", \"end_time\": \"None\", \"detail\": []}]}]",
+      TraceFormat::kPhillyLog);
+  EXPECT_NE(
+      e.find(
+          "t.csv: job 1.attempts[0].start_time: expected 'YYYY-MM-DD HH:MM:SS' or None, found 'yesterday'"),
+      std::string::npos)
+      << e;
+  EXPECT_NE(
+      ErrorOf("[{\"jobid\": \"a\", \"attempts\": []}]", TraceFormat::kPhillyLog).find("no submitted_time"),
+      std::string::npos);
+}
+
+// Alibaba PAI's task table: a job's tasks with GPUs are one job over their span, GPUs = sum of inst_num x
+// plan_gpu / 100 (a share below one GPU is gpu_milli); tasks not launched or not ended, or without GPUs, left
+// out.
+TEST(PaiTrace, TasksBecomeJobs) {
+  ClusterSpec c = TwoTypes();
+  c.AddNodes("t", "T4", 1, 2, 0, 0, 0);
+  TraceOptions o;
+  o.format = TraceFormat::kPai;
+  const auto jobs = ParseTrace(Read("pai_task_table.csv"), "pai_task_table.csv", o, c);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[0].name, "4f057009a5d481acec67b088");
+  EXPECT_EQ((*jobs)[0].gpus, 1);
+  EXPECT_EQ((*jobs)[0].gpu_milli, 500);  // plan_gpu 50: half a GPU
+  EXPECT_DOUBLE_EQ((*jobs)[0].work, 38);
+  EXPECT_TRUE((*jobs)[0].gpu_types.empty());  // MISC: not a type of this cluster
+  EXPECT_EQ((*jobs)[1].gpus, 8);              // 4 instances x 200
+  EXPECT_EQ((*jobs)[1].gpu_types, std::vector<int>{*c.FindGpuType("T4")});
+  EXPECT_DOUBLE_EQ((*jobs)[1].arrival.ToSeconds(), 1800000 - 1739162);
+  EXPECT_EQ((*jobs)[2].gpus, 2);  // the worker's 2 x 100; the ps has no GPU
+  EXPECT_DOUBLE_EQ((*jobs)[2].work, 500);
+  // The .header line may head the file.
+  EXPECT_EQ(
+      Parse("job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_type\n" +
+                Read("pai_task_table.csv"),
+            TraceFormat::kPai)
+          ->size(),
+      3u);
+}
+
+TEST(PaiTrace, BadRowsAreLocated) {
+  EXPECT_NE(ErrorOf("a,b,1\n", TraceFormat::kPai).find("t.csv:1: expected the 10 columns of pai_task_table"),
+            std::string::npos);
+  const std::string e = ErrorOf("j,w,1,Terminated,10,20,1,1,-5,V100\n", TraceFormat::kPai);
+  EXPECT_NE(e.find("t.csv:1: column 'plan_gpu': expected a number in 0..1000000, found '-5'"),
+            std::string::npos)
+      << e;
+  TraceOptions vc;
+  vc.group = "x";
+  EXPECT_NE(ErrorOf("j,w,1,Terminated,10,20,1,1,100,V100\n", TraceFormat::kPai, vc).find("leave `group` out"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dlsim::cluster

@@ -4,6 +4,11 @@
 //
 //   philly    Pollux/AdaptDL's Philly CSV: timestamp,duration,num_gpus,gpu_time,cluster
 //             (82,247 jobs; timestamps "YYYY-MM-DD HH:MM:SS")
+//   philly-log  Philly's raw cluster_job_log (msr-fiddle/philly-traces): a JSON array of jobs with
+//             jobid, vc, submitted_time and attempts [{start_time, end_time, detail [{ip, gpus}]}]
+//   pai       Alibaba PAI GPU trace 2020, pai_task_table.csv (no header row, or its .header line):
+//             job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,
+//             gpu_type; a job's tasks together are one job
 //   gavel     Gavel .trace, tab-separated, 7 fields (job_type, command, num_steps_arg,
 //             needs_data_dir, total_steps, arrival_time, scale_factor) or 10 fields (job_type,
 //             command, working_directory, num_steps_arg, needs_data_dir, total_steps, scale_factor,
@@ -32,10 +37,12 @@
 
 namespace dlsim::cluster {
 
-enum class TraceFormat { kPhilly, kGavel, kTiresias, kOpenb, kHelios, kPollux, kCsv };
+enum class TraceFormat { kPhilly, kPhillyLog, kGavel, kTiresias, kOpenb, kHelios, kPai, kPollux, kCsv };
 inline constexpr std::pair<std::string_view, TraceFormat> kTraceFormatNames[] = {
-    {"philly", TraceFormat::kPhilly}, {"gavel", TraceFormat::kGavel},   {"tiresias", TraceFormat::kTiresias},
-    {"openb", TraceFormat::kOpenb},   {"helios", TraceFormat::kHelios}, {"pollux", TraceFormat::kPollux},
+    {"philly", TraceFormat::kPhilly}, {"philly-log", TraceFormat::kPhillyLog},
+    {"gavel", TraceFormat::kGavel},   {"tiresias", TraceFormat::kTiresias},
+    {"openb", TraceFormat::kOpenb},   {"helios", TraceFormat::kHelios},
+    {"pai", TraceFormat::kPai},       {"pollux", TraceFormat::kPollux},
     {"csv", TraceFormat::kCsv}};
 
 struct TraceOptions {
@@ -45,7 +52,7 @@ struct TraceOptions {
   bool sort = true;
   double load_scale = 1;           // arrivals divided by this (> 0)
   int64_t limit = 0;               // first N jobs by arrival; 0: all
-  std::string group;               // philly/helios: keep only this virtual cluster; empty: all
+  std::string group;               // philly/philly-log/helios: keep only this virtual cluster; empty: all
   bool skip_zero_duration = true;  // philly/helios/openb rows of 0 s (failed at submission)
 };
 
