@@ -14,6 +14,7 @@
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cluster_scenario.h"
+#include "dlsim/io/resolved_scenario.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/trace_file.h"
 
@@ -66,7 +67,8 @@ std::vector<std::string> SplitList(const std::string& s) {
 int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog::Catalogs& cat,
                std::ostream& out, std::ostream& err) {
   std::vector<cluster::ClusterResult> results;
-  o.policy = args.compare;  // the header names the policies compared
+  std::vector<nlohmann::ordered_json> inputs;  // each policy's run
+  o.policy = args.compare;                     // the header names the policies compared
   const std::string header = "cluster: " + io::SummarizeClusterOptions(o) + "\n";
   for (const std::string& policy : SplitList(args.compare)) {
     if (!cluster::BuiltinPolicies().Contains(policy))
@@ -79,6 +81,7 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
     auto r = cluster::Simulate(o, cat, nullptr);
     if (!r.ok()) return ReportError("cluster", r.error(), err);
     results.push_back(std::move(*r));
+    inputs.push_back(io::ResolvedClusterScenario(o));
   }
   if (!args.html_path.empty()) {
     Status w = ClusterHtml(args.file, results).WriteFile(args.html_path);
@@ -86,7 +89,8 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
   }
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& r : results) j.push_back(ClusterJson(r, false));
+    for (size_t i = 0; i < results.size(); ++i)
+      j.push_back(WithInputs(ClusterJson(results[i], false), inputs[i]));
     out << JsonOutput(j);
   } else {
     out << header << FormatClusterComparison(results);
@@ -160,7 +164,7 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
   if (w.ok() && !args.html_path.empty()) w = ClusterHtml(args.file, {*result}).WriteFile(args.html_path);
   if (!w.ok()) return ReportError("cluster", w.error(), err);
   if (args.json)
-    out << JsonOutput(ClusterJson(*result, args.records));
+    out << JsonOutput(WithInputs(ClusterJson(*result, args.records), io::ResolvedClusterScenario(*options)));
   else
     out << FormatClusterReport(*options, *result);
   // No job could run: the figures above are not results. Say so and exit as infeasible.

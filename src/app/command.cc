@@ -57,6 +57,12 @@ std::string JsonOutput(nlohmann::ordered_json j) {
   return report::DumpDeterministic(j);
 }
 
+nlohmann::ordered_json WithInputs(nlohmann::ordered_json result, nlohmann::ordered_json inputs) {
+  result["dlsim_version"] = DLSIM_VERSION;
+  result["inputs"] = std::move(inputs);
+  return result;
+}
+
 Status WriteFileWhole(const std::string& path, const std::string& text, const std::string& what) {
   DLSIM_RETURN_IF_ERROR(CheckNotAnInput("-o", path));
   const std::string tmp = path + ".tmp";

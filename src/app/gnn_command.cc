@@ -8,6 +8,7 @@
 #include "dlsim/gnn/seed_order.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/gnn_scenario.h"
+#include "dlsim/io/resolved_scenario.h"
 #include "dlsim/report/json_report.h"
 #include "run_sinks.h"
 
@@ -24,7 +25,8 @@ int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Ca
     if (!w.ok()) return ReportError("gnn", w.error(), err);
   }
   if (args.json) {
-    out << JsonOutput(GnnCompareJson(variants, *results));
+    out << JsonOutput(
+        WithInputs(GnnCompareJson(variants, *results), io::ResolvedGnnScenario(sc.options, variants)));
   } else {
     out << FormatGnnCompare(variants, *results);
   }
@@ -65,7 +67,7 @@ int RunGnnCommand(const GnnArgs& args, const CommonArgs& common, std::ostream& o
   auto result = SimulateWithSinks(args, sc->options, *catalogs, err);
   if (!result.ok()) return ReportError("gnn", result.error(), err);
   if (args.json) {
-    out << JsonOutput(GnnJson(*result));
+    out << JsonOutput(WithInputs(GnnJson(*result), io::ResolvedGnnScenario(sc->options)));
   } else {
     out << FormatGnnReport(sc->options, *result);
   }

@@ -11,6 +11,7 @@
 #include "dlsim/core/input_files.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/plan_scenario.h"
+#include "dlsim/io/resolved_scenario.h"
 #include "dlsim/plan/backend.h"
 #include "dlsim/plan/planner.h"
 #include "dlsim/report/json_report.h"
@@ -81,7 +82,8 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
         train::IntervalOf(base, (*gpu)->architecture, 1.0, catalogs->intervals, catalogs->training);
   if (Status st = WriteFiles(args, base, *result); !st.ok()) return ReportError("plan", st.error(), err);
   if (args.json) {
-    out << JsonOutput(PlanJson(*result, options, /*all=*/true));
+    out << JsonOutput(
+        WithInputs(PlanJson(*result, options, /*all=*/true), io::ResolvedPlanScenario(base, options)));
   } else {
     WritePlanReport(base, options, *result, out);
   }

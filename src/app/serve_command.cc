@@ -7,6 +7,7 @@
 #include "dlsim/app/serve_render.h"
 #include "dlsim/core/input_files.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/resolved_scenario.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/serve/setup.h"
@@ -20,7 +21,7 @@ int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const
   auto cap = serve::FindCapacity(options, cost, env.schedulers, env.routers, {.target = args.target});
   if (!cap.ok()) return ReportError("serve", cap.error(), err);
   if (args.json) {
-    out << JsonOutput(CapacityJson(*cap, args.target));
+    out << JsonOutput(WithInputs(CapacityJson(*cap, args.target), io::ResolvedServeScenario(options)));
   } else {
     out << FormatCapacityReport(options, *cap, args.target);
   }
@@ -98,7 +99,7 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
   auto result = SimulateWithSinks(*options, **env, **cost, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
   if (args.json) {
-    out << JsonOutput(ServeJson(*result));
+    out << JsonOutput(WithInputs(ServeJson(*result), io::ResolvedServeScenario(*options)));
   } else {
     out << FormatServeReport(*options, *result);
   }

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/resolved_scenario.h"
 #include "dlsim/report/format.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
@@ -138,20 +139,6 @@ nlohmann::ordered_json CpAttentionJson(const train::CpAttentionSummary& s) {
 }
 
 // The resolved training inputs (after the stack profile and the catalog), so a result can be traced to them.
-nlohmann::ordered_json InputsJson(const TrainOptions& o) {
-  nlohmann::ordered_json in;
-  in["seq_len"] = o.training.seq_len;
-  in["global_batch"] = o.training.global_batch;
-  in["micro_batch"] = o.training.micro_batch;
-  in["precision"] = std::string(hw::DTypeName(o.training.precision));
-  in["recipe"] = std::string(train::RecipeName(o.training.recipe));
-  in["stack"] =
-      o.training.stack.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.training.stack);
-  in["attention"] = std::string(model::AttentionImplName(o.training.attention));
-  in["attention_backend"] = std::string(cost::AttentionBackendName(o.training.attention_backend));
-  in["kernels"] = std::string(model::KernelsName(o.training.kernels));
-  return in;
-}
 
 }  // namespace
 
@@ -160,7 +147,7 @@ nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Byt
   j["feasible"] = r.feasible;
   if (!r.feasible) j["reason"] = r.reason;
   j["dlsim_version"] = DLSIM_VERSION;
-  j["inputs"] = InputsJson(o);
+  j["inputs"] = io::ResolvedTrainScenario(o);
   j["model"] = o.model.name;
   j["gpu"] = o.hardware.gpu;
   j["gpus"] = o.hardware.gpus;

@@ -162,8 +162,13 @@ void WriteHardwareYaml(const train::HardwareOptions& h, std::ostringstream& y) {
 void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
   y << "training:\n";
   if (!t.stack.empty()) y << "  stack: " << YamlQuoted(t.stack) << "\n";
-  y << fmt::format("  seq_len: {}\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n", t.seq_len,
-                   t.global_batch, t.micro_batch, hw::DTypeName(t.precision));
+  if (t.video)  // the clip sets seq_len (its latent tokens); the reader refuses both
+    y << fmt::format("  video: {{frames: {}, height: {}, width: {}}}\n", t.video->frames, t.video->height,
+                     t.video->width);
+  else
+    y << "  seq_len: " << t.seq_len << "\n";
+  y << fmt::format("  global_batch: {}\n  micro_batch: {}\n  precision: {}\n", t.global_batch, t.micro_batch,
+                   hw::DTypeName(t.precision));
   y << "  attention: " << model::AttentionImplName(t.attention) << "\n";
   // The family of a fused kernel only: with unfused attention a stack's family is unused, and naming it is an
   // error.
@@ -227,6 +232,12 @@ void WriteRoutingYaml(const train::RoutingOptions& r, std::ostringstream& y) {
 }
 
 }  // namespace
+
+std::string FormatModelSectionYaml(const model::ModelSpec& m) {
+  std::ostringstream y;
+  WriteModelYaml(m, y);
+  return y.str();
+}
 
 Result<PlanScenario> ParsePlanScenario(std::string_view text, std::string file_name,
                                        const hw::Catalog& hardware, const model::ModelCatalog& models) {

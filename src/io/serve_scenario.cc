@@ -12,6 +12,7 @@
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cost_section.h"
 #include "dlsim/io/hf_config.h"
+#include "dlsim/io/launch_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/serve_trace_formats.h"
@@ -266,7 +267,10 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
   model::ModelSpec& spec = o.model;
   MapReader m = root.Section("model");
   if (root.present() && !root.Has("model")) doc.AddError(root.location(), "model", "missing section 'model'");
-  ReadHfConfigKey(m, spec);  // its errors are the document's; a failed load requires no shape keys
+  // A launch configuration gives the shape (its layout is training's); a failed load requires no shape keys.
+  const std::optional<LaunchConfig> launch = ReadLaunchKey(m, models);
+  if (launch) spec = launch->model;
+  ReadHfConfigKey(m, spec);  // its errors are the document's
   if (std::optional<std::string> name = m.Find<std::string>("name")) {
     auto found = models.Find(*name);
     if (found.ok())
@@ -274,7 +278,8 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
     else
       m.AddError("name", found.error().message);
   }
-  const bool is_new = !m.Has("name") && !m.Has("hf_config");
+  bool is_new = !m.Has("name") && !m.Has("hf_config");
+  for (std::string_view key : kLaunchKeys) is_new = is_new && !m.Has(key);
   if (is_new) spec.name = "custom";
   o.weight_sparsity = m.Get<double>("weight_sparsity", 0.0, Range::Between(0.0, 0.99));
   o.weight_dtype = ReadStorageDType(m, "weight_dtype");

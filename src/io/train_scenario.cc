@@ -9,6 +9,7 @@
 #include "dlsim/io/cost_section.h"
 #include "dlsim/io/data_section.h"
 #include "dlsim/io/hf_config.h"
+#include "dlsim/io/launch_config.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/stack_profiles.h"
@@ -66,7 +67,14 @@ struct Sections {
 
 // Starts `spec` from the catalog entry that model.name names; true when there is one. A model
 // without a name must give its shape.
-bool StartFromCatalog(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
+bool StartFromCatalog(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec,
+                      const std::optional<LaunchConfig>& launch) {
+  if (launch) {
+    *spec = launch->model;
+    return true;
+  }
+  for (std::string_view key : kLaunchKeys)
+    if (m.Has(key)) return false;  // given, and its error recorded
   if (m.Has("hf_config")) return ReadHfConfigKey(m, *spec);
   if (!m.Has("name")) {
     spec->name = "custom";
@@ -94,8 +102,9 @@ bool StartFromCatalog(const MapReader& m, const model::ModelCatalog& models, mod
   return false;
 }
 
-void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec) {
-  const bool from_catalog = StartFromCatalog(m, models, spec);
+void ReadModel(const MapReader& m, const model::ModelCatalog& models, model::ModelSpec* spec,
+               const std::optional<LaunchConfig>& launch) {
+  const bool from_catalog = StartFromCatalog(m, models, spec, launch);
   // For a catalog model, kv_heads and ffn_hidden follow overridden heads/hidden only where the
   // catalog entry used the defaults (multi-head attention, 4 * hidden).
   const bool follow_kv = !from_catalog || spec->kv_heads == spec->heads;
@@ -261,8 +270,10 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
 
 // training.stack: the profile's training and parallel keys (data/catalog/stacks.yaml), read before
 // the scenario's own keys so that those override them.
-void ApplyStack(const MapReader& training, train::TrainOptions* o) {
-  const std::optional<std::string> name = training.Find<std::string>("stack");
+void ApplyStack(const MapReader& training, train::TrainOptions* o,
+                const std::optional<LaunchConfig>& launch) {
+  std::optional<std::string> name = training.Find<std::string>("stack");
+  if (!name && launch) name = launch->stack;  // the launch format's family, unless the scenario names one
   if (!name) return;
   Result<Document> doc = ParseStackProfiles();
   if (!doc.ok()) return training.AddError("stack", doc.error().message);
@@ -403,9 +414,12 @@ Result<train::TrainOptions> ParseTrainScenario(std::string_view text, std::strin
         "missing section: give 'name' (a catalog model, see 'dlsim catalog list') or the shape (layers, "
         "hidden, heads, vocab)");
   }
-  ReadModel(s.model, models, &o.model);
+  const std::optional<LaunchConfig> launch = ReadLaunchKey(s.model, models);
+  ReadModel(s.model, models, &o.model, launch);
+  if (launch && launch->gpus) o.hardware.gpus = *launch->gpus;
   const hw::GpuSpec* gpu = ReadHardware(s.hardware, hardware, &o.hardware);
-  ApplyStack(s.training, &o);
+  ApplyStack(s.training, &o, launch);
+  if (launch) ApplyLaunch(*launch, o);
   ReadTraining(s.training, &o.training);
   ReadParallel(s.parallel, &o.parallel);
   if (root.Has("data")) o.data = ReadDataSection(root.Section("data"), base_dir);

@@ -681,6 +681,11 @@ void MapReader::Finish() const {
 bool MapReader::present() const { return s_->present; }
 bool MapReader::Has(std::string_view key) const { return FindEntry(*s_, key) != nullptr; }
 
+bool MapReader::HasValue(std::string_view key) const {
+  const MapState::Entry* e = FindEntry(*s_, key);
+  return e != nullptr && e->value.IsDefined() && !e->value.IsNull();
+}
+
 std::vector<std::string> MapReader::Keys() const {
   std::vector<std::string> out;
   for (const auto& e : s_->entries) out.push_back(e.name);

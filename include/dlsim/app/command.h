@@ -41,6 +41,10 @@ int ReportError(const std::string& command, const Error& error, std::ostream& er
 // that produced it (`dlsim_version`, added to an object that lacks it), so a result can be traced to its
 // tool.
 std::string JsonOutput(nlohmann::ordered_json j);
+// `result` (an object) with `dlsim_version` and `inputs`, the run's resolved scenario
+// (io/resolved_scenario.h), added at its end: what a --json result carries so that it can be traced and
+// re-run.
+nlohmann::ordered_json WithInputs(nlohmann::ordered_json result, nlohmann::ordered_json inputs);
 
 // Argument rules every way in shares (a flag, a Python keyword): the command-line parser checks them too, but
 // the Python API reaches the commands without it (issue 35). An error names the argument, e.g. "threads: -1

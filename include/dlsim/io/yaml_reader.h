@@ -169,6 +169,7 @@ class MapReader {
 
   bool present() const;                            // false for an absent or non-mapping section
   bool Has(std::string_view key) const;            // does not mark the key known
+  bool HasValue(std::string_view key) const;       // Has, and not null (`key:`, `key: null`, `key: ~`)
   std::vector<std::string> Keys() const;           // present keys, file order
   const std::string& path() const;                 // "" for the root, "parallel", "model.shape", ...
   std::string PathOf(std::string_view key) const;  // path() + "." + key
