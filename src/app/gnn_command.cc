@@ -18,7 +18,7 @@ namespace {
 int RunCompare(const GnnArgs& args, const io::GnnScenario& sc, const catalog::Catalogs& cat,
                std::ostream& out, std::ostream& err) {
   const std::vector<gnn::GnnVariant> variants = sc.compare.empty() ? gnn::DefaultVariants() : sc.compare;
-  auto results = gnn::Compare(sc.options, variants, cat);
+  auto results = gnn::Compare(sc.options, variants, cat, args.progress);
   if (!results.ok()) return ReportError("gnn", results.error(), err);
   if (!args.html_path.empty()) {
     const Status w = WritePage(GnnCompareHtml(sc.options.name, variants, *results), args.html_path, err);
@@ -38,7 +38,7 @@ Result<gnn::GnnResult> SimulateWithSinks(const GnnArgs& args, const gnn::GnnOpti
                                          const catalog::Catalogs& cat, std::ostream& err) {
   const report::RunInfo run{o.name, "gnn", {{"seed", static_cast<int64_t>(o.seed)}}};
   DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path, run, {args.file}));
-  DLSIM_ASSIGN_OR_RETURN(gnn::GnnResult r, gnn::Simulate(o, cat, sinks.sink()));
+  DLSIM_ASSIGN_OR_RETURN(gnn::GnnResult r, gnn::Simulate(o, cat, sinks.sink(), args.progress));
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
   if (args.html_path.empty()) return r;
   DLSIM_RETURN_IF_ERROR(WritePage(GnnHtml(o, r, *sinks.recorder()), args.html_path, err));

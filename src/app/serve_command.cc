@@ -57,8 +57,8 @@ Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const 
     err << "dlsim serve: warning: tracing " << options.workload.requests
         << " requests writes about 3 KB per request to " << args.trace_path << "\n";
   options.keep_records = !args.html_path.empty() || !args.csv_dir.empty();
-  DLSIM_ASSIGN_OR_RETURN(serve::ServeResult r,
-                         serve::Simulate(options, cost, env.schedulers, env.routers, sinks.sink()));
+  DLSIM_ASSIGN_OR_RETURN(serve::ServeResult r, serve::Simulate(options, cost, env.schedulers, env.routers,
+                                                               sinks.sink(), args.progress));
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
   if (!args.csv_dir.empty()) DLSIM_RETURN_IF_ERROR(WriteCsv(args.csv_dir, r, err));
   if (!args.html_path.empty()) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dlsim/core/cancel.h"
+
 namespace dlsim::gnn::internal {
 namespace {
 
@@ -236,6 +238,8 @@ Result<std::vector<BatchCounts>> RunMachineEpoch(const EpochSetup& s, const Regi
     GpuPass(s, st, machine, first_batch, sb);
     HostPass(s, st, sb);
     for (Inspected& b : sb) out.push_back(std::move(b.counts));
+    if (s.on_seeds) s.on_seeds(std::min(at, seeds.size()));
+    if (CancelRequested()) return CancelledError();
   }
   return out;
 }

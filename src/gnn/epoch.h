@@ -5,6 +5,7 @@
 #define DLSIM_SRC_GNN_EPOCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -55,6 +56,8 @@ struct EpochSetup {
   // Per machine (empty: no topology cache): the adjacency lists held in host memory.
   std::span<const std::unique_ptr<TopologyCache>> topology;
   int64_t page_cache_pages = 0;  // with disk.page_cache: pages the LRU page cache over both files holds
+  // Called with the training nodes of the machine sampled so far, after each superbatch (may be empty).
+  std::function<void(size_t)> on_seeds{};
 };
 
 // Disk layout used for page counts: the CSR targets file (4 B per target, lists in node order;
@@ -62,7 +65,8 @@ struct EpochSetup {
 int64_t ListPages(const Graph& g, NodeId v);
 int64_t TopologyFilePages(const Graph& g);
 
-// The batches of `machine` (its training nodes, in the seed order). Errors: unknown policy names.
+// The batches of `machine` (its training nodes, in the seed order). Errors: unknown policy names; kCancelled
+// when a stop was asked for (core/cancel.h, polled after each superbatch).
 Result<std::vector<BatchCounts>> RunMachineEpoch(const EpochSetup& setup, const Registries& reg, int machine);
 
 // Reads per node over one pre-sampled epoch of all training nodes (another Rng stream): feature

@@ -14,6 +14,12 @@
 namespace dlsim::gnn {
 namespace {
 
+// The progress callback of a run and where this variant's training nodes start among all the run samples.
+struct Progress {
+  const ProgressFn& fn;
+  size_t base = 0, total = 0;
+};
+
 using internal::BatchCounts;
 using internal::CoreSplit;
 using internal::MachineSpec;
@@ -272,13 +278,23 @@ Result<std::vector<int32_t>> PartitionFor(const GnnOptions& o, const Prepared& p
 
 // Every machine's epoch, timed; the result takes the slowest machine's stages.
 Status RunMachines(const internal::EpochSetup& setup, const internal::Registries& reg, const MachineSpec& m,
-                   const hw::GpuSpec& gpu, const catalog::Catalogs& cat, GnnResult& r, report::Sink* sink) {
+                   const hw::GpuSpec& gpu, const catalog::Catalogs& cat, GnnResult& r, report::Sink* sink,
+                   const Progress& progress) {
   const GnnOptions& o = setup.options;
   const auto model = cost::MakeRooflineComputeModel(gpu, cat.compute);
   Totals totals;
   MachineRun slowest;
+  size_t sampled = 0;  // training nodes of the machines before this one
   for (int machine = 0; machine < o.hardware.machines; ++machine) {
-    DLSIM_ASSIGN_OR_RETURN(auto batches, internal::RunMachineEpoch(setup, reg, machine));
+    internal::EpochSetup ms = setup;
+    size_t done_here = 0;
+    if (progress.fn)
+      ms.on_seeds = [&](size_t done) {
+        done_here = done;
+        progress.fn(progress.base + sampled + done, progress.total);
+      };
+    DLSIM_ASSIGN_OR_RETURN(auto batches, internal::RunMachineEpoch(ms, reg, machine));
+    sampled += done_here;
     AddCounts(batches, o.features, r, totals);
     std::vector<Duration> compute;
     for (const BatchCounts& c : batches)
@@ -364,7 +380,7 @@ Status PrepareCaches(const Prepared& p, const internal::Registries& reg, GnnOpti
 
 // Simulates every machine; the epoch is the slowest one's.
 Result<GnnResult> RunVariant(const GnnOptions& base, const Prepared& p, const catalog::Catalogs& cat,
-                             const internal::Registries& reg, report::Sink* sink) {
+                             const internal::Registries& reg, report::Sink* sink, const Progress& progress) {
   DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(base.sampler_options));
   DLSIM_RETURN_IF_ERROR(CheckStorageOptions(base));
   const hw::GpuSpec* gpu = nullptr;
@@ -383,7 +399,7 @@ Result<GnnResult> RunVariant(const GnnOptions& base, const Prepared& p, const ca
   CacheState cs;
   DLSIM_RETURN_IF_ERROR(PrepareCaches(p, reg, o, setup, cs, r));
   setup.topology = cs.topology;
-  DLSIM_RETURN_IF_ERROR(RunMachines(setup, reg, m, *gpu, cat, r, sink));
+  DLSIM_RETURN_IF_ERROR(RunMachines(setup, reg, m, *gpu, cat, r, sink, progress));
   return r;
 }
 
@@ -404,23 +420,26 @@ GnnOptions Apply(const GnnOptions& base, const GnnVariant& v) {
 
 }  // namespace
 
-Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& catalogs, report::Sink* sink) {
+Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& catalogs, report::Sink* sink,
+                           const ProgressFn& progress) {
   DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(options.sampler_options));
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(options));
   if (CancelRequested()) return CancelledError();
   const internal::Registries reg;
-  return RunVariant(options, p, catalogs, reg, sink);
+  return RunVariant(options, p, catalogs, reg, sink, {progress, 0, p.split.train.size()});
 }
 
 Result<std::vector<GnnResult>> Compare(const GnnOptions& base, const std::vector<GnnVariant>& variants,
-                                       const catalog::Catalogs& catalogs) {
+                                       const catalog::Catalogs& catalogs, const ProgressFn& progress) {
   DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(base.sampler_options));
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(base));
   const internal::Registries reg;
   std::vector<GnnResult> out;
+  const size_t nodes = p.split.train.size();
   for (const GnnVariant& v : variants) {
     if (CancelRequested()) return CancelledError();
-    DLSIM_ASSIGN_OR_RETURN(GnnResult r, RunVariant(Apply(base, v), p, catalogs, reg, nullptr));
+    const Progress at{progress, out.size() * nodes, variants.size() * nodes};
+    DLSIM_ASSIGN_OR_RETURN(GnnResult r, RunVariant(Apply(base, v), p, catalogs, reg, nullptr, at));
     out.push_back(std::move(r));
   }
   return out;

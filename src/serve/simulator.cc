@@ -39,6 +39,9 @@ struct Replica {
   Duration host;              // engine CPU time its steps exposed (EngineHost::StepWall less the GPU time)
 };
 
+// Events between two progress reports (a report is a callback; the loop runs ~1e7 events a second).
+constexpr uint64_t kProgressEvents = 1 << 16;
+
 class Simulation {
  public:
   Simulation(const ServeOptions& o, const IterationCostModel& cost, const MemoryPlan& plan,
@@ -94,8 +97,16 @@ class Simulation {
       }
     }
     if (!reqs_.empty()) queue_.Schedule(reqs_[0].arrival, [this] { OnArrival(); });
-    queue_.RunCancellable();  // when cancelled, Simulate returns CancelledError()
+    const auto total = static_cast<size_t>(reqs_.size());
+    uint64_t events = 0;
+    queue_.RunCancellable([&] {  // when cancelled, Simulate returns CancelledError()
+      if (progress_ && ++events % kProgressEvents == 0) progress_(static_cast<size_t>(completions_), total);
+      return true;
+    });
+    if (progress_) progress_(static_cast<size_t>(completions_), total);
   }
+  // Called with the requests completed of all, every kProgressEvents events and at the end.
+  void set_progress(ProgressFn p) { progress_ = std::move(p); }
 
   ServeMetrics Metrics() const;
   // One record per request, in arrival order.
@@ -381,6 +392,7 @@ class Simulation {
   EngineHost host_;
   double tokens_per_step_ = 1;  // speculative decoding's expected tokens per decode step
   report::Sink* sink_;
+  ProgressFn progress_;
   EventQueue queue_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> entry_pool_, decode_pool_;
@@ -588,7 +600,7 @@ Result<ServeResult> InfeasibleOr(ServeResult result, const Error& e, int64_t req
 
 Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
                              const SchedulerRegistry& schedulers, const RouterRegistry& routers,
-                             report::Sink* sink) {
+                             report::Sink* sink, const ProgressFn& progress) {
   ServeResult result;
   result.scheduler = options.scheduler.name;
   result.profiled = cost.profiled();
@@ -600,6 +612,7 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   result.replicas = options.hardware.replicas;
   Simulation sim(options, cost, *plan, std::move(requests), sink);
   DLSIM_RETURN_IF_ERROR(sim.Build(schedulers, routers));
+  sim.set_progress(progress);
   sim.Run();
   if (CancelRequested()) return CancelledError();
   if (Status sane = sim.CheckSane(); !sane.ok()) return InfeasibleOr(std::move(result), sane.error(), total);

@@ -41,6 +41,24 @@ TEST(GnnSimulateTest, CoraShapeAndDeterminism) {
   EXPECT_GT(a.epoch, Duration::Zero());
 }
 
+// The progress callback counts training nodes over both machines, never goes back, ends at all of them; with
+// Compare, at all of every variant's; the result does not depend on it.
+TEST(GnnSimulateTest, ProgressCountsTrainingNodesToTheEnd) {
+  std::vector<std::pair<size_t, size_t>> calls;
+  const ProgressFn record = [&calls](size_t done, size_t total) { calls.emplace_back(done, total); };
+  auto r = Simulate(CoraOptions(), testing::Catalogs(), nullptr, record);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_GE(calls.size(), 2u);
+  for (size_t i = 1; i < calls.size(); ++i) EXPECT_GE(calls[i].first, calls[i - 1].first);
+  EXPECT_EQ(calls.back(), std::make_pair(size_t{1354}, size_t{1354}));
+  EXPECT_EQ(r->epoch, SimulateOk(CoraOptions()).epoch);
+  calls.clear();
+  const std::vector<GnnVariant> two = {PolicyVariant("a", "shuffle", "none", "hash", 0),
+                                       PolicyVariant("b", "bfs", "fifo", "hash", 0)};
+  ASSERT_TRUE(Compare(CoraOptions(), two, testing::Catalogs(), record).ok());
+  EXPECT_EQ(calls.back(), std::make_pair(size_t{2708}, size_t{2708}));
+}
+
 TEST(GnnSimulateTest, EveryReadLandsInExactlyOneTier) {
   const GnnResult r = SimulateOk(CoraOptions());
   const double row = 1433 * 4;

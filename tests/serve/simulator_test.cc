@@ -42,6 +42,27 @@ TEST(Simulator, SingleRequestAtATimeIsAnMD1Queue) {
   EXPECT_EQ(r->metrics.preemptions, 0);
 }
 
+// The progress callback counts completed requests, never goes back and ends at all of them; the result does
+// not depend on it.
+TEST(Simulator, ProgressCountsCompletedRequestsToTheEnd) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.rate = 50.0;
+  o.workload.requests = 20000;
+  o.workload.prompt = Fixed(100);
+  o.workload.output = Fixed(50);
+  const auto cost = MakeConstantCostModel(Micros(100), Millis(1));
+  std::vector<std::pair<size_t, size_t>> calls;
+  auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers, nullptr,
+                    [&calls](size_t done, size_t total) { calls.emplace_back(done, total); });
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_GE(calls.size(), 3u);  // 20,000 requests of 50 tokens: about a million events
+  for (size_t i = 1; i < calls.size(); ++i) EXPECT_GE(calls[i].first, calls[i - 1].first);
+  EXPECT_EQ(calls.back(), std::make_pair(size_t{20000}, size_t{20000}));
+  auto quiet = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_EQ(quiet->metrics.ttft_s.mean, r->metrics.ttft_s.mean);
+}
+
 // Inter-token latency: one request alone has every gap equal to the decode iteration (ITL = TPOT); a
 // second request's prefill, run between two decode steps of the first (vLLM prefill-first batching),
 // is one long gap of the first's, which TPOT averages away and ITL's maximum and requests.csv keep.

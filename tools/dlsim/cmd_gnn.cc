@@ -1,10 +1,11 @@
-// dlsim gnn FILE [--json] [--check] [--compare] [--trace OUT.json] [--html OUT.html]
+// dlsim gnn FILE [--json] [--check] [--compare] [--trace OUT.json] [--html OUT.html] [--quiet]
 // Argument parsing only; the command is app::RunGnnCommand (docs/gnn.md).
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "dlsim/app/gnn_command.h"
+#include "progress.h"
 
 namespace dlsim::cli {
 
@@ -22,7 +23,14 @@ void AddGnnCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--html", args->html_path,
                   "Write a self-contained HTML report (stages, timeline, feature reads; every variant with "
                   "--compare)");
-  cmd->callback([args, &global] { Exit(app::RunGnnCommand(*args, global, CommandOut(), std::cerr)); });
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("--quiet", *quiet, "No progress line");
+  cmd->callback([args, quiet, &global] {
+    Exit(WithProgress("training nodes", *quiet, [&](ProgressFn progress) {
+      args->progress = std::move(progress);
+      return app::RunGnnCommand(*args, global, CommandOut(), std::cerr);
+    }));
+  });
 }
 
 }  // namespace dlsim::cli

@@ -1,5 +1,5 @@
 // dlsim serve FILE [--json] [--trace OUT.json] [--html OUT.html] [--csv DIR] [--check]
-//                  [--capacity [--target 0.9]]
+//                  [--capacity [--target 0.9]] [--quiet]
 // Argument parsing only; the command is app::RunServeCommand (docs/serving.md).
 #include <cstdlib>
 #include <iostream>
@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "dlsim/app/serve_command.h"
+#include "progress.h"
 
 namespace dlsim::cli {
 
@@ -32,7 +33,14 @@ void AddServeCommand(CLI::App& app, GlobalOptions& global) {
       "--html", args->html_path,
       "Write a self-contained HTML report (latency CDFs, throughput, queue and KV use over time)");
   cmd->add_option("--csv", args->csv_dir, "Write DIR/requests.csv: one row per request");
-  cmd->callback([args, &global] { Exit(app::RunServeCommand(*args, global, CommandOut(), std::cerr)); });
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("--quiet", *quiet, "No progress line");
+  cmd->callback([args, quiet, &global] {
+    Exit(WithProgress("requests", *quiet, [&](ProgressFn progress) {
+      args->progress = std::move(progress);
+      return app::RunServeCommand(*args, global, CommandOut(), std::cerr);
+    }));
+  });
 }
 
 }  // namespace dlsim::cli

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dlsim/app/command.h"
+#include "dlsim/core/progress.h"
 
 namespace dlsim::app {
 
@@ -23,6 +24,7 @@ struct GnnArgs {
   bool compare = false;    // the scenario's compare: list (or the default set) side by side
   std::string trace_path;  // Perfetto / Chrome trace, a track per stage of the slowest machine
   std::string html_path;   // HTML report: stages, timeline, feature reads (with compare: every variant)
+  ProgressFn progress;  // training nodes sampled so far, of all (every variant's with compare); may be empty
 };
 
 // Returns an ExitCode (kExitInfeasible when the configuration cannot run: the result says why).

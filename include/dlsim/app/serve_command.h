@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dlsim/app/command.h"
+#include "dlsim/core/progress.h"
 
 namespace dlsim::app {
 
@@ -24,6 +25,7 @@ struct ServeArgs {
   std::string trace_path;  // Perfetto / Chrome trace of the iterations, when not empty
   std::string html_path;   // self-contained HTML report with charts, when not empty
   std::string csv_dir;     // folder for requests.csv (one row per request), when not empty
+  ProgressFn progress;     // requests completed of all, during a run (not a --capacity search); may be empty
 };
 
 // Returns an ExitCode (kExitInfeasible when the deployment cannot run: the result says why).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "dlsim/catalog/catalogs.h"
+#include "dlsim/core/progress.h"
 #include "dlsim/core/result.h"
 #include "dlsim/gnn/graph.h"
 #include "dlsim/gnn/options.h"
@@ -82,12 +83,16 @@ struct GnnResult {
 // disk; a graph that cannot be built; a GPU cache holding more nodes than the graph has; an
 // unknown node in the catalog. Infeasible (a result with feasible = false): the GPU cache does not
 // fit GPU memory, the features do not fit host memory or disk. `sink` (may be null) gets a track
-// per stage of the slowest machine; the caller calls Begin/Finish.
-Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& catalogs, report::Sink* sink);
+// per stage of the slowest machine; the caller calls Begin/Finish. `progress` (may be empty) is called with
+// the training nodes sampled so far of all there are, after each superbatch; a stop asked for (core/cancel.h)
+// is seen there too (kCancelled).
+Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& catalogs, report::Sink* sink,
+                           const ProgressFn& progress = {});
 
-// The base scenario and each variant on one graph (built once). Errors as Simulate.
+// The base scenario and each variant on one graph (built once). Errors as Simulate; `progress` counts the
+// training nodes of every variant.
 Result<std::vector<GnnResult>> Compare(const GnnOptions& base, const std::vector<GnnVariant>& variants,
-                                       const catalog::Catalogs& catalogs);
+                                       const catalog::Catalogs& catalogs, const ProgressFn& progress = {});
 // The default --compare set: dgl-like (shuffle, no cache, hash), pagraph (degree cache), lru,
 // bgl (bfs order, FIFO, bgl partitioner, resource isolation).
 std::vector<GnnVariant> DefaultVariants();

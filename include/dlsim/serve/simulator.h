@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/core/progress.h"
 #include "dlsim/core/result.h"
 #include "dlsim/core/stats.h"
 #include "dlsim/report/sink.h"
@@ -92,10 +93,11 @@ struct ServeResult {
 };
 
 // Runs the scenario. `sink` (may be null) receives a span per iteration and KV counters; the
-// caller calls Begin/Finish. Errors: unknown scheduler or router names, an empty workload.
+// caller calls Begin/Finish. `progress` (may be empty) is called with the requests completed of all, every
+// 65,536 events and at the end. Errors: unknown scheduler or router names, an empty workload.
 Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostModel& cost,
                              const SchedulerRegistry& schedulers, const RouterRegistry& routers,
-                             report::Sink* sink = nullptr);
+                             report::Sink* sink = nullptr, const ProgressFn& progress = {});
 
 }  // namespace dlsim::serve
 
