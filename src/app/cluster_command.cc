@@ -17,6 +17,7 @@
 #include "dlsim/io/resolved_scenario.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/trace_file.h"
+#include "run_sinks.h"
 
 namespace dlsim::app {
 namespace {
@@ -84,7 +85,7 @@ int RunCompare(const ClusterArgs& args, cluster::ClusterOptions o, const catalog
     inputs.push_back(io::ResolvedClusterScenario(o));
   }
   if (!args.html_path.empty()) {
-    Status w = ClusterHtml(args.file, results).WriteFile(args.html_path);
+    Status w = WritePage(ClusterHtml(args.file, results), args.html_path, err);
     if (!w.ok()) return ReportError("cluster", w.error(), err);
   }
   if (args.json) {
@@ -161,7 +162,8 @@ int RunClusterCommand(const ClusterArgs& args, const CommonArgs& common, std::os
   Status w = WriteFile("--csv", args.jobs_csv, [&](std::ostream& f) { WriteJobsCsv(*result, f); });
   if (w.ok())
     w = WriteFile("--series", args.series_csv, [&](std::ostream& f) { WriteSeriesCsv(*result, f); });
-  if (w.ok() && !args.html_path.empty()) w = ClusterHtml(args.file, {*result}).WriteFile(args.html_path);
+  if (w.ok() && !args.html_path.empty())
+    w = WritePage(ClusterHtml(args.file, {*result}), args.html_path, err);
   if (!w.ok()) return ReportError("cluster", w.error(), err);
   if (args.json)
     out << JsonOutput(WithInputs(ClusterJson(*result, args.records), io::ResolvedClusterScenario(*options)));

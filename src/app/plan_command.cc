@@ -17,6 +17,7 @@
 #include "dlsim/report/json_report.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/prediction_interval.h"
+#include "run_sinks.h"
 
 namespace dlsim::app {
 namespace {
@@ -32,8 +33,9 @@ Status WriteFile(const std::string& flag, const std::string& path, const std::st
 }
 
 // The CSV, HTML and best-layout files the flags ask for.
-Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const plan::PlanResult& r) {
-  if (!args.html_path.empty()) DLSIM_RETURN_IF_ERROR(PlanHtml(base, r).WriteFile(args.html_path));
+Status WriteFiles(const PlanArgs& args, const train::TrainOptions& base, const plan::PlanResult& r,
+                  std::ostream& err) {
+  if (!args.html_path.empty()) DLSIM_RETURN_IF_ERROR(WritePage(PlanHtml(base, r), args.html_path, err));
   if (!args.csv_path.empty()) {
     std::ostringstream csv;
     WritePlanCsv(r, csv);
@@ -80,7 +82,7 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
   if (auto gpu = catalogs->hardware.FindGpu(base.hardware.gpu); gpu.ok())
     result->unit_interval =
         train::IntervalOf(base, (*gpu)->architecture, 1.0, catalogs->intervals, catalogs->training);
-  if (Status st = WriteFiles(args, base, *result); !st.ok()) return ReportError("plan", st.error(), err);
+  if (Status st = WriteFiles(args, base, *result, err); !st.ok()) return ReportError("plan", st.error(), err);
   if (args.json) {
     out << JsonOutput(
         WithInputs(PlanJson(*result, options, /*all=*/true), io::ResolvedPlanScenario(base, options)));
