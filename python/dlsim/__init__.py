@@ -39,7 +39,10 @@ def _source(scenario):
     if isinstance(scenario, _os.PathLike):
         scenario = _os.fspath(scenario)
     if isinstance(scenario, dict):
-        return _INLINE_NAME, _json.dumps(scenario)  # JSON is YAML
+        try:
+            return _INLINE_NAME, _json.dumps(scenario)  # JSON is YAML
+        except (TypeError, ValueError) as e:  # a value JSON cannot hold (bytes, a set, a circular dict)
+            raise TypeError("scenario: %s" % e) from None
     if isinstance(scenario, str) and _looks_like_path(scenario):
         return scenario, ""
     if isinstance(scenario, str):
@@ -58,19 +61,51 @@ def _result(outcome, command):
 
 
 def _paths(value, name):
-    """A list of file paths from one path or a sequence of them."""
+    """A list of file paths from one path or a sequence of them; a TypeError naming `name` for anything else."""
     if isinstance(value, (str, _os.PathLike)):
         value = [value]
-    paths = [_os.fspath(v) for v in value]
+    if isinstance(value, (bytes, dict)) or not hasattr(value, "__iter__"):
+        raise TypeError("%s: a file path or a list of them, not %s" % (name, type(value).__name__))
+    paths = []
+    for v in value:
+        if not isinstance(v, (str, _os.PathLike)):
+            raise TypeError("%s: a file path or a list of them, not a list holding %s" % (name, type(v).__name__))
+        paths.append(_os.fspath(v))
     for p in paths:
         if not p or "\0" in p:
             raise ScenarioError("%s: %r is not a file path" % (name, p))
     return paths
 
 
+def _flag(value, name):
+    if not isinstance(value, bool):
+        raise TypeError("%s: True or False, not %r" % (name, value))
+    return value
+
+
+def _number(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s: a number, not %r" % (name, value))
+    return float(value)
+
+
+def _integer(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s: an integer, not %r" % (name, value))
+    if not -2**31 <= value < 2**31:
+        raise ValueError("%s: %d is out of range" % (name, value))
+    return value
+
+
+def _text(value, name):
+    if not isinstance(value, str):
+        raise TypeError("%s: a string, not %r" % (name, value))
+    return value
+
+
 def _run(command, scenario, catalogs, *args):
     file, text = _source(scenario)
-    return _result(getattr(_dlsim, command)(file, text, list(catalogs), *args), command)
+    return _result(getattr(_dlsim, command)(file, text, _paths(catalogs, "catalogs"), *args), command)
 
 
 def train(scenario, catalogs=(), calibration=(), compare_trace=None):
@@ -88,27 +123,30 @@ def train(scenario, catalogs=(), calibration=(), compare_trace=None):
 def serve(scenario, catalogs=(), capacity=False, target=0.9, calibration=()):
     """A serving simulation (`dlsim serve --json`), or with capacity=True the SLO capacity search
     (calibration: files from `dlsim calibrate --serve`, their serving_engines laid over the engine profiles)."""
-    return _run("serve", scenario, catalogs, _paths(calibration, "calibration"), capacity, target)
+    return _run("serve", scenario, catalogs, _paths(calibration, "calibration"), _flag(capacity, "capacity"),
+                _number(target, "target"))
 
 
 def plan(scenario, catalogs=(), threads=0, top=0, calibration=()):
     """The parallel-layout search of `dlsim plan --json` (calibration: as for train)."""
-    return _run("plan", scenario, catalogs, _paths(calibration, "calibration"), threads, top)
+    return _run("plan", scenario, catalogs, _paths(calibration, "calibration"), _integer(threads, "threads"),
+                _integer(top, "top"))
 
 
 def cluster(scenario, catalogs=(), records=False, compare="", policy=""):
     """A cluster simulation (`dlsim cluster --json`); compare="fifo,las" runs several policies."""
-    return _run("cluster", scenario, catalogs, records, compare, policy)
+    return _run("cluster", scenario, catalogs, _flag(records, "records"), _text(compare, "compare"),
+                _text(policy, "policy"))
 
 
 def gnn(scenario, catalogs=(), compare=False):
     """A GNN training-data pipeline epoch (`dlsim gnn --json`); compare=True runs the compare: list."""
-    return _run("gnn", scenario, catalogs, compare)
+    return _run("gnn", scenario, catalogs, _flag(compare, "compare"))
 
 
 def catalog(catalogs=()):
     """Canonical names of the catalog's GPUs, nodes, networks and models (plus `catalogs` files)."""
     try:
-        return _dlsim.catalog(list(catalogs))
+        return _dlsim.catalog(_paths(catalogs, "catalogs"))
     except ValueError as e:
         raise ScenarioError(str(e)) from None
