@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/sanitizers.h"
+
 namespace {
 
 struct Interrupted {
@@ -81,6 +83,7 @@ TEST(Interrupt, SigintStopsAServingRunWithExit130AndNoResult) {
 }
 
 TEST(Interrupt, SigintStopsACrossValidationBetweenRefits) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const Interrupted r = InterruptAfter({"validate", "--cross-validate", "--threads", "1", "--quiet"}, 1500);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(r.out, "");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/run_dlsim.h"
+#include "common/sanitizers.h"
 
 namespace dlsim {
 namespace {
@@ -17,6 +18,7 @@ using testing::RunDlsim;
 const char kShortRun[] = "validate --cross-validate --folds 2 --cv-iterations 1 --loso-iterations 1";
 
 TEST(ValidateCliTest, CrossValidatePrintsTheThreeColumnsPerFitSet) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const Outcome r = RunDlsim(std::string(kShortRun) + " --summary --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* column : {"in-sample", "k-fold CV", "leave-one-set-out"})
@@ -31,6 +33,7 @@ TEST(ValidateCliTest, CrossValidatePrintsTheThreeColumnsPerFitSet) {
 }
 
 TEST(ValidateCliTest, CrossValidateJsonHasTheThreeFiguresForTheSelectedSet) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const Outcome r = RunDlsim(std::string(kShortRun) + " --json --set nemo-24 --threads 1", false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
@@ -64,6 +67,7 @@ TEST(ValidateCliTest, CrossValidateRejectsMoreFoldsThanRows) {
 // than the shipped constants on a set dlsim prices 30% too fast (torchtitan on H100), and a set with too few
 // rows says so.
 TEST(ValidateCliTest, CalibrateWithFiveRowsPrintsTheThreeColumns) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   Outcome r = RunDlsim("validate --calibrate-with 5 --set torchtitan", false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("uncalibrated  calibrated (5)  in-sample"), std::string::npos) << r.output;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/sanitizers.h"
 #include "dlsim/cluster/policies/pollux.h"
 #include "dlsim/cluster/simulate.h"
 #include "dlsim/io/catalog_loader.h"
@@ -51,6 +52,7 @@ ClusterResult RunWorkload6(double round_s) {
 }
 
 TEST(PolluxRepro, Workload6AvgJctWithinFifteenPercentOfTheAuthorsPerRoundLength) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const std::pair<double, std::string> rounds[] = {
       {30, "30s"}, {60, "1m"}, {120, "2m"}, {240, "4m"}, {480, "8m"}};
   double ours_1m = 0, ours_8m = 0;
@@ -72,6 +74,7 @@ TEST(PolluxRepro, Workload6AvgJctWithinFifteenPercentOfTheAuthorsPerRoundLength)
 // each 160 jobs of the same six applications with other arrival times and mixes, at 1 min rounds: the
 // scenario of workload-6 with the trace swapped. Runs in about 20 s of CPU (Release).
 TEST(PolluxRepro, EveryAuthorsWorkloadWithinFifteenPercentAtOneMinuteRounds) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   for (int w : {1, 2, 3, 4, 5, 7, 8}) {
     const std::string name = "workload-" + std::to_string(w);
     const std::string dir = std::string(DLSIM_DATA_DIR) + "/scenarios";

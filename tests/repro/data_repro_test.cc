@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/run_dlsim.h"
+#include "common/sanitizers.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/repro/reproduction.h"
 
@@ -54,6 +55,7 @@ double Headline(const std::string& name, const nlohmann::ordered_json& rows) {
 }
 
 TEST_P(DataReproTest, HeadlineIsTheStatedStatisticOfTheRows) {
+  if (GetParam() == "chunkflow") DLSIM_SKIP_UNDER_SANITIZERS();  // 20-43 s under the sanitizers
   const ReproResult r = RunOne();
   EXPECT_EQ(r.name, GetParam());
   ASSERT_TRUE(r.details.is_array());
@@ -66,6 +68,7 @@ TEST_P(DataReproTest, HeadlineIsTheStatedStatisticOfTheRows) {
 }
 
 TEST_P(DataReproTest, IsDeterministic) {
+  if (GetParam() == "chunkflow") DLSIM_SKIP_UNDER_SANITIZERS();  // 20-43 s under the sanitizers
   const ReproResult a = RunOne(), b = RunOne();
   EXPECT_EQ(a.our_ratio, b.our_ratio);
   EXPECT_EQ(a.workload, b.workload);
@@ -93,6 +96,7 @@ void ExpectSameJson(const nlohmann::ordered_json& printed, const nlohmann::order
 }
 
 TEST_P(DataReproTest, CliJsonIsWhatTheLibraryComputed) {
+  if (GetParam() == "chunkflow") DLSIM_SKIP_UNDER_SANITIZERS();  // 20-43 s under the sanitizers
   const auto out = testing::RunDlsim("repro " + GetParam() + " --json", /*merge_stderr=*/false);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   const auto j = nlohmann::ordered_json::parse(out.output);

@@ -2,6 +2,7 @@
 // mechanism its paper credits (docs/reproductions.md), not only a positive ratio.
 #include <gtest/gtest.h>
 
+#include "common/sanitizers.h"
 #include "dlsim/repro/reproduction.h"
 #include "dlsim/repro/verdict.h"
 #include "repro/run_repro.h"
@@ -13,6 +14,7 @@ using testing::At;
 using testing::RunRepro;
 
 TEST(ArylRepro, LoaningElasticityAndLeastCostReclaimEachDoTheirPart) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const ReproResult r = RunRepro("aryl");
   ASSERT_EQ(r.details.size(), 9u);
   enum { kBase, kLoan, kElastic, kBoth, kRandom, kPoolLarge, kPoolSmall, kAllFlexible, kMoreElastic };

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sanitizers.h"
 #include "data_repro.h"
 #include "dlsim/data/data_policy.h"
 #include "dlsim/data/length_source.h"
@@ -291,6 +292,7 @@ SelectNRun RunSelectN(const serve::ServeEnvironment& env, const ServeSetting& s,
 // online it only offloads fewer layers. Every setting it admits keeps the p99 TPOT within the SLO
 // at the highest rate meeting the attainment target.
 TEST(SelectNMechanism, AdmittedIntervalKeepsP99TpotWithinTheSlo) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   auto env = serve::MakeServeEnvironment(Cat().compute, Cat().network);
   ASSERT_TRUE(env.ok());
   int admitted = 0;
@@ -310,6 +312,7 @@ TEST(SelectNMechanism, AdmittedIntervalKeepsP99TpotWithinTheSlo) {
 // breaks the SLO at p99 where PCIe is slow against the GPU, unless the performance record's
 // admission (which knows the forced interval) shrinks the batch until the stalls fit.
 TEST(SelectNMechanism, IntervalBelowTheAdmittedOneBreaksTheSloWithoutAdmission) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   auto env = serve::MakeServeEnvironment(Cat().compute, Cat().network);
   ASSERT_TRUE(env.ok());
   // Observed p99 (s): v100 0.639 forced / 0.130 guarded (SLO 0.2), t4 0.466 / 0.185 (0.2). (The a10

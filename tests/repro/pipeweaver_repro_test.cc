@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/sanitizers.h"
 #include "run_repro.h"
 
 namespace dlsim::repro {
@@ -14,6 +15,7 @@ using testing::At;
 using testing::RunRepro;
 
 TEST(PipeWeaverReproTest, DynamicNeverLosesAndTheMechanismShows) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const ReproResult r = RunRepro("pipeweaver");
   EXPECT_DOUBLE_EQ(r.paper_ratio, 1.973);
   ASSERT_EQ(r.details.size(), 6u);

@@ -2,6 +2,7 @@
 // credits (docs/reproductions.md), not only a positive ratio.
 #include <gtest/gtest.h>
 
+#include "common/sanitizers.h"
 #include "dlsim/repro/reproduction.h"
 #include "repro/run_repro.h"
 
@@ -12,6 +13,7 @@ using testing::At;
 using testing::RunRepro;
 
 TEST(ByteCompRepro, EspressoBeatsItsBaselinesAndMatchesBruteForce) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   const ReproResult r = RunRepro("bytecomp");
   ASSERT_EQ(r.details.size(), 4u);
   for (size_t row = 0; row < 3; ++row) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/run_dlsim.h"
+#include "common/sanitizers.h"
 
 namespace {
 
@@ -264,6 +265,7 @@ TEST(ServeCli, PromptWithinARaisedContextRuns) {
 
 // --capacity with an SLO no rate meets printed "0.000 req/s" with an all-zero at_capacity, exit 0.
 TEST(ServeCli, CapacityThatNoRateMeetsSaysWhy) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   Outcome r = RunDlsim("serve " + kInfeasible + "slo_out_of_reach.yaml --capacity");
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("slo_out_of_reach: no rate meets SLO attainment >= 90.0%: even at 0.000244 req/s "
@@ -340,6 +342,7 @@ TEST(ServeCli, ListShowsServingRegistries) {
 // host memory in use, including where the model does not fit without offloading (the T4 row) —
 // that row alone is not allowed to carry the test.
 TEST(ServeCli, ReproSelectNOffloadsAndAlwaysRuns) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
   Outcome r = RunDlsim("repro select-n --json", /*merge_stderr=*/false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
