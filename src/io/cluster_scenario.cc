@@ -502,14 +502,18 @@ Result<ClusterOptions> LoadClusterScenarioFile(const std::string& path, const ca
   return ParseClusterScenario(text, path, catalogs, std::filesystem::path(path).parent_path().string());
 }
 
-Result<cluster::SweepSpec> LoadClusterSweep(const std::string& path, const ClusterOptions& options) {
-  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
-  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, path));
+Result<cluster::SweepSpec> ParseClusterSweep(std::string_view text, const std::string& file_name,
+                                             const ClusterOptions& options, const std::string& base_dir) {
+  DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(text, file_name));
   MapReader root = doc.Root();
-  cluster::SweepSpec s = ReadSweep(root.Section("sweep"), root.Section("jobs"), options,
-                                   std::filesystem::path(path).parent_path().string());
+  cluster::SweepSpec s = ReadSweep(root.Section("sweep"), root.Section("jobs"), options, base_dir);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return s;
+}
+
+Result<cluster::SweepSpec> LoadClusterSweep(const std::string& path, const ClusterOptions& options) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseClusterSweep(text, path, options, std::filesystem::path(path).parent_path().string());
 }
 
 std::string SummarizeClusterOptions(const ClusterOptions& o) {

@@ -44,6 +44,10 @@ Result<cluster::ClusterOptions> LoadClusterScenarioFile(const std::string& path,
 // `regenerate` draws the jobs again for each seed. Errors as ParseClusterScenario; a scenario
 // without `sweep:` gives the one-point sweep of its own policy.
 Result<cluster::SweepSpec> LoadClusterSweep(const std::string& path, const cluster::ClusterOptions& options);
+// The same from the scenario's text (`file_name` in messages; relative paths from `base_dir`).
+Result<cluster::SweepSpec> ParseClusterSweep(std::string_view text, const std::string& file_name,
+                                             const cluster::ClusterOptions& options,
+                                             const std::string& base_dir = "");
 
 // "fifo on 512 GPUs (64 nodes, 1 GPU type); 82,247 jobs; consolidated placement".
 std::string SummarizeClusterOptions(const cluster::ClusterOptions& o);
