@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "dlsim/core/machine_memory.h"
 #include "engine.h"
 
 namespace dlsim::cluster {
@@ -15,6 +16,9 @@ Status CheckOptions(const ClusterOptions& o) {
   if (o.jobs.empty()) return Error::InvalidArgument("the trace has no jobs");
   if (static_cast<int64_t>(o.jobs.size()) > kMaxJobs)
     return Error::InvalidArgument(fmt::format("{} jobs; at most {} are simulated", o.jobs.size(), kMaxJobs));
+  DLSIM_RETURN_IF_ERROR(CheckFitsMemory(
+      fmt::format("{} jobs", o.jobs.size()), static_cast<double>(o.jobs.size()) * kRunBytesPerJob,
+      "640 bytes per job measured", "simulate fewer jobs (a trace's `limit:`, or fewer synthetic jobs)"));
   if (o.sample_interval <= Duration::Zero())
     return Error::InvalidArgument("sample_interval must be positive");
   std::vector<int64_t> ids;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "dlsim/core/machine_memory.h"
 #include "dlsim/core/rng.h"
 
 namespace dlsim::cluster {
@@ -68,6 +69,9 @@ double GavelMixJobsPerHour(const SyntheticOptions& o) {
 Result<std::vector<JobSpec>> GenerateGavelMix(const SyntheticOptions& o) {
   if (o.jobs < 1 || o.jobs > kMaxJobs)
     return Error::InvalidArgument(fmt::format("synthetic jobs: expected 1..{}, found {}", kMaxJobs, o.jobs));
+  DLSIM_RETURN_IF_ERROR(CheckFitsMemory(fmt::format("synthetic jobs: {}", o.jobs),
+                                        static_cast<double>(o.jobs) * kRunBytesPerJob,
+                                        "640 bytes per job measured", "draw fewer jobs"));
   const double per_hour = GavelMixJobsPerHour(o);
   if (per_hour <= 0)
     return Error::InvalidArgument("synthetic load needs a positive load and a cluster with GPUs");

@@ -1,11 +1,10 @@
 #include "dlsim/gnn/simulate.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "dlsim/core/cancel.h"
+#include "dlsim/core/machine_memory.h"
 #include "dlsim/core/strings.h"
 #include "epoch.h"
 #include "memory_split.h"
@@ -31,30 +30,32 @@ struct Prepared {
   DegreeStats degrees;
 };
 
-// Bytes the graph needs while it is built: the edge list (8 B per edge), the stored targets (4 B,
-// twice when undirected, again for a directed graph's CSC) and the offsets.
-double BuildBytes(const GnnOptions& o) {
+// Peak memory of a run, measured (maximum resident set, /usr/bin/time -f %M, R-MAT scales 20-22 with edge
+// factors 4, 16 and 64, data/scenarios/gnn_bgl_rmat22.yaml with its scale, edge factor and partitioner
+// changed; docs/gnn.md, "Complexity and memory"): 23.6 bytes per generated edge and 32 per node with the hash
+// or bgl partitioner, and METIS's own copy of the adjacency on top (131-153 bytes per edge at scales 20-21,
+// growing with the graph).
+constexpr double kBytesPerEdge = 24, kBytesPerNode = 32, kMetisBytesPerEdge = 160;
+
+double PeakBytes(const GnnOptions& o) {
   const double nodes = o.graph.rmat ? std::ldexp(1.0, o.graph.rmat_options.scale)
                                     : static_cast<double>(o.graph.edges ? o.graph.edges->num_nodes : 0);
   const double edges = o.graph.rmat ? nodes * o.graph.rmat_options.edge_factor
                                     : static_cast<double>(o.graph.edges ? o.graph.edges->src.size() : 0);
-  return edges * 8 + edges * 4 * 2 + (nodes + 1) * 8 * (o.graph.undirected ? 1 : 2);
+  const double per_edge = (o.partitioner == "metis" ? kMetisBytesPerEdge : kBytesPerEdge) +
+                          (o.graph.undirected ? 0 : 8);  // a directed graph keeps its CSC too
+  return edges * per_edge + nodes * kBytesPerNode;
 }
 
-// A graph that cannot be built in this machine's memory is refused before it is built.
-Status CheckBuildMemory(const GnnOptions& o) {
-  const double need = BuildBytes(o);
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (have <= 0 || need <= have * 0.8) return Status::Ok();
-  return Error::InvalidArgument("graph: building it needs about " + FormatNumber(Bytes(need).ToGiB()) +
-                                " GiB (edge list, CSR and offsets), more than 80% of this machine's " +
-                                FormatNumber(Bytes(have).ToGiB()) +
-                                " GiB; use a smaller scale or edge_factor");
+// A run that would not fit this machine's memory is refused before the graph is built.
+Status CheckRunMemory(const GnnOptions& o) {
+  return CheckFitsMemory("graph", PeakBytes(o),
+                         "24 bytes per edge and 32 per node measured, 160 per edge with METIS",
+                         "use a smaller scale or edge_factor, or the hash or bgl partitioner");
 }
 
 Result<Prepared> Prepare(const GnnOptions& o) {
-  DLSIM_RETURN_IF_ERROR(CheckBuildMemory(o));
+  DLSIM_RETURN_IF_ERROR(CheckRunMemory(o));
   Prepared p;
   if (o.graph.rmat) {
     DLSIM_ASSIGN_OR_RETURN(EdgeList e, GenerateRmat(o.graph.rmat_options));
@@ -432,6 +433,7 @@ Result<GnnResult> Simulate(const GnnOptions& options, const catalog::Catalogs& c
 Result<std::vector<GnnResult>> Compare(const GnnOptions& base, const std::vector<GnnVariant>& variants,
                                        const catalog::Catalogs& catalogs, const ProgressFn& progress) {
   DLSIM_RETURN_IF_ERROR(CheckSamplerOptions(base.sampler_options));
+  for (const GnnVariant& v : variants) DLSIM_RETURN_IF_ERROR(CheckRunMemory(Apply(base, v)));  // METIS, say
   DLSIM_ASSIGN_OR_RETURN(Prepared p, Prepare(base));
   const internal::Registries reg;
   std::vector<GnnResult> out;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -187,6 +188,38 @@ TEST(NodeList, BadRowsAreLocated) {
       << e.error().message;
   EXPECT_FALSE(ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\n", "n.csv", 0).ok());
   EXPECT_FALSE(ParseNodeList("sn,gpu\nn,1\n", "n.csv", 0).ok());
+}
+
+// A draw (and a run) beyond the machine's memory is refused before it is made, from the measured 640 bytes
+// per job.
+TEST(GavelMix, ADrawBeyondTheMachinesMemoryIsRefusedFirst) {
+  setenv("DLSIM_MEMORY_GIB", "1", 1);
+  SyntheticOptions o;
+  o.jobs = 2000000;  // about 1.2 GiB
+  o.load = 0.5;
+  o.cluster_gpus = 100000;
+  auto jobs = GenerateGavelMix(o);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(
+      jobs.error().message.find("synthetic jobs: 2000000: the run needs about 1.19 GiB (640 bytes per job "
+                                "measured), more than 80% of this machine's 1 GiB"),
+      std::string::npos)
+      << jobs.error().message;
+  o.jobs = 1000;
+  ClusterOptions c;
+  c.cluster.AddNodes("n", "v100", 1, 8, 0, 0, 0);
+  c.jobs = GenerateGavelMix(o).value();
+  c.jobs.resize(1);
+  const JobSpec one = c.jobs[0];
+  setenv("DLSIM_MEMORY_GIB", "0.1", 1);
+  c.jobs.assign(200000, one);  // a trace this long (0.12 GiB): refused by the simulator's own check
+  for (size_t i = 0; i < c.jobs.size(); ++i) c.jobs[i].id = static_cast<int64_t>(i);
+  catalog::Catalogs none;
+  auto r = Simulate(c, none, nullptr);
+  unsetenv("DLSIM_MEMORY_GIB");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("200000 jobs: the run needs about 0.119 GiB"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(GavelMix, MeanLoadMatchesTheClosedForm) {

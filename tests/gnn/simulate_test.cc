@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "gnn_test_env.h"
 
 namespace dlsim::gnn {
@@ -57,6 +59,27 @@ TEST(GnnSimulateTest, ProgressCountsTrainingNodesToTheEnd) {
                                        PolicyVariant("b", "bfs", "fifo", "hash", 0)};
   ASSERT_TRUE(Compare(CoraOptions(), two, testing::Catalogs(), record).ok());
   EXPECT_EQ(calls.back(), std::make_pair(size_t{2708}, size_t{2708}));
+}
+
+// A graph beyond the machine's memory is refused before it is built, from the measured bytes per edge and
+// node; METIS's own copy of the adjacency counts, in --compare too.
+TEST(GnnSimulateTest, AGraphBeyondTheMachinesMemoryIsRefusedFirst) {
+  GnnOptions o = CoraOptions();
+  o.graph.rmat = true;
+  o.graph.rmat_options.scale = 20;  // 16.8M edges: about 0.4 GiB measured (24 B per edge, 32 per node)
+  setenv("DLSIM_MEMORY_GIB", "0.4", 1);
+  auto r = Simulate(o, testing::Catalogs(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("graph: the run needs about 0.406 GiB"), std::string::npos)
+      << r.error().message;
+  o.graph.rmat_options.scale = 16;  // 1M edges: fits, but not with METIS (160 B per edge) on 0.1 GiB
+  setenv("DLSIM_MEMORY_GIB", "0.1", 1);
+  EXPECT_TRUE(Simulate(o, testing::Catalogs(), nullptr).ok());
+  const std::vector<GnnVariant> metis = {PolicyVariant("metis", "shuffle", "none", "metis", 0)};
+  auto c = Compare(o, metis, testing::Catalogs());
+  unsetenv("DLSIM_MEMORY_GIB");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("160 per edge with METIS"), std::string::npos) << c.error().message;
 }
 
 TEST(GnnSimulateTest, EveryReadLandsInExactlyOneTier) {

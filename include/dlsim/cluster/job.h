@@ -20,6 +20,11 @@ namespace dlsim::cluster {
 
 // Jobs per trace dlsim accepts (memory is O(jobs); a month of the busiest public trace is ~1e5).
 inline constexpr int64_t kMaxJobs = 20'000'000;
+// Peak memory of a run per job, measured (maximum resident set, /usr/bin/time -f %M): Gavel's synthetic mix
+// on 10,800 GPUs under FIFO, 250,000 / 1,000,000 / 2,000,000 jobs: 171 / 630 / 1,239 MiB, 640 bytes per job
+// at the margin (docs/cluster.md, "Memory"). Runs beyond the machine's memory are refused with it
+// (core/machine_memory.h).
+inline constexpr double kRunBytesPerJob = 640;
 inline constexpr int kMaxJobGpus = 1 << 20;
 // The latest arrival dlsim simulates (seconds from the trace's start; 31 years, far inside the
 // nanosecond clock): the trace readers' rule, also checked where arrivals are rescaled (sweeps).
