@@ -52,7 +52,7 @@ class Cells {
   const CsvTable& t_;
 };
 
-Status RequireColumns(const CsvTable& t, std::initializer_list<std::string_view> cols) {
+Status RequireColumns(const CsvTable& t, const std::vector<std::string_view>& cols) {
   for (std::string_view c : cols)
     if (!t.Column(c).ok())
       return Error::InvalidArgument(
@@ -69,7 +69,7 @@ bool Kept(const JobSpec& job, const TraceOptions& o) {
          !(o.skip_zero_duration && job.work == 0);
 }
 
-Result<Row> PhillyRow(const Cells& c, size_t r, const TraceOptions& o) {
+Result<Row> PhillyRow(const Cells& c, size_t r, const TraceOptions& o, const ClusterSpec&) {
   Row row;
   row.line = c.Line(r);
   DLSIM_ASSIGN_OR_RETURN(row.arrival_s, c.Time(r, "timestamp"));
@@ -81,7 +81,7 @@ Result<Row> PhillyRow(const Cells& c, size_t r, const TraceOptions& o) {
   return row;
 }
 
-Result<Row> TiresiasRow(const Cells& c, size_t r, const TraceOptions&) {
+Result<Row> TiresiasRow(const Cells& c, size_t r, const TraceOptions&, const ClusterSpec&) {
   Row row;
   row.line = c.Line(r);
   DLSIM_ASSIGN_OR_RETURN(double id, c.Number(r, "job_id", 0, 9e15, true));
@@ -95,7 +95,7 @@ Result<Row> TiresiasRow(const Cells& c, size_t r, const TraceOptions&) {
   return row;
 }
 
-Result<Row> HeliosRow(const Cells& c, size_t r, const TraceOptions& o) {
+Result<Row> HeliosRow(const Cells& c, size_t r, const TraceOptions& o, const ClusterSpec&) {
   Row row;
   row.line = c.Line(r);
   DLSIM_ASSIGN_OR_RETURN(row.arrival_s, c.Time(r, "submit_time"));
@@ -163,7 +163,7 @@ Result<Row> OpenbRow(const Cells& c, size_t r, const TraceOptions& o, const Clus
   return row;
 }
 
-Result<Row> CsvRow(const Cells& c, size_t r, const ClusterSpec& cluster) {
+Result<Row> CsvRow(const Cells& c, size_t r, const TraceOptions&, const ClusterSpec& cluster) {
   Row row;
   row.line = c.Line(r);
   DLSIM_ASSIGN_OR_RETURN(row.arrival_s, c.Number(r, "arrival_s", 0, kMaxSeconds, false));
@@ -199,40 +199,37 @@ Result<Row> CsvRow(const Cells& c, size_t r, const ClusterSpec& cluster) {
   return row;
 }
 
+// A trace that is one CSV table with a header, a job per row: the columns it needs and how a row becomes a
+// job.
+struct CsvFormat {
+  TraceFormat format;
+  std::vector<std::string_view> required;
+  Result<Row> (*row)(const Cells&, size_t, const TraceOptions&, const ClusterSpec&);
+};
+
+const CsvFormat kCsvFormats[] = {
+    {TraceFormat::kPhilly, {"timestamp", "duration", "num_gpus", "cluster"}, PhillyRow},
+    {TraceFormat::kTiresias, {"job_id", "num_gpu", "submit_time", "duration", "model_name"}, TiresiasRow},
+    {TraceFormat::kOpenb,
+     {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time", "deletion_time",
+      "scheduled_time"},
+     OpenbRow},
+    {TraceFormat::kHelios, {"job_id", "vc", "gpu_num", "submit_time", "duration"}, HeliosRow},
+    {TraceFormat::kCsv, {"arrival_s", "gpus"}, CsvRow},
+};
+
 Result<std::vector<Row>> TableRows(std::string_view text, const std::string& file, const TraceOptions& o,
-                                   const ClusterSpec& cluster) {
+                                   const ClusterSpec& cluster, const CsvFormat& f) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(text, file));
-  switch (o.format) {
-    case TraceFormat::kPhilly:
-      DLSIM_RETURN_IF_ERROR(RequireColumns(t, {"timestamp", "duration", "num_gpus", "cluster"}));
-      break;
-    case TraceFormat::kTiresias:
-      DLSIM_RETURN_IF_ERROR(
-          RequireColumns(t, {"job_id", "num_gpu", "submit_time", "duration", "model_name"}));
-      break;
-    case TraceFormat::kOpenb:
-      DLSIM_RETURN_IF_ERROR(RequireColumns(t, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
-                                               "creation_time", "deletion_time", "scheduled_time"}));
-      break;
-    case TraceFormat::kHelios:
-      DLSIM_RETURN_IF_ERROR(RequireColumns(t, {"job_id", "vc", "gpu_num", "submit_time", "duration"}));
-      break;
-    default:
-      DLSIM_RETURN_IF_ERROR(RequireColumns(t, {"arrival_s", "gpus"}));
-      if (!t.Column("duration_s").ok() && !t.Column("steps").ok())
-        return Error::InvalidArgument(
-            file + ": a csv trace needs a 'duration_s' column or 'steps' and 'speed' columns");
-  }
+  DLSIM_RETURN_IF_ERROR(RequireColumns(t, f.required));
+  if (f.format == TraceFormat::kCsv && !t.Column("duration_s").ok() && !t.Column("steps").ok())
+    return Error::InvalidArgument(file +
+                                  ": a csv trace needs a 'duration_s' column or 'steps' and 'speed' columns");
   const Cells cells(t);
   std::vector<Row> rows;
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    Result<Row> row = o.format == TraceFormat::kPhilly     ? PhillyRow(cells, r, o)
-                      : o.format == TraceFormat::kTiresias ? TiresiasRow(cells, r, o)
-                      : o.format == TraceFormat::kOpenb    ? OpenbRow(cells, r, o, cluster)
-                      : o.format == TraceFormat::kHelios   ? HeliosRow(cells, r, o)
-                                                           : CsvRow(cells, r, cluster);
-    DLSIM_RETURN_IF_ERROR(row);
-    if (row->keep) rows.push_back(std::move(*row));
+    DLSIM_ASSIGN_OR_RETURN(Row row, f.row(cells, r, o, cluster));
+    if (row.keep) rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -343,6 +340,31 @@ int DaysInMonth(int year, int month) {
   return kDays[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
+// The traces that are not one CSV table of jobs.
+struct OtherFormat {
+  TraceFormat format;
+  Result<std::vector<Row>> (*rows)(std::string_view, const std::string&, const TraceOptions&,
+                                   const ClusterSpec&);
+};
+
+const OtherFormat kOtherFormats[] = {
+    {TraceFormat::kGavel, [](std::string_view text, const std::string& file, const TraceOptions&,
+                             const ClusterSpec&) { return GavelRows(text, file); }},
+    {TraceFormat::kPhillyLog, [](std::string_view text, const std::string& file, const TraceOptions& o,
+                                 const ClusterSpec&) { return internal::PhillyLogRows(text, file, o); }},
+    {TraceFormat::kPai, internal::PaiTaskRows},
+};
+
+// The rows of `text` as its format's reader reads them; a new format is a row here or in kCsvFormats.
+Result<std::vector<Row>> ReadRows(std::string_view text, const std::string& file, const TraceOptions& o,
+                                  const ClusterSpec& cluster) {
+  for (const OtherFormat& f : kOtherFormats)
+    if (f.format == o.format) return f.rows(text, file, o, cluster);
+  for (const CsvFormat& f : kCsvFormats)
+    if (f.format == o.format) return TableRows(text, file, o, cluster, f);
+  return Error::InvalidArgument(file + ": no reader for this trace format");
+}
+
 }  // namespace
 
 std::optional<int64_t> ParseTimestamp(std::string_view text) {
@@ -371,13 +393,8 @@ Result<std::vector<JobSpec>> ParseTrace(std::string_view text, const std::string
   if (options.format == TraceFormat::kPollux)
     return Error::InvalidArgument(file_name +
                                   ": a pollux workload needs its application profiles (ParsePolluxWorkload)");
-  Result<std::vector<Row>> rows =
-      options.format == TraceFormat::kGavel       ? GavelRows(text, file_name)
-      : options.format == TraceFormat::kPhillyLog ? internal::PhillyLogRows(text, file_name, options)
-      : options.format == TraceFormat::kPai       ? internal::PaiTaskRows(text, file_name, options, cluster)
-                                                  : TableRows(text, file_name, options, cluster);
-  DLSIM_RETURN_IF_ERROR(rows);
-  return Finish(std::move(*rows), file_name, options);
+  DLSIM_ASSIGN_OR_RETURN(std::vector<Row> rows, ReadRows(text, file_name, options, cluster));
+  return Finish(std::move(rows), file_name, options);
 }
 
 }  // namespace dlsim::cluster

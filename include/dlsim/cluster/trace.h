@@ -22,6 +22,8 @@
 //             ParsePolluxWorkload (pollux_profile.h) with the application profiles, not here
 //   csv       dlsim's own: arrival_s,gpus and duration_s (or steps + speed); optional id, name,
 //             gpu_type ("a|b"), gpu_milli, priority, group, cpu_milli, memory_mib
+// A format is a row of one of two tables in trace.cc: kCsvFormats (a CSV table, a job per row: the columns it
+// needs and its row reader) or kOtherFormats (its own reader of the whole text).
 // Arrivals are shifted so the earliest is at 0, then divided by `load_scale` (a trace replayed
 // at twice the load has load_scale 2). Pure functions of their text; thread-safe.
 #ifndef DLSIM_CLUSTER_TRACE_H_
