@@ -2,7 +2,7 @@
 // section
 // (`--sweep`, io::ParseClusterSweep) and the policy and placement flags (`--policy`, `--placement`,
 // `--compare`), the ways in issue 35 found hangs through. On success it runs what `dlsim cluster` runs next
-// when the scenario is small (at most 4,096 GPUs; its first 200 jobs, or 16 priced by a speed book): the
+// when the scenario is small (at most 4,096 GPUs; its first 200 jobs, or 8 priced by a speed book): the
 // simulation under the scenario's policy and, for duration jobs, under each builtin policy and placement as a
 // flag would set them, and a sweep of at most 8 points. A result must have finite figures, utilisation within
 // [0, 1], and no more completed jobs than jobs.
@@ -38,10 +38,10 @@ bool Small(const ClusterOptions& o) {
   return !o.jobs.empty() && o.cluster.total_gpus() <= 4096 && o.cluster.nodes().size() <= 1024;
 }
 
-// The first jobs only: 200 duration jobs, or 16 priced by a speed book (a Pollux or training-simulator speed
+// The first jobs only: 200 duration jobs, or 8 priced by a speed book (a Pollux or training-simulator speed
 // is a model evaluated per allocation, seconds per job under the sanitizers).
 void KeepFirstJobs(ClusterOptions& o) {
-  const size_t keep = o.speeds ? 16 : 200;
+  const size_t keep = o.speeds ? 8 : 200;
   if (o.jobs.size() > keep) o.jobs.resize(keep);
 }
 
