@@ -234,31 +234,13 @@ Result<std::vector<Row>> TableRows(std::string_view text, const std::string& fil
   return rows;
 }
 
-// Splits a Gavel line at tabs.
-std::vector<std::string_view> Tabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t pos = 0;
-  while (true) {
-    const size_t tab = line.find('\t', pos);
-    out.push_back(line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos));
-    if (tab == std::string_view::npos) return out;
-    pos = tab + 1;
-  }
-}
-
 Result<double> GavelNumber(std::string_view cell, const std::string& file, int line, std::string_view field,
                            double lo, double hi) {
-  const std::string s(cell);
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (!s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= lo && v <= hi) return v;
-  return Error::InvalidArgument(fmt::format("{}:{}: field '{}': expected a number in {}..{}, found '{}'",
-                                            file, line, field, FormatNumber(lo, 10), FormatNumber(hi, 10),
-                                            s));
+  return internal::FieldNumber(cell, file, line, "field", field, lo, hi);
 }
 
 Result<Row> GavelRow(std::string_view line_text, const std::string& file, int line) {
-  const std::vector<std::string_view> f = Tabs(line_text);
+  const std::vector<std::string_view> f = internal::Fields(line_text, '\t');
   if (f.size() != 7 && f.size() != 10)
     return Error::InvalidArgument(
         fmt::format("{}:{}: expected 7 or 10 tab-separated fields, found {}", file, line, f.size()));
@@ -397,4 +379,27 @@ Result<std::vector<JobSpec>> ParseTrace(std::string_view text, const std::string
   return Finish(std::move(rows), file_name, options);
 }
 
+namespace internal {
+
+std::vector<std::string_view> Fields(std::string_view line, char sep) {
+  std::vector<std::string_view> out;
+  for (size_t pos = 0;;) {
+    const size_t at = line.find(sep, pos);
+    out.push_back(line.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos));
+    if (at == std::string_view::npos) return out;
+    pos = at + 1;
+  }
+}
+
+Result<double> FieldNumber(std::string_view cell, const std::string& file, int line, std::string_view kind,
+                           std::string_view name, double lo, double hi) {
+  const std::string s(cell);
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (!s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= lo && v <= hi) return v;
+  return Error::InvalidArgument(fmt::format("{}:{}: {} '{}': expected a number in {}..{}, found '{}'", file,
+                                            line, kind, name, FormatNumber(lo, 10), FormatNumber(hi, 10), s));
+}
+
+}  // namespace internal
 }  // namespace dlsim::cluster

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -83,25 +82,10 @@ Result<TraceRow> PhillyJob(const json& j, int index, const std::string& file) {
 constexpr const char* kPaiColumns[] = {"job_name", "task_name", "inst_num", "status",   "start_time",
                                        "end_time", "plan_cpu",  "plan_mem", "plan_gpu", "gpu_type"};
 
-std::vector<std::string_view> Fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  for (size_t pos = 0;;) {
-    const size_t comma = line.find(',', pos);
-    out.push_back(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
-    if (comma == std::string_view::npos) return out;
-    pos = comma + 1;
-  }
-}
-
 // A number cell; empty and "nan" (a pandas export of a missing value) read as 0.
 Result<double> PaiNumber(std::string_view cell, const std::string& file, int line, int col, double hi) {
-  const std::string s(cell);
-  if (s.empty() || s == "nan" || s == "NaN") return 0.0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() + s.size() && std::isfinite(v) && v >= 0 && v <= hi) return v;
-  return Error::InvalidArgument(fmt::format("{}:{}: column '{}': expected a number in 0..{}, found '{}'",
-                                            file, line, kPaiColumns[col], FormatNumber(hi, 10), s));
+  if (cell.empty() || cell == "nan" || cell == "NaN") return 0.0;
+  return FieldNumber(cell, file, line, "column", kPaiColumns[col], 0, hi);
 }
 
 // A job's tasks so far: its span, its GPU share in hundredths (plan_gpu x inst_num) and type.
@@ -116,7 +100,7 @@ struct PaiJob {
 // out (the trace's times use 0 for "missing").
 Status AddPaiTask(std::string_view text, const std::string& file, int line,
                   std::map<std::string, PaiJob>& jobs) {
-  const std::vector<std::string_view> f = Fields(text);
+  const std::vector<std::string_view> f = Fields(text, ',');
   if (f.size() != 10)
     return Error::InvalidArgument(
         fmt::format("{}:{}: expected the 10 columns of pai_task_table ({}), found {}", file, line,

@@ -38,6 +38,14 @@ Status ForEachLine(std::string_view text, Fn fn) {
   return Status::Ok();
 }
 
+// The fields of a line split at `sep` (no quoting: Gavel's tab-separated lines, PAI's comma-separated ones).
+std::vector<std::string_view> Fields(std::string_view line, char sep);
+
+// A field of a line-oriented trace as a number in lo..hi (decimal, finite). Error: "FILE:LINE: KIND 'NAME':
+// expected a number in lo..hi, found 'x'" (KIND "field" or "column").
+Result<double> FieldNumber(std::string_view cell, const std::string& file, int line, std::string_view kind,
+                           std::string_view name, double lo, double hi);
+
 // Philly's raw `cluster_job_log` (msr-fiddle/philly-traces): a JSON array of jobs (docs/cluster.md,
 // "philly-log").
 Result<std::vector<TraceRow>> PhillyLogRows(std::string_view text, const std::string& file,

@@ -32,20 +32,20 @@ ordered_json NodeGroupJson(const cluster::ClusterSpec& c, const cluster::Cluster
           {"nic_gbps", n.nic_bytes_per_s * 8 / 1e9}};
 }
 
+// Whether `a` and `b` are identical nodes of one group (AddNodes numbers a group's names).
+bool SameGroup(const cluster::ClusterNode& a, const cluster::ClusterNode& b) {
+  return GroupName(a.name) == GroupName(b.name) && a.gpu_type == b.gpu_type && a.gpus == b.gpus &&
+         a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib && a.nic_bytes_per_s == b.nic_bytes_per_s;
+}
+
 ordered_json ClusterJson(const cluster::ClusterSpec& c) {
   ordered_json groups = ordered_json::array();
-  for (const cluster::ClusterNode& n : c.nodes()) {
-    ordered_json g = NodeGroupJson(c, n);
-    if (!groups.empty()) {
-      ordered_json& last = groups.back();
-      ordered_json same = last;
-      same["count"] = 1;
-      if (same == g) {
-        last["count"] = last["count"].get<int64_t>() + 1;
-        continue;
-      }
-    }
-    groups.push_back(std::move(g));
+  const std::vector<cluster::ClusterNode>& nodes = c.nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i > 0 && SameGroup(nodes[i - 1], nodes[i]))
+      groups.back()["count"] = groups.back()["count"].get<int64_t>() + 1;
+    else
+      groups.push_back(NodeGroupJson(c, nodes[i]));
   }
   return {{"nodes", groups}, {"racks", c.racks()}, {"gpus", c.total_gpus()}};
 }

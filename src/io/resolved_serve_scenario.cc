@@ -13,29 +13,21 @@ using nlohmann::ordered_json;
 using serve::LengthDistribution;
 
 ordered_json LengthsJson(const LengthDistribution& d) {
-  ordered_json j;
-  switch (d.kind) {
-    case LengthDistribution::Kind::kLognormal:
-      j = {{"distribution", "lognormal"}, {"median", d.median}, {"sigma", d.sigma}};
-      break;
-    case LengthDistribution::Kind::kFixed:
-      j = {{"distribution", "fixed"}, {"value", d.value}};
-      break;
-    case LengthDistribution::Kind::kUniform:
-      j = {{"distribution", "uniform"}, {"low", d.low}, {"high", d.high}};
-      break;
-    case LengthDistribution::Kind::kEmpirical:  // a file's column: summarised
-      j = {{"values_from_file", d.values.size()}};
-      break;
-  }
+  ordered_json j = ordered_json::object();
+  if (d.kind == LengthDistribution::Kind::kEmpirical)  // a file's column: summarised
+    j["values_from_file"] = d.values.size();
+  else
+    j["distribution"] = std::string(serve::NameIn(serve::kLengthDistributionNames, d.kind));
+  if (d.kind == LengthDistribution::Kind::kLognormal) j.update({{"median", d.median}, {"sigma", d.sigma}});
+  if (d.kind == LengthDistribution::Kind::kFixed) j["value"] = d.value;
+  if (d.kind == LengthDistribution::Kind::kUniform) j.update({{"low", d.low}, {"high", d.high}});
   j["min"] = d.min;
   if (d.max != LengthDistribution{}.max) j["max"] = d.max;  // the default is no cap (a given max is checked
   return j;                                                 // against the model's context)
 }
 
 ordered_json WorkloadJson(const serve::WorkloadOptions& w) {
-  static const char* kArrival[] = {"poisson", "gamma", "trace"};
-  ordered_json j = {{"arrival", kArrival[static_cast<int>(w.arrival)]}};
+  ordered_json j = {{"arrival", std::string(serve::NameIn(serve::kArrivalNames, w.arrival))}};
   if (w.arrival == serve::ArrivalKind::kTrace) {  // a trace file: summarised
     j["requests_from_file"] = w.trace.size();
     j["trace_arrivals"] = w.trace_arrivals;
@@ -60,7 +52,7 @@ ordered_json SchedulerJson(const serve::SchedulerOptions& s) {
                     {"watermark", s.watermark},
                     {"max_batch_size", s.max_batch_size},
                     {"max_batched_tokens", s.max_batched_tokens},
-                    {"preemption", s.preemption == serve::Preemption::kSwap ? "swap" : "recompute"}};
+                    {"preemption", std::string(serve::NameIn(serve::kPreemptionNames, s.preemption))}};
   if (s.name == "sarathi") j["chunk_size"] = s.chunk_size;
   if (s.name == "orca") j["max_seq_len"] = s.max_seq_len;
   if (s.name == "distserve") {
@@ -72,14 +64,13 @@ ordered_json SchedulerJson(const serve::SchedulerOptions& s) {
 }
 
 ordered_json OffloadJson(const serve::OffloadOptions& f) {
-  static const char* kMode[] = {"none", "static", "select-n"};
-  ordered_json j = {{"mode", kMode[static_cast<int>(f.mode)]}};
+  ordered_json j = {{"mode", std::string(serve::NameIn(serve::kOffloadModeNames, f.mode))}};
   if (f.mode == serve::OffloadMode::kStatic) {
     j["weight_fraction"] = f.weight_fraction;
     j["kv_fraction"] = f.kv_fraction;
   }
   if (f.mode == serve::OffloadMode::kSelectN) {
-    j["state"] = f.state == serve::OffloadState::kWeights ? "weights" : "weights_and_kv";
+    j["state"] = std::string(serve::NameIn(serve::kOffloadStateNames, f.state));
     j["slo_admission"] = f.slo_admission;
     if (f.min_interval > 0) j["min_interval"] = f.min_interval;  // 0: derived from the TPOT SLO
   }

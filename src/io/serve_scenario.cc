@@ -101,10 +101,7 @@ LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthD
     m.Finish();
     return d;
   }
-  d.kind = m.GetEnum("distribution", d.kind,
-                     {{"lognormal", LengthDistribution::Kind::kLognormal},
-                      {"fixed", LengthDistribution::Kind::kFixed},
-                      {"uniform", LengthDistribution::Kind::kUniform}});
+  d.kind = m.GetEnumOf("distribution", d.kind, serve::kLengthDistributionNames);
   d.median = m.Get<double>("median", d.median, limits::kRequestTokens);
   d.sigma = m.Get<double>("sigma", d.sigma, limits::kServeSigma);
   d.value = m.Get<double>("value", d.value, limits::kRequestTokens);
@@ -169,9 +166,7 @@ void CheckDecodeWork(const MapReader& w, const serve::WorkloadOptions& o) {
 
 serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_dir) {
   serve::WorkloadOptions o;
-  o.arrival = w.GetEnum(
-      "arrival", o.arrival,
-      {{"poisson", ArrivalKind::kPoisson}, {"gamma", ArrivalKind::kGamma}, {"trace", ArrivalKind::kTrace}});
+  o.arrival = w.GetEnumOf("arrival", o.arrival, serve::kArrivalNames);
   o.rate = w.Get<double>("rate", o.rate, limits::kRequestRate);
   o.cv = w.Get<double>("cv", o.cv, limits::kArrivalCv);
   o.requests = w.Get<int64_t>("requests", 0, limits::kRequests);
@@ -214,8 +209,7 @@ serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& name
   o.max_batch_size = s.Get<int>("max_batch_size", o.max_batch_size, limits::kMaxBatchSize);
   o.max_batched_tokens = s.Get<int64_t>("max_batched_tokens", o.max_batched_tokens, limits::kRequestTokens);
   o.chunk_size = s.Get<int64_t>("chunk_size", o.chunk_size, limits::kRequestTokens);
-  o.preemption = s.GetEnum("preemption", o.preemption,
-                           {{"recompute", Preemption::kRecompute}, {"swap", Preemption::kSwap}});
+  o.preemption = s.GetEnumOf("preemption", o.preemption, serve::kPreemptionNames);
   o.prefill_replicas = s.Get<int>("prefill_replicas", o.prefill_replicas, limits::kServeReplicas);
   o.decode_replicas = s.Get<int>("decode_replicas", o.decode_replicas, limits::kServeReplicas);
   o.kv_transfer_gbps = s.Get<double>("kv_transfer_gbps", o.kv_transfer_gbps, limits::kKvLinkGbps);
@@ -231,14 +225,10 @@ serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& name
 
 serve::OffloadOptions ReadOffload(const MapReader& m) {
   serve::OffloadOptions o;
-  o.mode = m.GetEnum(
-      "mode", o.mode,
-      {{"none", OffloadMode::kNone}, {"static", OffloadMode::kStatic}, {"select-n", OffloadMode::kSelectN}});
+  o.mode = m.GetEnumOf("mode", o.mode, serve::kOffloadModeNames);
   o.weight_fraction = m.Get<double>("weight_fraction", o.weight_fraction, Range::Between(0, 1));
   o.kv_fraction = m.Get<double>("kv_fraction", o.kv_fraction, Range::Between(0, 1));
-  o.state = m.GetEnum(
-      "state", o.state,
-      {{"weights", serve::OffloadState::kWeights}, {"weights_and_kv", serve::OffloadState::kWeightsAndKv}});
+  o.state = m.GetEnumOf("state", o.state, serve::kOffloadStateNames);
   o.slo_admission = m.Get<bool>("slo_admission", o.slo_admission);
   o.min_interval = m.Get<int>("min_interval", o.min_interval, limits::kOffloadInterval);
   o.pcie_gbps = m.Get<double>("pcie_gbps", o.pcie_gbps, limits::kPcieGbps);
@@ -556,10 +546,9 @@ Result<serve::ServeOptions> LoadServeScenarioFile(const std::string& path, const
 
 std::string SummarizeServeOptions(const serve::ServeOptions& o) {
   std::ostringstream s;
-  static const char* kArrival[] = {"poisson", "gamma", "trace"};
   s << o.model.name << " on " << o.hardware.replicas << " x " << o.hardware.tp * o.hardware.pp << " "
     << o.gpu.name << " (tp " << o.hardware.tp << ", pp " << o.hardware.pp << "); " << o.scheduler.name << "; "
-    << kArrival[static_cast<int>(o.workload.arrival)] << " " << o.workload.rate << " req/s";
+    << serve::NameIn(serve::kArrivalNames, o.workload.arrival) << " " << o.workload.rate << " req/s";
   if (o.workload.requests > 0) s << "; " << o.workload.requests << " requests";
   return s.str();
 }

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlsim/cost/training_calibration.h"
@@ -147,6 +149,27 @@ struct SloOptions {
   double ttft_s = 2.0;
   double tpot_s = 0.1;
 };
+
+// The scenario names of the enums above (io reads them, the resolved inputs and summaries write them), and
+// the name of a value in such a table ("?" when absent).
+inline constexpr std::pair<std::string_view, ArrivalKind> kArrivalNames[] = {
+    {"poisson", ArrivalKind::kPoisson}, {"gamma", ArrivalKind::kGamma}, {"trace", ArrivalKind::kTrace}};
+inline constexpr std::pair<std::string_view, LengthDistribution::Kind> kLengthDistributionNames[] = {
+    {"lognormal", LengthDistribution::Kind::kLognormal},
+    {"fixed", LengthDistribution::Kind::kFixed},
+    {"uniform", LengthDistribution::Kind::kUniform}};
+inline constexpr std::pair<std::string_view, Preemption> kPreemptionNames[] = {
+    {"recompute", Preemption::kRecompute}, {"swap", Preemption::kSwap}};
+inline constexpr std::pair<std::string_view, OffloadMode> kOffloadModeNames[] = {
+    {"none", OffloadMode::kNone}, {"static", OffloadMode::kStatic}, {"select-n", OffloadMode::kSelectN}};
+inline constexpr std::pair<std::string_view, OffloadState> kOffloadStateNames[] = {
+    {"weights", OffloadState::kWeights}, {"weights_and_kv", OffloadState::kWeightsAndKv}};
+template <typename E, size_t N>
+std::string_view NameIn(const std::pair<std::string_view, E> (&names)[N], E value) {
+  for (const auto& [name, v] : names)
+    if (v == value) return name;
+  return "?";
+}
 
 struct ServeOptions {
   std::string name;  // scenario name (file stem)
