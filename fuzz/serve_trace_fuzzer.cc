@@ -9,8 +9,31 @@
 #include "dlsim/core/rng.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/io/serve_trace_formats.h"
+#include "dlsim/serve/prefix_cache.h"
 #include "dlsim/serve/request.h"
 #include "fuzz_env.h"
+
+namespace {
+
+// Each request's prefix chunks (Mooncake hash_ids) through a prefix cache, one request after another: every
+// id is read, and the blocks balance.
+void CachePrefixes(const dlsim::serve::WorkloadOptions& w, std::vector<dlsim::serve::Request>& requests) {
+  dlsim::serve::PrefixCache cache(w, 16);
+  dlsim::serve::KvCache kv(1 << 20, 16, 0);
+  for (dlsim::serve::Request& r : requests) {
+    cache.Pin(kv, r);
+    const int64_t extra = kv.BlocksFor(r.prompt) - r.blocks;
+    if (!kv.CanAllocate(extra, false)) dlsim::fuzz::Fail("a prompt beyond 2^24 tokens");
+    kv.Allocate(extra);
+    r.blocks += static_cast<int32_t>(extra);
+    r.prefilled = r.kv_tokens = r.prompt;
+    cache.Insert(kv, r);
+    cache.Release(kv, r);
+    if (kv.used() != 0) dlsim::fuzz::Fail("blocks left after every request released its KV");
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dlsim;
@@ -23,14 +46,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // The public formats (Azure, BurstGPT, Mooncake, ShareGPT), detected from the content or named.
   for (io::TraceFormat f : {io::TraceFormat::kAuto, io::TraceFormat::kShareGpt, io::TraceFormat::kMooncake}) {
-    auto trace = io::ParseTraceFile(text, "fuzz-trace", f);
-    if (!trace.ok() || trace->empty()) continue;
     serve::WorkloadOptions w;
+    auto trace = io::ParseTraceFile(text, "fuzz-trace", f, io::kDefaultCharsPerToken, &w.prefix_hashes);
+    if (!trace.ok() || trace->empty()) continue;
     w.arrival = serve::ArrivalKind::kTrace;
     w.trace = std::move(trace).value();
     w.trace_arrivals = io::TraceHasArrivals(text, f);
     w.rate = 1.0;
-    (void)serve::GenerateRequests(w);
+    w.prefix_block_tokens = 16;
+    auto requests = serve::GenerateRequests(w);
+    if (requests.ok() && !w.prefix_hashes.empty()) CachePrefixes(w, *requests);
   }
   if (auto column = io::ParseTokenColumn(text, "fuzz-prompts.csv", "num_prefill_tokens"); column.ok()) {
     serve::LengthDistribution d;

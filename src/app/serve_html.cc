@@ -97,17 +97,17 @@ report::Series QueueLength(const std::vector<serve::RequestRecord>& records) {
 
 void WriteRequestsCsv(const std::vector<serve::RequestRecord>& records, std::ostream& out) {
   out << "id,replica,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,first_token_s,finish_s,ttft_s,"
-         "tpot_s,itl_max_s,e2e_s,queueing_s,preemptions,completed,met_slo\n";
+         "tpot_s,itl_max_s,e2e_s,queueing_s,preemptions,completed,met_slo,cached_tokens\n";
   for (const serve::RequestRecord& r : records) {
     // An empty tpot_s: the request has one output token, so no time per output token.
     // An empty itl_max_s likewise: no gap between output tokens.
     const bool gaps = r.output_tokens > 1 && r.completed;
     const std::string tpot = r.output_tokens > 1 ? fmt::format("{:.9g}", r.tpot_s) : "";
     const std::string itl = gaps ? fmt::format("{:.9g}", r.itl_max_s) : "";
-    out << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{:.9g},{},{},{}\n", r.id,
-                       r.replica, r.prompt_tokens, r.output_tokens, r.arrival_s, r.first_scheduled_s,
+    out << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{:.9g},{},{},{},{}\n",
+                       r.id, r.replica, r.prompt_tokens, r.output_tokens, r.arrival_s, r.first_scheduled_s,
                        r.first_token_s, r.finish_s, r.ttft_s, tpot, itl, r.e2e_s, r.queueing_s, r.preemptions,
-                       r.completed ? 1 : 0, r.met_slo ? 1 : 0);
+                       r.completed ? 1 : 0, r.met_slo ? 1 : 0, r.cached_tokens);
   }
 }
 

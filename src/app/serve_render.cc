@@ -47,6 +47,10 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["iterations"] = m.iterations;
   j["mean_batch_requests"] = m.mean_batch_requests;
   j["engine_cpu_s"] = m.engine_cpu_s;
+  if (m.prefix_caching)  // present when the run caches prefixes
+    j["prefix_cache"] = {{"hit_rate", m.prefix_hit_rate},
+                         {"lookup_tokens", m.prefix_lookup_tokens},
+                         {"hit_tokens", m.prefix_hit_tokens}};
   j["offload"] = {{"host_memory_gib_per_gpu", m.host_memory_gib_per_gpu},
                   {"min_interval", r.memory.min_interval},
                   {"mean_interval", m.mean_offload_interval},
@@ -119,6 +123,9 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
             fmt::format("{} ({:.1f})", report::FormatCount(m.iterations), m.mean_batch_requests)});
   if (m.engine_cpu_s > 0)
     s.AddRow({fmt::format("engine CPU time exposed ({})", o.engine), Sec(m.engine_cpu_s)});
+  if (m.prefix_caching)
+    s.AddRow({"prefix cache hits (prefill tokens)", report::FormatPercent(m.prefix_hit_rate) + " of " +
+                                                        report::FormatCount(m.prefix_lookup_tokens)});
   if (o.offload.mode != OffloadMode::kNone) {
     s.AddRow({"host memory per GPU", report::FormatBytes(GiB(m.host_memory_gib_per_gpu))});
     s.AddRow({"offload interval (min / mean)",

@@ -26,12 +26,20 @@ ordered_json LengthsJson(const LengthDistribution& d) {
   return j;                                                 // against the model's context)
 }
 
+// The prefix keys (a shared prefix, the chunk size) when the workload names prefixes.
+void AddPrefixes(const serve::WorkloadOptions& w, ordered_json& j) {
+  if (w.shared_prefix.tokens > 0)
+    j["shared_prefix"] = {{"tokens", w.shared_prefix.tokens}, {"groups", w.shared_prefix.groups}};
+  if (w.prefix_block_tokens > 0) j["prefix_block_tokens"] = w.prefix_block_tokens;
+}
+
 ordered_json WorkloadJson(const serve::WorkloadOptions& w) {
   ordered_json j = {{"arrival", std::string(serve::NameIn(serve::kArrivalNames, w.arrival))}};
   if (w.arrival == serve::ArrivalKind::kTrace) {  // a trace file: summarised
     j["requests_from_file"] = w.trace.size();
     j["trace_arrivals"] = w.trace_arrivals;
     if (!w.trace_arrivals) j["rate"] = w.rate;
+    AddPrefixes(w, j);
     j["seed"] = w.seed;
     return j;
   }
@@ -41,6 +49,7 @@ ordered_json WorkloadJson(const serve::WorkloadOptions& w) {
   if (w.duration_s > 0) j["duration_s"] = w.duration_s;
   j["prompt_tokens"] = LengthsJson(w.prompt);
   j["output_tokens"] = LengthsJson(w.output);
+  AddPrefixes(w, j);
   j["seed"] = w.seed;
   return j;
 }
@@ -52,7 +61,8 @@ ordered_json SchedulerJson(const serve::SchedulerOptions& s) {
                     {"watermark", s.watermark},
                     {"max_batch_size", s.max_batch_size},
                     {"max_batched_tokens", s.max_batched_tokens},
-                    {"preemption", std::string(serve::NameIn(serve::kPreemptionNames, s.preemption))}};
+                    {"preemption", std::string(serve::NameIn(serve::kPreemptionNames, s.preemption))},
+                    {"prefix_caching", s.prefix_caching}};
   if (s.name == "sarathi") j["chunk_size"] = s.chunk_size;
   if (s.name == "orca") j["max_seq_len"] = s.max_seq_len;
   if (s.name == "distserve") {

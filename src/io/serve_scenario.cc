@@ -179,6 +179,7 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   o.prompt = ReadLengths(w, "prompt_tokens", o.prompt, base_dir, "num_prefill_tokens");
   o.output = ReadLengths(w, "output_tokens", o.output, base_dir, "num_decode_tokens");
   internal::ReadTrace(w, base_dir, o);
+  internal::ReadPrefixes(w, o);
   CheckArrivalVolume(w, o);
   internal::CheckTraceWindow(w, o);
   CheckDecodeWork(w, o);
@@ -214,6 +215,7 @@ serve::SchedulerOptions ReadScheduler(const MapReader& s, const ServeNames& name
   o.decode_replicas = s.Get<int>("decode_replicas", o.decode_replicas, limits::kServeReplicas);
   o.kv_transfer_gbps = s.Get<double>("kv_transfer_gbps", o.kv_transfer_gbps, limits::kKvLinkGbps);
   o.max_seq_len = s.Get<int64_t>("max_seq_len", o.max_seq_len, limits::kRequestTokens);
+  o.prefix_caching = s.Get<bool>("prefix_caching", o.prefix_caching);
   for (const char* k : {"prefill_replicas", "decode_replicas", "kv_transfer_gbps"}) {
     if (s.Has(k) && o.name != "distserve") s.AddError(k, "only used with name: distserve");
   }
@@ -509,6 +511,12 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
                               engine.ok() ? (*engine)->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB())
                                           : serve::SchedulerOptions{});
   CheckPools(h, root.Section("scheduler"), o);
+  if (o.workload.prefix_block_tokens % o.scheduler.block_size != 0)
+    root.Section("workload")
+        .AddError("prefix_block_tokens", "a prefix chunk of " +
+                                             std::to_string(o.workload.prefix_block_tokens) +
+                                             " tokens is not a multiple of scheduler.block_size (" +
+                                             std::to_string(o.scheduler.block_size) + ")");
   o.engine_host_keys = internal::ReadEngineHost(root.Section("engine_host"));
   o.offload = ReadOffload(root.Section("offload"));
   o.speculative = internal::ReadSpeculative(root.Section("speculative"), models);

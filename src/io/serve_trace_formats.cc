@@ -95,7 +95,27 @@ Result<double> Field(const nlohmann::json& j, const char* key, double lo, double
   return v;
 }
 
-Result<std::vector<serve::TraceEntry>> Mooncake(std::string_view text, const std::string& file) {
+// A Mooncake line's hash_ids (when present) appended to `hashes`, recorded in `e`: non-negative integers, at
+// most one per prompt token.
+Status HashIds(const nlohmann::json& j, const std::string& where, serve::TraceEntry& e,
+               std::vector<uint64_t>& hashes) {
+  if (!j.contains("hash_ids")) return Status::Ok();
+  const nlohmann::json& ids = j["hash_ids"];
+  if (!ids.is_array() || ids.size() > static_cast<size_t>(e.prompt_tokens))
+    return Error::Parse(where + ": 'hash_ids' must be a list of at most input_length (" +
+                        std::to_string(e.prompt_tokens) + ") ids");
+  e.prefix_first = static_cast<int32_t>(hashes.size());
+  e.prefix_chunks = static_cast<int32_t>(ids.size());
+  for (const nlohmann::json& id : ids) {
+    if (!id.is_number_unsigned() && !(id.is_number_integer() && id.get<int64_t>() >= 0))
+      return Error::Parse(where + ": 'hash_ids' holds " + id.dump() + "; expected non-negative integers");
+    hashes.push_back(id.get<uint64_t>());
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<serve::TraceEntry>> Mooncake(std::string_view text, const std::string& file,
+                                                std::vector<uint64_t>* hashes) {
   std::vector<serve::TraceEntry> out;
   size_t line_no = 0, start = 0;
   while (start < text.size()) {
@@ -110,7 +130,9 @@ Result<std::vector<serve::TraceEntry>> Mooncake(std::string_view text, const std
     DLSIM_ASSIGN_OR_RETURN(double ms, Field(j, "timestamp", 0, kMaxArrival * 1e3, false, where));
     DLSIM_ASSIGN_OR_RETURN(double p, Field(j, "input_length", 1, kMaxTokens, true, where));
     DLSIM_ASSIGN_OR_RETURN(double o, Field(j, "output_length", 1, kMaxTokens, true, where));
-    out.push_back({ms / 1e3, static_cast<int64_t>(p), static_cast<int64_t>(o)});
+    serve::TraceEntry e{ms / 1e3, static_cast<int64_t>(p), static_cast<int64_t>(o)};
+    if (hashes != nullptr) DLSIM_RETURN_IF_ERROR(HashIds(j, where, e, *hashes));
+    out.push_back(e);
     if (out.size() > static_cast<size_t>(serve::kMaxRequests))
       return Error::InvalidArgument(file + ": more than " + std::to_string(serve::kMaxRequests) +
                                     " requests");
@@ -134,7 +156,8 @@ bool TraceHasArrivals(std::string_view text, TraceFormat format) {
 }
 
 Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, const std::string& file_name,
-                                                      TraceFormat format, double chars_per_token) {
+                                                      TraceFormat format, double chars_per_token,
+                                                      std::vector<uint64_t>* prefix_hashes) {
   if (format == TraceFormat::kAuto) {
     const TraceFormat json = Detect(text, nullptr);
     auto csv = json == TraceFormat::kMooncake || json == TraceFormat::kShareGpt
@@ -146,7 +169,7 @@ Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, con
   if (format == TraceFormat::kVidur) return ParseRequestTrace(text, file_name);
   if (format == TraceFormat::kShareGpt) return internal::ParseShareGpt(text, file_name, chars_per_token);
   if (format == TraceFormat::kMooncake) {
-    out = Mooncake(text, file_name);
+    out = Mooncake(text, file_name, prefix_hashes);
   } else {
     DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(text, file_name));
     if (t.rows.size() > static_cast<size_t>(serve::kMaxRequests))

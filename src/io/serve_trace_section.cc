@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
 #include "dlsim/io/serve_trace_formats.h"
 
@@ -40,13 +41,29 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     w.AddError("trace_file",
                "a ShareGPT file has no arrival times: give rate (requests/s; they arrive as a "
                "Poisson process, as benchmark_serving's --request-rate sends them)");
-  auto trace = ParseTraceFile(*text, path, format, cpt);
+  auto trace = ParseTraceFile(*text, path, format, cpt, &o.prefix_hashes);
   if (!trace.ok()) {
     w.AddError("trace_file", trace.error().message);
     return;
   }
   o.trace = std::move(trace).value();
   if (o.trace.empty() && !w.document().has_errors()) w.AddError("trace_file", "the trace has no rows");
+}
+
+void ReadPrefixes(const MapReader& w, serve::WorkloadOptions& o) {
+  const MapReader p = w.Section("shared_prefix");
+  o.shared_prefix.tokens = p.Get<int64_t>("tokens", 0, limits::kRequestTokens);
+  o.shared_prefix.groups = p.Get<int>("groups", 1, Range::Between(1, serve::kMaxPrefixGroups));
+  if (w.Has("shared_prefix") && !p.Has("tokens"))
+    w.AddError("shared_prefix", "give tokens (the shared prefix's length) and groups");
+  if (w.Has("shared_prefix") && !o.prefix_hashes.empty())
+    w.AddError("shared_prefix", "the trace gives its own prefix chunks (hash_ids): leave shared_prefix out");
+  p.Finish();
+  const bool named = o.shared_prefix.tokens > 0 || !o.prefix_hashes.empty();
+  const int64_t fallback = o.prefix_hashes.empty() ? 0 : kMooncakeChunkTokens;
+  o.prefix_block_tokens = w.Get<int64_t>("prefix_block_tokens", fallback, limits::kRequestTokens);
+  if (w.Has("prefix_block_tokens") && !named)
+    w.AddError("prefix_block_tokens", "only used with shared_prefix or a trace with hash_ids");
 }
 
 void CheckTraceWindow(const MapReader& w, const serve::WorkloadOptions& o) {

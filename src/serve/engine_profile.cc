@@ -30,6 +30,7 @@ SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model,
   if (max_num_seqs) o.max_batch_size = *max_num_seqs;
   if (max_batched_tokens) o.max_batched_tokens = o.chunk_size = *max_batched_tokens;
   if (reserve_tokens) o.max_seq_len = *reserve_tokens;
+  if (prefix_caching) o.prefix_caching = *prefix_caching;
   if (small_gpu_batched_tokens > 0 && gpu_gib < small_gpu_gib)
     o.max_batched_tokens = o.chunk_size = small_gpu_batched_tokens;
   if (max_batched_tokens_from_model) o.max_batched_tokens = std::max<int64_t>(model.max_seq_len, 2048);
@@ -86,6 +87,9 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   v1.scheduler = "sarathi";
   v1.max_num_seqs = 1024;
   v1.max_batched_tokens = 8192;
+  // vllm/engine/arg_utils.py, _set_default_args_v1: "V1 always uses chunked prefills and prefix caching"
+  // (enable_prefix_caching True unless set).
+  v1.prefix_caching = true;
   // V1 (engine_host.csv): the step derived from PR #17866's TPOT, 1.1 us per request (#46112).
   v1.host = {.step = Micros(1'137),
              .per_request = Duration::Nanos(1'100),
@@ -112,6 +116,7 @@ void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   sg.max_batched_tokens = 8192;
   sg.small_gpu_batched_tokens = 2048;
   sg.small_gpu_gib = 25;
+  sg.prefix_caching = true;  // server_args.py: disable_radix_cache False (the radix cache is on)
   p.push_back(sg);
   EngineProfile trt = def;
   trt.name = "trtllm";

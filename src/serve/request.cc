@@ -113,6 +113,8 @@ Result<std::vector<Request>> TraceRequests(const WorkloadOptions& w) {
     DLSIM_RETURN_IF_ERROR(CheckTraceTokens(e, i));
     if (w.duration_s > 0 && at > w.duration_s) continue;  // (a trace need not be sorted)
     out.push_back(MakeRequest(at, e.prompt_tokens, e.output_tokens));
+    out.back().prefix_first = e.prefix_first;
+    out.back().prefix_chunks = e.prefix_chunks;
   }
   if (out.empty()) {
     double first = w.trace[0].arrival_s;
@@ -167,13 +169,48 @@ Status CheckWork(const std::vector<Request>& requests) {
       "requests or shorter outputs (workload.requests, output_tokens)");
 }
 
+// The prefix options: a shared prefix of 1..kMaxTokens tokens over 1..kMaxPrefixGroups groups, not with a
+// trace's own chunk ids; every trace entry's ids within prefix_hashes.
+Status CheckPrefixes(const WorkloadOptions& w) {
+  const SharedPrefix& p = w.shared_prefix;
+  if (p.tokens < 0 || p.tokens > kMaxTokens || p.groups < 1 || p.groups > kMaxPrefixGroups)
+    return Error::InvalidArgument("workload.shared_prefix: " + std::to_string(p.tokens) + " tokens in " +
+                                  std::to_string(p.groups) + " groups; allowed: 0.." +
+                                  std::to_string(kMaxTokens) + " tokens, 1.." +
+                                  std::to_string(kMaxPrefixGroups) + " groups");
+  if (w.prefix_block_tokens < 0 || w.prefix_block_tokens > kMaxTokens)
+    return Error::InvalidArgument("workload.prefix_block_tokens: " + std::to_string(w.prefix_block_tokens) +
+                                  "; allowed: 0.." + std::to_string(kMaxTokens));
+  if (p.tokens > 0 && !w.prefix_hashes.empty())
+    return Error::InvalidArgument("workload.shared_prefix: the trace gives its own prefix chunks (hash_ids)");
+  for (size_t i = 0; i < w.trace.size(); ++i) {
+    const TraceEntry& e = w.trace[i];
+    if (e.prefix_first < 0 || e.prefix_chunks < 0 ||
+        static_cast<size_t>(e.prefix_first) + static_cast<size_t>(e.prefix_chunks) > w.prefix_hashes.size())
+      return Error::InvalidArgument("workload: trace request " + std::to_string(i + 1) +
+                                    "'s prefix chunks lie outside the prefix table");
+  }
+  return Status::Ok();
+}
+
+// Draws each request's shared-prefix group (in arrival order, from its own stream: the arrivals and lengths
+// do not move).
+void DrawPrefixGroups(const WorkloadOptions& w, std::vector<Request>& requests) {
+  if (w.shared_prefix.tokens <= 0) return;
+  Rng groups = Rng(w.seed).Stream("serve/prefix");
+  for (Request& r : requests)
+    r.prefix_group = static_cast<int32_t>(groups.NextBelow(static_cast<uint64_t>(w.shared_prefix.groups)));
+}
+
 }  // namespace
 
 Result<std::vector<Request>> GenerateRequests(const WorkloadOptions& w) {
   DLSIM_RETURN_IF_ERROR(CheckLimits(w));
+  DLSIM_RETURN_IF_ERROR(CheckPrefixes(w));
   DLSIM_ASSIGN_OR_RETURN(std::vector<Request> requests,
                          w.arrival == ArrivalKind::kTrace ? TraceRequests(w) : SampledRequests(w));
   DLSIM_RETURN_IF_ERROR(CheckWork(requests));
+  DrawPrefixGroups(w, requests);
   return requests;
 }
 

@@ -54,11 +54,12 @@ class PolicyBase : public ReplicaScheduler {
     const int32_t victim = q.running.back();
     q.running.pop_back();
     Request& r = ctx.requests[victim];
-    ctx.kv.Release(r.blocks);
+    const int32_t blocks = r.blocks;
+    ReleaseKv(ctx.kv, ctx.prefix, r);
     ++r.preemptions;
     ++ctx.preemptions;
     if (o_.preemption == Preemption::kSwap) {
-      batch.swap_bytes += ctx.block_bytes * static_cast<double>(r.blocks);
+      batch.swap_bytes += ctx.block_bytes * static_cast<double>(blocks);
       r.swapped = true;
       q.swapped.push_front(victim);
     } else {
@@ -67,7 +68,6 @@ class PolicyBase : public ReplicaScheduler {
       r.kv_tokens = 0;
       q.waiting.push_front(victim);
     }
-    r.blocks = 0;
   }
 
   // Swaps requests back in, oldest first, while their blocks fit above the watermark.
@@ -110,12 +110,15 @@ class PolicyBase : public ReplicaScheduler {
     while (!q.waiting.empty() && Room(q, ctx)) {
       const int32_t idx = q.waiting.front();
       Request& r = ctx.requests[idx];
+      const bool pinned = PinPrefix(ctx, r);
       const int64_t need = r.prefill_target - r.prefilled;
-      if (need > 0 && tokens > 0 && tokens + need > budget) break;
       const int64_t reserve =
           reserve_max ? std::max<int64_t>(o_.max_seq_len, r.prompt + r.output) - r.kv_tokens : need;
       const int64_t extra = ExtraBlocks(ctx.kv, r, need == 0 ? 1 : reserve);
-      if (!ctx.kv.CanAllocate(extra, true)) break;
+      if ((need > 0 && tokens > 0 && tokens + need > budget) || !ctx.kv.CanAllocate(extra, true)) {
+        if (pinned) ctx.prefix->Unpin(ctx.kv, r);
+        break;
+      }
       Grow(ctx.kv, r, extra);
       q.waiting.pop_front();
       q.running.push_back(idx);
@@ -125,6 +128,14 @@ class PolicyBase : public ReplicaScheduler {
       }
     }
     return tokens;
+  }
+
+  // With prefix caching, pins the cached chunks of a waiting request nothing of whose prefill is computed
+  // (PrefixCache::Pin); true when it did (the caller unpins when the request is not admitted after all).
+  static bool PinPrefix(SchedulerContext& ctx, Request& r) {
+    if (ctx.prefix == nullptr || r.blocks != 0 || r.prefilled != 0 || r.kv_tokens != 0) return false;
+    ctx.prefix->Pin(ctx.kv, r);
+    return true;
   }
 
   SchedulerOptions o_;
@@ -173,8 +184,13 @@ class SarathiScheduler final : public PolicyBase {
     // Admit new requests with the rest of the budget.
     while (budget > 0 && q.swapped.empty() && !q.waiting.empty() && Room(q, ctx)) {
       const int32_t idx = q.waiting.front();
-      const int64_t used = Chunk(ctx, ctx.requests[idx], idx, budget, batch, true);
-      if (used == 0 && ctx.requests[idx].prefill_target > ctx.requests[idx].prefilled) break;
+      Request& r = ctx.requests[idx];
+      const bool pinned = PinPrefix(ctx, r);
+      const int64_t used = Chunk(ctx, r, idx, budget, batch, true);
+      if (used == 0 && r.prefill_target > r.prefilled) {
+        if (pinned) ctx.prefix->Unpin(ctx.kv, r);
+        break;
+      }
       q.waiting.pop_front();
       q.running.push_back(idx);
       budget -= used;

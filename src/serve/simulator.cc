@@ -12,6 +12,7 @@
 #include "dlsim/report/format.h"
 #include "dlsim/serve/engine_profile.h"
 #include "dlsim/serve/performance_record.h"
+#include "dlsim/serve/prefix_cache.h"
 
 namespace dlsim::serve {
 namespace {
@@ -23,6 +24,7 @@ struct Replica {
   Role role = Role::kMixed;
   ReplicaQueues q;
   KvCache kv;
+  std::unique_ptr<PrefixCache> prefix;  // prefix caching; null when off
   std::unique_ptr<ReplicaScheduler> policy;
   Batch batch;
   bool busy = false;
@@ -67,11 +69,13 @@ class Simulation {
       return Error::InvalidArgument("hardware.replicas: " + std::to_string(n) + " replicas; allowed: 1.." +
                                     std::to_string(kMaxReplicas));
     }
+    DLSIM_ASSIGN_OR_RETURN(const bool caching, PrefixCachingOn(o_));
     for (int i = 0; i < n; ++i) {
       auto r = std::make_unique<Replica>();
       r->id = i;
       r->role = !disagg ? Role::kMixed : (i < o_.scheduler.prefill_replicas ? Role::kPrefill : Role::kDecode);
       r->kv = KvCache(plan_.kv_blocks, o_.scheduler.block_size, o_.scheduler.watermark);
+      if (caching) r->prefix = std::make_unique<PrefixCache>(o_.workload, o_.scheduler.block_size);
       DLSIM_ASSIGN_OR_RETURN(r->policy, schedulers.Create(o_.scheduler.name, o_.scheduler));
       (r->role == Role::kDecode ? decode_pool_ : entry_pool_).push_back(r.get());
       replicas_.push_back(std::move(r));
@@ -172,8 +176,10 @@ class Simulation {
     }
     SchedulerContext ctx{reqs_, r.kv, plan_.block_bytes, 0};
     ctx.lookahead = o_.speculative.num_tokens;
+    ctx.prefix = r.prefix.get();
     if (record_ != nullptr) ctx.max_running = record_->MaxBatch(AdmissionContext(r.q));
     r.policy->FormBatch(r.q, ctx, r.batch);
+    if (r.prefix != nullptr) r.prefix->Trim(r.kv);
     preemptions_ += ctx.preemptions;
     if (r.batch.empty()) {
       r.busy = false;
@@ -301,7 +307,10 @@ class Simulation {
       if (e.prefill) {
         req.kv_tokens += e.tokens;
         req.prefilled += e.tokens;
-        if (req.prefill_done()) ++req.generated;
+        if (req.prefill_done()) {
+          ++req.generated;
+          if (r.prefix != nullptr) r.prefix->Insert(r.kv, req);
+        }
       } else {
         const int32_t n = AcceptedTokens(req);
         req.kv_tokens += n;
@@ -360,8 +369,7 @@ class Simulation {
   void Complete(Replica& r, Request& req, TimePoint now) {
     req.done = true;
     req.finish = now;
-    r.kv.Release(req.blocks);
-    req.blocks = 0;
+    ReleaseKv(r.kv, r.prefix.get(), req);
     req.replica = -1;
     req.finished_on = r.id;
     ++completions_;
@@ -373,11 +381,9 @@ class Simulation {
     r.outstanding -= req.remaining_tokens();
     req.replica = -1;
     const Duration transfer = (plan_.block_bytes * static_cast<double>(req.blocks)) / kv_link_;
-    const int32_t blocks = req.blocks;
-    req.blocks = 0;
-    queue_.Schedule(now + transfer, [this, &r, idx, blocks] {
+    queue_.Schedule(now + transfer, [this, &r, idx] {  // its blocks here are read until the KV is across
       r.kv.Advance(queue_.Now());
-      r.kv.Release(blocks);
+      ReleaseKv(r.kv, r.prefix.get(), reqs_[idx]);
       Enqueue(idx, decode_pool_, *decode_router_);
       if (!r.busy) StartIteration(r);
     });
@@ -454,6 +460,7 @@ std::vector<RequestRecord> Simulation::Records() const {
                       .output_tokens = r.output};
     rec.arrival_s = (r.arrival - start).ToSeconds();
     rec.preemptions = r.preemptions;
+    rec.cached_tokens = r.cached_tokens;
     rec.completed = r.done;
     if (r.done) {
       rec.first_scheduled_s = (r.first_scheduled - start).ToSeconds();
@@ -507,7 +514,14 @@ void Simulation::AddReplicaMetrics(ServeMetrics& m) const {
     m.engine_cpu_s += r->host.ToSeconds();
     off_iters += r->offload_iterations;
     interval_sum += r->interval_sum;
+    if (r->prefix == nullptr) continue;
+    m.prefix_caching = true;
+    m.prefix_lookup_tokens += r->prefix->looked_up_tokens();
+    m.prefix_hit_tokens += r->prefix->hit_tokens();
   }
+  if (m.prefix_lookup_tokens > 0)
+    m.prefix_hit_rate =
+        static_cast<double>(m.prefix_hit_tokens) / static_cast<double>(m.prefix_lookup_tokens);
   m.mean_batch_requests = m.iterations > 0 ? static_cast<double>(batch_requests) / m.iterations : 0;
   m.mean_offload_interval = off_iters > 0 ? static_cast<double>(interval_sum) / off_iters : 0;
 }

@@ -78,7 +78,8 @@ TEST(CsvReport, ServeRequestsAreTheRecordsTheMetricsSummarise) {
     std::vector<std::string> f;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-    ASSERT_EQ(f.size(), 16u) << line;
+    ASSERT_EQ(f.size(), 17u) << line;
+    EXPECT_EQ(f[16], "0");  // cached_tokens: no prefix caching
     EXPECT_EQ(std::stoi(f[0]), rows++);
     ++replicas.at(std::stoi(f[1]));
     EXPECT_LE(std::stod(f[4]), std::stod(f[5]));  // arrival <= first scheduled <= first token <= finish

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/io/yaml_reader.h"
@@ -159,6 +161,63 @@ TEST(TraceFormats, ServeScenarioReadsThemThroughTraceFormat) {
   ASSERT_FALSE(stray.ok());
   EXPECT_NE(stray.error().message.find("only used with a ShareGPT trace"), std::string::npos)
       << stray.error().message;
+}
+
+// Mooncake's hash_ids are the prompts' prefix chunks, 512 tokens each unless prefix_block_tokens says
+// otherwise; malformed ids, a shared prefix beside them, a chunk that is not a multiple of the KV block, and
+// the prefix keys without prefixes are errors at their key.
+TEST(TraceFormats, MooncakeHashIdsArePrefixChunks) {
+  auto text = ReadTextFile(kDir + "mooncake_sample.jsonl");
+  ASSERT_TRUE(text.ok());
+  std::vector<uint64_t> hashes;
+  auto t = ParseTraceFile(*text, "m.jsonl", TraceFormat::kAuto, kDefaultCharsPerToken, &hashes);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(hashes, (std::vector<uint64_t>{46, 47, 46, 47, 46}));
+  EXPECT_EQ((*t)[2].prefix_first, 4);
+  EXPECT_EQ((*t)[2].prefix_chunks, 1);
+  for (const char* bad : {R"({"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": ["a"]})",
+                          R"({"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [-1]})",
+                          R"({"timestamp": 0, "input_length": 2, "output_length": 1, "hash_ids": [1, 2, 3]})",
+                          R"({"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": 4})"}) {
+    auto e = ParseTraceFile(std::string("\n") + bad, "m.jsonl", TraceFormat::kMooncake, 4, &hashes);
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.error().message.find("m.jsonl:2: 'hash_ids'"), std::string::npos) << e.error().message;
+  }
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  const ServeNames names{{"distserve", "orca", "sarathi", "vllm"}, {"round-robin"}};
+  const std::string trace =
+      "model: {name: llama3-8b}\nworkload: {arrival: trace, trace_file: mooncake_sample.jsonl";
+  auto parse = [&](const std::string& yaml) {
+    return ParseServeScenario(yaml, "s.yaml", cat->hardware, cat->models, names, kDir);
+  };
+  auto s = parse(trace + "}\nengine: vllm-v1\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->workload.prefix_block_tokens, 512);
+  EXPECT_EQ(s->workload.prefix_hashes.size(), 5u);
+  EXPECT_TRUE(s->scheduler.prefix_caching);  // vLLM V1's default
+  auto v06 = parse(trace + "}\nengine: vllm-0.6\n");
+  ASSERT_TRUE(v06.ok()) << v06.error().message;
+  EXPECT_FALSE(v06->scheduler.prefix_caching);
+  const std::pair<std::string, std::string> errors[] = {
+      {trace + ", shared_prefix: {tokens: 100}}\n", "s.yaml:2:78: workload.shared_prefix: the trace gives"},
+      {trace + ", prefix_block_tokens: 24}\n", "workload.prefix_block_tokens: a prefix chunk of 24 tokens"},
+      {"model: {name: llama3-8b}\nworkload: {prefix_block_tokens: 32}\n",
+       "workload.prefix_block_tokens: only used with shared_prefix"},
+      {"model: {name: llama3-8b}\nworkload: {shared_prefix: {groups: 3}}\n",
+       "workload.shared_prefix: give tokens"}};
+  for (const auto& [yaml, message] : errors) {
+    auto e = parse(yaml);
+    ASSERT_FALSE(e.ok()) << yaml;
+    EXPECT_NE(e.error().message.find(message), std::string::npos) << e.error().message;
+  }
+  auto shared = parse("model: {name: llama3-8b}\nworkload: {shared_prefix: {tokens: 300, groups: 3}}\n");
+  ASSERT_TRUE(shared.ok()) << shared.error().message;
+  auto reqs = serve::GenerateRequests(shared->workload);
+  ASSERT_TRUE(reqs.ok()) << reqs.error().message;
+  std::set<int32_t> groups;
+  for (const serve::Request& r : *reqs) groups.insert(r.prefix_group);
+  EXPECT_EQ(groups, (std::set<int32_t>{0, 1, 2}));
 }
 
 }  // namespace

@@ -11,13 +11,7 @@ namespace {
 
 using testing::BaseOptions;
 using testing::Env;
-
-LengthDistribution Fixed(double v) {
-  LengthDistribution d;
-  d.kind = LengthDistribution::Kind::kFixed;
-  d.value = v;
-  return d;
-}
+using testing::Fixed;
 
 // One request at a time (max_batch_size 1), fixed lengths, a constant cost model: an M/D/1
 // queue with service S = P * prefill_token + (O - 1) * decode. Pollaczek-Khinchine: the mean

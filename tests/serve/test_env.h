@@ -40,6 +40,14 @@ inline ServeOptions BaseOptions(const std::string& model, const std::string& gpu
   return o;
 }
 
+// A length distribution of one value.
+inline LengthDistribution Fixed(double v) {
+  LengthDistribution d;
+  d.kind = LengthDistribution::Kind::kFixed;
+  d.value = v;
+  return d;
+}
+
 // `yaml` read as the scenario file "s.yaml" (errors name it), with the catalogs and the registries' names.
 inline Result<ServeOptions> ParseScenario(const std::string& yaml) {
   return io::ParseServeScenario(yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,

@@ -8,7 +8,9 @@
 //   burstgpt  BurstGPT (HPMLL/BurstGPT): CSV Timestamp (seconds), Request tokens, Response tokens; rows with
 //             0 response tokens are the dataset's failed requests and are left out
 //   mooncake  Mooncake's traces (kvcache-ai/Mooncake): JSON lines {"timestamp": ms, "input_length": N,
-//             "output_length": M, ...}
+//             "output_length": M, "hash_ids": [...], ...}; hash_ids (optional: non-negative integers, at most
+//             one per prompt token) are the prompt's prefix chunks, 512 tokens each in Mooncake's release,
+//             appended to `*prefix_hashes` when given (TraceEntry::prefix_first indexes them)
 //   sharegpt  ShareGPT conversations (JSON array of {"conversations": [{"from", "value"}, ...]}): lengths
 //   only,
 //             the first turn the prompt and the second the output, tokens = UTF-8 characters /
@@ -21,6 +23,7 @@
 #ifndef DLSIM_IO_SERVE_TRACE_FORMATS_H_
 #define DLSIM_IO_SERVE_TRACE_FORMATS_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,7 +46,8 @@ inline constexpr double kDefaultCharsPerToken = 4.0;
 
 Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, const std::string& file_name,
                                                       TraceFormat format,
-                                                      double chars_per_token = kDefaultCharsPerToken);
+                                                      double chars_per_token = kDefaultCharsPerToken,
+                                                      std::vector<uint64_t>* prefix_hashes = nullptr);
 // Whether a trace of `format` (kAuto: decided from `text`) carries arrival times: all but sharegpt.
 bool TraceHasArrivals(std::string_view text, TraceFormat format);
 

@@ -47,6 +47,8 @@ struct EngineProfile {
   // orca only: KV reserved per request; 1 = the request's own prompt + output (TensorRT-LLM's
   // GUARANTEED_NO_EVICT reserves what each request may reach), unset: dlsim's max_seq_len.
   std::optional<int64_t> reserve_tokens;
+  // Automatic prefix caching on by default (vLLM V1, SGLang's radix cache); unset: off.
+  std::optional<bool> prefix_caching;
   // The engine's CPU time per step and first-token path (engine_host.h), measured where a source exists
   // (data/serving/engine_host.csv); zero where none does (`default`, `sglang`, `trtllm`, and
   // `splitwise-2023`, whose fitted all-reduce overhead already holds its host time).

@@ -38,6 +38,8 @@ inline constexpr double kMaxArrivalSeconds = 1e8;        // the last arrival (ab
 // Output tokens of all requests together: each is a decode step to simulate (about 4e7 a second), so this
 // bounds a run's time (about 2 minutes); 10,000,000 requests of 400 output tokens fit.
 inline constexpr int64_t kMaxDecodeSteps = int64_t{1} << 32;
+// Shared-prefix groups of a sampled workload (WorkloadOptions::shared_prefix).
+inline constexpr int kMaxPrefixGroups = 1'000'000;
 // Scheduler iterations of all replicas together (about 1e6 a second: a few minutes); many lightly loaded
 // replicas run small batches, so their iterations, not the output tokens, bound the run's time.
 inline constexpr int64_t kMaxIterations = int64_t{1} << 28;
@@ -57,11 +59,22 @@ struct LengthDistribution {
   int64_t max = 1 << 20;
 };
 
-// One request of a trace file: arrival time (s from the start) and lengths.
+// One request of a trace file: arrival time (s from the start), lengths, and its prompt's prefix chunks
+// (Mooncake's hash_ids): prefix_chunks ids from WorkloadOptions::prefix_hashes[prefix_first], one per
+// prefix_block_tokens tokens of the prompt; two requests share a prefix as far as their ids agree.
 struct TraceEntry {
   double arrival_s = 0;
   int64_t prompt_tokens = 0;
   int64_t output_tokens = 0;
+  int32_t prefix_first = 0;
+  int32_t prefix_chunks = 0;
+};
+
+// A shared prompt prefix of sampled requests (a system prompt, a few-shot preamble): the first `tokens`
+// tokens of every prompt (all of a shorter one) are one of `groups` prefixes, drawn uniformly per request.
+struct SharedPrefix {
+  int64_t tokens = 0;  // 0 = none
+  int groups = 1;
 };
 
 struct WorkloadOptions {
@@ -76,6 +89,12 @@ struct WorkloadOptions {
   // false: the trace gives lengths only (ShareGPT), in file order; the requests arrive as a Poisson process
   // at `rate` (as vLLM's benchmark_serving --request-rate sends them).
   bool trace_arrivals = true;
+  // Prefix caching's view of the prompts: the trace's chunk ids (TraceEntry::prefix_first), or a shared
+  // prefix drawn per request; a chunk is prefix_block_tokens tokens (0 = the KV block size), a multiple of
+  // the KV block size.
+  std::vector<uint64_t> prefix_hashes;
+  SharedPrefix shared_prefix;
+  int64_t prefix_block_tokens = 0;
   uint64_t seed = 0;
 };
 
@@ -104,6 +123,9 @@ struct SchedulerOptions {
   int decode_replicas = 1;      // distserve: replicas in the decode pool
   double kv_transfer_gbps = 0;  // distserve: GB/s between pools; 0 = the GPU's NVLink
   int64_t max_seq_len = 4096;   // orca: KV reserved per request (prompt + output cap)
+  // Automatic prefix caching (vLLM's enable_prefix_caching, SGLang's radix cache): full chunks of a prompt
+  // whose KV is still in the cache are not prefilled again (serve/prefix_cache.h).
+  bool prefix_caching = false;
 };
 
 enum class OffloadMode { kNone, kStatic, kSelectN };

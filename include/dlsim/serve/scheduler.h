@@ -24,6 +24,7 @@
 #include "dlsim/serve/iteration_cost.h"
 #include "dlsim/serve/kv_cache.h"
 #include "dlsim/serve/options.h"
+#include "dlsim/serve/prefix_cache.h"
 #include "dlsim/serve/request.h"
 
 namespace dlsim::serve {
@@ -64,6 +65,9 @@ struct SchedulerContext {
   // Speculative decoding: draft tokens each decode verifies (ServeOptions::speculative); its KV reserves
   // them.
   int lookahead = 0;
+  // Prefix caching (null: off): admissions pin the cached chunks of a prompt before its first prefill chunk,
+  // and every release of a request's KV goes through it.
+  PrefixCache* prefix = nullptr;
 };
 
 class ReplicaScheduler {

@@ -60,6 +60,12 @@ struct ServeMetrics {
   // Engine CPU time the steps exposed (serve/engine_host.h: scheduling, and output processing the GPU did not
   // hide), summed over replicas; 0 under an engine without host costs.
   double engine_cpu_s = 0;
+  // Prefix caching (serve/prefix_cache.h), when the run caches prefixes: prefill tokens of the admissions
+  // that looked in the cache (prompts, and prompts with their generated tokens after a recompute), and the
+  // share of them found there.
+  bool prefix_caching = false;
+  int64_t prefix_lookup_tokens = 0, prefix_hit_tokens = 0;
+  double prefix_hit_rate = 0;
   // Offloading.
   double host_memory_gib_per_gpu = 0;
   double mean_offload_interval = 0;  // over iterations that offloaded
@@ -77,6 +83,7 @@ struct RequestRecord {
   double ttft_s = 0, tpot_s = 0, e2e_s = 0, queueing_s = 0;  // tpot_s: 0 with one output token (none)
   double itl_max_s = 0;  // its longest inter-token gap (0 with one output token)
   int preemptions = 0;
+  int32_t cached_tokens = 0;  // prompt tokens its prefills found in the prefix cache
   bool completed = false;
   bool met_slo = false;  // TTFT and TPOT (when it has one) within the SLO
 };
