@@ -51,6 +51,13 @@ int64_t PrefixCache::Pin(KvCache& kv, Request& r) {
   return tokens;
 }
 
+int64_t PrefixCache::Match(const Request& r) const {
+  const int32_t n = CacheableChunks(r);
+  int32_t k = 0;
+  while (k < n && chunks_.count(Id(r, k)) != 0) ++k;
+  return k * chunk_tokens_;
+}
+
 void PrefixCache::Unpin(KvCache& kv, Request& r) {
   looked_up_ -= r.prefill_target;
   hit_ -= r.prefilled;

@@ -157,15 +157,34 @@ class Simulation {
   // Queues request `idx` on the replica the router picks from `pool` and returns it; starts that replica's
   // next iteration when it is idle and `start`.
   Replica* Enqueue(int32_t idx, std::vector<Replica*>& pool, Router& router, bool start = true) {
-    outstanding_scratch_.resize(pool.size());
-    for (size_t i = 0; i < pool.size(); ++i) outstanding_scratch_[i] = pool[i]->outstanding;
-    Replica& r = *pool[router.Pick(outstanding_scratch_)];
     Request& req = reqs_[idx];
+    Replica& r = *pool[Route(req, pool, router)];
     req.replica = r.id;
     r.outstanding += req.remaining_tokens();
     r.q.waiting.push_back(idx);
     if (start && !r.busy) StartIteration(r);
     return &r;
+  }
+
+  // The index in `pool` of the replica `router` picks for `req`; a cache-aware router also sees the request
+  // counts and each replica's prefix cache.
+  int Route(const Request& req, const std::vector<Replica*>& pool, Router& router) {
+    outstanding_scratch_.resize(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i) outstanding_scratch_[i] = pool[i]->outstanding;
+    if (!router.reads_cache()) return router.Pick(outstanding_scratch_);
+    requests_scratch_.assign(pool.size(), 0);
+    cached_scratch_.assign(pool.size(), 0);
+    cache_blocks_scratch_.assign(pool.size(), 0);
+    for (size_t i = 0; i < pool.size(); ++i) {
+      const Replica& p = *pool[i];
+      requests_scratch_[i] =
+          static_cast<int64_t>(p.q.waiting.size() + p.q.running.size() + p.q.swapped.size());
+      if (p.prefix == nullptr) continue;
+      cached_scratch_[i] = p.prefix->Match(req);
+      cache_blocks_scratch_[i] = p.prefix->blocks();
+    }
+    return router.Pick(RouteContext{outstanding_scratch_, requests_scratch_, cached_scratch_,
+                                    cache_blocks_scratch_, req.prompt});
   }
 
   void StartIteration(Replica& r) {
@@ -403,7 +422,7 @@ class Simulation {
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> entry_pool_, decode_pool_;
   std::unique_ptr<Router> entry_router_, decode_router_;
-  std::vector<int64_t> outstanding_scratch_;
+  std::vector<int64_t> outstanding_scratch_, requests_scratch_, cached_scratch_, cache_blocks_scratch_;
   BytesPerSecond kv_link_;
   int32_t next_arrival_ = 0;
   std::vector<Replica*> touched_;  // replicas that got a request in the current arrival instant

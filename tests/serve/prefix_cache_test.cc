@@ -229,5 +229,42 @@ TEST(PrefixCache, EverySchedulerRunsUnderPressureWithoutOvercommitting) {
   }
 }
 
+// SGLang's cache_aware rule: out of balance (more than 32 requests apart and max > 1.0001 min) the least
+// loaded replica; else the one caching more than half of the prompt; else the one caching least.
+TEST(PrefixCache, CacheAwareRouterBalancesThenFollowsTheCache) {
+  RouterRegistry routers("router");
+  RegisterRouters(routers);
+  auto router = routers.Create("cache-aware");
+  ASSERT_TRUE(router.ok());
+  ASSERT_TRUE((*router)->reads_cache());
+  const std::vector<int64_t> tokens = {0, 0, 0};
+  auto pick = [&](std::vector<int64_t> requests, std::vector<int64_t> cached, std::vector<int64_t> blocks) {
+    return (*router)->Pick(RouteContext{tokens, requests, cached, blocks, 1000});
+  };
+  EXPECT_EQ(pick({40, 5, 9}, {900, 0, 0}, {0, 0, 0}), 1);       // 35 apart: balance first
+  EXPECT_EQ(pick({30, 5, 9}, {900, 0, 600}, {0, 0, 0}), 0);     // 25 apart: the longest prefix, 90% cached
+  EXPECT_EQ(pick({30, 5, 9}, {400, 0, 500}, {70, 50, 60}), 1);  // at most half cached: the smallest cache
+  EXPECT_EQ(pick({30, 9, 5}, {0, 0, 0}, {0, 0, 0}), 2);         // nothing cached: the least loaded
+}
+
+// Two prefixes A, A, B, B on two replicas, far apart in time: round-robin puts each prefix on both replicas
+// (four prefills of it), cache-aware keeps each on one (two), so two more requests find their 512 tokens.
+TEST(PrefixCache, CacheAwareRoutingKeepsAPrefixOnOneReplica) {
+  ServeOptions o = testing::BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.hardware.replicas = 2;
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.prefix_hashes = {1, 1, 2, 2};
+  o.workload.prefix_block_tokens = 512;
+  for (int i = 0; i < 4; ++i) o.workload.trace.push_back({10.0 * i, 1000, 2, i, 1});
+  o.scheduler.prefix_caching = true;
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  auto round_robin = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  o.scheduler.router = "cache-aware";
+  auto aware = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(round_robin.ok() && aware.ok());
+  EXPECT_EQ(round_robin->metrics.prefix_hit_tokens, 0);
+  EXPECT_EQ(aware->metrics.prefix_hit_tokens, 2 * 512);
+}
+
 }  // namespace
 }  // namespace dlsim::serve

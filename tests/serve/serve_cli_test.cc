@@ -333,7 +333,7 @@ TEST(ServeCli, ListShowsServingRegistries) {
     EXPECT_NE(s.output.find(n), std::string::npos) << n;
   Outcome r = RunDlsim("list router");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* n : {"round-robin", "least-outstanding-tokens"})
+  for (const char* n : {"round-robin", "least-outstanding-tokens", "cache-aware"})
     EXPECT_NE(r.output.find(n), std::string::npos);
 }
 

@@ -55,11 +55,15 @@ class PrefixCache {
   void Release(KvCache& kv, Request& r);
   // Evicts unpinned chunks, least recently released first, until their blocks fit kv's free blocks.
   void Trim(const KvCache& kv);
+  // The tokens of r's prompt Pin would find now (its leading chunks in the cache, pinned or not), changing
+  // nothing: what a cache-aware router asks each replica.
+  int64_t Match(const Request& r) const;
 
   int64_t looked_up_tokens() const { return looked_up_; }  // prefill tokens of the admissions that looked
   int64_t hit_tokens() const { return hit_; }              // of which found in the cache
   int64_t cached_blocks() const { return idle_chunks_ * chunk_blocks_; }  // unpinned, in free blocks
   int64_t chunk_tokens() const { return chunk_tokens_; }
+  int64_t blocks() const { return static_cast<int64_t>(chunks_.size()) * chunk_blocks_; }  // pinned or not
 
  private:
   struct Chunk {
