@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/run_dlsim.h"
+#include "common/sanitizers.h"
 
 namespace dlsim {
 namespace {
@@ -171,6 +172,23 @@ TEST(UsageOutput, DevicesAndHugeFilesAreRefused) {
                                        big + " --check 2>&1");
   EXPECT_EQ(raised.exit_code, 0) << raised.output.substr(0, 300);
   std::filesystem::remove(big);
+}
+
+// Past the size checks (DLSIM_MEMORY_GIB claims a huge machine; `ulimit -v` gives it 1 GB of address space),
+// an R-MAT graph of 134M edges runs out of memory: the line names the command, the machine's memory and what
+// to do, and the exit code is 1, not a crash.
+TEST(OutOfMemory, PastTheSizeChecksTheLineNamesTheCommandAndWhatToDo) {
+  DLSIM_SKIP_UNDER_SANITIZERS();  // the sanitizers reserve terabytes of address space
+  const std::string path = (std::filesystem::temp_directory_path() / "dlsim_oom_gnn.yaml").string();
+  std::ofstream(path) << "gnn:\n  graph: {rmat: {scale: 23, edge_factor: 16, seed: 1}}\n"
+                         "  hardware: {node: dgx-a100, machines: 1, gpus_per_machine: 1}\n";
+  const Outcome r = testing::RunCommand("ulimit -v 1000000; DLSIM_MEMORY_GIB=100000 " +
+                                        std::string(DLSIM_BINARY) + " gnn " + path + " --quiet 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("dlsim: out of memory running `dlsim gnn " + path + " --quiet`"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("which count 100000.0 GiB of memory here"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("set DLSIM_MEMORY_GIB"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "dlsim/core/cancel.h"
+#include "dlsim/core/machine_memory.h"
 #include "dlsim/core/strings.h"
 
 namespace dlsim::cli {
@@ -130,6 +131,24 @@ extern "C" void OnInterrupt(int) {
   std::signal(SIGINT, SIG_DFL);
 }
 
+namespace {
+
+// The out-of-memory line: the command that ran, the machine's memory, and what to do. Reached only past the
+// size checks (core/machine_memory.h), so an estimate was short: it says so.
+void OutOfMemory(int argc, char** argv) {
+  std::string command = "dlsim";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  const double gib = dlsim::PhysicalMemoryBytes() / (1024.0 * 1024 * 1024);
+  fmt::print(stderr,
+             "dlsim: out of memory running `{}`: the input passed dlsim's size checks, which count {} of "
+             "memory here, and then an allocation failed (an estimate was short, or the process may use less "
+             "than that, as under a container's limit: please report the input). Run a smaller share of it, "
+             "or set DLSIM_MEMORY_GIB to the memory really available so that the checks refuse it up front\n",
+             command, gib > 0 ? fmt::format("{:.1f} GiB", gib) : std::string("(unknown)"));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::signal(SIGINT, OnInterrupt);
   CLI::App app{"dlsim: a data-aware simulator and planner for deep-learning training and serving"};
@@ -173,7 +192,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e, argc, argv);
   } catch (const std::bad_alloc&) {  // the safety net behind the size checks of every reader
-    fmt::print(stderr, "dlsim: out of memory: the input asks for more memory than this machine has\n");
+    OutOfMemory(argc, argv);
     return 1;
   }
   return 0;
