@@ -35,14 +35,12 @@ void AddClusterCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--threads", args->threads, "Threads of --sweep (0: all cores)")
       ->check(CLI::Range(0, 4096))
       ->needs(sweep);
-  auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("--quiet", *quiet, "No progress line during --sweep")->needs(sweep);
-  cmd->callback([args, quiet, &global] {
-    Exit(WithProgress("sweep points", *quiet, [&](ProgressFn progress) {
-      args->progress = std::move(progress);
-      return app::RunClusterCommand(*args, global, CommandOut(), std::cerr);
-    }));
-  });
+  AddQuietAndRun(cmd, "sweep points", "No progress line during --sweep",
+                 [args, &global](ProgressFn progress) {
+                   args->progress = std::move(progress);
+                   return app::RunClusterCommand(*args, global, CommandOut(), std::cerr);
+                 })
+      ->needs(sweep);
 }
 
 }  // namespace dlsim::cli

@@ -23,13 +23,9 @@ void AddGnnCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--html", args->html_path,
                   "Write a self-contained HTML report (stages, timeline, feature reads; every variant with "
                   "--compare)");
-  auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("--quiet", *quiet, "No progress line");
-  cmd->callback([args, quiet, &global] {
-    Exit(WithProgress("training nodes", *quiet, [&](ProgressFn progress) {
-      args->progress = std::move(progress);
-      return app::RunGnnCommand(*args, global, CommandOut(), std::cerr);
-    }));
+  AddQuietAndRun(cmd, "training nodes", "No progress line", [args, &global](ProgressFn progress) {
+    args->progress = std::move(progress);
+    return app::RunGnnCommand(*args, global, CommandOut(), std::cerr);
   });
 }
 

@@ -18,7 +18,6 @@ void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
                                  "Search parallel layouts of a training scenario with a 'search:' "
                                  "section (docs/planner.md)");
   auto args = std::make_shared<app::PlanArgs>();
-  auto quiet = std::make_shared<bool>(false);
   cmd->add_option("FILE", args->file, "Planner scenario (YAML): a training scenario plus 'search:'")
       ->required();
   cmd->add_flag("--json", args->json,
@@ -33,12 +32,9 @@ void AddPlanCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::Range(1, 100000).description("1 to 100000"));
   cmd->add_flag("--no-dominance", args->no_dominance,
                 "Simulate heavier recompute modes even when a lighter fits");
-  cmd->add_flag("--quiet", *quiet, "No progress line");
-  cmd->callback([args, quiet, &global] {
-    Exit(WithProgress("candidates", *quiet, [&](ProgressFn progress) {
-      args->progress = std::move(progress);
-      return app::RunPlanCommand(*args, global, CommandOut(), std::cerr);
-    }));
+  AddQuietAndRun(cmd, "candidates", "No progress line", [args, &global](ProgressFn progress) {
+    args->progress = std::move(progress);
+    return app::RunPlanCommand(*args, global, CommandOut(), std::cerr);
   });
 }
 

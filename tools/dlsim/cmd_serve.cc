@@ -33,13 +33,9 @@ void AddServeCommand(CLI::App& app, GlobalOptions& global) {
       "--html", args->html_path,
       "Write a self-contained HTML report (latency CDFs, throughput, queue and KV use over time)");
   cmd->add_option("--csv", args->csv_dir, "Write DIR/requests.csv: one row per request");
-  auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("--quiet", *quiet, "No progress line");
-  cmd->callback([args, quiet, &global] {
-    Exit(WithProgress("requests", *quiet, [&](ProgressFn progress) {
-      args->progress = std::move(progress);
-      return app::RunServeCommand(*args, global, CommandOut(), std::cerr);
-    }));
+  AddQuietAndRun(cmd, "requests", "No progress line", [args, &global](ProgressFn progress) {
+    args->progress = std::move(progress);
+    return app::RunServeCommand(*args, global, CommandOut(), std::cerr);
   });
 }
 

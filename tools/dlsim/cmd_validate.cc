@@ -42,14 +42,11 @@ void AddValidateCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--threads", args->threads, "Refits in parallel (0: all cores; the output does not change)")
       ->check(CLI::Range(0, 4096))
       ->needs(cv);
-  auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("--quiet", *quiet, "No progress line during --cross-validate");
-  cmd->callback([&global, args, quiet] {
-    Exit(WithProgress("refits", *quiet, [&](ProgressFn progress) {
-      args->progress = std::move(progress);
-      return app::RunValidateCommand(*args, global, CommandOut(), std::cerr);
-    }));
-  });
+  AddQuietAndRun(cmd, "refits", "No progress line during --cross-validate",
+                 [args, &global](ProgressFn progress) {
+                   args->progress = std::move(progress);
+                   return app::RunValidateCommand(*args, global, CommandOut(), std::cerr);
+                 });
 }
 
 }  // namespace dlsim::cli

@@ -5,10 +5,12 @@
 #define DLSIM_TOOLS_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "dlsim/app/command.h"
+#include "dlsim/core/progress.h"
 
 namespace dlsim::cli {
 
@@ -22,6 +24,10 @@ void Exit(int code);
 // interrupted (Ctrl-C: core/cancel.h), prints nothing and exits 130 — an interrupted run never leaves half a
 // result on stdout. Progress and errors go to std::cerr as they happen.
 std::ostream& CommandOut();
+// Adds --quiet (help `quiet_help`; the option is returned, e.g. for ->needs) and makes `cmd`'s callback run
+// `run` with a progress line of `unit` (WithProgress, progress.h), ending with Exit(its code).
+CLI::Option* AddQuietAndRun(CLI::App* cmd, const std::string& unit, const std::string& quiet_help,
+                            std::function<int(ProgressFn)> run);
 
 void AddCatalogCommands(CLI::App& app, GlobalOptions& global);   // cmd_catalog.cc
 void AddListCommand(CLI::App& app, GlobalOptions& global);       // cmd_list.cc

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "commands.h"
 #include "dlsim/report/format.h"
 
 namespace dlsim::cli {
@@ -43,6 +44,14 @@ int WithProgress(const std::string& unit, bool quiet, const std::function<int(Pr
   const int code = command(std::move(progress));
   line->Finish();
   return code;
+}
+
+CLI::Option* AddQuietAndRun(CLI::App* cmd, const std::string& unit, const std::string& quiet_help,
+                            std::function<int(ProgressFn)> run) {
+  auto quiet = std::make_shared<bool>(false);
+  CLI::Option* flag = cmd->add_flag("--quiet", *quiet, quiet_help);
+  cmd->callback([unit, quiet, run = std::move(run)] { Exit(WithProgress(unit, *quiet, run)); });
+  return flag;
 }
 
 }  // namespace dlsim::cli
