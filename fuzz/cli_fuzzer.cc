@@ -102,11 +102,15 @@ struct Command {
 
 // The commands, picked by the input's first byte modulo their count.
 constexpr Command kCommands[] = {
-    {"train", "train.yaml"},      {"serve", "serve.yaml"},
-    {"cluster", "cluster.yaml"},  {"gnn", "gnn.yaml"},
-    {"plan", "plan.yaml"},        {"kernels", "@tests/data/kernels/ops.csv"},
+    {"train", "train.yaml"},
+    {"serve", "serve.yaml"},
+    {"cluster", "cluster.yaml"},
+    {"gnn", "gnn.yaml"},
+    {"plan", "plan.yaml"},
+    {"kernels", "@tests/data/kernels/ops.csv"},
     {"calibrate", "@tests/data/calibrate/runs.csv"},
-    {"catalog", ""},              {"list", ""},
+    {"catalog", ""},
+    {"list", ""},
 };
 
 std::string SourcePath(const std::string& relative) {
@@ -117,9 +121,11 @@ std::string SourcePath(const std::string& relative) {
 void ResetFolder(const fs::path& dir) {
   fs::create_directories(dir);  // (again, should something have removed it)
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) fs::remove_all(e.path());
-  const std::pair<const char*, const char*> files[] = {
-      {"train.yaml", kTrain}, {"serve.yaml", kServe}, {"cluster.yaml", kCluster},
-      {"gnn.yaml", kGnn},     {"plan.yaml", kPlan}};
+  const std::pair<const char*, const char*> files[] = {{"train.yaml", kTrain},
+                                                       {"serve.yaml", kServe},
+                                                       {"cluster.yaml", kCluster},
+                                                       {"gnn.yaml", kGnn},
+                                                       {"plan.yaml", kPlan}};
   for (const auto& [name, text] : files) std::ofstream(dir / name) << text;
 }
 
@@ -196,9 +202,11 @@ void CheckOutput(const std::vector<std::string>& argv, int code, const std::stri
     if (!help) dlsim::fuzz::Fail("`" + line + "` exited 0 and printed nothing");
     return;
   }
-  if (out[0] == '{' && !nlohmann::json::accept(out)) dlsim::fuzz::Fail("`" + line + "` printed JSON that does not parse");
+  if (out[0] == '{' && !nlohmann::json::accept(out))
+    dlsim::fuzz::Fail("`" + line + "` printed JSON that does not parse");
   static const std::regex kNonFinite(R"((^|[^A-Za-z_])-?(nan|inf)([^A-Za-z_]|$))");
-  if (std::regex_search(out, kNonFinite)) dlsim::fuzz::Fail("`" + line + "` exited 0 with a non-finite figure");
+  if (std::regex_search(out, kNonFinite))
+    dlsim::fuzz::Fail("`" + line + "` exited 0 with a non-finite figure");
 }
 
 }  // namespace

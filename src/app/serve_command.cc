@@ -10,6 +10,7 @@
 #include "dlsim/io/resolved_scenario.h"
 #include "dlsim/io/serve_scenario.h"
 #include "dlsim/report/json_report.h"
+#include "dlsim/serve/prediction_interval.h"
 #include "dlsim/serve/setup.h"
 #include "run_sinks.h"
 
@@ -17,9 +18,11 @@ namespace dlsim::app {
 namespace {
 
 int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const serve::ServeEnvironment& env,
-                const serve::IterationCostModel& cost, std::ostream& out, std::ostream& err) {
+                const serve::IterationCostModel& cost, const cost::PredictionIntervals& intervals,
+                std::ostream& out, std::ostream& err) {
   auto cap = serve::FindCapacity(options, cost, env.schedulers, env.routers, {.target = args.target});
   if (!cap.ok()) return ReportError("serve", cap.error(), err);
+  cap->at_capacity.tpot_interval = serve::TpotIntervalOf(options, cap->at_capacity, intervals);
   if (args.json) {
     out << JsonOutput(WithInputs(CapacityJson(*cap, args.target), io::ResolvedServeScenario(options)));
   } else {
@@ -95,9 +98,10 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
     err << "dlsim serve: --html and --csv describe one run, not a --capacity search; drop one\n";
     return kExitUsage;
   }
-  if (args.capacity) return RunCapacity(args, *options, **env, **cost, out, err);
+  if (args.capacity) return RunCapacity(args, *options, **env, **cost, catalogs->intervals, out, err);
   auto result = SimulateWithSinks(*options, **env, **cost, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
+  result->tpot_interval = serve::TpotIntervalOf(*options, *result, catalogs->intervals);
   if (args.json) {
     out << JsonOutput(WithInputs(ServeJson(*result), io::ResolvedServeScenario(*options)));
   } else {

@@ -29,6 +29,10 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["requests_completed"] = m.requests_completed;
   j["ttft_s"] = pct(m.ttft_s);
   j["tpot_s"] = m.tpot_requests > 0 ? pct(m.tpot_s) : nlohmann::ordered_json();  // null: no request has one
+  if (r.tpot_interval)
+    j["tpot_mean_interval_s"] =
+        report::IntervalJson(r.tpot_interval->low_s, r.tpot_interval->high_s, r.tpot_interval->level,
+                             r.tpot_interval->regime, r.tpot_interval->outside);
   nlohmann::ordered_json itl = pct(m.itl_s);
   itl["max"] = m.itl_s.max;                                      // the longest stall
   j["itl_s"] = m.itl_gaps > 0 ? itl : nlohmann::ordered_json();  // null: no gap at all
@@ -102,6 +106,11 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
     LatencyRow(lat, "TPOT", m.tpot_s);
   else
     lat.AddRow({"TPOT", "n/a", "n/a", "n/a", "n/a (every request has one output token)"});
+  if (r.tpot_interval)
+    lat.AddRow({fmt::format("TPOT mean, {:.0f}% interval ({})", 100 * r.tpot_interval->level,
+                            r.tpot_interval->outside ? "OUTSIDE the validated runs: widened"
+                                                     : r.tpot_interval->regime),
+                "", "", "", Sec(r.tpot_interval->low_s) + " - " + Sec(r.tpot_interval->high_s)});
   if (m.itl_gaps > 0) LatencyRow(lat, "ITL", m.itl_s);
   LatencyRow(lat, "end-to-end", m.e2e_s);
   LatencyRow(lat, "queueing", m.queueing_s);

@@ -155,11 +155,8 @@ nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Byt
   j["parallel"] = ParallelJson(o, r);
   j["step_time_s"] = r.step_time_s;
   if (r.interval)
-    j["step_time_interval_s"] = {{"low", r.interval->low_s},
-                                 {"high", r.interval->high_s},
-                                 {"level", r.interval->level},
-                                 {"regime", r.interval->regime},
-                                 {"outside_validated_regimes", r.interval->outside}};
+    j["step_time_interval_s"] = report::IntervalJson(r.interval->low_s, r.interval->high_s, r.interval->level,
+                                                     r.interval->regime, r.interval->outside);
   j["tokens_per_s"] = r.tokens_per_s;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
   j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;

@@ -61,6 +61,15 @@ Status JsonReport::Write(std::ostream& out) const {
   return Status::Ok();
 }
 
+nlohmann::ordered_json IntervalJson(double low, double high, double level, const std::string& regime,
+                                    bool outside) {
+  return {{"low", low},
+          {"high", high},
+          {"level", level},
+          {"regime", regime},
+          {"outside_validated_regimes", outside}};
+}
+
 int64_t JsonBytes(Bytes b) {
   const double v = b.ToBytes();
   if (!(v < 9.2e18)) return std::numeric_limits<int64_t>::max();

@@ -1,5 +1,6 @@
 #include "dlsim/serve/simulate.h"
 
+#include "dlsim/serve/prediction_interval.h"
 #include "dlsim/serve/setup.h"
 
 namespace dlsim::serve {
@@ -13,7 +14,9 @@ Result<ServeResult> Simulate(const ServeOptions& options, const catalog::Catalog
   }
   DLSIM_ASSIGN_OR_RETURN(auto env, MakeServeEnvironment(catalogs.compute, catalogs.network));
   DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(options, *env));
-  return Simulate(options, *cost, env->schedulers, env->routers, sink);
+  DLSIM_ASSIGN_OR_RETURN(ServeResult r, Simulate(options, *cost, env->schedulers, env->routers, sink));
+  r.tpot_interval = TpotIntervalOf(options, r, catalogs.intervals);
+  return r;
 }
 
 }  // namespace dlsim::serve

@@ -3,6 +3,7 @@
 
 #include "dlsim/app/serve_render.h"
 #include "dlsim/report/json_report.h"
+#include "dlsim/serve/prediction_interval.h"
 #include "dlsim/serve/simulate.h"
 #include "test_env.h"
 
@@ -147,7 +148,8 @@ TEST(Simulator, SameSeedSameBytes) {
 }
 
 // The module entry point (serve/simulate.h) builds the same environment and cost model as the
-// explicit path above, so it gives the same bytes; an infeasible deployment is a result.
+// explicit path above, so it gives the same bytes, plus the TPOT interval of the catalogs' table (which the
+// explicit path, without catalogs, leaves to its caller); an infeasible deployment is a result.
 TEST(Simulator, EntryPointMatchesTheExplicitPath) {
   ServeOptions o = BaseOptions("llama2-7b", "h100-sxm5-80gb");
   o.workload.requests = 500;
@@ -157,6 +159,9 @@ TEST(Simulator, EntryPointMatchesTheExplicitPath) {
   auto a = Simulate(o, **cost, Env().env->schedulers, Env().env->routers);
   auto b = Simulate(o, Env().catalogs, nullptr);
   ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(b->tpot_interval.has_value());
+  EXPECT_FALSE(a->tpot_interval.has_value());
+  a->tpot_interval = TpotIntervalOf(o, *a, Env().catalogs.intervals);
   EXPECT_EQ(report::DumpDeterministic(app::ServeJson(*a)), report::DumpDeterministic(app::ServeJson(*b)));
   ServeOptions big = BaseOptions("llama2-70b", "a100-sxm4-80gb");
   big.workload.requests = 10;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/validate/training_fit.h"
@@ -120,6 +121,29 @@ TEST_F(ValidationTest, ServingRunsOfPublishedVllmReleases) {
   ASSERT_FALSE(s.rows.empty());
   EXPECT_EQ(s.rows.front().measured, 19);
   EXPECT_NEAR(s.rows.front().predicted, 19, 0.10 * 19);
+}
+
+// The shipped `serving` interval (data/calibration/intervals.yaml) is that of today's predictions: its bounds
+// are quantiles of measured / predicted over the rows no constant was fitted on (#6913's two rows set
+// vllm-0.5's per-request cost), so each is one of those rows' ratios. A change that moves the serving
+// predictions fails here until scripts/fit-intervals.py is run again.
+TEST_F(ValidationTest, ShippedServingIntervalIsTheOutOfFitRowsSpread) {
+  auto catalogs = io::LoadCatalogs({});
+  ASSERT_TRUE(catalogs.ok());
+  const cost::IntervalRegime* serving = catalogs->intervals.Find("serving");
+  ASSERT_NE(serving, nullptr);
+  std::vector<double> ratios;
+  for (const auto& r : Set("serving-vllm-public").rows)
+    if (r.label.rfind("70B-fp8 tp4", 0) != 0) ratios.push_back(r.measured / r.predicted);
+  EXPECT_EQ(static_cast<int>(ratios.size()), serving->rows);
+  auto is_a_ratio = [&](double bound) {
+    return std::any_of(ratios.begin(), ratios.end(),
+                       [&](double x) { return std::abs(x - bound) < 1e-4 * x; });
+  };
+  EXPECT_TRUE(is_a_ratio(serving->low)) << "low " << serving->low << ": run scripts/fit-intervals.py";
+  EXPECT_TRUE(is_a_ratio(serving->high)) << "high " << serving->high << ": run scripts/fit-intervals.py";
+  EXPECT_LT(serving->low, 1.0);
+  EXPECT_GT(serving->high, 1.0);
 }
 
 TEST_F(ValidationTest, EveryRowHasAPrediction) {

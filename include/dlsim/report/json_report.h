@@ -41,6 +41,11 @@ std::string DumpDeterministic(const nlohmann::ordered_json& j, int digits = kRep
 // 80 GiB reads 85899345920, not the 9-digit float 85899345900.0.
 int64_t JsonBytes(Bytes b);
 
+// A prediction interval as every command writes it: {low, high, level, regime, outside_validated_regimes}
+// (train's step_time_interval_s, serve's tpot_mean_interval_s).
+nlohmann::ordered_json IntervalJson(double low, double high, double level, const std::string& regime,
+                                    bool outside);
+
 class JsonReport {
  public:
   explicit JsonReport(int digits = kReportDigits) : digits_(digits) {}

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,14 @@ struct RequestRecord {
   bool met_slo = false;  // TTFT and TPOT (when it has one) within the SLO
 };
 
+// The interval of a predicted mean TPOT (serve/prediction_interval.h).
+struct TpotInterval {
+  double low_s = 0, high_s = 0;  // of the mean TPOT
+  double level = 0.8;            // nominal coverage
+  std::string regime;            // serving, outside
+  bool outside = false;          // no validation run covers the engine and GPU: widened
+};
+
 struct ServeResult {
   bool feasible = true;
   std::string reason;  // why not, when infeasible
@@ -97,6 +106,8 @@ struct ServeResult {
   bool profiled = false;  // token-level operators from measured profiles
   ServeMetrics metrics;
   std::vector<RequestRecord> records;  // arrival order; only with options.keep_records
+  // Set by the callers that hold the catalogs' intervals (serve::Simulate with catalogs, the serve command).
+  std::optional<TpotInterval> tpot_interval;
 };
 
 // Runs the scenario. `sink` (may be null) receives a span per iteration and KV counters; the

@@ -1,0 +1,29 @@
+// The interval a predicted mean time per output token carries (docs/validation.md, "Prediction intervals"):
+// the 10th-90th percentiles of measured / predicted mean TPOT over the published vLLM runs no constant was
+// fitted on (data/calibration/intervals.yaml, regime `serving`, written by scripts/fit-intervals.py).
+//   serving:  a vLLM engine profile (vllm-0.5, vllm-0.6, vllm-v1) on a Hopper GPU: what those runs cover;
+//   outside:  any other engine (sglang, trtllm, the GPU alone) or GPU architecture: serving's interval with its
+//             log-width times PredictionIntervals::outside_widen, flagged.
+// TTFT, ITL and end-to-end times carry none: no published run in the project measures them out of fit.
+//
+//   r.tpot_interval = serve::TpotIntervalOf(options, r, catalogs.intervals);
+#ifndef DLSIM_SERVE_PREDICTION_INTERVAL_H_
+#define DLSIM_SERVE_PREDICTION_INTERVAL_H_
+
+#include <optional>
+#include <string>
+
+#include "dlsim/cost/prediction_intervals.h"
+#include "dlsim/serve/options.h"
+#include "dlsim/serve/simulator.h"
+
+namespace dlsim::serve {
+
+// The interval of the mean TPOT of `r`, a run of scenario `o`; nullopt when the run is infeasible, no request
+// has two output tokens, or the table has no `serving` regime.
+std::optional<TpotInterval> TpotIntervalOf(const ServeOptions& o, const ServeResult& r,
+                                           const cost::PredictionIntervals& table);
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_PREDICTION_INTERVAL_H_
