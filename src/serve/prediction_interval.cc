@@ -17,9 +17,11 @@ std::optional<TpotInterval> TpotIntervalOf(const ServeOptions& o, const ServeRes
                                            const cost::PredictionIntervals& table) {
   const cost::IntervalRegime* serving = table.Find("serving");
   const double tpot_s = r.metrics.tpot_s.mean;
-  if (serving == nullptr || !r.feasible || r.metrics.tpot_requests == 0 || !(tpot_s > 0) || !std::isfinite(tpot_s))
+  if (serving == nullptr || !r.feasible || r.metrics.tpot_requests == 0 || !(tpot_s > 0) ||
+      !std::isfinite(tpot_s))
     return std::nullopt;
-  if (Validated(o)) return TpotInterval{tpot_s * serving->low, tpot_s * serving->high, table.level, "serving"};
+  if (Validated(o))
+    return TpotInterval{tpot_s * serving->low, tpot_s * serving->high, table.level, "serving"};
   const double w = table.outside_widen;
   return TpotInterval{tpot_s * std::pow(serving->low, w), tpot_s * std::pow(serving->high, w), table.level,
                       "outside", true};
