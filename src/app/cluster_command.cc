@@ -112,7 +112,7 @@ int RunSweep(const ClusterArgs& args, const cluster::ClusterOptions& o, const ca
   if (!rows.ok()) return ReportError("cluster", rows.error(), map->IsPrimary() ? err : unheard);
   if (!map->IsPrimary()) return kExitOk;
   if (args.json)
-    out << JsonOutput(ClusterSweepJson(*rows));
+    out << JsonOutput(WithInputs(ClusterSweepJson(*spec, *rows), io::ResolvedClusterScenario(o)));
   else
     out << "cluster: " << io::SummarizeClusterOptions(o) << "\n" << FormatClusterSweep(*rows);
   return kExitOk;

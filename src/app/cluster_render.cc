@@ -92,19 +92,26 @@ std::string FormatClusterSweep(const std::vector<cluster::SweepRow>& rows) {
   return t.Render();
 }
 
-nlohmann::ordered_json ClusterSweepJson(const std::vector<cluster::SweepRow>& rows) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+nlohmann::ordered_json ClusterSweepJson(const cluster::SweepSpec& spec,
+                                        const std::vector<cluster::SweepRow>& rows) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
   for (const cluster::SweepRow& r : rows)
-    j.push_back({{"policy", r.policy},
-                 {"load_scale", r.load_scale},
-                 {"seed", r.seed},
-                 {"jct_mean_s", r.summary.jct_s.mean},
-                 {"jct_p99_s", r.summary.jct_s.p99},
-                 {"queued_mean_s", r.summary.queued_s.mean},
-                 {"makespan_s", r.summary.makespan_s},
-                 {"utilisation", r.summary.utilisation},
-                 {"preemptions", r.summary.preemptions},
-                 {"completed", r.summary.completed}});
+    points.push_back({{"policy", r.policy},
+                      {"load_scale", r.load_scale},
+                      {"seed", r.seed},
+                      {"jct_mean_s", r.summary.jct_s.mean},
+                      {"jct_p99_s", r.summary.jct_s.p99},
+                      {"queued_mean_s", r.summary.queued_s.mean},
+                      {"makespan_s", r.summary.makespan_s},
+                      {"utilisation", r.summary.utilisation},
+                      {"preemptions", r.summary.preemptions},
+                      {"completed", r.summary.completed}});
+  nlohmann::ordered_json j;
+  j["sweep"] = {{"policies", spec.policies},
+                {"load_scales", spec.load_scales},
+                {"seeds", spec.seeds},
+                {"jobs_drawn_per_seed", static_cast<bool>(spec.regenerate)}};
+  j["rows"] = std::move(points);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "dlsim/cluster/policies/goldminer.h"
@@ -424,6 +425,32 @@ TEST(ClusterScenario, LendablePoolErrorsAreLocated) {
 std::string ReadAll(const std::string& path) {
   std::ifstream f(path);
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// The sweep's JSON is one object like every command's: the sweep that ran, a row per point in sweep order,
+// the dlsim version and the resolved inputs (issue 36).
+TEST(ClusterCli, SweepJsonCarriesTheSweepTheRowsAndTheInputs) {
+  const std::string dir = ::testing::TempDir(), file = dir + "/sweep_json.yaml";
+  std::ofstream(file) << "cluster: {nodes: [{gpu: v100, gpus: 4, count: 2}]}\n"
+                         "jobs: {synthetic: {generator: gavel, jobs: 40, load: 0.8, seed: 1}}\n"
+                         "policy: {name: fifo}\n"
+                         "sweep: {policies: [fifo, las], load_scales: [1], seeds: [1, 2]}\n";
+  const std::string out = dir + "/sweep.json";
+  ASSERT_EQ(
+      std::system(
+          (std::string(DLSIM_BINARY) + " cluster " + file + " --sweep --json --quiet > " + out).c_str()),
+      0);
+  const auto j = nlohmann::json::parse(ReadAll(out));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["sweep"]["policies"], nlohmann::json({"fifo", "las"}));
+  EXPECT_EQ(j["sweep"]["seeds"], nlohmann::json({1, 2}));
+  EXPECT_TRUE(j["sweep"]["jobs_drawn_per_seed"].get<bool>());
+  ASSERT_EQ(j["rows"].size(), 4u);
+  EXPECT_EQ(j["rows"][0]["policy"], "fifo");
+  EXPECT_EQ(j["rows"][3]["policy"], "las");
+  EXPECT_EQ(j["rows"][3]["seed"], 2);
+  EXPECT_FALSE(j["dlsim_version"].get<std::string>().empty());
+  EXPECT_EQ(j["inputs"]["policy"]["name"], "fifo");
 }
 
 // Determinism across ranks: `mpirun -n 2 dlsim cluster FILE --sweep` prints the same bytes as one

@@ -20,7 +20,10 @@ std::string FormatClusterReport(const cluster::ClusterOptions& options, const cl
 std::string FormatClusterComparison(const std::vector<cluster::ClusterResult>& results);
 // One row per sweep point, in sweep order.
 std::string FormatClusterSweep(const std::vector<cluster::SweepRow>& rows);
-nlohmann::ordered_json ClusterSweepJson(const std::vector<cluster::SweepRow>& rows);
+// {"sweep": {policies, load_scales, seeds, jobs_drawn_per_seed}, "rows": [one per point, in sweep order]};
+// the command adds dlsim_version and the resolved inputs.
+nlohmann::ordered_json ClusterSweepJson(const cluster::SweepSpec& spec,
+                                        const std::vector<cluster::SweepRow>& rows);
 nlohmann::ordered_json ClusterJson(const cluster::ClusterResult& r, bool records);
 void WriteJobsCsv(const cluster::ClusterResult& r, std::ostream& out);
 void WriteSeriesCsv(const cluster::ClusterResult& r, std::ostream& out);
