@@ -124,7 +124,7 @@ def main(cv_path, val_path, *calibrate_paths):
     print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
     print("  serving:")
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (slo, shi, len(serving), rows(serving)))
-    print("    what: \"mean TPOT of vLLM engine profiles (vllm-0.5, vllm-0.6, vllm-v1) on H100; published runs\"")
+    print("    what: \"mean TPOT of vLLM engine profiles (vllm-0.5, vllm-0.6, vllm-0.14) on H100; published runs\"")
 
 
 if __name__ == "__main__":

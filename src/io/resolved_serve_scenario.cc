@@ -95,6 +95,7 @@ ordered_json EngineHostJson(const serve::EngineHost& h) {
           {"per_request_us", h.per_request.ToMicros()},
           {"first_token_ms", h.first_token.ToMillis()},
           {"async_output", h.async_output},
+          {"async_scheduling", h.async_scheduling},
           {"scheduler_steps", h.scheduler_steps}};
 }
 

@@ -20,6 +20,7 @@ bool EngineHost::PaysStep(bool decode_only, int* run_left) const {
 Duration EngineHost::StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const {
   Duration output = per_request * std::max<int64_t>(0, requests);
   if (decode_only && scheduler_steps > 1) output = Duration::Nanos(output.ToNanos() / scheduler_steps);
+  if (async_scheduling) return std::max(gpu, (pays_step ? step : Duration()) + output);
   Duration wall = gpu + (async_output ? std::max(Duration(), output - gpu) : output);
   if (pays_step) wall += step;
   return wall;
@@ -30,6 +31,7 @@ EngineHost WithKeys(EngineHost base, const EngineHostKeys& keys) {
   if (keys.per_request) base.per_request = *keys.per_request;
   if (keys.first_token) base.first_token = *keys.first_token;
   if (keys.async_output) base.async_output = *keys.async_output;
+  if (keys.async_scheduling) base.async_scheduling = *keys.async_scheduling;
   if (keys.scheduler_steps) base.scheduler_steps = *keys.scheduler_steps;
   return base;
 }

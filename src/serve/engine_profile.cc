@@ -96,6 +96,14 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
              .async_output = true,
              .first_token = Micros(kFirstTokenUs)};
   p.push_back(v1);
+  // vLLM 0.14 and later: V1 with asynchronous scheduling on by default (PR #27614 made it the default where
+  // compatible, PR #31998 (v0.14.0) extended it to speculative decoding; vllm/config/scheduler.py: "If set to
+  // False, disable async scheduling"). The same CPU costs, overlapped with the GPU (engine_host.h).
+  EngineProfile v014 = v1;
+  v014.name = "vllm-0.14";
+  v014.description = "vLLM 0.14+ (V1): as vllm-v1, scheduling asynchronous (one step ahead of the GPU)";
+  v014.host.async_scheduling = true;
+  p.push_back(v014);
 }
 
 // SGLang v0.4.1 (server_args.py @efc52f85: chunked_prefill_size 8192, 2048 below ~25 GB, L183-187; chunked

@@ -7,7 +7,7 @@ namespace {
 
 // The engines and GPUs of the out-of-fit rows of data/validation/vllm_public_serving.csv.
 bool Validated(const ServeOptions& o) {
-  const bool vllm = o.engine == "vllm-0.5" || o.engine == "vllm-0.6" || o.engine == "vllm-v1";
+  const bool vllm = o.engine == "vllm-0.5" || o.engine == "vllm-0.6" || o.engine == "vllm-0.14";
   return vllm && o.gpu.architecture == "hopper";
 }
 

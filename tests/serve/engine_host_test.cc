@@ -43,6 +43,22 @@ TEST(EngineHost, StepWallInClosedForm) {
   EXPECT_EQ(multi.StepWall(Millis(10), 8, true, false), Millis(10) + Micros(4800));
 }
 
+// Asynchronous scheduling (vllm-0.14): the step's CPU work (4 ms + 8 x 0.1 ms) runs while the GPU computes,
+// so only what exceeds the GPU's 10 ms shows; with 200 requests (4 + 20 ms) the CPU is the step.
+TEST(EngineHost, AsyncSchedulingOverlapsTheStepWithTheGpu) {
+  EngineHost h = Host(4000, 100, true, 0);
+  h.async_scheduling = true;
+  EXPECT_EQ(h.StepWall(Millis(10), 8, true, false), Millis(10));
+  EXPECT_EQ(h.StepWall(Millis(10), 200, true, false), Millis(24));
+  EXPECT_EQ(h.StepWall(Millis(1), 8, true, false), Micros(4800));
+  EXPECT_EQ(h.StepWall(Millis(1), 8, false, false), Millis(1));
+  auto v014 = FindEngine("vllm-0.14");
+  ASSERT_TRUE(v014.ok());
+  EXPECT_TRUE((*v014)->host.async_scheduling);
+  EXPECT_FALSE((*FindEngine("vllm-v1"))->host.async_scheduling);
+  EXPECT_EQ((*v014)->host.step, (*FindEngine("vllm-v1"))->host.step);
+}
+
 TEST(EngineHost, MultiStepPaysTheSchedulerOncePerRun) {
   const EngineHost h = Host(4000, 0, false, 0, 4);
   int run_left = 0;
@@ -140,6 +156,8 @@ TEST(EngineHost, ProfilesHoldTheSourcedValues) {
       EXPECT_NEAR(h.first_token.ToMicros(), v, 1e-3) << row.at(0);
     else if (key == "async_output")
       EXPECT_EQ(h.async_output, v != 0) << row.at(0);
+    else if (key == "async_scheduling")
+      EXPECT_EQ(h.async_scheduling, v != 0) << row.at(0);
     else
       ADD_FAILURE() << "unknown key " << key;
     ++rows;

@@ -33,7 +33,7 @@ ServeResult RunWithTpot(double tpot_s, int64_t tpot_requests = 100) {
 }
 
 TEST(TpotInterval, VllmProfilesOnHopperTakeTheServingRegime) {
-  for (const char* engine : {"vllm-0.5", "vllm-0.6", "vllm-v1"}) {
+  for (const char* engine : {"vllm-0.5", "vllm-0.6", "vllm-0.14"}) {
     auto iv = TpotIntervalOf(Options(engine, "hopper"), RunWithTpot(0.010), Table());
     ASSERT_TRUE(iv.has_value()) << engine;
     EXPECT_DOUBLE_EQ(iv->low_s, 0.008);
@@ -44,11 +44,13 @@ TEST(TpotInterval, VllmProfilesOnHopperTakeTheServingRegime) {
   }
 }
 
-// Another engine (the GPU alone, SGLang) or another GPU architecture: no validation run covers it, so the
-// serving interval's log-width is widened 1.5 x on both sides and the result says so.
+// Another engine (the GPU alone, SGLang, vllm-v1, whose rows moved to vllm-0.14) or another GPU architecture:
+// no validation run covers it, so the serving interval's log-width is widened 1.5 x on both sides and the
+// result says so.
 TEST(TpotInterval, EverythingElseIsOutsideAndWidened) {
-  for (const auto& [engine, arch] : {std::pair{"default", "hopper"}, std::pair{"sglang", "hopper"},
-                                     std::pair{"vllm-v1", "ampere"}, std::pair{"vllm-0.6", "blackwell"}}) {
+  for (const auto& [engine, arch] :
+       {std::pair{"default", "hopper"}, std::pair{"sglang", "hopper"}, std::pair{"vllm-v1", "hopper"},
+        std::pair{"vllm-0.14", "ampere"}, std::pair{"vllm-0.6", "blackwell"}}) {
     auto iv = TpotIntervalOf(Options(engine, arch), RunWithTpot(0.010), Table());
     ASSERT_TRUE(iv.has_value()) << engine << " " << arch;
     EXPECT_NEAR(iv->low_s, 0.010 * std::pow(0.8, 1.5), 1e-12);
@@ -59,7 +61,7 @@ TEST(TpotInterval, EverythingElseIsOutsideAndWidened) {
 }
 
 TEST(TpotInterval, NoneWithoutATpotOrAServingRegime) {
-  const ServeOptions o = Options("vllm-v1", "hopper");
+  const ServeOptions o = Options("vllm-0.14", "hopper");
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(0.010, /*tpot_requests=*/0), Table()).has_value());
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(0.0), Table()).has_value());
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(NAN), Table()).has_value());

@@ -18,12 +18,16 @@
 namespace dlsim::serve {
 
 struct EngineHost {
-  // Scheduler and input preparation, once per scheduler call; the GPU waits for it (never overlapped).
+  // Scheduler and input preparation, once per scheduler call; the GPU waits for it unless async_scheduling.
   Duration step;
   // Output processing per request in the step. With async_output it runs while the GPU computes the next
   // step (vLLM 0.6's asynchronous output processor), so only what exceeds that step's GPU time shows.
   Duration per_request;
   bool async_output = false;
+  // Asynchronous scheduling (vLLM's AsyncScheduler, PR #19970; on by default from v0.14): the scheduler runs
+  // one step ahead, so the step's CPU work (scheduling and the previous step's output processing) overlaps
+  // its GPU work and only what exceeds it shows: wall = max(GPU, step + output).
+  bool async_scheduling = false;
   // Added to every request's first-token and finish times (not to the gaps between its tokens): the API
   // server, tokenisation and the first streamed chunk.
   Duration first_token;
@@ -48,7 +52,7 @@ struct EngineHost {
 // file's) value; unset keys keep them.
 struct EngineHostKeys {
   std::optional<Duration> step, per_request, first_token;
-  std::optional<bool> async_output;
+  std::optional<bool> async_output, async_scheduling;
   std::optional<int> scheduler_steps;
 };
 // `base` with every key `keys` sets replaced.
