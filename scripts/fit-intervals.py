@@ -59,18 +59,22 @@ def coverage(ratios, lo, hi):
 
 
 def serving_sets(validate):
-    """Source -> measured / predicted mean TPOT of the serving rows no constant was fitted on."""
+    """Source -> measured / predicted mean TPOT of the serving rows no constant was fitted on, and the
+    engines and GPUs of those rows (the scenarios the regime covers)."""
     import csv
-    rows = [r for r in csv.reader(l for l in open(SERVING_CSV) if not l.startswith("#"))]
-    source = {r[0]: r[1] for r in rows[1:]}
-    sets = {}
+    rows = list(csv.DictReader(l for l in open(SERVING_CSV) if not l.startswith("#")))
+    by_label = {r["label"]: r for r in rows}
+    sets, engines, gpus = {}, set(), set()
     for s in validate:
         if s["name"] != SERVING_SET:
             continue
         for r in s["detail"]:
             if r["feasible"] and r["predicted"] > 0 and r["label"] not in SERVING_FITTED:
-                sets.setdefault(source[r["label"]], []).append(r["measured"] / r["predicted"])
-    return sets
+                row = by_label[r["label"]]
+                sets.setdefault(row["source"], []).append(r["measured"] / r["predicted"])
+                engines.add(row["engine"])
+                gpus.add(row["gpu"])
+    return sets, sorted(engines), sorted(gpus)
 
 
 def main(cv_path, val_path, *calibrate_paths):
@@ -80,7 +84,7 @@ def main(cv_path, val_path, *calibrate_paths):
                              if r["kfold_predicted"] > 0]
     other = {}
     validate = json.load(open(val_path))
-    serving = serving_sets(validate)
+    serving, serving_engines, serving_gpus = serving_sets(validate)
     for s in validate:
         if s["name"] in HELD_OUT:
             other[s["name"]] = [r["measured"] / r["predicted"] for r in s["detail"]
@@ -124,7 +128,9 @@ def main(cv_path, val_path, *calibrate_paths):
     print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
     print("  serving:")
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (slo, shi, len(serving), rows(serving)))
-    print("    what: \"mean TPOT of vLLM engine profiles (vllm-0.5, vllm-0.6, vllm-0.14) on H100; published runs\"")
+    print("    what: \"mean TPOT of published vLLM runs; the engine profiles and GPUs below\"")
+    print("    engines: [%s]" % ", ".join(serving_engines))
+    print("    gpus: [%s]" % ", ".join(serving_gpus))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ Result<cost::PredictionIntervals> ParsePredictionIntervals(std::string_view yaml
     g.sets = r.Get<int>("sets", 0, Range::NonNegative());
     g.rows = r.Get<int>("rows", 0, Range::NonNegative());
     g.what = r.Get<std::string>("what", "");
+    g.engines = r.FindList<std::string>("engines").value_or(std::vector<std::string>{});
+    g.gpus = r.FindList<std::string>("gpus").value_or(std::vector<std::string>{});
     r.Finish();
     p.regimes.push_back(g);
   }

@@ -1,14 +1,18 @@
 #include "dlsim/serve/prediction_interval.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dlsim::serve {
 namespace {
 
-// The engines and GPUs of the out-of-fit rows of data/validation/vllm_public_serving.csv.
-bool Validated(const ServeOptions& o) {
-  const bool vllm = o.engine == "vllm-0.5" || o.engine == "vllm-0.6" || o.engine == "vllm-0.14";
-  return vllm && o.gpu.architecture == "hopper";
+bool Has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The regime lists the engines and GPUs of the rows behind it (scripts/fit-intervals.py writes them).
+bool Validated(const ServeOptions& o, const cost::IntervalRegime& serving) {
+  return Has(serving.engines, o.engine) && Has(serving.gpus, o.gpu.name);
 }
 
 }  // namespace
@@ -20,7 +24,7 @@ std::optional<TpotInterval> TpotIntervalOf(const ServeOptions& o, const ServeRes
   if (serving == nullptr || !r.feasible || r.metrics.tpot_requests == 0 || !(tpot_s > 0) ||
       !std::isfinite(tpot_s))
     return std::nullopt;
-  if (Validated(o))
+  if (Validated(o, *serving))
     return TpotInterval{tpot_s * serving->low, tpot_s * serving->high, table.level, "serving"};
   const double w = table.outside_widen;
   return TpotInterval{tpot_s * std::pow(serving->low, w), tpot_s * std::pow(serving->high, w), table.level,

@@ -14,14 +14,17 @@ cost::PredictionIntervals Table() {
   t.level = 0.8;
   t.outside_widen = 1.5;
   t.regimes.push_back({"fitted-stack", 0.9, 1.1, 7, 700, "training"});
-  t.regimes.push_back({"serving", 0.8, 2.0, 3, 8, "vLLM on H100"});
+  cost::IntervalRegime serving{"serving", 0.8, 2.0, 3, 8, "vLLM on H100"};
+  serving.engines = {"vllm-0.14", "vllm-0.5", "vllm-0.6"};
+  serving.gpus = {"h100-sxm5-80gb"};
+  t.regimes.push_back(serving);
   return t;
 }
 
-ServeOptions Options(const std::string& engine, const std::string& architecture) {
+ServeOptions Options(const std::string& engine, const std::string& gpu) {
   ServeOptions o;
   o.engine = engine;
-  o.gpu.architecture = architecture;
+  o.gpu.name = gpu;
   return o;
 }
 
@@ -32,9 +35,10 @@ ServeResult RunWithTpot(double tpot_s, int64_t tpot_requests = 100) {
   return r;
 }
 
-TEST(TpotInterval, VllmProfilesOnHopperTakeTheServingRegime) {
+// The regime's engines on its GPU (the engines and GPUs of the rows behind it).
+TEST(TpotInterval, TheRowsEnginesOnTheirGpuTakeTheServingRegime) {
   for (const char* engine : {"vllm-0.5", "vllm-0.6", "vllm-0.14"}) {
-    auto iv = TpotIntervalOf(Options(engine, "hopper"), RunWithTpot(0.010), Table());
+    auto iv = TpotIntervalOf(Options(engine, "h100-sxm5-80gb"), RunWithTpot(0.010), Table());
     ASSERT_TRUE(iv.has_value()) << engine;
     EXPECT_DOUBLE_EQ(iv->low_s, 0.008);
     EXPECT_DOUBLE_EQ(iv->high_s, 0.020);
@@ -44,15 +48,16 @@ TEST(TpotInterval, VllmProfilesOnHopperTakeTheServingRegime) {
   }
 }
 
-// Another engine (the GPU alone, SGLang, vllm-v1, whose rows moved to vllm-0.14) or another GPU architecture:
-// no validation run covers it, so the serving interval's log-width is widened 1.5 x on both sides and the
-// result says so.
+// Another engine (the GPU alone, SGLang, vllm-v1, whose rows moved to vllm-0.14) or another GPU (an H200
+// too): no validation run covers it, so the serving interval's log-width is widened 1.5 x on both sides and
+// the result says so.
 TEST(TpotInterval, EverythingElseIsOutsideAndWidened) {
-  for (const auto& [engine, arch] :
-       {std::pair{"default", "hopper"}, std::pair{"sglang", "hopper"}, std::pair{"vllm-v1", "hopper"},
-        std::pair{"vllm-0.14", "ampere"}, std::pair{"vllm-0.6", "blackwell"}}) {
-    auto iv = TpotIntervalOf(Options(engine, arch), RunWithTpot(0.010), Table());
-    ASSERT_TRUE(iv.has_value()) << engine << " " << arch;
+  for (const auto& [engine, gpu] :
+       {std::pair{"default", "h100-sxm5-80gb"}, std::pair{"sglang", "h100-sxm5-80gb"},
+        std::pair{"vllm-v1", "h100-sxm5-80gb"}, std::pair{"vllm-0.14", "a100-sxm4-80gb"},
+        std::pair{"vllm-0.14", "h200-sxm-141gb"}, std::pair{"vllm-0.6", "b200-sxm-180gb"}}) {
+    auto iv = TpotIntervalOf(Options(engine, gpu), RunWithTpot(0.010), Table());
+    ASSERT_TRUE(iv.has_value()) << engine << " " << gpu;
     EXPECT_NEAR(iv->low_s, 0.010 * std::pow(0.8, 1.5), 1e-12);
     EXPECT_NEAR(iv->high_s, 0.010 * std::pow(2.0, 1.5), 1e-12);
     EXPECT_EQ(iv->regime, "outside");
@@ -61,7 +66,7 @@ TEST(TpotInterval, EverythingElseIsOutsideAndWidened) {
 }
 
 TEST(TpotInterval, NoneWithoutATpotOrAServingRegime) {
-  const ServeOptions o = Options("vllm-0.14", "hopper");
+  const ServeOptions o = Options("vllm-0.14", "h100-sxm5-80gb");
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(0.010, /*tpot_requests=*/0), Table()).has_value());
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(0.0), Table()).has_value());
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(NAN), Table()).has_value());

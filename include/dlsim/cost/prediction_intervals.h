@@ -18,6 +18,9 @@ struct IntervalRegime {
   double high = 1;         // its upper quantile
   int sets = 0, rows = 0;  // validation sets and rows behind it
   std::string what;        // which scenarios it covers, in words
+  // A serving regime: the engine profiles and catalog GPUs of the rows behind it (empty for training regimes,
+  // which the scenario's stack and GPU architecture select, train/prediction_interval.h).
+  std::vector<std::string> engines, gpus;
 };
 
 struct PredictionIntervals {

@@ -1,9 +1,9 @@
 // The interval a predicted mean time per output token carries (docs/validation.md, "Prediction intervals"):
 // the 10th-90th percentiles of measured / predicted mean TPOT over the published vLLM runs no constant was
 // fitted on (data/calibration/intervals.yaml, regime `serving`, written by scripts/fit-intervals.py).
-//   serving:  a vLLM engine profile (vllm-0.5, vllm-0.6, vllm-v1) on a Hopper GPU: what those runs cover;
-//   outside:  any other engine (sglang, trtllm, the GPU alone) or GPU architecture: serving's interval with
-//   its
+//   serving:  an engine profile and a GPU those runs used (the regime's `engines` and `gpus`; today vllm-0.5,
+//             vllm-0.6 and vllm-0.14 on the H100 SXM);
+//   outside:  any other engine (vllm-v1, sglang, trtllm, the GPU alone) or GPU: serving's interval with its
 //             log-width times PredictionIntervals::outside_widen, flagged.
 // TTFT, ITL and end-to-end times carry none: no published run in the project measures them out of fit.
 //
