@@ -357,6 +357,14 @@ void PrintDit(const model::ModelSpec& m, std::ostream& out) {
                                                Num(m.HeadParameters() * 1e-6, 5))}});
 }
 
+// "none", "4096 tokens, every layer" or "1024 tokens, 52 of 62 layers (one global in every 6)".
+std::string SlidingWindowText(const model::ModelSpec& m) {
+  if (m.sliding_window <= 0) return "none";
+  if (m.WindowedLayers() == m.layers) return fmt::format("{} tokens, every layer", m.sliding_window);
+  return fmt::format("{} tokens, {} of {} layers (one global in every {})", m.sliding_window,
+                     m.WindowedLayers(), m.layers, m.sliding_window_pattern);
+}
+
 void PrintModel(const model::ModelSpec& m, std::ostream& out) {
   out << FieldTable(
       "Model " + m.name,
@@ -375,6 +383,7 @@ void PrintModel(const model::ModelSpec& m, std::ostream& out) {
        {"position embedding", std::string(model::PositionEmbeddingName(m.position_embedding))},
        {"dropout", Num(m.dropout)},
        {"max sequence length", std::to_string(m.max_seq_len)},
+       {"sliding window", SlidingWindowText(m)},
        {"parameters", fmt::format("{} B ({} per layer, {} embedding)", Num(m.ParameterCount() * 1e-9, 5),
                                   Num(m.LayerParameters() * 1e-6, 5) + " M",
                                   Num(m.EmbeddingParameters() * 1e-6, 5) + " M")},

@@ -107,12 +107,21 @@ double GemmShape::Elements() const {
   return (dm * dk + dk * dn + dm * dn) * static_cast<double>(batch);
 }
 
+double CappedSum(double first, double last, double cap) {
+  if (last < first) return 0;
+  if (cap <= 0 || last <= cap) return (first + last) * (last - first + 1) / 2;
+  if (first >= cap) return (last - first + 1) * cap;
+  return (first + cap) * (cap - first + 1) / 2 + (last - cap) * cap;
+}
+
 double AttentionShape::Pairs() const {
   if (batch <= 0 || heads <= 0 || seq_q <= 0 || seq_kv <= 0) return 0;
   const double q = static_cast<double>(seq_q), kv = static_cast<double>(seq_kv);
   if (!causal) return q * kv;
-  const double visible = std::min(q, kv);
-  return std::max(0.0, q * kv - visible * (visible - 1) / 2);
+  // Bottom-right aligned: query i of seq_q sees kv - q + i + 1 keys.
+  if (q <= kv) return CappedSum(kv - q + 1, kv, static_cast<double>(window));
+  const double pairs = std::max(0.0, q * kv - kv * (kv - 1) / 2);
+  return window > 0 ? std::min(pairs, q * static_cast<double>(window)) : pairs;
 }
 
 Flops AttentionShape::ForwardFlops() const {

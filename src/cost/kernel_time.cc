@@ -51,15 +51,18 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
 
 namespace {
 
-// FLOPs actually computed (whole 128 x 128 blocks, causal skips those above the diagonal) and
-// thread blocks (one per query block and head) of one attention shape.
+// FLOPs actually computed (whole 128 x 128 blocks, causal skips those above the diagonal and a window
+// those wholly before it) and thread blocks (one per query block and head) of one attention shape.
 void AttentionWork(const AttentionShape& s, double* flops, double* ctas) {
   const double qb = CeilDiv(static_cast<double>(s.seq_q), kAttentionBlock);
   const double kb = CeilDiv(static_cast<double>(s.seq_kv), kAttentionBlock);
   double blocks = qb * kb;
   if (s.causal) {
     const double offset = kb - qb;  // key blocks before the first query block
-    blocks = qb * offset + qb * (qb + 1) / 2;
+    // A window of w keys behind a block of 128 queries spans ceil((w + 127) / 128) key blocks.
+    const double window_blocks =
+        s.window > 0 ? CeilDiv(static_cast<double>(s.window) + kAttentionBlock - 1, kAttentionBlock) : 0;
+    blocks = CappedSum(offset + 1, offset + qb, window_blocks);
     blocks = std::clamp(blocks, 1.0, qb * kb);
   }
   const double per_block = 4.0 * kAttentionBlock * kAttentionBlock * static_cast<double>(s.head_dim);

@@ -26,16 +26,15 @@ struct TypeInfo {
   Family family;
 };
 
-// Llama-shaped decoders: gated MLP, RMSNorm, RoPE. Gemma and Gemma 2 tie their embeddings by default and give
-// head_dim; Gemma 2's local (sliding-window) layers are priced as full attention, exact up to its window
-// (docs/catalog.md); Phi-3 keeps its fused qkv and gate_up projections, the same matrices.
-constexpr TypeInfo kTypes[] = {{"bert", Family::kBert},         {"gpt2", Family::kGpt2},
-                               {"llama", Family::kLlama},       {"mistral", Family::kLlama},
-                               {"opt", Family::kOpt},           {"qwen2", Family::kLlama},
-                               {"qwen3", Family::kLlama},       {"phi3", Family::kLlama},
-                               {"gemma", Family::kLlama},       {"gemma2", Family::kLlama},
-                               {"mixtral", Family::kMixtral},   {"qwen3_moe", Family::kQwenMoe},
-                               {"qwen2_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
+// Llama-shaped decoders: gated MLP, RMSNorm, RoPE. Gemma 2 and 3 tie their embeddings by default and give
+// head_dim; their sliding windows (and Mistral v0.1's, Phi-3's) are read by ReadSlidingWindow; Phi-3 keeps
+// its fused qkv and gate_up projections, the same matrices.
+constexpr TypeInfo kTypes[] = {
+    {"bert", Family::kBert},         {"gpt2", Family::kGpt2},         {"llama", Family::kLlama},
+    {"mistral", Family::kLlama},     {"opt", Family::kOpt},           {"qwen2", Family::kLlama},
+    {"qwen3", Family::kLlama},       {"phi3", Family::kLlama},        {"gemma", Family::kLlama},
+    {"gemma2", Family::kLlama},      {"gemma3_text", Family::kLlama}, {"mixtral", Family::kMixtral},
+    {"qwen3_moe", Family::kQwenMoe}, {"qwen2_moe", Family::kQwenMoe}, {"deepseek_v3", Family::kDeepSeek}};
 constexpr const char* kMoeTypes[] = {"deepseek_v2"};
 // The scenario's `layers` range (docs/scenario-format.md), so a config and a scenario both say 1..10000. A
 // function, not a namespace-scope constant: limits::kLayers is dynamically initialised in another file, and a
@@ -97,8 +96,11 @@ void ReadLlama(ConfigReader& c, const std::string& type, model::ModelSpec& s) {
   s.heads = c.Int("num_attention_heads", std::nullopt, 4096);
   s.kv_heads = c.Int("num_key_value_heads", s.heads, 4096);
   s.ffn_hidden = c.Int("intermediate_size");
-  s.vocab = c.Int("vocab_size");
-  s.max_seq_len = c.Int("max_position_embeddings", 0, 1 << 26);
+  // Gemma 3's published text configs leave these to Gemma3TextConfig's defaults (transformers
+  // configuration_gemma3.py: vocab_size 262_208, max_position_embeddings 131_072).
+  const bool gemma3 = type == "gemma3_text";
+  s.vocab = c.Int("vocab_size", gemma3 ? std::optional<int>(262208) : std::nullopt);
+  s.max_seq_len = c.Int("max_position_embeddings", gemma3 ? 131072 : 0, 1 << 26);
   s.gated_mlp = true;
   s.norm = model::Norm::kRmsNorm;
   s.position_embedding = model::PositionEmbedding::kRope;
@@ -199,6 +201,53 @@ Result<Family> FamilyOf(const Json& j, const std::string& file) {
                                 "'; supported: " + Join(SupportedHfModelTypes(), ", "));
 }
 
+// The period N of a `layer_types` list whose every Nth entry is "full_attention" and the rest
+// "sliding_attention" (0: all sliding); -1 for any other list.
+int PatternOfLayerTypes(const Json& types) {
+  if (!types.is_array() || types.empty()) return -1;
+  int first_full = -1;
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i] == "full_attention") {
+      first_full = static_cast<int>(i);
+      break;
+    }
+  const int n = first_full + 1;  // 0 when no layer is full
+  for (size_t i = 0; i < types.size(); ++i) {
+    const bool full = n > 0 && (static_cast<int>(i) + 1) % n == 0;
+    if (types[i] != (full ? "full_attention" : "sliding_attention")) return -1;
+  }
+  return n == 1 ? -1 : n;
+}
+
+// A decoder's sliding window: `sliding_window` (null or absent: none; Qwen2/3 only when use_sliding_window),
+// windowed in every layer unless Gemma 2 (every other layer, transformers' modeling_gemma2), Gemma 3 (five of
+// six unless its config says), or `sliding_window_pattern` / `layer_types` say which layers are global.
+void ReadSlidingWindow(ConfigReader& c, const Json& j, const std::string& type, model::ModelSpec& s) {
+  if (!j.contains("sliding_window") || j["sliding_window"].is_null()) return;
+  if (type.rfind("qwen", 0) == 0) {
+    if (!c.Bool("use_sliding_window", false)) return;
+    c.Fail(
+        "'use_sliding_window' is true: Qwen windows the layers from max_window_layers on, a split dlsim "
+        "does not express (it expresses every layer, or every Nth layer global)");
+    return;
+  }
+  s.sliding_window = c.Int("sliding_window", 0, 1 << 24);
+  if (type == "gemma2") s.sliding_window_pattern = 2;
+  if (type == "gemma3_text") s.sliding_window_pattern = 6;  // Gemma3TextConfig's default
+  if (j.contains("sliding_window_pattern") && !j["sliding_window_pattern"].is_null())
+    s.sliding_window_pattern = c.Int("sliding_window_pattern", 0, 10000);
+  if (j.contains("layer_types") && !j["layer_types"].is_null()) {
+    const int n = PatternOfLayerTypes(j["layer_types"]);
+    if (n < 0)
+      c.Fail(
+          "'layer_types' is not 'sliding_attention' with every Nth layer 'full_attention' (N >= 2), the "
+          "patterns dlsim expresses");
+    else
+      s.sliding_window_pattern = n;
+  }
+  if (s.sliding_window_pattern == 1) s.sliding_window = s.sliding_window_pattern = 0;  // every layer global
+}
+
 }  // namespace
 
 std::vector<std::string> SupportedHfModelTypes() {
@@ -234,6 +283,8 @@ Result<model::ModelSpec> ParseHfConfig(std::string_view text, const std::string&
     const int d = c.Int("head_dim", 0, 1 << 16);
     if (s.heads > 0 && int64_t{d} * s.heads != s.hidden) s.explicit_head_dim = d;
   }
+  if (family == Family::kLlama || family == Family::kMixtral || family == Family::kQwenMoe)
+    ReadSlidingWindow(c, j, j["model_type"].get<std::string>(), s);
   if (c.error()) return *c.error();
   if (const auto issues = s.ShapeIssues(); !issues.empty())
     return Error::InvalidArgument(file + ": " + issues.front().message);

@@ -31,6 +31,8 @@ const std::vector<std::string>& ModelShapeKeys() {
                                                  "dropout",
                                                  "max_seq_len",
                                                  "head_dim",
+                                                 "sliding_window",
+                                                 "sliding_window_pattern",
                                                  "experts",
                                                  "top_k",
                                                  "expert_ffn_hidden",
@@ -137,6 +139,8 @@ std::string FormatMoeAndMlaKeys(const model::ModelSpec& s, const std::string& in
   std::string out;
   auto key = [&](const char* k, const std::string& v) { out += indent + k + ": " + v + "\n"; };
   if (s.explicit_head_dim > 0) key("head_dim", std::to_string(s.explicit_head_dim));
+  if (s.sliding_window > 0) key("sliding_window", std::to_string(s.sliding_window));
+  if (s.sliding_window_pattern > 0) key("sliding_window_pattern", std::to_string(s.sliding_window_pattern));
   if (s.moe.enabled()) {
     const model::MoeSpec& e = s.moe;
     key("experts", std::to_string(e.experts));
@@ -178,6 +182,9 @@ void RefuseUnusedMoeAndMlaKeys(const MapReader& m, const model::ModelSpec& spec)
 
 void ReadMoeAndMlaShape(const MapReader& m, model::ModelSpec& spec) {
   spec.explicit_head_dim = m.Get<int>("head_dim", spec.explicit_head_dim, limits::kHeadDim);
+  spec.sliding_window = m.Get<int>("sliding_window", spec.sliding_window, limits::kSlidingWindow);
+  spec.sliding_window_pattern =
+      m.Get<int>("sliding_window_pattern", spec.sliding_window_pattern, limits::kWindowPattern);
   model::MoeSpec& e = spec.moe;
   e.experts = m.Get<int>("experts", e.experts, limits::kExperts);
   e.top_k = m.Get<int>("top_k", e.enabled() && e.top_k == 0 ? 1 : e.top_k, limits::kTopK);

@@ -224,7 +224,37 @@ void AddDitIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
                    "refiner_blocks > 0 and pooled_dim > 0"});
 }
 
+void AddWindowIssues(const ModelSpec& m, std::vector<ShapeIssue>& out) {
+  if (m.sliding_window < 0)
+    out.push_back({{"sliding_window"},
+                   "sliding_window must be 0 (none) or a positive number of tokens, found " +
+                       std::to_string(m.sliding_window)});
+  if (m.sliding_window > 0 && m.arch != Arch::kDecoder)
+    out.push_back({{"sliding_window", "arch"},
+                   "sliding_window is a causal decoder's local attention; the model's arch is " +
+                       std::string(ArchName(m.arch))});
+  if (m.sliding_window_pattern < 0 || m.sliding_window_pattern == 1)
+    out.push_back({{"sliding_window_pattern"},
+                   "sliding_window_pattern must be 0 (every layer windowed) or N >= 2 (every Nth layer "
+                   "global), found " +
+                       std::to_string(m.sliding_window_pattern)});
+  if (m.sliding_window_pattern != 0 && m.sliding_window == 0)
+    out.push_back(
+        {{"sliding_window_pattern", "sliding_window"},
+         "sliding_window_pattern interleaves windowed layers, and the model has no sliding_window"});
+}
+
 }  // namespace
+
+int ModelSpec::WindowedLayers() const {
+  if (sliding_window <= 0) return 0;
+  if (sliding_window_pattern < 2) return layers;
+  return layers - layers / sliding_window_pattern;
+}
+
+double ModelSpec::WindowedLayerShare() const {
+  return layers > 0 ? static_cast<double>(WindowedLayers()) / layers : 0.0;
+}
 
 std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
   std::vector<ShapeIssue> out = PositivityIssues(*this);
@@ -249,6 +279,7 @@ std::vector<ShapeIssue> ModelSpec::ShapeIssues() const {
         {{"max_seq_len", "position_embedding"}, "learned position embeddings need a positive max_seq_len"});
   AddMoeIssues(*this, out);
   AddMlaIssues(*this, out);
+  AddWindowIssues(*this, out);
   if (arch == Arch::kDit) AddDitIssues(*this, out);
   return out;
 }

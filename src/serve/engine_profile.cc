@@ -75,6 +75,10 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   v05.max_num_seqs = 256;
   v05.max_batched_tokens_from_model = true;
   v05.host = VllmV0Host(6'283, false);
+  // PR #5908 (v0.5.1, Gemma 2): "vLLM currently ignores it and uses global attention for all layers" and caps
+  // the length to the window; an all-windowed model keeps its window (the V0 block manager's sliding window).
+  v05.interleaved_window = false;
+  v05.interleaved_window_kv = false;
   p.push_back(v05);
   EngineProfile v06 = v05;
   v06.name = "vllm-0.6";
@@ -95,6 +99,11 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
              .per_request = Duration::Nanos(1'100),
              .async_output = true,
              .first_token = Micros(kFirstTokenUs)};
+  // PR #14097 (2025-03, "Implement sliding window attention in kv_cache_manager"): blocks outside the window
+  // dropped for an all-windowed model; "for models with global attention + sliding window attention, still
+  // regard as global-attention-only model in kv cache manager". The attention backend applies each layer's
+  // window.
+  v1.interleaved_window_kv = false;
   p.push_back(v1);
   // vLLM 0.14 and later: V1 with asynchronous scheduling on by default (PR #27614 made it the default where
   // compatible, PR #31998 (v0.14.0) extended it to speculative decoding; vllm/config/scheduler.py: "If set to
@@ -103,6 +112,9 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   v014.name = "vllm-0.14";
   v014.description = "vLLM 0.14+ (V1): as vllm-v1, scheduling asynchronous (one step ahead of the GPU)";
   v014.host.async_scheduling = true;
+  // The hybrid KV cache manager (RFC #11382, PRs split out of #16101; docs/design/hybrid_kv_cache_manager):
+  // windowed layers keep only their window's blocks (freed the step after they leave it, PR #30166).
+  v014.interleaved_window_kv = true;
   p.push_back(v014);
 }
 
@@ -124,7 +136,8 @@ void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   sg.max_batched_tokens = 8192;
   sg.small_gpu_batched_tokens = 2048;
   sg.small_gpu_gib = 25;
-  sg.prefix_caching = true;  // server_args.py: disable_radix_cache False (the radix cache is on)
+  sg.prefix_caching = true;          // server_args.py: disable_radix_cache False (the radix cache is on)
+  sg.interleaved_window_kv = false;  // not checked in 0.4.1's code: one token pool for every layer assumed
   p.push_back(sg);
   EngineProfile trt = def;
   trt.name = "trtllm";
@@ -138,6 +151,9 @@ void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   trt.max_num_seqs = 2048;
   trt.max_batched_tokens = 8192;
   trt.reserve_tokens = 1;  // each request's own prompt + output
+  // One full-context KV pool for every layer unless kv_cache_config.max_attention_window is given (PR #18767
+  // describes the KV manager before it derived per-layer windows from layer_types).
+  trt.interleaved_window_kv = false;
   p.push_back(trt);
   EngineProfile sw = def;
   sw.name = "splitwise-2023";
@@ -148,6 +164,23 @@ void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
 }
 
 }  // namespace
+
+WindowedAttention EngineProfile::WindowOf(const model::ModelSpec& model) const {
+  WindowedAttention w;
+  const int windowed = model.WindowedLayers();
+  if (windowed <= 0) return w;
+  const bool interleaved = windowed < model.layers;
+  if (interleaved && !interleaved_window) return w;
+  w.window = model.sliding_window;
+  w.compute_share = model.WindowedLayerShare();
+  w.kv_share = !interleaved || interleaved_window_kv ? w.compute_share : 0.0;
+  return w;
+}
+
+WindowedAttention WindowOf(const ServeOptions& o) {
+  auto e = FindEngine(o.engine);
+  return (e.ok() ? **e : EngineProfiles().front()).WindowOf(o.model);
+}
 
 const std::vector<EngineProfile>& EngineProfiles() {
   static const std::vector<EngineProfile> kProfiles = [] {

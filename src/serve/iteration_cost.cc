@@ -28,6 +28,7 @@ class ProfiledCostModel final : public IterationCostModel {
     heads_ = std::max(1, m.heads / in_.tp);
     kv_heads_ = std::max(1, m.kv_heads / in_.tp);
     head_dim_ = m.head_dim();
+    window_ = in_.engine.WindowOf(m);
     elem_ = hw::DTypeBytes(in_.dtype);
     table_.resize(kTableTokens + 1);
     for (int64_t t = 1; t <= kTableTokens; ++t) table_[t] = ComputeLinear(t);
@@ -141,37 +142,49 @@ class ProfiledCostModel final : public IterationCostModel {
     return d;
   }
 
-  Duration PrefillAttention(const BatchShape& b) const {
-    if (b.prefill_requests == 0 || b.prefill_pairs <= 0) return Duration::Zero();
-    // One merged causal problem with as many query-key pairs (Vidur merges
-    // chunks the same way).
-    const int64_t s = std::max<int64_t>(1, std::llround(std::sqrt(2.0 * b.prefill_pairs)));
-    Duration d = in_.compute->AttentionForward(
+  // One merged causal problem with as many query-key pairs as the batch's chunks (Vidur merges chunks the
+  // same way).
+  Duration MergedPrefill(double pairs) const {
+    if (pairs <= 0) return Duration::Zero();
+    const int64_t s = std::max<int64_t>(1, std::llround(std::sqrt(2.0 * pairs)));
+    return in_.compute->AttentionForward(
         {.batch = 1, .heads = heads_, .kv_heads = kv_heads_, .seq_q = s, .seq_kv = s, .head_dim = head_dim_},
         in_.dtype);
+  }
+
+  Duration PrefillAttention(const BatchShape& b) const {
+    if (b.prefill_requests == 0 || b.prefill_pairs <= 0) return Duration::Zero();
+    // One averaged layer: the global layers' pairs and the windowed layers' (engine_profile.h WindowOf).
+    Duration d = MergedPrefill(b.prefill_pairs);
+    if (window_.compute_share > 0)
+      d = d * (1 - window_.compute_share) + MergedPrefill(b.prefill_window_pairs) * window_.compute_share;
     // Writing the chunk's K and V into the paged cache.
     d += in_.compute->MemoryBound(
         Bytes(2.0 * b.prefill_tokens * kv_heads_ * head_dim_ * hw::DTypeBytes(in_.kv_dtype)), Flops(0));
     return b.prefill_requests > 1 ? d * (1.0 + kPrefillBatchingOverhead) : d;
   }
 
-  Duration DecodeAttention(const BatchShape& b) const {
-    if (b.decode_requests == 0) return Duration::Zero();
-    // Paged attention streams every K and V of the batch once: per request and
-    // KV head a GEMV of the group's queries against its context. Priced as one
-    // batched GEMM with K and V side by side along the reduction (k = 2 x
-    // head_dim, n = mean context): the same FLOPs (4 x context x head_dim per
-    // query head) and bytes (all K and V once, the queries, the scores), so it
-    // runs at the GEMM model's streaming efficiency (measured small-M GEMMs on
-    // the same GPU), not at the elementwise-kernel efficiency.
-    const int64_t ctx = std::max<int64_t>(1, (b.decode_context + b.decode_requests - 1) / b.decode_requests);
-    // Speculative decoding: each request's 1 + k queries read the same KV (one GEMM with k + 1 times the
-    // rows).
+  // Paged attention streams every K and V of the batch once: per request and KV head a GEMV of the group's
+  // queries against its context. Priced as one batched GEMM with K and V side by side along the reduction
+  // (k = 2 x head_dim, n = mean context): the same FLOPs (4 x context x head_dim per query head) and bytes
+  // (all K and V once, the queries, the scores), so it runs at the GEMM model's streaming efficiency
+  // (measured small-M GEMMs on the same GPU), not at the elementwise-kernel efficiency. Speculative
+  // decoding: each request's 1 + k queries read the same KV (one GEMM with k + 1 times the rows).
+  Duration DecodeOver(const BatchShape& b, int64_t context) const {
+    const int64_t ctx = std::max<int64_t>(1, (context + b.decode_requests - 1) / b.decode_requests);
     return in_.compute->Gemm({.m = heads_ / kv_heads_ * (1 + b.spec_tokens),
                               .n = ctx,
                               .k = 2 * static_cast<int64_t>(head_dim_),
                               .batch = b.decode_requests * kv_heads_},
                              in_.kv_dtype);
+  }
+
+  Duration DecodeAttention(const BatchShape& b) const {
+    if (b.decode_requests == 0) return Duration::Zero();
+    const Duration full = DecodeOver(b, b.decode_context);
+    if (window_.compute_share <= 0) return full;
+    return full * (1 - window_.compute_share) +
+           DecodeOver(b, b.decode_window_context) * window_.compute_share;
   }
 
   Duration Embedding(int64_t t) const {
@@ -197,6 +210,7 @@ class ProfiledCostModel final : public IterationCostModel {
   OperatorProfile profile_;
   bool has_profile_ = false;
   int heads_ = 1, kv_heads_ = 1, head_dim_ = 128;
+  WindowedAttention window_;
   double elem_ = 2;
   std::vector<Duration> table_;
 };

@@ -5,20 +5,27 @@
 
 namespace dlsim::serve {
 
-void AddPrefillChunk(const Request& r, int32_t index, int32_t chunk, Batch& batch) {
+void AddPrefillChunk(const Request& r, int32_t index, int32_t chunk, Batch& batch, int64_t window) {
   batch.entries.push_back({index, chunk, true});
   BatchShape& s = batch.shape;
   const double c = chunk;
   s.prefill_tokens += chunk;
   s.prefill_pairs += c * r.kv_tokens + c * (c + 1) / 2;
+  // Query j of the chunk sees kv_tokens + j keys (j = 1..c), at most `window` of them.
+  if (window > 0)
+    s.prefill_window_pairs +=
+        cost::CappedSum(static_cast<double>(r.kv_tokens) + 1, static_cast<double>(r.kv_tokens) + c,
+                        static_cast<double>(window));
   s.prefill_requests += 1;
   if (r.prefilled + chunk >= r.prefill_target) s.logits += 1;
 }
 
-void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead) {
+void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead, int64_t window) {
   batch.entries.push_back({index, 1, false});
   batch.shape.decode_requests += 1;
-  batch.shape.decode_context += r.kv_tokens + 1 + lookahead;
+  const int64_t context = r.kv_tokens + 1 + lookahead;
+  batch.shape.decode_context += context;
+  if (window > 0) batch.shape.decode_window_context += std::min(context, window);
   batch.shape.logits += 1 + lookahead;
   batch.shape.spec_tokens = lookahead;
 }
@@ -96,7 +103,8 @@ class PolicyBase : public ReplicaScheduler {
       Grow(ctx.kv, r, extra);
     }
     for (int32_t idx : q.running) {
-      if (ctx.requests[idx].prefill_done()) AddDecode(ctx.requests[idx], idx, batch, ctx.lookahead);
+      if (ctx.requests[idx].prefill_done())
+        AddDecode(ctx.requests[idx], idx, batch, ctx.lookahead, ctx.window);
     }
   }
 
@@ -123,7 +131,7 @@ class PolicyBase : public ReplicaScheduler {
       q.waiting.pop_front();
       q.running.push_back(idx);
       if (need > 0) {
-        AddPrefillChunk(r, idx, static_cast<int32_t>(need), batch);
+        AddPrefillChunk(r, idx, static_cast<int32_t>(need), batch, ctx.window);
         tokens += need;
       }
     }
@@ -162,7 +170,7 @@ class OrcaScheduler final : public PolicyBase {
   using PolicyBase::PolicyBase;
   void FormBatch(ReplicaQueues& q, SchedulerContext& ctx, Batch& batch) override {
     // Running requests hold blocks for max_seq_len tokens, so they never need more.
-    for (int32_t idx : q.running) AddDecode(ctx.requests[idx], idx, batch, ctx.lookahead);
+    for (int32_t idx : q.running) AddDecode(ctx.requests[idx], idx, batch, ctx.lookahead, ctx.window);
     AdmitWholePrefills(q, ctx, batch, o_.max_batched_tokens, true);
   }
 };
@@ -204,7 +212,7 @@ class SarathiScheduler final : public PolicyBase {
     const int64_t extra = ExtraBlocks(ctx.kv, r, std::max<int64_t>(chunk, 1));
     if (!ctx.kv.CanAllocate(extra, admit)) return 0;
     Grow(ctx.kv, r, extra);
-    if (chunk > 0) AddPrefillChunk(r, idx, static_cast<int32_t>(chunk), batch);
+    if (chunk > 0) AddPrefillChunk(r, idx, static_cast<int32_t>(chunk), batch, ctx.window);
     return chunk;
   }
 };

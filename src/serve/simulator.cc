@@ -54,6 +54,7 @@ class Simulation {
         offloader_(plan, o.offload),
         reqs_(std::move(requests)),
         host_(HostOf(o)),
+        window_(WindowOf(o)),
         tokens_per_step_(o.speculative.TokensPerStep()),
         sink_(sink) {
     if (o.offload.mode == OffloadMode::kSelectN && o.offload.slo_admission && plan.min_interval > 0)
@@ -75,6 +76,7 @@ class Simulation {
       r->id = i;
       r->role = !disagg ? Role::kMixed : (i < o_.scheduler.prefill_replicas ? Role::kPrefill : Role::kDecode);
       r->kv = KvCache(plan_.kv_blocks, o_.scheduler.block_size, o_.scheduler.watermark);
+      r->kv.SetWindow(window_.window, window_.kv_share);
       if (caching) r->prefix = std::make_unique<PrefixCache>(o_.workload, o_.scheduler.block_size);
       DLSIM_ASSIGN_OR_RETURN(r->policy, schedulers.Create(o_.scheduler.name, o_.scheduler));
       (r->role == Role::kDecode ? decode_pool_ : entry_pool_).push_back(r.get());
@@ -196,6 +198,7 @@ class Simulation {
     SchedulerContext ctx{reqs_, r.kv, plan_.block_bytes, 0};
     ctx.lookahead = o_.speculative.num_tokens;
     ctx.prefix = r.prefix.get();
+    ctx.window = window_.window;
     if (record_ != nullptr) ctx.max_running = record_->MaxBatch(AdmissionContext(r.q));
     r.policy->FormBatch(r.q, ctx, r.batch);
     if (r.prefix != nullptr) r.prefix->Trim(r.kv);
@@ -415,6 +418,7 @@ class Simulation {
   std::unique_ptr<PerformanceRecord> record_;  // select-n's admission control; null otherwise
   std::vector<Request> reqs_;
   EngineHost host_;
+  WindowedAttention window_;    // the model's sliding window as the engine runs it (engine_profile.h)
   double tokens_per_step_ = 1;  // speculative decoding's expected tokens per decode step
   report::Sink* sink_;
   ProgressFn progress_;

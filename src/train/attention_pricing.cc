@@ -77,6 +77,32 @@ OpCost PriceDitAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
   return c;
 }
 
+// FlashAttention's variable-length kernel over every document of the load in one launch, forward and
+// backward, and its FLOPs, as one averaged layer: a sliding-window model's windowed layers
+// (ModelSpec::sliding_window) skip the key blocks outside the window (the unfused path computes every score
+// and gains nothing).
+void AddFlashAttention(std::vector<cost::AttentionShape>& blocks, const Pricing& p, OpCost& c, Flops& flops) {
+  const cost::ComputeModel& cm = *p.ctx.compute;
+  Flops f;
+  for (const cost::AttentionShape& s : blocks) f += s.ForwardFlops();
+  Duration fwd = cm.AttentionForwardVarlen(blocks, p.act_dt),
+           bwd = cm.AttentionBackwardVarlen(blocks, p.act_dt);
+  const double share = p.o.model.WindowedLayerShare();
+  if (share > 0) {
+    Flops fw;
+    for (cost::AttentionShape& s : blocks) {
+      s.window = p.o.model.sliding_window;
+      fw += s.ForwardFlops();
+    }
+    fwd = fwd * (1 - share) + cm.AttentionForwardVarlen(blocks, p.act_dt) * share;
+    bwd = bwd * (1 - share) + cm.AttentionBackwardVarlen(blocks, p.act_dt) * share;
+    f = f * (1 - share) + fw * share;
+  }
+  c.fwd += fwd;
+  c.bwd += bwd;
+  flops += f;
+}
+
 }  // namespace
 
 // Core attention over every block of the load (FlashAttention or unfused), with its heads split over TP.
@@ -91,20 +117,14 @@ OpCost PriceAttention(const Op& op, const Pricing& p, OverlapSums& sums) {
   std::vector<cost::AttentionShape> flash_blocks;
   for (const data::AttentionBlock& blk : p.load.attention) {
     if (blk.count <= 0 || blk.seq_q <= 0) continue;
-    if (p.o.training.attention == model::AttentionImpl::kFlash) {
+    if (p.o.training.attention == model::AttentionImpl::kFlash)
       flash_blocks.push_back(
           {blk.count, heads, kv, blk.seq_q, blk.seq_kv, d, blk.causal, p.o.training.attention_backend});
-      sums.attn_flops += flash_blocks.back().ForwardFlops();
-    } else {
+    else
       AddUnfusedAttention(blk, p, heads, d, c, sums.attn_flops);
-    }
     key_positions += static_cast<double>(blk.count) * blk.seq_q * blk.seq_kv;
   }
-  // FlashAttention's variable-length kernel runs every document of the load in one launch.
-  if (!flash_blocks.empty()) {
-    c.fwd += p.ctx.compute->AttentionForwardVarlen(flash_blocks, p.act_dt);
-    c.bwd += p.ctx.compute->AttentionBackwardVarlen(flash_blocks, p.act_dt);
-  }
+  if (!flash_blocks.empty()) AddFlashAttention(flash_blocks, p, c, sums.attn_flops);
   sums.attn_fwd += c.fwd;
   sums.attn_bwd += c.bwd;
   c.flops = sums.attn_flops;

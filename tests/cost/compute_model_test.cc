@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -230,6 +231,51 @@ TEST(RooflineAttention, VarlenSharesOneLaunch) {
   const double peak = fit::ProfiledGpu("hopper").Peak(DType::kBf16).value();
   EXPECT_GT(varlen.ToSeconds(), 16 * doc.ForwardFlops().value() / peak);
   EXPECT_EQ(model->AttentionBackwardVarlen({}, DType::kBf16), Duration::Zero());
+}
+
+// Sliding-window attention (issue 37): the pairs against a brute-force count over every query, the capped sum
+// against its loop, and the kernel's key blocks: a window as long as the context changes nothing, a short one
+// makes a long prefill grow linearly with its length instead of quadratically.
+TEST(SlidingWindow, PairsAndCappedSumsMatchBruteForce) {
+  for (double first : {-3.0, 0.0, 1.0, 5.0})
+    for (double last : {first, first + 1, first + 9, first + 40})
+      for (double cap : {0.0, 1.0, 3.0, 7.0, 100.0}) {
+        double sum = 0;
+        for (double v = first; v <= last; ++v) sum += cap > 0 ? std::min(v, cap) : v;
+        EXPECT_DOUBLE_EQ(CappedSum(first, last, cap), sum) << first << " " << last << " " << cap;
+      }
+  for (int64_t q : {1, 5, 64, 100})
+    for (int64_t kv : {q, q + 1, 3 * q + 7})
+      for (int64_t w : {0, 1, 4, 50, 1000}) {
+        double pairs = 0;
+        for (int64_t i = 0; i < q; ++i) {
+          const int64_t visible = kv - q + i + 1;
+          pairs += static_cast<double>(w > 0 ? std::min(visible, w) : visible);
+        }
+        const AttentionShape s{.seq_q = q, .seq_kv = kv, .window = w};
+        EXPECT_DOUBLE_EQ(s.Pairs(), pairs) << q << " " << kv << " " << w;
+      }
+  const AttentionShape bidirectional{.seq_q = 10, .seq_kv = 10, .causal = false, .window = 4};
+  EXPECT_DOUBLE_EQ(bidirectional.Pairs(), 100);  // a window is a causal decoder's
+}
+
+TEST(SlidingWindow, KernelSkipsTheKeyBlocksOutsideTheWindow) {
+  const auto model = Roofline(fit::ProfiledGpu("hopper"));
+  auto fwd = [&](int64_t seq, int64_t window) {
+    return model->AttentionForward({1, 32, 8, seq, seq, 128, true, AttentionBackend::kModel, window},
+                                   DType::kBf16);
+  };
+  EXPECT_EQ(fwd(8192, 8192), fwd(8192, 0));
+  EXPECT_EQ(fwd(8192, 1 << 20), fwd(8192, 0));
+  EXPECT_LT(fwd(8192, 4096), fwd(8192, 0));
+  // 64 query blocks see sum min(v, 33) = 1,584 key blocks through 4,096 keys, 2,080 without: the work ratio.
+  EXPECT_NEAR(fwd(8192, 4096) / fwd(8192, 0), 1584.0 / 2080, 0.03);
+  // Through a 1,024-key window, doubling a long prefill doubles its time; without one it quadruples it.
+  EXPECT_NEAR(fwd(65536, 1024) / fwd(32768, 1024), 2.0, 0.05);
+  EXPECT_NEAR(fwd(65536, 0) / fwd(32768, 0), 4.0, 0.1);
+  EXPECT_LT(model->AttentionBackward({1, 32, 8, 32768, 32768, 128, true, AttentionBackend::kModel, 1024},
+                                     DType::kBf16),
+            model->AttentionBackward({1, 32, 8, 32768, 32768, 128, true}, DType::kBf16));
 }
 
 }  // namespace

@@ -176,6 +176,85 @@ TEST(HfConfigTest, ScenarioKeyErrorsAreLocated) {
   EXPECT_NE(missing.error().message.find("nope/config.json"), std::string::npos) << missing.error().message;
 }
 
+// Sliding windows (issue 37): Mistral v0.1 windows every layer, Gemma 2 every other (modeling_gemma2), Gemma
+// 3 five of six (its vocabulary and context from Gemma3TextConfig's defaults), a `layer_types` list gives its
+// period, Qwen's disabled window is none; the imported entries match the catalog's and round-trip through it.
+TEST(HfConfigTest, SlidingWindowsAsPublished) {
+  struct Case {
+    const char* folder;
+    const char* catalog;  // "" when the catalog has no entry
+    int window, pattern, windowed;
+  };
+  for (const Case& c :
+       {Case{"Mistral-7B-v0.1", "mistral-7b-v0.1", 4096, 0, 32},
+        Case{"gemma-2-9b", "gemma-2-9b", 4096, 2, 21}, Case{"gemma-3-27b", "gemma-3-27b", 1024, 6, 52},
+        Case{"Phi-3-mini-4k-instruct", "", 2047, 0, 32}, Case{"Qwen2.5-7B", "qwen2.5-7b", 0, 0, 0}}) {
+    SCOPED_TRACE(c.folder);
+    auto spec = LoadHfConfig(Config(c.folder));
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_EQ(spec->sliding_window, c.window);
+    EXPECT_EQ(spec->sliding_window_pattern, c.pattern);
+    EXPECT_EQ(spec->WindowedLayers(), c.windowed);
+    if (*c.catalog != 0) {
+      auto entry = Cat().models.Find(c.catalog);
+      ASSERT_TRUE(entry.ok());
+      ExpectSameShape(*spec, **entry);
+      EXPECT_EQ((*entry)->sliding_window, c.window);
+      EXPECT_EQ((*entry)->sliding_window_pattern, c.pattern);
+      EXPECT_EQ((*entry)->head_dim(), spec->head_dim());
+    }
+    catalog::Catalogs back = Cat();
+    spec->name = std::string("imported-") + c.folder;
+    ASSERT_TRUE(MergeCatalogText(FormatModelCatalogEntry(*spec), "entry.yaml", back).ok());
+    const model::ModelSpec& read = **back.models.Find(spec->name);
+    EXPECT_EQ(read.sliding_window, c.window);
+    EXPECT_EQ(read.sliding_window_pattern, c.pattern);
+  }
+  const std::string gpt_oss_like =
+      R"({"model_type": "mistral", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+          "intermediate_size": 128, "vocab_size": 100, "sliding_window": 128, "layer_types": )";
+  auto alternating = ParseHfConfig(
+      gpt_oss_like + R"(["sliding_attention", "full_attention", "sliding_attention", "full_attention"]})",
+      "c.json", "m");
+  ASSERT_TRUE(alternating.ok()) << alternating.error().message;
+  EXPECT_EQ(alternating->sliding_window_pattern, 2);
+  EXPECT_EQ(alternating->WindowedLayers(), 2);
+  auto odd = ParseHfConfig(
+      gpt_oss_like + R"(["full_attention", "sliding_attention", "sliding_attention", "full_attention"]})",
+      "c.json", "m");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.error().message.find("c.json: 'layer_types'"), std::string::npos) << odd.error().message;
+  auto qwen = ParseHfConfig(
+      R"({"model_type": "qwen2", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+          "intermediate_size": 128, "vocab_size": 100, "sliding_window": 128, "use_sliding_window": true})",
+      "c.json", "m");
+  ASSERT_FALSE(qwen.ok());
+  EXPECT_NE(qwen.error().message.find("max_window_layers"), std::string::npos) << qwen.error().message;
+}
+
+// The window keys in a scenario: checked where they are, with the line and the key.
+TEST(HfConfigTest, SlidingWindowKeysAreChecked) {
+  const std::string tail =
+      "\nhardware: {node: dgx-h100, gpus: 8}\ntraining: {seq_len: 2048, global_batch: 8}\n";
+  const std::string file = std::string(DLSIM_TEST_DATA_DIR) + "/hf/s.yaml";
+  auto ok =
+      ParseTrainScenario("model: {name: llama3-8b, sliding_window: 1024, sliding_window_pattern: 4}" + tail,
+                         file, Cat().hardware, Cat().models);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->model.WindowedLayers(), 24);
+  for (const auto& [model, key] : std::vector<std::pair<std::string, std::string>>{
+           {"{name: llama3-8b, sliding_window: -4}", "model.sliding_window"},
+           {"{name: llama3-8b, sliding_window: 1024, sliding_window_pattern: 1}",
+            "model.sliding_window_pattern"},
+           {"{name: llama3-8b, sliding_window_pattern: 2}", "model.sliding_window_pattern"},
+           {"{name: bert-base, sliding_window: 128}", "model.sliding_window"}}) {
+    auto bad = ParseTrainScenario("model: " + model + tail, file, Cat().hardware, Cat().models);
+    ASSERT_FALSE(bad.ok()) << model;
+    EXPECT_NE(bad.error().message.find("s.yaml:1:"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find(key), std::string::npos) << bad.error().message;
+  }
+}
+
 TEST(HfConfigTest, CatalogEntryRoundTrips) {
   auto spec = LoadHfConfig(Config("gpt2"));
   ASSERT_TRUE(spec.ok());

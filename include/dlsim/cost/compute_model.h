@@ -36,15 +36,23 @@ struct GemmShape {
   double Elements() const;
 };
 
+// Sum of min(v, cap) over the whole numbers v = first..last (first <= last; cap <= 0: no cap): the keys a
+// run of causal queries sees through a window of `cap` (or the key blocks of a run of query blocks).
+double CappedSum(double first, double last, double cap);
+
 // FlashAttention-style core attention, softmax(Q K^T) V, on one GPU. Grouped-query attention
 // when kv_heads < heads. With `causal` and seq_q <= seq_kv the mask is bottom-right aligned
 // (the queries are the last seq_q positions), so about half of the score matrix is computed.
+// `window` > 0 (causal only): sliding-window attention, each query sees at most `window` keys (itself and the
+// window - 1 before it); the kernel skips the key blocks wholly outside it (FlashAttention's window_size).
 struct AttentionShape {
   int64_t batch = 1, heads = 1, kv_heads = 1, seq_q = 0, seq_kv = 0, head_dim = 128;
   bool causal = true;
   AttentionBackend backend = AttentionBackend::kModel;  // the kernel family (compute_calibration.h)
+  int64_t window = 0;
 
-  // Query-key pairs that are computed (causal: seq_q*seq_kv - seq_q*(seq_q-1)/2 per head).
+  // Query-key pairs that are computed per head and sample (causal: seq_q*seq_kv - seq_q*(seq_q-1)/2; with
+  // a window, sum over queries of min(visible keys, window)).
   double Pairs() const;
   Flops ForwardFlops() const;   // 4 * pairs * head_dim * heads * batch (QK^T and PV)
   Flops BackwardFlops() const;  // 2.5x forward (recomputed scores, dQ, dK, dV)

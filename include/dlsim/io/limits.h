@@ -25,10 +25,12 @@ inline const Range kExperts = Range::Between(0, 1 << 16);  // 0: dense
 inline const Range kTopK = Range::Between(1, 1 << 16);
 inline const Range kSharedExperts = Range::Between(0, 1024);
 inline const Range kDenseLayers = Range::Between(0, 10000);
-inline const Range kCapacityFactor = Range::Between(0, 1024);  // 0: dropless
-inline const Range kLoraRank = Range::Between(0, 1 << 20);     // 0: none
-inline const Range kHeadDim = Range::Between(0, 1 << 16);      // 0: hidden / heads
-inline const Range kZipfS = Range::Between(0.01, 10);          // routing skew exponent
+inline const Range kCapacityFactor = Range::Between(0, 1024);    // 0: dropless
+inline const Range kLoraRank = Range::Between(0, 1 << 20);       // 0: none
+inline const Range kHeadDim = Range::Between(0, 1 << 16);        // 0: hidden / heads
+inline const Range kSlidingWindow = Range::Between(0, 1 << 24);  // tokens; 0: none
+inline const Range kWindowPattern = Range::Between(0, 10000);    // every Nth layer global; 0: none
+inline const Range kZipfS = Range::Between(0.01, 10);            // routing skew exponent
 // Diffusion transformers: patch sizes and VAE compression factors (published: patch 1-2, VAE 4-16).
 inline const Range kPatch = Range::Between(1, 1024);
 inline const Range kFrames = Range::Between(1, 1 << 20);  // training.video frames

@@ -88,6 +88,13 @@ struct ModelSpec {
   // Width of one attention head when it is not hidden / heads (Qwen3: 128 with hidden 2048 and 32
   // heads); 0: hidden / heads.
   int explicit_head_dim = 0;
+  // Sliding-window (local) attention: a windowed layer's query sees at most `sliding_window` keys, itself and
+  // the sliding_window - 1 before it (Mistral 7B v0.1: 4096 in every layer). 0: every layer attends to the
+  // whole context. `sliding_window_pattern` N >= 2 interleaves global layers: layer i (0-based) is global
+  // when (i + 1) % N == 0, as Hugging Face's sliding_window_pattern (Gemma 2: 2, Gemma 3: 6); 0: every layer
+  // windowed.
+  int sliding_window = 0;
+  int sliding_window_pattern = 0;
   MoeSpec moe;
   MlaSpec mla;
   DitSpec dit;  // arch kDit: the diffusion-transformer fields (model/dit_spec.h); vocab is then unused
@@ -100,6 +107,13 @@ struct ModelSpec {
   // and of the attention output that the output projection reads (heads * v_head_dim under MLA).
   double QueryWidth() const;
   double AttentionOutputWidth() const;
+  // Whether layer `i` (0-based) attends through the sliding window, how many layers do, and their share of
+  // all layers (0 without a window).
+  bool IsWindowedLayer(int i) const {
+    return sliding_window > 0 && (sliding_window_pattern < 2 || (i + 1) % sliding_window_pattern != 0);
+  }
+  int WindowedLayers() const;
+  double WindowedLayerShare() const;
   // Layers with a MoE MLP (0 for a dense model) and whether layer `i` (0-based) is one.
   int MoeLayers() const;
   bool IsMoeLayer(int i) const { return moe.enabled() && i >= moe.first_dense_layers; }
@@ -131,7 +145,8 @@ struct ModelSpec {
   // MoE, 1 <= top_k <= experts, expert_ffn_hidden > 0, 0 <= first_dense_layers < layers, shared_experts
   // >= 0, capacity_factor >= 0; for MLA, positive head widths; for a DiT (vocab not needed), positive
   // text_dim, text_tokens, latent channels, patch and VAE factors, 0 <= double_blocks <= layers and 0
-  // with cross_attention, a complete refiner when it has blocks. Every broken rule, in
+  // with cross_attention, a complete refiner when it has blocks; sliding_window >= 0 and only on a decoder,
+  // sliding_window_pattern 0 or >= 2 and only with a window. Every broken rule, in
   // that order; empty when the shape is valid. When a field is not positive only those are returned
   // (the other rules would divide by it).
   std::vector<ShapeIssue> ShapeIssues() const;

@@ -26,6 +26,15 @@ enum class TpAllReduce {
   kNcclFitted,  // NCCL for every message plus the per-collective host overhead fitted on SplitwiseSim
 };
 
+// How an engine runs a sliding-window model (model::ModelSpec::sliding_window) as one averaged layer: the
+// window its windowed layers compute through (0: none), the share of layers computed through it, and the
+// share of layers whose KV outside the window is freed.
+struct WindowedAttention {
+  int64_t window = 0;
+  double compute_share = 0;
+  double kv_share = 0;
+};
+
 struct EngineProfile {
   std::string name;
   std::string description;
@@ -49,11 +58,19 @@ struct EngineProfile {
   std::optional<int64_t> reserve_tokens;
   // Automatic prefix caching on by default (vLLM V1, SGLang's radix cache); unset: off.
   std::optional<bool> prefix_caching;
+  // An interleaved sliding-window model (some layers global, Gemma 2/3): whether its windowed layers are
+  // computed through the window (false: the engine disables the window, every layer global) and whether their
+  // KV outside it is freed (a hybrid KV cache manager; false: every layer keeps every token). A model
+  // windowed in every layer (Mistral 7B v0.1) is windowed in both in every profile.
+  bool interleaved_window = true;
+  bool interleaved_window_kv = true;
   // The engine's CPU time per step and first-token path (engine_host.h), measured where a source exists
   // (data/serving/engine_host.csv); zero where none does (`default`, `sglang`, `trtllm`, and
   // `splitwise-2023`, whose fitted all-reduce overhead already holds its host time).
   EngineHost host;
 
+  // How this engine runs `model`'s sliding window (all zero without one).
+  WindowedAttention WindowOf(const model::ModelSpec& model) const;
   // Whether an all-reduce of `bytes` over `tp` GPUs runs the custom kernel (kCustom only).
   bool UsesCustomAllReduce(int tp, double bytes, bool nvlink) const;
   // dlsim's scheduler defaults (SchedulerOptions{}) with this engine's laid over them, for `model` on a GPU
@@ -64,6 +81,9 @@ struct EngineProfile {
 // The engine CPU time a run of `o` prices: `o.engine_host` when set; else the profile's (an unknown engine:
 // none), with o.engine_calibrations' entry for the engine and then the scenario's keys laid over it.
 EngineHost HostOf(const ServeOptions& o);
+
+// How the engine of `o` runs its model's sliding window (an unknown engine: the default profile's way).
+WindowedAttention WindowOf(const ServeOptions& o);
 
 // Every profile, the default ("default": vLLM's all-reduce rule, dlsim's scheduler defaults) first.
 const std::vector<EngineProfile>& EngineProfiles();

@@ -52,6 +52,10 @@ struct BatchShape {
   int64_t logits = 0;            // positions that sample a token (decodes' + finished prefills')
   int64_t spec_tokens =
       0;  // speculative decoding: draft tokens each decode request verifies (its queries 1 + k)
+  // Through a sliding window (SchedulerContext::window > 0): the chunks' pairs a windowed layer computes and
+  // the KV tokens its decodes read (sum of min(length, window)); 0 without a window.
+  double prefill_window_pairs = 0;
+  int64_t decode_window_context = 0;
   int64_t tokens() const { return prefill_tokens + decode_requests * (1 + spec_tokens); }
   // A pure decode iteration of `requests` requests holding `context` KV tokens in all.
   static BatchShape Decode(int64_t requests, int64_t context) {

@@ -12,7 +12,9 @@
 #ifndef DLSIM_SERVE_KV_CACHE_H_
 #define DLSIM_SERVE_KV_CACHE_H_
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdint>
 
 #include "dlsim/core/units.h"
@@ -27,7 +29,22 @@ class KvCache {
         block_size_(block_size),
         watermark_blocks_(static_cast<int64_t>(watermark * static_cast<double>(total_blocks))) {}
 
-  int64_t BlocksFor(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  // Sliding-window models (engine_profile.h WindowedAttention): a `share` of the layers keeps only the blocks
+  // holding its last `window` tokens (vLLM frees those wholly outside the window), so a request's blocks,
+  // each block_size tokens of every layer, are its full layers' blocks plus that share of its window's,
+  // rounded up. window 0 or share 0: every layer keeps every token.
+  void SetWindow(int64_t window, double share) {
+    window_ = window;
+    window_share_ = window > 0 ? share : 0.0;
+  }
+  // Blocks a request holding `tokens` tokens needs (non-decreasing in tokens).
+  int64_t BlocksFor(int64_t tokens) const {
+    const int64_t full = (tokens + block_size_ - 1) / block_size_;
+    if (window_share_ <= 0 || full <= 0) return full;
+    const int64_t windowed = std::min(full, (window_ - 1 + block_size_ - 1) / block_size_ + 1);
+    const double blocks = (1 - window_share_) * static_cast<double>(full) + window_share_ * windowed;
+    return std::min(full, static_cast<int64_t>(std::ceil(blocks - 1e-9)));
+  }
   bool CanAllocate(int64_t n, bool keep_watermark) const {
     return used_ + n + (keep_watermark ? watermark_blocks_ : 0) <= total_;
   }
@@ -64,6 +81,8 @@ class KvCache {
   int64_t total_ = 0;
   int block_size_ = 16;
   int64_t watermark_blocks_ = 0;
+  int64_t window_ = 0;
+  double window_share_ = 0;
   int64_t used_ = 0;
   int64_t peak_ = 0;
   double used_time_ = 0;  // block-nanoseconds

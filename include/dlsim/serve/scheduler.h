@@ -68,6 +68,8 @@ struct SchedulerContext {
   // Prefix caching (null: off): admissions pin the cached chunks of a prompt before its first prefill chunk,
   // and every release of a request's KV goes through it.
   PrefixCache* prefix = nullptr;
+  // Sliding-window models: the window the engine computes windowed layers through (0: none).
+  int64_t window = 0;
 };
 
 class ReplicaScheduler {
@@ -86,8 +88,9 @@ void RegisterSchedulers(SchedulerRegistry& reg);
 
 // Adds a prefill chunk / a decode of request `r` to the batch and its shape; a decode verifying `lookahead`
 // draft tokens (speculative decoding) has 1 + lookahead queries.
-void AddPrefillChunk(const Request& r, int32_t index, int32_t chunk, Batch& batch);
-void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead = 0);
+// `window` > 0: the model's sliding window as the engine computes it (BatchShape's window fields).
+void AddPrefillChunk(const Request& r, int32_t index, int32_t chunk, Batch& batch, int64_t window = 0);
+void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead = 0, int64_t window = 0);
 
 }  // namespace dlsim::serve
 
