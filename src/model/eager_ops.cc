@@ -49,6 +49,16 @@ void AddResidual(const Op& fused, const Widths& w, std::vector<Op>& out) {
                       Access::kElementwise));
 }
 
+// What eager attention keeps beyond the fused graph's Q, K, V and log-sum-exp, per token: SDPA keeps its
+// output for its backward while the output projection keeps the contiguous copy that transpose + reshape
+// makes (a q); with rotary, the rotated q and k are new tensors while v, a view of the fused QKV projection's
+// output, keeps all of that output alive (a (q + k)). Read off the traced decoder
+// (scripts/measure-h200-heldout.py Block); separate q/k/v projections (Hugging Face, torchtune) would keep
+// only the a q.
+double EagerAttentionSavedExtra(const Widths& w, bool rope) {
+  return w.a * w.q + (rope ? w.a * (w.q + w.k) : 0);
+}
+
 // Gradients of the layer's biases: each a sum over the tokens of its output gradient, in r bytes.
 double BiasGradientBytes(const ModelSpec& m, const Widths& w) {
   const double qkv = w.q + 2 * w.k;
@@ -82,6 +92,11 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
       const double af = w.a * w.f;
       out.push_back(Eager(op.name, op.shard, m.gated_mlp ? 5 * af : 2 * af, m.gated_mlp ? 13 * af : 3 * af,
                           op, Access::kElementwise));
+      // SiLU's output is a tensor of its own that the multiply keeps (a fused SwiGLU keeps only its input).
+      if (m.gated_mlp) out.back().saved_bytes_per_token += af;
+    } else if (op.kind == OpKind::kAttention) {
+      out.push_back(op);
+      out.back().saved_bytes_per_token += EagerAttentionSavedExtra(w, rope);
     } else {
       out.push_back(op);
     }

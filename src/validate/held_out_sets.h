@@ -25,6 +25,10 @@ Result<ValidationSet> NemoLongContextB200(Runner& run);  // nemo-long-context-cp
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
 Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)
+// Peak memory of real runs (memory_sets.cc): Megatron-LM's functional tests (CI bound 10%) and plain-PyTorch
+// bf16 runs (torchtune, litgpt; held out, informational).
+Result<ValidationSet> MegatronLmMemory(Runner& run);   // megatron-lm-memory
+Result<ValidationSet> PytorchBf16Memory(Runner& run);  // pytorch-bf16-memory
 // serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine.
 Result<ValidationSet> ServingVllmPublic(Runner& run);
 

@@ -270,6 +270,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"torchtitan-a100-fsdp", internal::TorchtitanFsdp},
     {"torchtitan-h100-nd", internal::TorchtitanH100},
     {"bloom-a100-jean-zay", internal::BloomJeanZay},
+    {"megatron-lm-memory", internal::MegatronLmMemory},
+    {"pytorch-bf16-memory", internal::PytorchBf16Memory},
     {"serving-vllm-public", internal::ServingVllmPublic}};
 
 // The sets for which `want(name)` holds, in a fixed order.

@@ -108,5 +108,26 @@ TEST(EagerOps, SameGemmsAndAttentionAsTheFusedGraph) {
   EXPECT_DOUBLE_EQ(head, 8 * 2048 + 6 * 2048 + 6 * 128256.0 + 8 * 128256.0);
 }
 
+// What the eager block keeps for its backward beyond the fused graph (issue 32, memory fidelity), per token
+// in closed form: SDPA's output besides the output projection's reshaped copy (a q); with rotary, the rotated
+// q and k besides the fused QKV output that v's view keeps alive (a (q + k)); SiLU's output besides the gate
+// (a f). GPT-2 (learned positions, GELU) keeps only the first.
+double Saved(const std::vector<Op>& ops) {
+  double saved = 0;
+  for (const Op& op : ops) saved += op.saved_bytes_per_token;
+  return saved;
+}
+
+TEST(EagerOps, SavedBytesBeyondTheFusedGraphInClosedForm) {
+  const ModelSpec llama = Llama(2048, 32, 8, 8192);  // q 2048, k 512, f 8192
+  const double a = 2;
+  EXPECT_DOUBLE_EQ(
+      Saved(BuildLayerOps(llama, {.kernels = Kernels::kEager})) - Saved(BuildLayerOps(llama, {})),
+      a * 2048 + a * (2048 + 512) + a * 8192);
+  const ModelSpec gpt = Gpt2Xl();
+  EXPECT_DOUBLE_EQ(Saved(BuildLayerOps(gpt, {.kernels = Kernels::kEager})) - Saved(BuildLayerOps(gpt, {})),
+                   a * 1600);
+}
+
 }  // namespace
 }  // namespace dlsim::model

@@ -25,7 +25,7 @@ TEST(SlidingWindowKv, BlocksOfAWindowedRequestInClosedForm) {
   EXPECT_EQ(kv.BlocksFor(1024), 64);
   EXPECT_EQ(kv.BlocksFor(1040), 65);
   EXPECT_EQ(kv.BlocksFor(5000), 65);
-  kv.SetWindow(1024, 5.0 / 6);  // Gemma 3: one layer in six keeps every token
+  kv.SetWindow(1024, 5.0 / 6);         // Gemma 3: one layer in six keeps every token
   EXPECT_EQ(kv.BlocksFor(5000), 107);  // ceil(313 / 6 + 65 x 5 / 6) = ceil(106.33)
   int64_t last = 0;
   for (int64_t t = 0; t <= 4000; ++t) {
