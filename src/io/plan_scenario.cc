@@ -176,6 +176,8 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
     y << "  attention_backend: " << cost::AttentionBackendName(t.attention_backend) << "\n";
   y << "  recipe: " << train::RecipeName(t.recipe) << "\n";
   y << "  kernels: " << model::KernelsName(t.kernels) << "\n";
+  if (t.norm_impl != model::NormImpl::kFused)
+    y << "  norm_impl: " << model::NormImplName(t.norm_impl) << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
 }
 

@@ -178,6 +178,11 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
   tr->attention_backend =
       t.GetEnumOf("attention_backend", tr->attention_backend, cost::kAttentionBackendNames);
   tr->kernels = t.GetEnumOf("kernels", tr->kernels, model::kKernelsNames);
+  tr->norm_impl = t.GetEnumOf("norm_impl", tr->norm_impl, model::kNormImplNames);
+  if (tr->norm_impl != model::NormImpl::kFused && tr->kernels != model::Kernels::kEager)
+    t.AddError("norm_impl",
+               "an RMSNorm written in Python runs as eager kernels: set kernels: eager (or a "
+               "pytorch-eager stack)");
   if (t.Has("attention_backend") && tr->attention == model::AttentionImpl::kUnfused &&
       tr->attention_backend != cost::AttentionBackend::kModel)
     t.AddError(

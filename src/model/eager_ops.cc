@@ -25,9 +25,12 @@ Op Eager(std::string name, Shard shard, double fwd, double bwd, const Op& like, 
   return op;
 }
 
-// A norm in r bytes, then (under autocast) its output cast to the GEMM's type.
-void AddNorm(const Op& fused, const Widths& w, std::vector<Op>& out) {
+// A norm in r bytes, then (under autocast) its output cast to the GEMM's type. It keeps its input (r h; the
+// GEMM keeps the cast copy), or, written in Python with an fp32 upcast, the fp32 input and the normalised
+// output.
+void AddNorm(const Op& fused, const Widths& w, bool python_fp32, std::vector<Op>& out) {
   out.push_back(Eager(fused.name, fused.shard, 2 * w.r * w.h, 3 * w.r * w.h, fused, Access::kNormalization));
+  out.back().saved_bytes_per_token = (python_fp32 ? 4 + w.r : w.r) * w.h;
   if (w.c > 0)
     out.push_back(
         Eager(fused.name + "_cast", Shard::kTokens, w.c * w.h, w.c * w.h, Op{}, Access::kElementwise));
@@ -83,7 +86,7 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
   std::vector<Op> out;
   for (const Op& op : BuildLayerOps(m, fused)) {
     if (op.name == "input_norm" || op.name == "post_attn_norm") {
-      AddNorm(op, w, out);
+      AddNorm(op, w, m.norm == Norm::kRmsNorm && o.norm_impl == NormImpl::kPythonFp32, out);
     } else if (op.name == "rotary") {
       if (rope) AddRotary(op, w, out);
     } else if (op.name == "attn_residual" || op.name == "mlp_residual") {
@@ -112,7 +115,8 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
 
 std::vector<Op> EagerHeadOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes, r = o.residual_bytes, h = m.hidden, v = m.vocab;
-  const Op norm = Memory("", Shard::kTokens, 0, 8.0 * h, r * h),
+  const bool python_fp32 = m.norm == Norm::kRmsNorm && o.norm_impl == NormImpl::kPythonFp32;
+  const Op norm = Memory("", Shard::kTokens, 0, 8.0 * h, (python_fp32 ? 4 + r : r) * h),
            logits = Memory("", Shard::kInner, 0, 0, 4 * v);
   std::vector<Op> ops;
   ops.push_back(Eager("final_norm", Shard::kTokens, 2 * r * h, 3 * r * h, norm, Access::kNormalization));

@@ -263,6 +263,7 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   lo.attention = o.training.attention;
   lo.activation_bytes = kActBytes;
   lo.kernels = o.training.kernels;
+  lo.norm_impl = o.training.norm_impl;
   // Autocast keeps the residual stream (and so the norms and the rotary arithmetic) in the fp32 of its
   // weights.
   lo.residual_bytes = o.training.recipe == Recipe::kAutocast ? 4.0 : kActBytes;

@@ -56,8 +56,8 @@ ValidationRow MemoryRow(std::string label, double measured_gib, const Result<tra
   return row;
 }
 
-// A Megatron-LM functional test's scenario: the GPT of its model_config.yaml with Megatron's defaults (4h GELU
-// MLP, LayerNorm, learned positions, biases, dropout 0.1, untied), bf16 with fp32 gradients, Transformer
+// A Megatron-LM functional test's scenario: the GPT of its model_config.yaml with Megatron's defaults (4h
+// GELU MLP, LayerNorm, learned positions, biases, dropout 0.1, untied), bf16 with fp32 gradients, Transformer
 // Engine's fused attention, the distributed optimizer, no recomputation, interleaving when vp_stages > 1.
 TrainOptions MegatronTestRow(const CsvTable& t, size_t i) {
   TrainOptions o = RowScenario(t, i, *t.Text(i, "test"));
@@ -74,8 +74,8 @@ TrainOptions MegatronTestRow(const CsvTable& t, size_t i) {
   return o;
 }
 
-// A plain-PyTorch bf16 run (pytorch_bf16_memory.csv): Llama-shaped decoder, the bf16 recipe with eager kernels
-// and PyTorch's SDPA, as the pytorch-eager-bf16 stack sets them; DDP (zero 0) or FSDP (zero 3).
+// A plain-PyTorch bf16 run (pytorch_bf16_memory.csv): Llama-shaped decoder, the bf16 recipe with eager
+// kernels and PyTorch's SDPA, as the pytorch-eager-bf16 stack sets them; DDP (zero 0) or FSDP (zero 3).
 TrainOptions PytorchBf16Row(const CsvTable& t, size_t i) {
   TrainOptions o = RowScenario(t, i, *t.Text(i, "label"));
   o.model.gated_mlp = true;
@@ -84,6 +84,8 @@ TrainOptions PytorchBf16Row(const CsvTable& t, size_t i) {
   o.training.recipe = train::Recipe::kBf16;
   o.training.grad_dtype = hw::DType::kBf16;
   o.training.kernels = model::Kernels::kEager;
+  o.training.norm_impl =
+      *t.Text(i, "norm_impl") == "python-fp32" ? model::NormImpl::kPythonFp32 : model::NormImpl::kFused;
   o.training.attention_backend = cost::AttentionBackend::kPytorchDefault;
   o.parallel.zero = static_cast<int>(std::lround(*t.Number(i, "zero")));
   return o;
@@ -92,13 +94,14 @@ TrainOptions PytorchBf16Row(const CsvTable& t, size_t i) {
 }  // namespace
 
 Result<ValidationSet> MegatronLmMemory(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::MegatronLmFunctionalMemoryCsv(),
-                                              "megatron_lm_functional_memory.csv"));
+  DLSIM_ASSIGN_OR_RETURN(
+      CsvTable t, ParseCsv(embedded::MegatronLmFunctionalMemoryCsv(), "megatron_lm_functional_memory.csv"));
   ValidationSet set{"megatron-lm-memory", "peak allocated memory, last rank (GiB)", Source(t), 10.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const TrainOptions o = MegatronTestRow(t, i);
     set.rows.push_back(MemoryRow(*t.Text(i, "test") + " " + o.hardware.gpu,
-                                 *t.Number(i, "peak_allocated_bytes") / kGiB, run.Run(o), /*last_rank=*/true));
+                                 *t.Number(i, "peak_allocated_bytes") / kGiB, run.Run(o),
+                                 /*last_rank=*/true));
   }
   return set;
 }
@@ -108,7 +111,8 @@ Result<ValidationSet> PytorchBf16Memory(Runner& run) {
   ValidationSet set{"pytorch-bf16-memory", "peak allocated memory (GiB)", Source(t), 0.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i)
     set.rows.push_back(MemoryRow(*t.Text(i, "source") + " " + *t.Text(i, "label"),
-                                 *t.Number(i, "measured_gib"), run.Run(PytorchBf16Row(t, i)), /*last_rank=*/false));
+                                 *t.Number(i, "measured_gib"), run.Run(PytorchBf16Row(t, i)),
+                                 /*last_rank=*/false));
   return set;
 }
 

@@ -283,6 +283,21 @@ std::string WithStack(const std::string& name) {
   return yaml;
 }
 
+// training.norm_impl (issue 32, memory fidelity): read under eager kernels, an error at its key otherwise.
+TEST_F(TrainScenarioTest, NormImplNeedsEagerKernels) {
+  std::string eager = WithStack("pytorch-eager-bf16");
+  eager.insert(eager.find("training:\n") + 10, "  norm_impl: python-fp32\n");
+  auto r = Parse(eager);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->training.norm_impl, model::NormImpl::kPythonFp32);
+  std::string fused = kBase;
+  fused.insert(fused.find("training:\n") + 10, "  norm_impl: python-fp32\n");
+  auto bad = Parse(fused);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("training.norm_impl"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("kernels: eager"), std::string::npos) << bad.error().message;
+}
+
 TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   auto r = Parse(WithStack("nemo-24.07"));
   ASSERT_TRUE(r.ok()) << r.error().message;

@@ -127,6 +127,21 @@ TEST(EagerOps, SavedBytesBeyondTheFusedGraphInClosedForm) {
   const ModelSpec gpt = Gpt2Xl();
   EXPECT_DOUBLE_EQ(Saved(BuildLayerOps(gpt, {.kernels = Kernels::kEager})) - Saved(BuildLayerOps(gpt, {})),
                    a * 1600);
+  // Under autocast each of the two norms keeps its fp32 input (r h), not a bf16 one.
+  EXPECT_DOUBLE_EQ(Saved(BuildLayerOps(llama, {.kernels = Kernels::kEager, .residual_bytes = 4})) -
+                       Saved(BuildLayerOps(llama, {.kernels = Kernels::kEager})),
+                   2 * (4 - a) * 2048);
+  // An RMSNorm written in Python with an fp32 upcast keeps the fp32 input and its normalised output: (4 + r)
+  // h per norm instead of r h, in the layer's two and the final one; LayerNorm (GPT-2) is PyTorch's kernel.
+  const LayerOptions python{.kernels = Kernels::kEager, .norm_impl = NormImpl::kPythonFp32};
+  EXPECT_DOUBLE_EQ(
+      Saved(BuildLayerOps(llama, python)) - Saved(BuildLayerOps(llama, {.kernels = Kernels::kEager})),
+      2 * 4 * 2048);
+  EXPECT_DOUBLE_EQ(
+      Saved(BuildHeadOps(llama, python)) - Saved(BuildHeadOps(llama, {.kernels = Kernels::kEager})),
+      4 * 2048);
+  EXPECT_DOUBLE_EQ(Saved(BuildLayerOps(gpt, python)),
+                   Saved(BuildLayerOps(gpt, {.kernels = Kernels::kEager})));
 }
 
 }  // namespace

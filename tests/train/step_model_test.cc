@@ -204,14 +204,14 @@ TEST_F(StepModelTest, HostFloorIsTheHostWait) {
 // the larger of the two; with gradient accumulation both (the first micro-batch's gradients stay). Megatron's
 // mixed recipe keeps both always.
 TEST_F(StepModelTest, PyTorchRecipesHoldTheLargerOfActivationsAndGradients) {
-  o_.parallel.tp = 1;
+  o_.parallel.tp = 8;  // dp 1: no DDP buckets (below)
   o_.parallel.zero = 0;
   o_.training.recipe = Recipe::kBf16;
-  o_.training.global_batch = 16;  // dp 8: two micro-batches
+  o_.training.global_batch = 2;  // two micro-batches
   const StageMemory both = Run().memory.at(0);
   ASSERT_GT(both.activations.ToBytes(), 0);
   ASSERT_GT(both.gradients.ToBytes(), 0);
-  o_.training.global_batch = 8;  // one micro-batch
+  o_.training.global_batch = 1;  // one micro-batch
   const StageMemory one = Run().memory.at(0);
   EXPECT_EQ(one.weights, both.weights);
   EXPECT_EQ(one.optimizer, both.optimizer);
@@ -222,6 +222,30 @@ TEST_F(StepModelTest, PyTorchRecipesHoldTheLargerOfActivationsAndGradients) {
   const StageMemory mixed = Run().memory.at(0);
   EXPECT_GT(mixed.activations.ToBytes(), 0);
   EXPECT_GT(mixed.gradients.ToBytes(), 0);
+}
+
+// PyTorch DDP's bucket buffers are a second copy of the gradients, allocated for the whole run (PyTorch PR
+// #41954): with the bf16 recipe over dp 8 without ZeRO the rank holds 2 B per parameter more than with dp 1
+// at the same micro-batches; ZeRO (FSDP) and Megatron's mixed recipe have no such copy.
+TEST_F(StepModelTest, PytorchDdpBucketsCopyTheGradients) {
+  o_.parallel.zero = 0;
+  o_.training.recipe = Recipe::kBf16;
+  o_.parallel.tp = 8;
+  o_.training.global_batch = 2;
+  const StepResult alone = Run();
+  o_.parallel.tp = 1;
+  o_.training.global_batch = 16;  // dp 8, the same two micro-batches per rank
+  const StepResult ddp = Run();
+  const double params = o_.model.ParameterCount();
+  // tp 8 splits most of the parameters: compare each with its own gradients.
+  EXPECT_NEAR(ddp.memory.at(0).gradients.ToBytes(), 2 * 2 * params, 1e-4 * params);
+  EXPECT_GT(alone.memory.at(0).gradients.ToBytes(), 0);
+  EXPECT_LT(alone.memory.at(0).gradients.ToBytes(), 2 * params / 4);  // no copy, a tp shard
+  o_.parallel.zero = 1;
+  EXPECT_NEAR(Run().memory.at(0).gradients.ToBytes(), 2 * params, 1e-4 * params);
+  o_.parallel.zero = 0;
+  o_.training.recipe = Recipe::kMixed;
+  EXPECT_NEAR(Run().memory.at(0).gradients.ToBytes(), 4 * params, 1e-4 * params);  // fp32 buffer, no copy
 }
 
 TEST_F(StepModelTest, BalancedPlacementTrimsTheEnds) {

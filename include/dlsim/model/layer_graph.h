@@ -103,6 +103,17 @@ inline constexpr std::pair<std::string_view, Kernels> kKernelsNames[] = {{"fused
                                                                          {"eager", Kernels::kEager}};
 inline std::string_view KernelsName(Kernels k) { return k == Kernels::kEager ? "eager" : "fused"; }
 
+// How an eager framework runs RMSNorm: PyTorch's kernel (torch.nn.RMSNorm, one fused kernel in PyTorch 2.11's
+// traces) keeps its input for the backward; an RMSNorm written in Python that upcasts (Hugging Face's
+// LlamaRMSNorm, litgpt, torchtune: x.float(), x * rsqrt(mean(x^2) + eps), then the weight) keeps an fp32 copy
+// of its input and its normalised output.
+enum class NormImpl { kFused, kPythonFp32 };
+inline constexpr std::pair<std::string_view, NormImpl> kNormImplNames[] = {
+    {"fused", NormImpl::kFused}, {"python-fp32", NormImpl::kPythonFp32}};
+inline std::string_view NormImplName(NormImpl n) {
+  return n == NormImpl::kPythonFp32 ? "python-fp32" : "fused";
+}
+
 struct LayerOptions {
   AttentionImpl attention = AttentionImpl::kFlash;
   double activation_bytes = 2;  // bf16/fp16 activations
@@ -110,6 +121,8 @@ struct LayerOptions {
   // Eager kernels: bytes per element of the residual stream, the norms and the rotary arithmetic (4 under
   // autocast over fp32 weights, whose residual stream stays fp32; activation_bytes otherwise).
   double residual_bytes = 2;
+  // Eager kernels: how RMSNorm runs (NormImpl); LayerNorm is PyTorch's kernel either way.
+  NormImpl norm_impl = NormImpl::kFused;
 };
 
 // Operators of one transformer layer with a dense MLP, in execution order (MLA attention when m.mla
@@ -120,7 +133,8 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o);
 // the shared H200 traces, docs/training-model.md "Eager kernels"): the same GEMMs and attention, and every
 // memory-bound kernel with its forward / backward bytes per token in closed form (a activation bytes, r
 // residual bytes, c = r + a when r != a else 0 (a cast), h hidden, q query and k key widths, f ffn width):
-//   norm (x2):             2rh / 3rh, then its output cast ch / ch
+//   norm (x2):             2rh / 3rh, then its output cast ch / ch; it keeps rh (its input), (4 + r)h when
+//                          an RMSNorm is written in Python (NormImpl::kPythonFp32)
 //   rotary (e = q + k):    2(a+r)e + 5re + ce / 3ce + 5re + 5ae
 //   attention transposes:  2aq / 2a(2q+k) (rotary models only)
 //   QKV gradient concat:   0 / 2a(q+2k)

@@ -82,6 +82,10 @@ struct TrainingOptions {
   // How the framework runs memory-bound work (training.kernels): fused kernels, or eager PyTorch's one kernel
   // per tensor operation with autocast's casts (model/layer_graph.h, EagerLayerOps).
   model::Kernels kernels = model::Kernels::kFused;
+  // Eager kernels: how RMSNorm runs (training.norm_impl; model/layer_graph.h NormImpl): PyTorch's fused
+  // kernel, or written in Python with an fp32 upcast (Hugging Face, litgpt, torchtune), which keeps more for
+  // the backward.
+  model::NormImpl norm_impl = model::NormImpl::kFused;
   // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM); bf16
   // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;
