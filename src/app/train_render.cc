@@ -50,6 +50,9 @@ nlohmann::ordered_json MemoryJson(const StepResult& r, Bytes capacity) {
   const StageMemory* peak = r.memory.empty() ? nullptr : &r.memory[r.peak_rank];
   mem["peak_bytes_per_gpu"] = report::JsonBytes(r.peak_memory);
   mem["peak_rank"] = r.peak_rank;
+  mem["peak_reserved_bytes_per_gpu"] = report::JsonBytes(r.peak_reserved);
+  mem["peak_reserved_range_bytes"] = {report::JsonBytes(r.peak_reserved_low),
+                                      report::JsonBytes(r.peak_reserved_high)};
   mem["capacity_bytes"] = report::JsonBytes(capacity);
   if (peak) {
     mem["weights_bytes"] = report::JsonBytes(peak->weights);
@@ -303,6 +306,12 @@ void WriteTrainReport(const TrainOptions& o, const StepResult& r, Bytes capacity
   if (r.cp_attention) out << "\n" << CpAttentionTable(*r.cp_attention);
   out << "\n" << BreakdownTable(r);
   out << "\n" << MemoryTable(r, capacity);
+  if (r.peak_memory.ToBytes() > 0)
+    out << fmt::format(
+        "peak {} allocated on rank {}; PyTorch's caching allocator reserves about {} ({} - {}, measured "
+        "ratios; docs/training-model.md \"Memory\")\n",
+        FormatBytes(r.peak_memory), r.peak_rank, FormatBytes(r.peak_reserved),
+        FormatBytes(r.peak_reserved_low), FormatBytes(r.peak_reserved_high));
 }
 
 }  // namespace dlsim::app

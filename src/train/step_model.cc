@@ -293,6 +293,10 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
     }
     r.memory.push_back(mem);
   }
+  const ReserveRatio reserve = AllocatorReserveRatio(o.parallel.recompute);
+  r.peak_reserved = r.peak_memory * reserve.median;
+  r.peak_reserved_low = r.peak_memory * reserve.low;
+  r.peak_reserved_high = r.peak_memory * reserve.high;
   const Bytes capacity = ctx.gpu->hbm_capacity;
   r.feasible = r.peak_memory <= capacity;
   if (r.feasible) return;
@@ -424,6 +428,11 @@ Result<StepResult> InfeasibleOr(const Error& e) {
 // Megatron-LM accumulates and reduces fp32 gradients for bf16 (and fp8) training and keeps
 // fp16 gradients for fp16 training unless --accumulate-allreduce-grads-in-fp32 is given.
 // FP8 training (Transformer Engine) keeps the bf16 weight and an fp8 copy.
+ReserveRatio AllocatorReserveRatio(Recompute mode) {
+  if (mode == Recompute::kFull) return {.median = 1.2154, .low = 1.1273, .high = 1.2937};
+  return {.median = 1.0458, .low = 1.0163, .high = 1.1221};
+}
+
 StateBytesPerParam StateBytes(const TrainingOptions& t) {
   StateBytesPerParam b;
   switch (t.recipe) {

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "dlsim/model/layer_graph.h"
 #include "dlsim/train/chunk_cost.h"
 
@@ -246,6 +250,43 @@ TEST_F(StepModelTest, PytorchDdpBucketsCopyTheGradients) {
   o_.parallel.zero = 0;
   o_.training.recipe = Recipe::kMixed;
   EXPECT_NEAR(Run().memory.at(0).gradients.ToBytes(), 4 * params, 1e-4 * params);  // fp32 buffer, no copy
+}
+
+// The caching allocator's reserve ratios are data/calibration/allocator_reserved.csv's (measured on the
+// project's H200 fit steps), and the held-out steps' ratios (data/profiles/h200-heldout/train.jsonl, by
+// scripts/allocator-ratios.py: none 1.0394, full 1.2316) lie within their ranges. The step reports the peak
+// times the ratio of its recomputation mode.
+TEST_F(StepModelTest, ReservedMemoryFollowsTheMeasuredAllocatorRatios) {
+  std::ifstream f(std::string(DLSIM_DATA_DIR) + "/calibration/allocator_reserved.csv");
+  ASSERT_TRUE(f) << "data/calibration/allocator_reserved.csv";
+  std::string line;
+  int rows = 0;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("recompute,", 0) == 0) continue;
+    std::stringstream in(line);
+    std::string mode, runs, median, low, high;
+    std::getline(in, mode, ',');
+    std::getline(in, runs, ',');
+    std::getline(in, median, ',');
+    std::getline(in, low, ',');
+    std::getline(in, high, ',');
+    const ReserveRatio r = AllocatorReserveRatio(mode == "full" ? Recompute::kFull : Recompute::kNone);
+    EXPECT_DOUBLE_EQ(r.median, std::stod(median)) << mode;
+    EXPECT_DOUBLE_EQ(r.low, std::stod(low)) << mode;
+    EXPECT_DOUBLE_EQ(r.high, std::stod(high)) << mode;
+    const double held_out = mode == "full" ? 1.2316 : 1.0394;
+    EXPECT_GT(held_out, r.low) << mode;
+    EXPECT_LT(held_out, r.high) << mode;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2);
+  EXPECT_EQ(AllocatorReserveRatio(Recompute::kSelective).median,
+            AllocatorReserveRatio(Recompute::kNone).median);
+  o_.parallel.recompute = Recompute::kFull;
+  const StepResult r = Run();
+  EXPECT_NEAR(r.peak_reserved.ToBytes(), 1.2154 * r.peak_memory.ToBytes(), 1);
+  EXPECT_LT(r.peak_reserved_low, r.peak_reserved);
+  EXPECT_GT(r.peak_reserved_high, r.peak_reserved);
 }
 
 TEST_F(StepModelTest, BalancedPlacementTrimsTheEnds) {

@@ -96,6 +96,11 @@ struct StepResult {
   std::vector<StageMemory> memory;     // per pipeline rank
   Bytes peak_memory;                   // largest rank
   int peak_rank = 0;
+  // What PyTorch's caching allocator reserves at that peak: peak_memory times the reserved / allocated ratio
+  // measured on plain-PyTorch runs for the recomputation mode (AllocatorReserveRatio), with the measured
+  // range. Feasibility stays peak_memory <= capacity (the allocator frees its cache before it fails an
+  // allocation).
+  Bytes peak_reserved, peak_reserved_low, peak_reserved_high;
   Breakdown breakdown;
   int critical_rank = 0;
   std::string bottleneck;  // the largest non-compute share, in words
@@ -115,6 +120,14 @@ struct StateBytesPerParam {
   double weights = 2, end_weights = 2, gradients = 4, optimizer = 12;
 };
 StateBytesPerParam StateBytes(const TrainingOptions& t);
+
+// Peak memory PyTorch's caching allocator reserves over the peak it allocates, by recomputation (selective
+// as none, unmeasured): the median and range of the project's measured H200 steps
+// (data/calibration/allocator_reserved.csv, scripts/allocator-ratios.py).
+struct ReserveRatio {
+  double median = 1, low = 1, high = 1;
+};
+ReserveRatio AllocatorReserveRatio(Recompute mode);
 
 // Simulates one step (o.data: o.data->steps steps with real contents). Infeasible
 // configurations (layout does not divide, out of memory, unsupported schedule shape, a document
