@@ -255,6 +255,35 @@ TEST(TrainCliTest, Llama405bFitsAsThePaperRanIt) {
   std::filesystem::remove(file);
 }
 
+// The fits / out-of-memory verdict on the project's measured H200 steps (data/profiles/h200-{fit,heldout}/
+// train.jsonl, issue 39): the three configurations that ran out of memory on the 139.8 GiB the H200 gives
+// PyTorch are predicted out of memory, and the largest that ran (Llama 3.1 8B, bf16, 2 x 4096 tokens, 100.3
+// GiB allocated) fits.
+TEST(TrainCliTest, MeasuredH200OutOfMemoryVerdicts) {
+  struct Case {
+    const char* config;
+    const char* stack;
+    int micro_batch, seq;
+    int exit_code;
+  };
+  const std::string dir = std::string(DLSIM_DATA_DIR) + "/../examples/calibrate/configs/";
+  const std::string file = (std::filesystem::temp_directory_path() / "dlsim_h200_oom.yaml").string();
+  for (const Case& c : {Case{"llama-3.2-1b", "pytorch-eager-autocast", 16, 4096, 3},
+                        Case{"qwen2.5-1.5b", "pytorch-eager-autocast", 4, 8192, 3},
+                        Case{"llama-3.1-8b", "pytorch-eager-autocast", 2, 4096, 3},
+                        Case{"llama-3.1-8b", "pytorch-eager-bf16", 2, 4096, 0}}) {
+    std::ofstream(file) << "model: {hf_config: " << dir << c.config << ".json}\n"
+                        << "hardware: {gpu: h200, gpus: 1}\n"
+                        << "training: {seq_len: " << c.seq << ", micro_batch: " << c.micro_batch
+                        << ", global_batch: " << c.micro_batch << ", stack: " << c.stack << "}\n"
+                        << "parallel: {recompute: none}\n";
+    const Outcome r = RunDlsim("train " + file, /*merge_stderr=*/true);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.config << " " << c.stack << ": " << r.output;
+    if (c.exit_code == 3) EXPECT_NE(r.output.find("out of memory"), std::string::npos) << r.output;
+  }
+  std::filesystem::remove(file);
+}
+
 // `dlsim list software-stack`: the training.stack profiles of data/catalog/stacks.yaml.
 TEST(TrainCliTest, ListShowsTheSoftwareStacks) {
   Outcome r = RunDlsim("list software-stack");
