@@ -177,6 +177,12 @@ WindowedAttention EngineProfile::WindowOf(const model::ModelSpec& model) const {
   return w;
 }
 
+int64_t EngineProfile::ContextCapOf(const model::ModelSpec& model) const {
+  const int windowed = model.WindowedLayers();
+  if (interleaved_window || windowed <= 0 || windowed == model.layers) return 0;
+  return model.sliding_window;
+}
+
 WindowedAttention WindowOf(const ServeOptions& o) {
   auto e = FindEngine(o.engine);
   return (e.ok() ? **e : EngineProfiles().front()).WindowOf(o.model);

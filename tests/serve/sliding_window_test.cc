@@ -72,18 +72,44 @@ TEST(SlidingWindowEngines, EachProfileRunsAnInterleavedModelAsItsReleaseDoes) {
   EXPECT_EQ(of("vllm-0.14", *Env().catalogs.models.Find("llama3-8b").value()).window, 0);
 }
 
+// vLLM 0.5/0.6 run Gemma 2's interleaved window as global attention and cap its context to the 4,096-token
+// window (PR #5908): a longer request is an infeasible result naming the cap; V1 and 0.14 serve it.
+TEST(SlidingWindowEngines, OldEnginesCapAnInterleavedModelsContextToItsWindow) {
+  auto run = [](const char* engine, int prompt) {
+    ServeOptions o = BaseOptions("gemma-2-9b", "h100-sxm5-80gb");
+    o.engine = engine;
+    o.workload.arrival = ArrivalKind::kTrace;
+    o.workload.trace = {{0.0, prompt, 100}, {0.1, 1000, 100}};
+    auto r = Simulate(o, Env().catalogs, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return *r;
+  };
+  const ServeResult capped = run("vllm-0.6", 6000);
+  EXPECT_FALSE(capped.feasible);
+  EXPECT_NE(capped.reason.find("1 of 2 requests are longer than vllm-0.6 serves gemma-2-9b"),
+            std::string::npos)
+      << capped.reason;
+  EXPECT_NE(capped.reason.find("4096-token window"), std::string::npos) << capped.reason;
+  EXPECT_TRUE(run("vllm-0.6", 3000).feasible);
+  EXPECT_TRUE(run("vllm-0.14", 6000).feasible);
+  EXPECT_TRUE(run("vllm-v1", 6000).feasible);
+  // An all-windowed model keeps its window in vLLM 0.6: no cap.
+  EXPECT_EQ((*FindEngine("vllm-0.6"))->ContextCapOf(*Env().catalogs.models.Find("mistral-7b-v0.1").value()),
+            0);
+}
+
 struct LongRun {
   double tpot_ms = 0;
   double peak_kv = 0;  // of the same number of blocks: the models share their shapes
 };
 
-// 16 requests of 16K-token prompts and 256 outputs at once on one H100.
-LongRun RunLong(const model::ModelSpec& m, const char* engine) {
+// 16 requests of `prompt`-token prompts (16K by default) and 256 outputs at once on one H100.
+LongRun RunLong(const model::ModelSpec& m, const char* engine, int prompt = 16384) {
   ServeOptions o = BaseOptions("llama3-8b", "h100-sxm5-80gb");
   o.model = m;
   o.engine = engine;
   o.workload.arrival = ArrivalKind::kTrace;
-  o.workload.trace.assign(16, {0.0, 16384, 256});
+  o.workload.trace.assign(16, {0.0, prompt, 256});
   auto r = Simulate(o, Env().catalogs, nullptr);
   EXPECT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(r->feasible) << r->reason;
@@ -98,12 +124,14 @@ TEST(SlidingWindowServing, TheWindowShortensLongContextDecodeAndItsKv) {
   const LongRun w = RunLong(windowed, "vllm-0.14"), g = RunLong(global, "vllm-0.14");
   EXPECT_LT(w.tpot_ms, 0.9 * g.tpot_ms) << w.tpot_ms << " vs " << g.tpot_ms;
   EXPECT_LT(w.peak_kv, g.peak_kv / 8) << w.peak_kv << " vs " << g.peak_kv;
-  // Interleaved under vLLM 0.6 the window is off: exactly the global model's run.
+  // Interleaved under vLLM 0.6 the window is off (and the context capped to it, so requests of 700 + 256
+  // tokens): exactly the global model's run.
   model::ModelSpec interleaved = windowed;
   interleaved.sliding_window_pattern = 2;
   model::ModelSpec interleaved_global = interleaved;
   interleaved_global.sliding_window = interleaved_global.sliding_window_pattern = 0;
-  const LongRun off = RunLong(interleaved, "vllm-0.6"), none = RunLong(interleaved_global, "vllm-0.6");
+  const LongRun off = RunLong(interleaved, "vllm-0.6", 700),
+                none = RunLong(interleaved_global, "vllm-0.6", 700);
   EXPECT_DOUBLE_EQ(off.tpot_ms, none.tpot_ms);
   EXPECT_DOUBLE_EQ(off.peak_kv, none.peak_kv);
   // Under 0.14 half the layers keep every token: between the two.

@@ -71,6 +71,10 @@ struct EngineProfile {
 
   // How this engine runs `model`'s sliding window (all zero without one).
   WindowedAttention WindowOf(const model::ModelSpec& model) const;
+  // The longest request (prompt + output tokens) the engine serves `model` with when that is less than the
+  // model's context: an engine that disables an interleaved model's window caps its context to the window
+  // (vLLM 0.5/0.6, PR #5908); 0: no such cap.
+  int64_t ContextCapOf(const model::ModelSpec& model) const;
   // Whether an all-reduce of `bytes` over `tp` GPUs runs the custom kernel (kCustom only).
   bool UsesCustomAllReduce(int tp, double bytes, bool nvlink) const;
   // dlsim's scheduler defaults (SchedulerOptions{}) with this engine's laid over them, for `model` on a GPU
