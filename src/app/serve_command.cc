@@ -1,11 +1,14 @@
 // `dlsim serve`: scenario -> serve::Simulate (or FindCapacity) -> terminal or JSON report.
 #include "dlsim/app/serve_command.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include "dlsim/app/serve_render.h"
 #include "dlsim/core/input_files.h"
+#include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/resolved_scenario.h"
 #include "dlsim/io/serve_scenario.h"
@@ -20,7 +23,14 @@ namespace {
 int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const serve::ServeEnvironment& env,
                 const serve::IterationCostModel& cost, const cost::PredictionIntervals& intervals,
                 std::ostream& out, std::ostream& err) {
-  auto cap = serve::FindCapacity(options, cost, env.schedulers, env.routers, {.target = args.target});
+  serve::CapacityOptions c{.target = args.target};
+  // One line per probe on a terminal (not --quiet): the search runs up to 34 simulations.
+  if (args.progress)
+    c.on_probe = [&err](int i, const serve::CapacityProbe& p) {
+      err << fmt::format("capacity: probe {}: {} req/s per replica, SLO attainment {:.1f}%\n", i + 1,
+                         FormatNumber(p.rate_per_replica, 4), 100 * p.slo_attainment);
+    };
+  auto cap = serve::FindCapacity(options, cost, env.schedulers, env.routers, c);
   if (!cap.ok()) return ReportError("serve", cap.error(), err);
   cap->at_capacity.tpot_interval = serve::TpotIntervalOf(options, cap->at_capacity, intervals);
   if (args.json) {

@@ -39,6 +39,7 @@ Result<CapacityResult> FindCapacity(const ServeOptions& options, const Iteration
     DLSIM_ASSIGN_OR_RETURN(ServeResult r, Simulate(probe, cost, schedulers, routers));
     if (!r.feasible) return Error{ErrorCode::kInfeasible, r.reason};
     out.probes.push_back({per_replica, r.metrics.slo_attainment});
+    if (c.on_probe) c.on_probe(static_cast<int>(out.probes.size()) - 1, out.probes.back());
     const bool ok = r.metrics.slo_attainment >= c.target;
     (ok ? best : last) = std::move(r);
     out.met = out.met || ok;

@@ -3,6 +3,7 @@
 
 #include "dlsim/app/serve_render.h"
 #include "dlsim/report/json_report.h"
+#include "dlsim/serve/capacity.h"
 #include "dlsim/serve/prediction_interval.h"
 #include "dlsim/serve/simulate.h"
 #include "test_env.h"
@@ -366,6 +367,27 @@ TEST(Requests, SampleLengthClampsBeforeRounding) {
   for (int i = 0; i < 100; ++i) {
     const int64_t x = SampleLength(wide, rng);
     EXPECT_TRUE(x == 1 || x == 2048) << x;
+  }
+}
+
+// The capacity search reports each probe as it runs (the command's progress lines): every probe, in order, as
+// the result lists them.
+TEST(Simulator, CapacitySearchReportsEveryProbeInOrder) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.requests = 200;
+  auto cost = MakeCostModel(o, *Env().env);
+  ASSERT_TRUE(cost.ok()) << cost.error().message;
+  std::vector<std::pair<int, CapacityProbe>> seen;
+  CapacityOptions c{.target = 0.9, .bisections = 3};
+  c.on_probe = [&](int i, const CapacityProbe& p) { seen.emplace_back(i, p); };
+  auto cap = FindCapacity(o, **cost, Env().env->schedulers, Env().env->routers, c);
+  ASSERT_TRUE(cap.ok()) << cap.error().message;
+  ASSERT_EQ(seen.size(), cap->probes.size());
+  ASSERT_GT(seen.size(), 3u);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].first, static_cast<int>(i));
+    EXPECT_EQ(seen[i].second.rate_per_replica, cap->probes[i].rate_per_replica);
+    EXPECT_EQ(seen[i].second.slo_attainment, cap->probes[i].slo_attainment);
   }
 }
 

@@ -10,6 +10,7 @@
 #ifndef DLSIM_SERVE_CAPACITY_H_
 #define DLSIM_SERVE_CAPACITY_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,16 +19,19 @@
 
 namespace dlsim::serve {
 
+struct CapacityProbe {
+  double rate_per_replica = 0;
+  double slo_attainment = 0;
+};
+
 struct CapacityOptions {
   double target = 0.9;       // SLO attainment to keep
   double start_rate = 0.25;  // requests/s per replica of the first probe
   int bisections = 10;
   int max_doublings = 24;
-};
-
-struct CapacityProbe {
-  double rate_per_replica = 0;
-  double slo_attainment = 0;
+  // Called after each probe with its index (from 0) and result, in the order they run (may be empty): a
+  // command's progress lines.
+  std::function<void(int, const CapacityProbe&)> on_probe;
 };
 
 struct CapacityResult {
