@@ -41,9 +41,9 @@ std::string ShapeText(const cost::KernelOp& op) {
                        op.gemm.batch > 1 ? fmt::format(" (x{})", op.gemm.batch) : "");
   if (op.kind == cost::KernelOpKind::kElementwise) return fmt::format("{:g} B", op.bytes.ToBytes());
   const cost::AttentionShape& a = op.attention;
-  return fmt::format("b{} h{}/{} s{}{} d{}{}", a.batch, a.heads, a.kv_heads, a.seq_q,
+  return fmt::format("b{} h{}/{} s{}{} d{}{}{}", a.batch, a.heads, a.kv_heads, a.seq_q,
                      a.seq_kv != a.seq_q ? fmt::format("/{}", a.seq_kv) : "", a.head_dim,
-                     a.causal ? " causal" : "");
+                     a.causal ? " causal" : "", a.window > 0 ? fmt::format(" window {}", a.window) : "");
 }
 
 std::map<std::string, Score> Scores(const std::vector<Priced>& rows, Score& all) {

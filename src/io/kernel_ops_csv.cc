@@ -76,6 +76,11 @@ Status ReadAttention(const RowReader& r, cost::AttentionShape& a) {
   DLSIM_ASSIGN_OR_RETURN(a.seq_kv, r.Whole("seq_kv", a.seq_q));
   DLSIM_ASSIGN_OR_RETURN(a.head_dim, r.Whole("head_dim", std::nullopt, 1, 1024));
   DLSIM_ASSIGN_OR_RETURN(a.causal, ReadCausal(r));
+  DLSIM_ASSIGN_OR_RETURN(a.window, r.Whole("window", 0, 0));
+  if (a.window > 0 && !a.causal)
+    return Error::Parse(r.Here("window") +
+                        ": column 'window': a sliding window is a causal kernel's, and "
+                        "'causal' is false");
   return Status::Ok();
 }
 

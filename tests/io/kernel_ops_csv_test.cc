@@ -77,5 +77,24 @@ TEST(KernelOpsCsv, BadCellsAreNamedByFileLineAndColumn) {
   EXPECT_NE(no_op.error().message.find("op"), std::string::npos);
 }
 
+// An optional `window` column prices a sliding-window kernel (issue 37); it needs a causal row.
+TEST(KernelOpsCsv, SlidingWindowColumn) {
+  const std::string header = "op,heads,seq_q,head_dim,causal,window\n";
+  auto ops =
+      ParseKernelOpsCsv(header + "attention_fwd,32,8192,128,,4096\nattention_fwd,32,8192,128,,\n", "ops.csv");
+  ASSERT_TRUE(ops.ok()) << ops.error().message;
+  EXPECT_EQ((*ops)[0].attention.window, 4096);
+  EXPECT_EQ((*ops)[1].attention.window, 0);
+  auto bidirectional = ParseKernelOpsCsv(header + "attention_fwd,32,8192,128,false,4096\n", "ops.csv");
+  ASSERT_FALSE(bidirectional.ok());
+  EXPECT_EQ(bidirectional.error().message,
+            "ops.csv:2:33: column 'window': a sliding window is a causal kernel's, and 'causal' is false");
+  auto negative = ParseKernelOpsCsv(header + "attention_fwd,32,8192,128,,-1\n", "ops.csv");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("column 'window': expected a whole number in 0.."),
+            std::string::npos)
+      << negative.error().message;
+}
+
 }  // namespace
 }  // namespace dlsim::io

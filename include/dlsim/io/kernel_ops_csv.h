@@ -7,7 +7,8 @@
 //   batch        batched GEMMs or attention sequences                          (default 1)
 //   heads, kv_heads, seq_q, seq_kv, head_dim, causal (true/false/1/0)          (attention: heads, seq_q,
 //                head_dim required; kv_heads defaults to heads, seq_kv to seq_q, causal to true)
-//   backend      the attention kernel family (cost::AttentionBackend): flash, cudnn, efficient, triton,
+//   window       a causal kernel's sliding window, keys per query (AttentionShape::window)   (default 0:
+//   none) backend      the attention kernel family (cost::AttentionBackend): flash, cudnn, efficient, triton,
 //                math, default (what PyTorch's SDPA picks on the GPU), model (the architecture's own
 //                constants; also when empty)
 //   bytes        bytes read + written                                          (elementwise: required)
