@@ -136,8 +136,10 @@ void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   sg.max_batched_tokens = 8192;
   sg.small_gpu_batched_tokens = 2048;
   sg.small_gpu_gib = 25;
-  sg.prefix_caching = true;          // server_args.py: disable_radix_cache False (the radix cache is on)
-  sg.interleaved_window_kv = false;  // not checked in 0.4.1's code: one token pool for every layer assumed
+  sg.prefix_caching = true;  // server_args.py: disable_radix_cache False (the radix cache is on)
+  // Gemma 2's window computed through FlashInfer since PR #1056 (2024-08); saving the windowed layers' KV (PR
+  // #1151) was closed to wait for a memory-pool refactor: one token pool for every layer in 0.4.1.
+  sg.interleaved_window_kv = false;
   p.push_back(sg);
   EngineProfile trt = def;
   trt.name = "trtllm";
