@@ -202,7 +202,7 @@ Result<Family> FamilyOf(const Json& j, const std::string& file) {
 }
 
 // The period N of a `layer_types` list whose every Nth entry is "full_attention" and the rest
-// "sliding_attention" (0: all sliding); -1 for any other list.
+// "sliding_attention" (0: all sliding, 1: all full); -1 for any other list.
 int PatternOfLayerTypes(const Json& types) {
   if (!types.is_array() || types.empty()) return -1;
   int first_full = -1;
@@ -216,7 +216,7 @@ int PatternOfLayerTypes(const Json& types) {
     const bool full = n > 0 && (static_cast<int>(i) + 1) % n == 0;
     if (types[i] != (full ? "full_attention" : "sliding_attention")) return -1;
   }
-  return n == 1 ? -1 : n;
+  return n;
 }
 
 // A decoder's sliding window: `sliding_window` (null or absent: none; Qwen2/3 only when use_sliding_window),
@@ -240,8 +240,9 @@ void ReadSlidingWindow(ConfigReader& c, const Json& j, const std::string& type, 
     const int n = PatternOfLayerTypes(j["layer_types"]);
     if (n < 0)
       c.Fail(
-          "'layer_types' is not 'sliding_attention' with every Nth layer 'full_attention' (N >= 2), the "
-          "patterns dlsim expresses");
+          "'layer_types' is not 'sliding_attention' with every Nth layer 'full_attention', the patterns "
+          "dlsim "
+          "expresses");
     else
       s.sliding_window_pattern = n;
   }

@@ -62,6 +62,12 @@ double EagerAttentionSavedExtra(const Widths& w, bool rope) {
   return w.a * w.q + (rope ? w.a * (w.q + w.k) : 0);
 }
 
+// Whether the model's norms are RMSNorms written in Python with an fp32 upcast (LayerNorm is PyTorch's kernel
+// either way).
+bool PythonFp32Norm(const ModelSpec& m, const LayerOptions& o) {
+  return m.norm == Norm::kRmsNorm && o.norm_impl == NormImpl::kPythonFp32;
+}
+
 // Gradients of the layer's biases: each a sum over the tokens of its output gradient, in r bytes.
 double BiasGradientBytes(const ModelSpec& m, const Widths& w) {
   const double qkv = w.q + 2 * w.k;
@@ -86,7 +92,7 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
   std::vector<Op> out;
   for (const Op& op : BuildLayerOps(m, fused)) {
     if (op.name == "input_norm" || op.name == "post_attn_norm") {
-      AddNorm(op, w, m.norm == Norm::kRmsNorm && o.norm_impl == NormImpl::kPythonFp32, out);
+      AddNorm(op, w, PythonFp32Norm(m, o), out);
     } else if (op.name == "rotary") {
       if (rope) AddRotary(op, w, out);
     } else if (op.name == "attn_residual" || op.name == "mlp_residual") {
@@ -115,8 +121,7 @@ std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o) {
 
 std::vector<Op> EagerHeadOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes, r = o.residual_bytes, h = m.hidden, v = m.vocab;
-  const bool python_fp32 = m.norm == Norm::kRmsNorm && o.norm_impl == NormImpl::kPythonFp32;
-  const Op norm = Memory("", Shard::kTokens, 0, 8.0 * h, (python_fp32 ? 4 + r : r) * h),
+  const Op norm = Memory("", Shard::kTokens, 0, 8.0 * h, (PythonFp32Norm(m, o) ? 4 + r : r) * h),
            logits = Memory("", Shard::kInner, 0, 0, 4 * v);
   std::vector<Op> ops;
   ops.push_back(Eager("final_norm", Shard::kTokens, 2 * r * h, 3 * r * h, norm, Access::kNormalization));

@@ -11,6 +11,8 @@
 // data/serving/engine_host.csv (a test holds these values to that file).
 #include "dlsim/serve/engine_profile.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "dlsim/core/strings.h"
@@ -169,10 +171,8 @@ void AddOtherProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
 
 WindowedAttention EngineProfile::WindowOf(const model::ModelSpec& model) const {
   WindowedAttention w;
-  const int windowed = model.WindowedLayers();
-  if (windowed <= 0) return w;
-  const bool interleaved = windowed < model.layers;
-  if (interleaved && !interleaved_window) return w;
+  const bool interleaved = model.HasInterleavedWindow();
+  if (model.WindowedLayers() <= 0 || (interleaved && !interleaved_window)) return w;
   w.window = model.sliding_window;
   w.compute_share = model.WindowedLayerShare();
   w.kv_share = !interleaved || interleaved_window_kv ? w.compute_share : 0.0;
@@ -180,9 +180,26 @@ WindowedAttention EngineProfile::WindowOf(const model::ModelSpec& model) const {
 }
 
 int64_t EngineProfile::ContextCapOf(const model::ModelSpec& model) const {
-  const int windowed = model.WindowedLayers();
-  if (interleaved_window || windowed <= 0 || windowed == model.layers) return 0;
-  return model.sliding_window;
+  return !interleaved_window && model.HasInterleavedWindow() ? model.sliding_window : 0;
+}
+
+Status CheckContextCap(const ServeOptions& o, const std::vector<Request>& requests) {
+  auto engine = FindEngine(o.engine);
+  const int64_t cap = engine.ok() ? (*engine)->ContextCapOf(o.model) : 0;
+  if (cap <= 0) return Status::Ok();
+  int64_t longer = 0, longest = 0;
+  for (const Request& r : requests) {
+    const int64_t tokens = int64_t{r.prompt} + r.output;
+    if (tokens <= cap) continue;
+    ++longer;
+    longest = std::max(longest, tokens);
+  }
+  if (longer == 0) return Status::Ok();
+  return Error::Infeasible(fmt::format(
+      "{} of {} requests are longer than {} serves {}: it runs the interleaved sliding window as global "
+      "attention and caps the context to the {}-token window (vLLM PR #5908), and the longest has {} tokens: "
+      "cap the lengths or use an engine that computes the window (vllm-v1, vllm-0.14)",
+      longer, requests.size(), o.engine, o.model.name, cap, longest));
 }
 
 WindowedAttention WindowOf(const ServeOptions& o) {

@@ -624,27 +624,6 @@ Status Simulation::NeverRan(const Request& longest, int64_t never, int64_t unfin
       "KV more memory (tp, pp, memory_margin, offload)");
 }
 
-// Ok, or kInfeasible when the engine caps the model's context below a request's length (an interleaved
-// sliding-window model under an engine that disables the window: EngineProfile::ContextCapOf).
-Status CheckEngineContext(const ServeOptions& o, const std::vector<Request>& requests) {
-  auto engine = FindEngine(o.engine);
-  const int64_t cap = engine.ok() ? (*engine)->ContextCapOf(o.model) : 0;
-  if (cap <= 0) return Status::Ok();
-  int64_t longer = 0, longest = 0;
-  for (const Request& r : requests) {
-    const int64_t tokens = int64_t{r.prompt} + r.output;
-    if (tokens <= cap) continue;
-    ++longer;
-    longest = std::max(longest, tokens);
-  }
-  if (longer == 0) return Status::Ok();
-  return Error::Infeasible(fmt::format(
-      "{} of {} requests are longer than {} serves {}: it runs the interleaved sliding window as global "
-      "attention and caps the context to the {}-token window (vLLM PR #5908), and the longest has {} tokens: "
-      "cap the lengths or use an engine that computes the window (vllm-v1, vllm-0.14)",
-      longer, requests.size(), o.engine, o.model.name, cap, longest));
-}
-
 // `result` with the infeasibility of `e` (kInfeasible), or `e` itself.
 Result<ServeResult> InfeasibleOr(ServeResult result, const Error& e, int64_t requests) {
   if (e.code != ErrorCode::kInfeasible) return e;
@@ -664,7 +643,7 @@ Result<ServeResult> Simulate(const ServeOptions& options, const IterationCostMod
   result.profiled = cost.profiled();
   DLSIM_ASSIGN_OR_RETURN(std::vector<Request> requests, GenerateRequests(options.workload));
   const auto total = static_cast<int64_t>(requests.size());
-  if (Status context = CheckEngineContext(options, requests); !context.ok())
+  if (Status context = CheckContextCap(options, requests); !context.ok())
     return InfeasibleOr(std::move(result), context.error(), total);
   auto plan = PlanMemory(options, cost);
   if (!plan.ok()) return InfeasibleOr(std::move(result), plan.error(), total);

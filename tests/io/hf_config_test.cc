@@ -219,6 +219,12 @@ TEST(HfConfigTest, SlidingWindowsAsPublished) {
   ASSERT_TRUE(alternating.ok()) << alternating.error().message;
   EXPECT_EQ(alternating->sliding_window_pattern, 2);
   EXPECT_EQ(alternating->WindowedLayers(), 2);
+  auto all_full = ParseHfConfig(
+      gpt_oss_like + R"(["full_attention", "full_attention", "full_attention", "full_attention"]})", "c.json",
+      "m");
+  ASSERT_TRUE(all_full.ok()) << all_full.error().message;  // every layer global: no window
+  EXPECT_EQ(all_full->sliding_window, 0);
+  EXPECT_EQ(all_full->WindowedLayers(), 0);
   auto odd = ParseHfConfig(
       gpt_oss_like + R"(["full_attention", "sliding_attention", "sliding_attention", "full_attention"]})",
       "c.json", "m");

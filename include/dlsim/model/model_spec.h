@@ -113,6 +113,8 @@ struct ModelSpec {
     return sliding_window > 0 && (sliding_window_pattern < 2 || (i + 1) % sliding_window_pattern != 0);
   }
   int WindowedLayers() const;
+  // Some layers windowed and some global (Gemma 2/3), not a window in every layer (Mistral v0.1).
+  bool HasInterleavedWindow() const { return WindowedLayers() > 0 && WindowedLayers() < layers; }
   double WindowedLayerShare() const;
   // Layers with a MoE MLP (0 for a dense model) and whether layer `i` (0-based) is one.
   int MoeLayers() const;

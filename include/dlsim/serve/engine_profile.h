@@ -18,6 +18,7 @@
 #include "dlsim/model/model_spec.h"
 #include "dlsim/serve/engine_host.h"
 #include "dlsim/serve/options.h"
+#include "dlsim/serve/request.h"
 
 namespace dlsim::serve {
 
@@ -88,6 +89,10 @@ EngineHost HostOf(const ServeOptions& o);
 
 // How the engine of `o` runs its model's sliding window (an unknown engine: the default profile's way).
 WindowedAttention WindowOf(const ServeOptions& o);
+
+// Ok, or kInfeasible when the engine of `o` caps its model's context (EngineProfile::ContextCapOf) below a
+// request's prompt + output: the reason names the engine, the cap, how many requests and the longest.
+Status CheckContextCap(const ServeOptions& o, const std::vector<Request>& requests);
 
 // Every profile, the default ("default": vLLM's all-reduce rule, dlsim's scheduler defaults) first.
 const std::vector<EngineProfile>& EngineProfiles();
