@@ -1,17 +1,12 @@
 #include "dlsim/io/yaml_reader.h"
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,8 +14,8 @@
 #include <type_traits>
 #include <variant>
 
-#include "dlsim/core/input_files.h"
 #include "dlsim/core/strings.h"
+#include "yaml_guards.h"
 
 namespace dlsim::io {
 namespace internal {
@@ -335,120 +330,16 @@ std::string FormatError(const std::string& file, Location where, std::string_vie
 
 namespace {
 
-// Records where a document's first node is, without building it.
-class FirstNodeHandler : public YAML::EventHandler {
- public:
-  std::optional<YAML::Mark> first;
-
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
-    Saw(m);
-  }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    Saw(m);
-  }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {
-    Saw(m);
-  }
-  void OnMapEnd() override {}
-
- private:
-  void Saw(const YAML::Mark& m) {
-    if (!first) first = m;
-  }
-};
-
-struct DocumentScan {
-  int documents = 0;                   // counted up to 2
-  std::optional<YAML::Mark> second;    // where the second document starts
-  std::optional<YAML::Mark> stuck_at;  // the parser made no progress here
-};
-
-// Counts the documents of `text` (one, or more). Replaces YAML::LoadAll, which in yaml-cpp up to
-// 0.8 loops forever, allocating, on input such as "," (jbeder/yaml-cpp#1040, fixed by PR #1319):
-// a document whose first node is where the previous one's was means the parser is stuck.
-DocumentScan ScanDocuments(const std::string& text) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  DocumentScan scan;
-  std::optional<YAML::Mark> previous;
-  for (int i = 0; i < 3; ++i) {
-    FirstNodeHandler h;
-    if (!parser.HandleNextDocument(h)) break;
-    if (h.first && previous && h.first->pos == previous->pos) {
-      scan.stuck_at = h.first;
-      break;
-    }
-    if (h.first) previous = h.first;
-    if (++scan.documents == 2) scan.second = h.first;
-  }
-  return scan;
-}
-
 Error SyntaxError(const std::string& file_name, const YAML::Mark& mark, const std::string& what) {
   return Error::Parse(FormatError(file_name, ToLocation(mark), "", "yaml syntax error: " + what));
 }
 
 }  // namespace
 
-// The deepest [ / { nesting outside quotes and comments, with the position where it first
-// exceeds `limit` (yaml-cpp recurses per level, and says only "bad file" when it gives up).
-std::optional<size_t> TooDeep(std::string_view text, int limit) {
-  int depth = 0;
-  char quote = 0;
-  bool comment = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') comment = false;
-    if (comment) continue;
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '#') comment = true;
-    if (c == '"' || c == '\'') quote = c;
-    if (c == '[' || c == '{') {
-      if (++depth > limit) return i;
-    }
-    if ((c == ']' || c == '}') && depth > 0) --depth;
-  }
-  return std::nullopt;
-}
-
-// The same for block (indentation) nesting: each line indented deeper than the open levels opens one
-// more, and each "- " it starts with one more; the offset of the line where the depth first exceeds
-// `limit` (yaml-cpp would recurse per level, then say only "bad file").
-std::optional<size_t> TooDeepBlocks(std::string_view text, int limit) {
-  std::vector<size_t> open;  // indentation of the open levels, increasing
-  for (size_t pos = 0; pos < text.size();) {
-    const size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string_view line = text.substr(pos, end - pos);
-    const size_t first = line.find_first_not_of(' ');
-    int dashes = 0;
-    for (size_t i = first;
-         i != std::string_view::npos && i + 1 < line.size() && line[i] == '-' && line[i + 1] == ' ';
-         i = line.find_first_not_of(' ', i + 1))
-      ++dashes;
-    if (first != std::string_view::npos && line[first] != '#' && line[first] != '\r') {
-      while (!open.empty() && open.back() >= first) open.pop_back();
-      open.push_back(first);
-      if (static_cast<int>(open.size()) + dashes > limit) return pos;
-    }
-    pos = end + 1;
-  }
-  return std::nullopt;
-}
-
 Result<Document> ParseYaml(std::string_view text, std::string file_name) {
   const std::string input(text);
-  std::optional<size_t> at = TooDeep(text, kMaxNesting);
-  if (!at) at = TooDeepBlocks(text, kMaxNesting);
+  std::optional<size_t> at = internal::TooDeep(text, kMaxNesting);
+  if (!at) at = internal::TooDeepBlocks(text, kMaxNesting);
   if (at) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
     return Error::Parse(FormatError(file_name, {static_cast<int>(line), 1}, "",
@@ -457,7 +348,7 @@ Result<Document> ParseYaml(std::string_view text, std::string file_name) {
   }
   YAML::Node root;
   try {
-    DocumentScan scan = ScanDocuments(input);
+    internal::DocumentScan scan = internal::ScanDocuments(input);
     if (scan.stuck_at) {
       const size_t pos = static_cast<size_t>(std::max(0, scan.stuck_at->pos));
       return SyntaxError(file_name, *scan.stuck_at,
@@ -483,38 +374,6 @@ Result<Document> ParseYaml(std::string_view text, std::string file_name) {
   doc.state_->file = std::move(file_name);
   doc.state_->root = root;
   return doc;
-}
-
-int64_t MaxInputFileBytes() {
-  const char* env = std::getenv("DLSIM_MAX_INPUT_MIB");
-  const double mib = env ? std::strtod(env, nullptr) : 0;
-  return mib > 0 && mib < 1e6 ? static_cast<int64_t>(mib * 1048576) : kDefaultMaxInputFileBytes;
-}
-
-Result<std::string> ReadTextFile(const std::string& path) { return ReadTextFile(path, MaxInputFileBytes()); }
-
-Result<std::string> ReadTextFile(const std::string& path, int64_t limit) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    return Error::NotFound("cannot open '" + path + "': " + (ec ? ec.message() : "no such file"));
-  if (std::filesystem::is_directory(status))
-    return Error::NotFound("cannot read '" + path + "': it is a directory, not a file");
-  if (!std::filesystem::is_regular_file(status))
-    return Error::InvalidArgument("cannot read '" + path +
-                                  "': not a regular file (a device, FIFO or socket); give a file");
-  const auto size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
-  if (!ec && size > limit)
-    return Error::InvalidArgument("'" + path + "' is " + FormatNumber(size / 1048576.0, 4) +
-                                  " MiB; input files are limited to " + FormatNumber(limit / 1048576.0, 4) +
-                                  " MiB (set DLSIM_MAX_INPUT_MIB to raise the limit)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::NotFound("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error::NotFound("cannot read '" + path + "'");
-  NoteInputFile(path);
-  return ss.str();
 }
 
 Result<double> ParseNumber(std::string_view text, const Range& range, bool integral) {
