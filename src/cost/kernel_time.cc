@@ -34,6 +34,17 @@ double WaveFill(double m, double n, double batch, int tile_m, int tile_n, int sm
   return m * n * batch / (waves * sms * static_cast<double>(tile_m) * tile_n);
 }
 
+int GemmAlignmentBytes(const GemmShape& s, double dtype_bytes) {
+  if (s.layout == GemmLayout::kKernelManaged) return kGemmVectorBytes;
+  const bool weight_grad = s.layout == GemmLayout::kWeightGradient;
+  int aligned = kGemmVectorBytes;
+  for (const int64_t dim : {weight_grad ? s.m : s.k, s.n}) {
+    const auto bytes = static_cast<int64_t>(std::llround(static_cast<double>(dim) * dtype_bytes));
+    if (bytes > 0) aligned = static_cast<int>(std::min<int64_t>(aligned, bytes & -bytes));
+  }
+  return aligned;
+}
+
 double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
                    const GemmCalibration& g, const DeviceRates& r) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return 0.0;
@@ -44,9 +55,21 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
   const double tiles = m * n * batch / (static_cast<double>(arch.tile_m) * arch.tile_n);
   const double fill = tiles / (tiles + g.tiles_half * r.sms);
   const double keff = k / (k + g.k_half);
-  const double compute = s.flops().value() / (r.peak_flops * g.max_efficiency * fill * keff);
-  const double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
-  return arch.gemm_overhead.ToSeconds() + std::max(compute, memory);
+  const double full = s.flops().value() / (r.peak_flops * g.max_efficiency * keff);  // at full fill
+  double compute = full / fill;
+  double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
+  Duration overhead = arch.gemm_overhead;
+  const int aligned = GemmAlignmentBytes(s, dtype_bytes);
+  if (aligned < kGemmVectorBytes && dtype_bytes <= 2) {
+    // Narrower loads cap the rate of a GEMM that fills the GPU; one that leaves SMs idle is bound by its
+    // parallelism first, so the slower of the two.
+    const GemmAlignmentCalibration& a = arch.gemm_alignment;
+    const double share = static_cast<double>(aligned) / kGemmVectorBytes;
+    compute = std::max(compute, full / std::pow(share, a.compute_exponent));
+    memory /= std::pow(share, a.memory_exponent);
+    overhead += a.overhead;
+  }
+  return overhead.ToSeconds() + std::max(compute, memory);
 }
 
 namespace {

@@ -61,6 +61,16 @@ void ReadAttentionBackends(const MapReader& r, cost::ArchCalibration& a) {
                "expected one of this architecture's attention_backends, found '" + d + "'");
 }
 
+// `gemm_alignment: {compute_exponent, memory_exponent, overhead_us}` (cost::GemmAlignmentCalibration).
+void ReadGemmAlignment(const MapReader& r, cost::GemmAlignmentCalibration& g) {
+  const MapReader a = r.Section("gemm_alignment");
+  g.compute_exponent = a.Get<double>("compute_exponent", g.compute_exponent, Range::Between(0, 4));
+  g.memory_exponent = a.Get<double>("memory_exponent", g.memory_exponent, Range::Between(0, 4));
+  g.overhead = Micros(a, "overhead_us", g.overhead);
+  a.Allow({"source", "fit_rows", "fit_mape_pct", "fit_mape_before_pct"});
+  a.Finish();
+}
+
 cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   cost::ArchCalibration a;
   a.architecture = name;
@@ -81,6 +91,7 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
     a.gemm[dt] = c;
   }
   gemm.Finish();
+  ReadGemmAlignment(r, a.gemm_alignment);
   a.attention = ReadAttention(r.Section("attention"), a.attention);
   ReadAttentionBackends(r, a);
   const MapReader mem = r.Section("memory");
@@ -111,10 +122,11 @@ Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_t
   return cal;
 }
 
-// The attention families of data/calibration/attention_backends.yaml merged into `cal`'s architectures
-// (an architecture `cal` lacks is skipped: families refine calibrated constants, they do not invent them).
-Status MergeAttentionBackends(std::string_view yaml_text, const std::string& file_name,
-                              cost::ComputeCalibration& cal) {
+// The measured kernel constants of data/calibration/attention_backends.yaml (attention families) and
+// gemm_alignment.yaml merged into `cal`'s architectures (an architecture `cal` lacks is skipped: they refine
+// calibrated constants, they do not invent them).
+Status MergeMeasuredKernels(std::string_view yaml_text, const std::string& file_name,
+                            cost::ComputeCalibration& cal) {
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
   const MapReader root = doc.Root();
   const MapReader archs = root.Section("architectures");
@@ -122,7 +134,10 @@ Status MergeAttentionBackends(std::string_view yaml_text, const std::string& fil
     const MapReader a = archs.Section(name);
     a.Allow({"source", "command"});
     for (cost::ArchCalibration& arch : cal.archs)
-      if (arch.architecture == name) ReadAttentionBackends(a, arch);
+      if (arch.architecture == name) {
+        ReadAttentionBackends(a, arch);
+        ReadGemmAlignment(a, arch.gemm_alignment);
+      }
     a.Finish();
   }
   root.Allow({"fit"});
@@ -139,8 +154,10 @@ Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
   DLSIM_ASSIGN_OR_RETURN(
       cost::ComputeCalibration cal,
       ParseComputeCalibration(embedded::ComputeCalibrationYaml(), "data/calibration/compute.yaml"));
-  DLSIM_RETURN_IF_ERROR(MergeAttentionBackends(embedded::AttentionBackendsYaml(),
-                                               "data/calibration/attention_backends.yaml", cal));
+  DLSIM_RETURN_IF_ERROR(MergeMeasuredKernels(embedded::AttentionBackendsYaml(),
+                                             "data/calibration/attention_backends.yaml", cal));
+  DLSIM_RETURN_IF_ERROR(
+      MergeMeasuredKernels(embedded::GemmAlignmentYaml(), "data/calibration/gemm_alignment.yaml", cal));
   DLSIM_ASSIGN_OR_RETURN(
       cost::TreeEnsemble learned,
       cost::ParseTreeEnsemble(embedded::LearnedGemmModelTxt(), "data/calibration/learned_gemm.txt"));

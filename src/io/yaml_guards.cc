@@ -59,7 +59,6 @@ DocumentScan ScanDocuments(const std::string& text) {
   return scan;
 }
 
-
 std::optional<size_t> TooDeep(std::string_view text, int limit) {
   int depth = 0;
   char quote = 0;

@@ -169,13 +169,15 @@ class ProfiledCostModel final : public IterationCostModel {
   // (k = 2 x head_dim, n = mean context): the same FLOPs (4 x context x head_dim per query head) and bytes
   // (all K and V once, the queries, the scores), so it runs at the GEMM model's streaming efficiency
   // (measured small-M GEMMs on the same GPU), not at the elementwise-kernel efficiency. Speculative
-  // decoding: each request's 1 + k queries read the same KV (one GEMM with k + 1 times the rows).
+  // decoding: each request's 1 + k queries read the same KV (one GEMM with k + 1 times the rows). The
+  // blocks are the kernel's own layout, so no context length makes its loads misaligned.
   Duration DecodeOver(const BatchShape& b, int64_t context) const {
     const int64_t ctx = std::max<int64_t>(1, (context + b.decode_requests - 1) / b.decode_requests);
     return in_.compute->Gemm({.m = heads_ / kv_heads_ * (1 + b.spec_tokens),
                               .n = ctx,
                               .k = 2 * static_cast<int64_t>(head_dim_),
-                              .batch = b.decode_requests * kv_heads_},
+                              .batch = b.decode_requests * kv_heads_,
+                              .layout = cost::GemmLayout::kKernelManaged},
                              in_.kv_dtype);
   }
 

@@ -20,9 +20,10 @@ void AddUnfusedAttention(const data::AttentionBlock& blk, const Pricing& p, int6
   c.fwd += cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sq, d, sk, bh}, act_dt) +
            cm.MemoryBound(Bytes(scores * 2 * kActBytes), Flops(scores * 4)) +
            cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
-  c.bwd += cm.Gemm({sq, d, sk, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
-           cm.Gemm({sq, sk, d, bh}, act_dt) + cm.Gemm({sk, d, sq, bh}, act_dt) +
-           cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
+  const cost::GemmShape transposed{sk, d, sq, bh,
+                                   cost::GemmLayout::kWeightGradient};  // dV = P^T dO, dK = dS^T Q
+  c.bwd += cm.Gemm({sq, d, sk, bh}, act_dt) + cm.Gemm(transposed, act_dt) + cm.Gemm({sq, sk, d, bh}, act_dt) +
+           cm.Gemm(transposed, act_dt) + cm.MemoryBound(Bytes(scores * 3 * kActBytes), Flops(scores * 4)) +
            cm.MemoryBound(Bytes(scores * drop * (2 * kActBytes + 1)), Flops(scores * drop));
   attn_flops += Flops(4.0 * scores * d);
 }

@@ -77,10 +77,12 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
     const int64_t local = std::max(1, p.o.model.moe.experts / p.plan.ep);
     const int64_t per_expert = (T + local - 1) / local;
     c.fwd = cm.Gemm({per_expert, n, k, local}, p.gemm_dt);
-    c.bwd = cm.Gemm({per_expert, k, n, local}, p.gemm_dt) + cm.Gemm({k, n, per_expert, local}, p.gemm_dt);
+    c.bwd = cm.Gemm({per_expert, k, n, local}, p.gemm_dt) +
+            cm.Gemm({k, n, per_expert, local, cost::GemmLayout::kWeightGradient}, p.gemm_dt);
   } else {
     c.fwd = cm.Gemm({T, n, k, 1}, p.gemm_dt);
-    c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) + cm.Gemm({k, n, T, 1}, p.gemm_dt);
+    c.bwd = cm.Gemm({T, k, n, 1}, p.gemm_dt) +
+            cm.Gemm({k, n, T, 1, cost::GemmLayout::kWeightGradient}, p.gemm_dt);
   }
   sums.gemm_fwd += c.fwd;
   const double tokens = op.routed || op.shard == Shard::kTokens || op.tokens != model::TokenSet::kLayer

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "alignment_fit.h"
 #include "attention_fit.h"
 #include "dlsim/io/calibration_loader.h"
 #include "fit.h"
@@ -65,6 +66,14 @@ int Fail(const dlsim::Error& e) {
   return 1;
 }
 
+// Writes `text` to `path` and echoes it; 1 when the write failed.
+int WriteText(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  std::cout << text;
+  return f.good() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +102,21 @@ int main(int argc, char** argv) {
   attention->add_option("--pytorch-default", pytorch_default, "The family SDPA picks by default there")
       ->capture_default_str();
   attention->add_option("--out", out, "Output YAML")->required();
+  std::vector<std::string> align_csvs;
+  auto* alignment =
+      app.add_subcommand("gemm-alignment", "Fit the misaligned-GEMM penalty on dlsim kernels CSVs");
+  alignment->add_option("--ops", align_csvs, "Operator CSV with measured GEMM rows (repeatable)")->required();
+  alignment->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
+  alignment->add_option("--out", out, "Output YAML")->required();
   CLI11_PARSE(app, argc, argv);
+  if (alignment->parsed()) {
+    std::string ops_args;
+    for (const std::string& p : align_csvs) ops_args += " --ops " + p;
+    auto text = dlsim::fit::FitGemmAlignment(
+        align_csvs, gpu, "dlsim-fit gemm-alignment" + ops_args + " --gpu " + gpu + " --out " + out);
+    if (!text.ok()) return Fail(text.error());
+    return WriteText(out, *text);
+  }
   if (attention->parsed()) {
     std::string ops_args;
     for (const std::string& p : ops_csvs) ops_args += " --ops " + p;
@@ -102,10 +125,7 @@ int main(int argc, char** argv) {
                                          "dlsim-fit attention" + ops_args + " --gpu " + gpu +
                                              " --pytorch-default " + pytorch_default + " --out " + out);
     if (!text.ok()) return Fail(text.error());
-    std::ofstream f(out);
-    f << *text;
-    std::cout << *text;
-    return f.good() ? 0 : 1;
+    return WriteText(out, *text);
   }
   if (learned->parsed()) {
     auto text = dlsim::fit::FitLearnedModelText(gemm_csv,

@@ -38,6 +38,19 @@ struct GemmCalibration {
   double mem_efficiency = 0.8;
 };
 
+// GEMMs whose operands' leading dimensions are not a multiple of 16 bytes (cost/kernel_time.h,
+// GemmAlignmentBytes): cuBLAS cannot use its 16-byte vector (on Hopper, TMA) loads and runs kernels with
+// narrower ones (NVIDIA, "Matrix Multiplication Background User's Guide", Tensor Core requirements). With
+// a = the alignment in bytes (1, 2, 4 or 8): the compute rate of a GPU-filling GEMM is scaled by
+// (a / 16)^compute_exponent, the operand stream's by (a / 16)^memory_exponent, and each kernel pays
+// `overhead` more. 16- and 8-bit GEMMs only. Zeros (the default): no penalty, for architectures where it
+// was not measured (data/calibration/gemm_alignment.yaml).
+struct GemmAlignmentCalibration {
+  double compute_exponent = 0;
+  double memory_exponent = 0;
+  Duration overhead;
+};
+
 // FlashAttention-style kernels.
 struct AttentionCalibration {
   double fwd_efficiency = 0.35;  // fraction of dense peak on long sequences, forward
@@ -118,6 +131,7 @@ struct ArchCalibration {
   int tile_n = 128;                                 // output tile, columns
   Duration gemm_overhead = Duration::Nanos(5'000);  // per GEMM kernel (launch and tail)
   std::map<hw::DType, GemmCalibration> gemm;        // by input data type
+  GemmAlignmentCalibration gemm_alignment;  // misaligned operands (data/calibration/gemm_alignment.yaml)
   AttentionCalibration attention;
   // Measured kernel families (data/calibration/attention_backends.yaml); a family without an entry
   // is priced with `attention`.

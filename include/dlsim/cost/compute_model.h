@@ -26,10 +26,20 @@
 
 namespace dlsim::cost {
 
+// How a GEMM's operands are stored, which decides their leading dimensions: the rows cuBLAS loads along,
+// whose alignment picks its kernel (cost/kernel_time.h, GemmAlignmentBytes).
+enum class GemmLayout {
+  kRowMajor,        // A[m,k], B[k,n] row-major (torch.mm; a forward or an input gradient): leading k and n
+  kWeightGradient,  // C[m,n] = A^T B with A stored [k,m], B [k,n] (a weight gradient, k the tokens): m and n
+  kKernelManaged,   // a kernel priced as a GEMM that lays out its own operands (paged attention's KV
+                    // blocks): aligned whatever the shape
+};
+
 // C[m,n] = A[m,k] B[k,n], `batch` independent times (a batched GEMM is one kernel).
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1;
+  GemmLayout layout = GemmLayout::kRowMajor;
 
   Flops flops() const;  // 2 m n k batch
   // Operands read once and the result written once: (m k + k n + m n) batch elements.

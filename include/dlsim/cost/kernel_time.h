@@ -6,15 +6,12 @@
 //   double s = GemmSeconds({.m = 4096, .n = 4096, .k = 4096}, 2.0, arch, arch.Gemm(kBf16), r);
 //
 // GEMM (docs/cost-model.md):
-//   tiles   = ceil(m / Tm) * ceil(n / Tn) * batch,  waves = ceil(tiles / SMs)
-//   fill    = m n batch / (waves * SMs * Tm * Tn)       wave quantization and tile padding
+//   tiles   = m n batch / (Tm Tn)
+//   fill    = tiles / (tiles + tiles_half * SMs)         small outputs leave SMs idle (or split K)
 //   keff    = k / (k + k_half)                           per-tile prologue/epilogue
 //   compute = 2 m n k batch / (peak * max_efficiency * fill * keff)
 //   memory  = (m k + k n + m n) batch * bytes / (hbm * mem_efficiency)
 //   time    = overhead + max(compute, memory)
-// cuBLAS picks among several tile shapes; the model takes the fastest of Tm x Tn,
-// Tm x Tn/2 and Tm/2 x Tn/2 (smaller tiles reload operands more often: their rate is scaled by
-// the tile's arithmetic intensity relative to the largest tile).
 //
 // Pure functions; thread-safe.
 #ifndef DLSIM_COST_KERNEL_TIME_H_
@@ -43,6 +40,16 @@ struct DeviceRates {
 // Tm x Tn tiles: m n batch / (waves * SMs * Tm * Tn). In (0, 1].
 double WaveFill(double m, double n, double batch, int tile_m, int tile_n, int sms);
 
+// The widest vector load cuBLAS's tensor-core kernels use (16 bytes: 8 bf16 or 16 fp8 elements).
+inline constexpr int kGemmVectorBytes = 16;
+
+// The alignment in bytes (1, 2, 4, 8 or 16) of `s`'s operands: the largest power of two, at most
+// kGemmVectorBytes, dividing the byte length of each leading dimension (GemmLayout), the smaller of the two.
+int GemmAlignmentBytes(const GemmShape& s, double dtype_bytes);
+
+// With misaligned operands (GemmAlignmentBytes < 16, 16- and 8-bit types), arch.gemm_alignment:
+//   compute = max(compute, compute at fill 1 / (a/16)^compute_exponent)
+//   memory  = memory / (a/16)^memory_exponent,  time += gemm_alignment.overhead
 double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
                    const GemmCalibration& g, const DeviceRates& r);
 

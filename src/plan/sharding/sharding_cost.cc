@@ -35,7 +35,8 @@ Duration ShardingCostModel::Op(const ShardOp& op, const OpStrategy& st) const {
       if (st.name == "column") n = (n + t - 1) / t;
       if (st.name == "row") k = (k + t - 1) / t;
       if (st.name == "tokens") m = (T + t - 1) / t;
-      Duration d = cm.Gemm({m, n, k, 1}, dt) + cm.Gemm({m, k, n, 1}, dt) + cm.Gemm({k, n, m, 1}, dt);
+      Duration d = cm.Gemm({m, n, k, 1}, dt) + cm.Gemm({m, k, n, 1}, dt) +
+                   cm.Gemm({k, n, m, 1, cost::GemmLayout::kWeightGradient}, dt);
       if (st.name == "tokens") {
         d +=
             Collective(static_cast<int>(net::Collective::kAllReduce), static_cast<double>(n) * k * kActBytes);

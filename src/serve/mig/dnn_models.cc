@@ -39,7 +39,11 @@ class ResNet50 final : public DnnModel {
   std::vector<DnnOp> Ops(int batch) const override {
     std::vector<DnnOp> ops;
     const int64_t b = batch;
-    ops.push_back(Gemm("conv1", b * 112 * 112, 64, 3 * 7 * 7));
+    // An implicit GEMM whose 3 input channels cuDNN pads for its tensor-core kernels: not a misaligned
+    // cuBLAS GEMM (cost::GemmLayout::kKernelManaged).
+    DnnOp conv1 = Gemm("conv1", b * 112 * 112, 64, 3 * 7 * 7);
+    conv1.gemm.layout = cost::GemmLayout::kKernelManaged;
+    ops.push_back(conv1);
     ops.push_back(Memory("maxpool", b * (64.0 * 112 * 112 + 64.0 * 56 * 56), 9.0 / 5));
     int64_t in = 64, hw = 56;
     for (const Stage& s : kStages) {
