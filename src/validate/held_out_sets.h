@@ -29,8 +29,10 @@ Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay 
 // bf16 runs (torchtune, litgpt; held out, informational).
 Result<ValidationSet> MegatronLmMemory(Runner& run);   // megatron-lm-memory
 Result<ValidationSet> PytorchBf16Memory(Runner& run);  // pytorch-bf16-memory
-// serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine.
+// serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine;
+// serving-vllm-public-ttft: the rows that published a mean TTFT, against it.
 Result<ValidationSet> ServingVllmPublic(Runner& run);
+Result<ValidationSet> ServingVllmPublicTtft(Runner& run);
 
 }  // namespace dlsim::validate::internal
 

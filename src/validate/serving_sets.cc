@@ -1,5 +1,6 @@
-// serving-vllm-public: published vLLM runs (data/validation/vllm_public_serving.csv), each a serve scenario
-// of its engine release; the metric is mean TPOT. Choices the sources leave open are the CSV's columns
+// serving-vllm-public and serving-vllm-public-ttft: published vLLM runs
+// (data/validation/vllm_public_serving.csv), each a serve scenario of its engine release; the metrics are
+// mean TPOT and, where the run published it, mean TTFT. Choices the sources leave open are the CSV's columns
 // (docs/validation.md, "serving-vllm-public").
 #include <cmath>
 #include <string>
@@ -81,24 +82,39 @@ Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const c
   return o;
 }
 
-}  // namespace
-
-Result<ValidationSet> ServingVllmPublic(Runner& run) {
+// The rows of vllm_public_serving.csv with a value in `column` (ms), each against `metric_s` of its simulated
+// run (seconds).
+Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* column,
+                                  double (*metric_s)(const serve::ServeMetrics&)) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::VllmPublicServingCsv(), "vllm_public_serving.csv"));
-  ValidationSet set{"serving-vllm-public", "mean TPOT (ms)", Source(t), 0.0, {}};
+  set.source = Source(t);
   for (size_t i = 0; i < t.rows.size(); ++i) {
+    DLSIM_ASSIGN_OR_RETURN(std::string cell, t.Text(i, column));
+    if (cell.empty()) continue;
     ValidationRow row;
     DLSIM_ASSIGN_OR_RETURN(row.label, t.Text(i, "label"));
-    DLSIM_ASSIGN_OR_RETURN(row.measured, t.Number(i, "tpot_ms"));
+    DLSIM_ASSIGN_OR_RETURN(row.measured, t.Number(i, column));
     DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, ServingScenario(t, i, run.catalogs));
     auto r = serve::Simulate(o, run.catalogs, nullptr);
     row.feasible = r.ok() && r->feasible;
     if (!r.ok()) row.note = r.error().message;
     if (r.ok() && !r->feasible) row.note = r->reason;
-    if (row.feasible) row.predicted = r->metrics.tpot_s.mean * 1e3;
+    if (row.feasible) row.predicted = metric_s(r->metrics) * 1e3;
     set.rows.push_back(std::move(row));
   }
   return set;
+}
+
+}  // namespace
+
+Result<ValidationSet> ServingVllmPublic(Runner& run) {
+  return ServingRows(run, {"serving-vllm-public", "mean TPOT (ms)", "", 0.0, {}}, "tpot_ms",
+                     [](const serve::ServeMetrics& m) { return m.tpot_s.mean; });
+}
+
+Result<ValidationSet> ServingVllmPublicTtft(Runner& run) {
+  return ServingRows(run, {"serving-vllm-public-ttft", "mean TTFT (ms)", "", 0.0, {}}, "ttft_ms",
+                     [](const serve::ServeMetrics& m) { return m.ttft_s.mean; });
 }
 
 }  // namespace dlsim::validate::internal

@@ -272,7 +272,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"bloom-a100-jean-zay", internal::BloomJeanZay},
     {"megatron-lm-memory", internal::MegatronLmMemory},
     {"pytorch-bf16-memory", internal::PytorchBf16Memory},
-    {"serving-vllm-public", internal::ServingVllmPublic}};
+    {"serving-vllm-public", internal::ServingVllmPublic},
+    {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft}};
 
 // The sets for which `want(name)` holds, in a fixed order.
 Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,
