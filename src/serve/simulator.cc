@@ -200,6 +200,9 @@ class Simulation {
     ctx.prefix = r.prefix.get();
     ctx.window = window_.window;
     if (record_ != nullptr) ctx.max_running = record_->MaxBatch(AdmissionContext(r.q));
+    // Multi-step: vLLM calls its scheduler once per run and the run keeps its batch (LLMEngine.step skips
+    // schedule() while the batch has remaining steps), so nothing joins before the run ends.
+    if (r.run_left > 0) ctx.max_running = std::min(ctx.max_running, static_cast<int64_t>(r.q.running.size()));
     r.policy->FormBatch(r.q, ctx, r.batch);
     if (r.prefix != nullptr) r.prefix->Trim(r.kv);
     preemptions_ += ctx.preemptions;

@@ -117,6 +117,24 @@ TEST(EngineHost, MultiStepStreamsEachRunAsOneChunk) {
   EXPECT_NEAR(multi->records[0].e2e_s, single->records[0].e2e_s, 1e-12);
 }
 
+// vLLM's multi-step engine schedules once per run and the run keeps its batch (LLMEngine.step skips
+// schedule() while the batch has steps left): a request arriving 15 ms into a run of four 10 ms decode steps
+// waits for the run's end (25 ms) before its 100 ms prefill; with single steps it waits for the step's end (5
+// ms).
+TEST(EngineHost, MultiStepAdmitsNewRequestsOnlyBetweenRuns) {
+  ServeOptions o = OneRequest(11);
+  o.workload.trace = {{0.0, 100, 11}, {0.115, 100, 11}};
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  o.engine_host = EngineHost{};
+  auto single = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  o.engine_host = Host(0, 0, false, 0, 4);
+  auto multi = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(single.ok() && multi.ok());
+  EXPECT_NEAR(single->records[1].ttft_s, 0.005 + 0.100, 1e-9);
+  EXPECT_NEAR(multi->records[1].ttft_s, 0.025 + 0.100, 1e-9);
+  EXPECT_NEAR(multi->records[0].ttft_s, 0.100, 1e-9);
+}
+
 // Without `engine_host:` a run takes its engine's profile; `default` has none, so existing results stand.
 TEST(EngineHost, RunsTakeTheirEnginesProfile) {
   ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");

@@ -138,8 +138,8 @@ TEST_F(ValidationTest, ServingRunsOfPublishedVllmReleases) {
 
 // Mean TTFT where a run published one (the CSV's `ttft_ms`): PR #7921's synchronous multi-step run only (200
 // requests of 955 tokens, as its output reports), where dlsim's first tokens come too early
-// (docs/validation.md: 58 ms against 145 ms), a finding this pins until the engine's CPU time at that load is
-// priced.
+// (docs/validation.md: 100 ms against 145 ms), a finding this pins until the engine's CPU time at that load
+// is priced.
 TEST_F(ValidationTest, ServingTtftRowsAreTheRunsThatPublishedOne) {
   const ValidationSet& s = Set("serving-vllm-public-ttft");
   EXPECT_EQ(s.metric, "mean TTFT (ms)");
