@@ -98,16 +98,22 @@ TEST(EngineHost, OneRequestPaysEveryStepAndTheFirstTokenPath) {
   EXPECT_NEAR(multi_async.records[0].ttft_s - a.ttft_s, 0.004, 1e-9);
 }
 
+// `o` served without CPU time, once with single steps and once in runs of 4, each prefill token 1 ms and each
+// decode step 10 ms.
+std::pair<Result<ServeResult>, Result<ServeResult>> SingleAndFourSteps(ServeOptions o) {
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  o.engine_host = EngineHost{};
+  auto single = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  o.engine_host = Host(0, 0, false, 0, 4);
+  return {std::move(single), Simulate(o, *cost, Env().env->schedulers, Env().env->routers)};
+}
+
 // Multi-step streams a run's tokens together: one request of 10 decode steps under runs of 4 sees three
 // chunks (gaps of 4, 4 and 2 steps: benchmark_serving's ITL entries), and finishes when the last chunk
 // streams, so its TPOT and end-to-end do not change.
 TEST(EngineHost, MultiStepStreamsEachRunAsOneChunk) {
   ServeOptions o = OneRequest(11);
-  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
-  o.engine_host = EngineHost{};
-  auto single = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
-  o.engine_host = Host(0, 0, false, 0, 4);
-  auto multi = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  auto [single, multi] = SingleAndFourSteps(o);
   ASSERT_TRUE(single.ok() && multi.ok());
   EXPECT_EQ(single->metrics.itl_gaps, 10);
   EXPECT_EQ(multi->metrics.itl_gaps, 3);
@@ -124,11 +130,7 @@ TEST(EngineHost, MultiStepStreamsEachRunAsOneChunk) {
 TEST(EngineHost, MultiStepAdmitsNewRequestsOnlyBetweenRuns) {
   ServeOptions o = OneRequest(11);
   o.workload.trace = {{0.0, 100, 11}, {0.115, 100, 11}};
-  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
-  o.engine_host = EngineHost{};
-  auto single = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
-  o.engine_host = Host(0, 0, false, 0, 4);
-  auto multi = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  auto [single, multi] = SingleAndFourSteps(o);
   ASSERT_TRUE(single.ok() && multi.ok());
   EXPECT_NEAR(single->records[1].ttft_s, 0.005 + 0.100, 1e-9);
   EXPECT_NEAR(multi->records[1].ttft_s, 0.025 + 0.100, 1e-9);
