@@ -102,16 +102,16 @@ bool Empty(const AttentionShape& s) {
 double AttentionTime(double flops, double ctas, double keys, int64_t head_dim, bool backward,
                      const AttentionCalibration& c, const DeviceRates& r) {
   const double fill = ctas / (CeilDiv(ctas, r.sms) * r.sms);
-  const double keff = c.kv_half > 0 ? keys / (keys + c.kv_half) : 1.0;
+  const double kv_half = backward ? c.bwd_kv_half.value_or(c.kv_half) : c.kv_half;
+  const double keff = kv_half > 0 ? keys / (keys + kv_half) : 1.0;
   const double d = static_cast<double>(head_dim);
   const double padded = c.head_dim_step > 0 ? CeilDiv(d, c.head_dim_step) * c.head_dim_step : d;
-  flops *= (padded + c.head_dim_half) / d;  // padded work, at the head dimension's rate
-  double eff = c.fwd_efficiency;
-  if (backward) {
-    flops *= 2.5;
-    eff = c.bwd_efficiency;
-  }
-  return c.overhead.ToSeconds() + flops / (r.peak_flops * eff * fill * keff);
+  const double head_dim_half = backward ? c.bwd_head_dim_half.value_or(c.head_dim_half) : c.head_dim_half;
+  flops *= (padded + head_dim_half) / d;  // padded work, at the head dimension's rate
+  const double eff = backward ? c.bwd_efficiency : c.fwd_efficiency;
+  if (backward) flops *= 2.5;
+  const Duration overhead = backward ? c.bwd_overhead.value_or(c.overhead) : c.overhead;
+  return overhead.ToSeconds() + flops / (r.peak_flops * eff * fill * keff);
 }
 
 double KeysPerCta(double flops, double ctas, int64_t head_dim) {

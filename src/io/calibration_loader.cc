@@ -34,6 +34,11 @@ cost::AttentionCalibration ReadAttention(const MapReader& att, cost::AttentionCa
   a.kv_half = att.Get<double>("kv_half", a.kv_half, Range::Between(0, 1e6));
   a.head_dim_step = att.Get<int>("head_dim_step", a.head_dim_step, Range::Between(0, 256));
   a.head_dim_half = att.Get<double>("head_dim_half", a.head_dim_half, Range::Between(0, 1e4));
+  if (att.Has("bwd_overhead_us")) a.bwd_overhead = Micros(att, "bwd_overhead_us", a.overhead);
+  if (att.Has("bwd_kv_half"))
+    a.bwd_kv_half = att.Get<double>("bwd_kv_half", a.kv_half, Range::Between(0, 1e6));
+  if (att.Has("bwd_head_dim_half"))
+    a.bwd_head_dim_half = att.Get<double>("bwd_head_dim_half", a.head_dim_half, Range::Between(0, 1e4));
   att.Allow({"source", "fit_rows", "fit_mape_pct", "out_of_fold_rows", "out_of_fold_mape_pct"});
   att.Finish();
   return a;

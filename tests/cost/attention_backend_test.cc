@@ -42,6 +42,39 @@ TEST(AttentionBackend, KvHalfSlowsACtaByKeysOverKeysPlusHalf) {
   EXPECT_DOUBLE_EQ(AttentionSeconds(s, false, a, r), 2 * 4.0 * 128 * 128 * 128 / 1e15 / 0.5);
 }
 
+// The backward is another kernel: its own kv_half, head_dim_half and overhead where given (the fit gives
+// them: docs/cost-model.md), the forward's where not.
+TEST(AttentionBackend, BackwardHasItsOwnPrologueAndOverhead) {
+  ArchCalibration a = TwoFamilies();
+  a.attention.kv_half = 128;
+  a.attention.overhead = Duration::Nanos(1'000);
+  const DeviceRates r{.peak_flops = 1e15, .vector_flops = 1e13, .hbm_bytes = 1e12, .sms = 1};
+  const AttentionShape s{
+      .batch = 1, .heads = 1, .kv_heads = 1, .seq_q = 128, .seq_kv = 128, .head_dim = 128, .causal = false};
+  const double work = 4.0 * 128 * 128 * 128 / 1e15;  // one block at the full rate
+  // No bwd_ terms: 2.5x the work at bwd_efficiency 0.5, at half rate (128 keys, kv_half 128).
+  EXPECT_NEAR(AttentionSeconds(s, true, a, r), 1e-6 + 2.5 * work / 0.5 / 0.5, 1e-15);
+  a.attention.bwd_kv_half = 384;        // 128 / (128 + 384): a quarter of the rate
+  a.attention.bwd_head_dim_half = 128;  // (128 + 128) / 128: twice the work
+  a.attention.bwd_overhead = Duration::Nanos(3'000);
+  EXPECT_NEAR(AttentionSeconds(s, true, a, r), 3e-6 + 2.5 * work * 2 / 0.5 / 0.25, 1e-15);
+  EXPECT_NEAR(AttentionSeconds(s, false, a, r), 1e-6 + work / 0.5 / 0.5, 1e-15);  // the forward's as before
+  auto cal = io::ParseComputeCalibration(
+      "architectures:\n  hopper:\n    attention_backends:\n      cudnn: {fwd_efficiency: 0.9, bwd_kv_half: "
+      "384, "
+      "bwd_head_dim_half: 48, bwd_overhead_us: 3}\n",
+      "c.yaml");
+  ASSERT_TRUE(cal.ok()) << cal.error().message;
+  const AttentionCalibration& c = cal->archs[0].attention_backends.at(AttentionBackend::kCudnn);
+  EXPECT_EQ(c.bwd_kv_half, 384);
+  EXPECT_EQ(c.bwd_head_dim_half, 48);
+  EXPECT_EQ(c.bwd_overhead, Duration::Nanos(3'000));
+  cal = io::ParseComputeCalibration(
+      "architectures:\n  hopper:\n    attention_backends:\n      cudnn: {bwd_kv_half: -1}\n", "c.yaml");
+  ASSERT_FALSE(cal.ok());
+  EXPECT_NE(cal.error().message.find("bwd_kv_half"), std::string::npos) << cal.error().message;
+}
+
 TEST(AttentionBackend, NamesRoundTrip) {
   for (AttentionBackend b :
        {AttentionBackend::kModel, AttentionBackend::kPytorchDefault, AttentionBackend::kFlash2,

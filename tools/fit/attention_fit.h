@@ -1,6 +1,7 @@
-// `dlsim-fit attention`: fits each attention kernel family's constants (fwd and bwd efficiency, one
-// per-kernel overhead) on measured SDPA kernels listed in a `dlsim kernels` CSV, on the even rows of
-// each family, and scores the odd rows (out of fold). Writes data/calibration/attention_backends.yaml.
+// `dlsim-fit attention`: fits each attention kernel family's constants (efficiency, per-kernel overhead,
+// kv_half and head_dim_half, for the forward and the backward kernel each) on measured SDPA kernels listed in
+// a `dlsim kernels` CSV, on the even rows of each family, and scores the odd rows (out of fold). Writes
+// data/calibration/attention_backends.yaml.
 #ifndef DLSIM_TOOLS_FIT_ATTENTION_FIT_H_
 #define DLSIM_TOOLS_FIT_ATTENTION_FIT_H_
 

@@ -64,6 +64,10 @@ struct AttentionCalibration {
   // fewer FLOPs per loaded key and value (0: no such loss).
   int head_dim_step = 0;
   double head_dim_half = 0;
+  // The backward kernel's own per-kernel overhead, kv_half and head_dim_half (it is another kernel, with its
+  // own prologue and epilogue); unset: the forward's.
+  std::optional<Duration> bwd_overhead;
+  std::optional<double> bwd_kv_half, bwd_head_dim_half;
 };
 
 // Which implementation runs core attention (docs/cost-model.md, "Attention by kernel family").
