@@ -13,6 +13,7 @@
 #include "dlsim/serve/engine_profile.h"
 #include "dlsim/serve/performance_record.h"
 #include "dlsim/serve/prefix_cache.h"
+#include "request_metrics.h"
 
 namespace dlsim::serve {
 namespace {
@@ -124,15 +125,7 @@ class Simulation {
   Status CheckSane() const;
 
  private:
-  // The completed requests' latencies (seconds, in request order) and counts.
-  struct Completed {
-    std::vector<double> ttft, tpot, e2e, queueing;
-    int64_t requests = 0, tokens = 0, good = 0;  // completed, output tokens, meeting both SLOs
-    TimePoint last;                              // the last completion
-  };
-  // Collects the latencies and counts of the completed requests.
-  Completed CollectCompleted() const;
-  // Fills the request metrics of `m`: latency percentiles, makespan, throughput, goodput, SLO attainment.
+  // Fills the request metrics of `m` (internal::AddRequestMetrics) with the run's inter-token gaps.
   void AddRequestMetrics(ServeMetrics& m) const;
   // Fills the replica metrics of `m`: KV utilization, iterations, batch sizes, offloading.
   void AddReplicaMetrics(ServeMetrics& m) const;
@@ -454,78 +447,14 @@ ServeMetrics Simulation::Metrics() const {
   return m;
 }
 
-Simulation::Completed Simulation::CollectCompleted() const {
-  Completed c;
-  c.ttft.reserve(reqs_.size());
-  c.tpot.reserve(reqs_.size());
-  c.e2e.reserve(reqs_.size());
-  c.queueing.reserve(reqs_.size());
-  for (const RequestRecord& r : Records()) {
-    if (!r.completed) continue;
-    ++c.requests;
-    c.tokens += r.output_tokens;
-    c.last = std::max(c.last, reqs_[r.id].finish + host_.first_token);
-    c.ttft.push_back(r.ttft_s);
-    if (r.output_tokens > 1) c.tpot.push_back(r.tpot_s);
-    c.e2e.push_back(r.e2e_s);
-    c.queueing.push_back(r.queueing_s);
-    c.good += r.met_slo;
-  }
-  return c;
-}
-
 std::vector<RequestRecord> Simulation::Records() const {
-  std::vector<RequestRecord> out;
-  out.reserve(reqs_.size());
-  const TimePoint start;
-  for (size_t i = 0; i < reqs_.size(); ++i) {
-    const Request& r = reqs_[i];
-    RequestRecord rec{.id = static_cast<int64_t>(i),
-                      .replica = r.finished_on,
-                      .prompt_tokens = r.prompt,
-                      .output_tokens = r.output};
-    rec.arrival_s = (r.arrival - start).ToSeconds();
-    rec.preemptions = r.preemptions;
-    rec.cached_tokens = r.cached_tokens;
-    rec.completed = r.done;
-    if (r.done) {
-      rec.first_scheduled_s = (r.first_scheduled - start).ToSeconds();
-      // The first-token path delays every token the client sees by the same time (engine_host.h).
-      const TimePoint first = r.first_token + host_.first_token, finish = r.finish + host_.first_token;
-      rec.first_token_s = (first - start).ToSeconds();
-      rec.finish_s = (finish - start).ToSeconds();
-      rec.ttft_s = (first - r.arrival).ToSeconds();
-      rec.tpot_s = r.output > 1 ? (finish - first).ToSeconds() / (r.output - 1) : 0.0;
-      rec.itl_max_s = r.max_itl.ToSeconds();
-      rec.e2e_s = (finish - r.arrival).ToSeconds();
-      rec.queueing_s = (r.first_scheduled - r.arrival).ToSeconds();
-      rec.met_slo = rec.ttft_s <= o_.slo.ttft_s && (r.output <= 1 || rec.tpot_s <= o_.slo.tpot_s);
-    }
-    out.push_back(rec);
-  }
-  return out;
+  return internal::RequestRecords(reqs_, host_.first_token, o_.slo);
 }
 
 void Simulation::AddRequestMetrics(ServeMetrics& m) const {
-  Completed c = CollectCompleted();  // Summarize sorts its input
-  m.requests_completed = c.requests;
-  m.ttft_s = Summarize(c.ttft);
-  m.tpot_requests = static_cast<int64_t>(c.tpot.size());
-  m.tpot_s = Summarize(c.tpot);
   LogHistogram itl = itl_;  // with the run FlushItl has not added yet
   if (itl_run_ > 0) itl.Add(itl_gap_.ToSeconds(), itl_run_);
-  m.itl_s = itl.Summary();
-  m.itl_gaps = itl.count();
-  m.e2e_s = Summarize(c.e2e);
-  m.queueing_s = Summarize(c.queueing);
-  if (!reqs_.empty()) m.makespan_s = (c.last - reqs_.front().arrival).ToSeconds();
-  if (m.makespan_s > 0) {
-    m.throughput_tokens_per_s = static_cast<double>(c.tokens) / m.makespan_s;
-    m.throughput_requests_per_s = static_cast<double>(m.requests_completed) / m.makespan_s;
-    m.goodput_requests_per_s = static_cast<double>(c.good) / m.makespan_s;
-  }
-  m.slo_attainment =
-      m.requests_total > 0 ? static_cast<double>(c.good) / static_cast<double>(m.requests_total) : 0;
+  internal::AddRequestMetrics(reqs_, host_.first_token, o_.slo, itl, m);
 }
 
 void Simulation::AddReplicaMetrics(ServeMetrics& m) const {
