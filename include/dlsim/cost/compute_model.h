@@ -29,10 +29,14 @@ namespace dlsim::cost {
 // How a GEMM's operands are stored, which decides their leading dimensions: the rows cuBLAS loads along,
 // whose alignment picks its kernel (cost/kernel_time.h, GemmAlignmentBytes).
 enum class GemmLayout {
-  kRowMajor,        // A[m,k], B[k,n] row-major (torch.mm; a forward or an input gradient): leading k and n
-  kWeightGradient,  // C[m,n] = A^T B with A stored [k,m], B [k,n] (a weight gradient, k the tokens): m and n
-  kKernelManaged,   // a kernel priced as a GEMM that lays out its own operands (paged attention's KV
-                    // blocks): aligned whatever the shape
+  // A[m,k] and C[m,n] row-major, B [k,n] or (nn.Linear's weight) [n,k]: k and n lead (a forward or an input
+  // gradient; with nn.Linear's weight n leads only C, which is enough to misalign).
+  kRowMajor,
+  // C[m,n] = A^T B with A stored [k,m] and B [k,n] (a weight gradient, k the tokens): m and n lead.
+  kWeightGradient,
+  // A kernel priced as a GEMM that lays out its own operands (paged attention's KV blocks, a convolution's
+  // implicit GEMM): aligned whatever the shape.
+  kKernelManaged,
 };
 
 // C[m,n] = A[m,k] B[k,n], `batch` independent times (a batched GEMM is one kernel).
