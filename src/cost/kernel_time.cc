@@ -59,11 +59,12 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
   double compute = full / fill;
   double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
   Duration overhead = arch.gemm_overhead;
-  const int aligned = GemmAlignmentBytes(s, dtype_bytes);
-  if (aligned < kGemmVectorBytes && dtype_bytes <= 2) {
+  const GemmAlignmentCalibration& a = arch.gemm_alignment;
+  const bool penalised = a.compute_exponent > 0 || a.memory_exponent > 0 || a.overhead > Duration();
+  const int aligned = penalised && dtype_bytes <= 2 ? GemmAlignmentBytes(s, dtype_bytes) : kGemmVectorBytes;
+  if (aligned < kGemmVectorBytes) {
     // Narrower loads cap the rate of a GEMM that fills the GPU; one that leaves SMs idle is bound by its
     // parallelism first, so the slower of the two.
-    const GemmAlignmentCalibration& a = arch.gemm_alignment;
     const double share = static_cast<double>(aligned) / kGemmVectorBytes;
     compute = std::max(compute, full / std::pow(share, a.compute_exponent));
     memory /= std::pow(share, a.memory_exponent);
