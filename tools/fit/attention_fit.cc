@@ -80,7 +80,7 @@ cost::AttentionCalibration FitDirection(const std::vector<Point>& pts, bool back
       c.bwd_kv_half = c.kv_half;
       c.bwd_head_dim_half = c.head_dim_half;
       const std::vector<double> w = Work(pts, c, r);
-      for (int i = 0; i <= 60; ++i) {
+      for (int i = 0; i <= (overhead ? 0 : 60); ++i) {  // a fixed overhead is one candidate, not 61
         const double o = overhead.value_or(i * 0.5e-6);
         const double x = BestX(pts, w, backward, o);
         double err = 0;  // the model's time is o + w x (Work), so no re-pricing per overhead
