@@ -142,8 +142,16 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
 }
 
 ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
-  if (const auto* a = cal.FindArchOrNull(gpu.architecture)) return *a;
-  return DefaultArchCalibration(gpu, cal);
+  const ArchCalibration* found = cal.FindArchOrNull(gpu.architecture);
+  ArchCalibration a = found ? *found : DefaultArchCalibration(gpu, cal);
+  for (const GpuGemmCalibration& g : cal.gpu_gemms) {
+    if (g.gpu != gpu.name) continue;
+    for (const auto& [dt, curve] : g.gemm) a.gemm[dt] = curve;
+    a.gemm_overhead = g.gemm_overhead;
+    a.gemm_alignment = g.gemm_alignment;
+    a.source += "; GEMMs measured on " + g.gpu + ": " + g.source;
+  }
+  return a;
 }
 
 }  // namespace dlsim::cost

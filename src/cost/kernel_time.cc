@@ -45,31 +45,41 @@ int GemmAlignmentBytes(const GemmShape& s, double dtype_bytes) {
   return aligned;
 }
 
+namespace {
+
+// The curve and per-kernel overhead a GEMM of alignment `aligned` bytes runs on (GemmAlignmentCalibration).
+GemmCalibration MisalignedCurve(GemmCalibration g, const GemmAlignmentCalibration& a, int aligned,
+                                Duration& overhead) {
+  const double share = static_cast<double>(aligned) / kGemmVectorBytes;
+  g.max_efficiency *= std::pow(share, a.compute_exponent);
+  g.mem_efficiency *= std::pow(share, a.memory_exponent);
+  if (a.k_half > 0) g.k_half = a.k_half;
+  if (a.tiles_half > 0) g.tiles_half = a.tiles_half;
+  overhead += a.overhead;
+  return g;
+}
+
+}  // namespace
+
 double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
-                   const GemmCalibration& g, const DeviceRates& r) {
+                   const GemmCalibration& aligned_curve, const DeviceRates& r) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return 0.0;
   const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
   const double batch = static_cast<double>(s.batch);
+  Duration overhead = arch.gemm_overhead;
+  const GemmAlignmentCalibration& a = arch.gemm_alignment;
+  const bool penalised = a.compute_exponent > 0 || a.memory_exponent > 0 || a.overhead > Duration() ||
+                         a.k_half > 0 || a.tiles_half > 0;
+  const int aligned = penalised && dtype_bytes <= 2 ? GemmAlignmentBytes(s, dtype_bytes) : kGemmVectorBytes;
+  const GemmCalibration g =
+      aligned < kGemmVectorBytes ? MisalignedCurve(aligned_curve, a, aligned, overhead) : aligned_curve;
   // Output tiles per SM: a GEMM with fewer tiles than SMs leaves SMs idle unless cuBLAS splits
   // K; the saturating form tiles / (tiles + tiles_half) covers both.
   const double tiles = m * n * batch / (static_cast<double>(arch.tile_m) * arch.tile_n);
   const double fill = tiles / (tiles + g.tiles_half * r.sms);
   const double keff = k / (k + g.k_half);
-  const double full = s.flops().value() / (r.peak_flops * g.max_efficiency * keff);  // at full fill
-  double compute = full / fill;
-  double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
-  Duration overhead = arch.gemm_overhead;
-  const GemmAlignmentCalibration& a = arch.gemm_alignment;
-  const bool penalised = a.compute_exponent > 0 || a.memory_exponent > 0 || a.overhead > Duration();
-  const int aligned = penalised && dtype_bytes <= 2 ? GemmAlignmentBytes(s, dtype_bytes) : kGemmVectorBytes;
-  if (aligned < kGemmVectorBytes) {
-    // Narrower loads cap the rate of a GEMM that fills the GPU; one that leaves SMs idle is bound by its
-    // parallelism first, so the slower of the two.
-    const double share = static_cast<double>(aligned) / kGemmVectorBytes;
-    compute = std::max(compute, full / std::pow(share, a.compute_exponent));
-    memory /= std::pow(share, a.memory_exponent);
-    overhead += a.overhead;
-  }
+  const double compute = s.flops().value() / (r.peak_flops * g.max_efficiency * keff) / fill;
+  const double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
   return overhead.ToSeconds() + std::max(compute, memory);
 }
 

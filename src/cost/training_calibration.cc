@@ -4,9 +4,28 @@
 
 namespace dlsim::cost {
 
+namespace {
+
+// A training calibration's GEMM rates also replace those a GPU of its architecture measured on its own
+// (ComputeCalibration::gpu_gemms): the calibration was fitted over whichever curve that GPU used.
+void ApplyToGpuGemms(const ArchTrainingCalibration& t, std::vector<GpuGemmCalibration>& gpus) {
+  for (GpuGemmCalibration& g : gpus) {
+    if (g.architecture != t.architecture) continue;
+    for (auto& [dt, curve] : g.gemm) {
+      const bool half = dt == hw::DType::kFp16 || dt == hw::DType::kBf16;
+      if (dt == hw::DType::kFp8 && t.fp8_gemm_max_efficiency)
+        curve.max_efficiency = *t.fp8_gemm_max_efficiency;
+      if (half && t.gemm_max_efficiency) curve.max_efficiency = *t.gemm_max_efficiency;
+    }
+  }
+}
+
+}  // namespace
+
 ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) const {
   ComputeCalibration out = kernel;
   for (const ArchTrainingCalibration& t : archs) {
+    ApplyToGpuGemms(t, out.gpu_gemms);
     for (ArchCalibration& a : out.archs) {
       if (a.architecture != t.architecture) continue;
       if (t.gemm_max_efficiency) {

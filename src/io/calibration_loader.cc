@@ -1,5 +1,6 @@
 #include "dlsim/io/calibration_loader.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -72,17 +73,15 @@ void ReadGemmAlignment(const MapReader& r, cost::GemmAlignmentCalibration& g) {
   g.compute_exponent = a.Get<double>("compute_exponent", g.compute_exponent, Range::Between(0, 4));
   g.memory_exponent = a.Get<double>("memory_exponent", g.memory_exponent, Range::Between(0, 4));
   g.overhead = Micros(a, "overhead_us", g.overhead);
+  g.k_half = a.Get<double>("k_half", g.k_half, Range::NonNegative());
+  g.tiles_half = a.Get<double>("tiles_half", g.tiles_half, Range::NonNegative());
   a.Allow({"source", "fit_rows", "fit_mape_pct", "fit_mape_before_pct"});
   a.Finish();
 }
 
-cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
-  cost::ArchCalibration a;
-  a.architecture = name;
-  a.source = r.Get<std::string>("source", "");
-  a.tile_m = r.Get<int>("tile_m", a.tile_m, Range::Between(8, 1024));
-  a.tile_n = r.Get<int>("tile_n", a.tile_n, Range::Between(8, 1024));
-  a.gemm_overhead = Micros(r, "gemm_overhead_us", a.gemm_overhead);
+// `gemm: {bf16: {max_efficiency, k_half, tiles_half, mem_efficiency}, ...}`: a curve per data type.
+std::map<hw::DType, cost::GemmCalibration> ReadGemmCurves(const MapReader& r) {
+  std::map<hw::DType, cost::GemmCalibration> out;
   const MapReader gemm = r.Section("gemm");
   for (hw::DType dt : hw::kAllDTypes) {
     const MapReader g = gemm.Section(hw::DTypeName(dt));
@@ -93,9 +92,20 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
     c.tiles_half = g.Get<double>("tiles_half", c.tiles_half, Range::NonNegative());
     c.mem_efficiency = g.Get<double>("mem_efficiency", c.mem_efficiency, kFraction);
     g.Finish();
-    a.gemm[dt] = c;
+    out[dt] = c;
   }
   gemm.Finish();
+  return out;
+}
+
+cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
+  cost::ArchCalibration a;
+  a.architecture = name;
+  a.source = r.Get<std::string>("source", "");
+  a.tile_m = r.Get<int>("tile_m", a.tile_m, Range::Between(8, 1024));
+  a.tile_n = r.Get<int>("tile_n", a.tile_n, Range::Between(8, 1024));
+  a.gemm_overhead = Micros(r, "gemm_overhead_us", a.gemm_overhead);
+  a.gemm = ReadGemmCurves(r);
   ReadGemmAlignment(r, a.gemm_alignment);
   a.attention = ReadAttention(r.Section("attention"), a.attention);
   ReadAttentionBackends(r, a);
@@ -112,6 +122,31 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   return a;
 }
 
+// One GPU's measured GEMM curve (cost::GpuGemmCalibration): `architecture`, `source`, `gemm_overhead_us`,
+// `gemm` and `gemm_alignment` as an architecture's, all but gemm_alignment required.
+cost::GpuGemmCalibration ReadGpuGemm(const MapReader& r, const std::string& name) {
+  cost::GpuGemmCalibration g;
+  g.gpu = name;
+  g.architecture = r.Require<std::string>("architecture").value_or("");
+  g.source = r.Require<std::string>("source").value_or("");
+  g.gemm_overhead = Seconds(r.Require<double>("gemm_overhead_us", Range::NonNegative()).value_or(0) * 1e-6);
+  g.gemm = ReadGemmCurves(r);
+  if (g.gemm.empty()) r.AddError("gemm", "expected at least one data type's curve");
+  ReadGemmAlignment(r, g.gemm_alignment);
+  r.Allow({"command"});
+  r.Finish();
+  return g;
+}
+
+// The file's `gpus:` entries, each replacing an earlier entry of the same GPU.
+void ReadGpuGemms(const MapReader& root, cost::ComputeCalibration& cal) {
+  const MapReader gpus = root.Section("gpus");
+  for (const std::string& name : gpus.Keys()) {
+    std::erase_if(cal.gpu_gemms, [&](const cost::GpuGemmCalibration& g) { return g.gpu == name; });
+    cal.gpu_gemms.push_back(ReadGpuGemm(gpus.Section(name), name));
+  }
+}
+
 }  // namespace
 
 Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_text, std::string file_name) {
@@ -121,6 +156,7 @@ Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_t
   cal.source = file_name;
   const MapReader archs = root.Section("architectures");
   for (const std::string& name : archs.Keys()) cal.archs.push_back(ReadArch(archs.Section(name), name));
+  ReadGpuGemms(root, cal);
   root.Allow({"fit"});
   root.Finish();
   DLSIM_RETURN_IF_ERROR(doc.status());
@@ -145,6 +181,7 @@ Status MergeMeasuredKernels(std::string_view yaml_text, const std::string& file_
       }
     a.Finish();
   }
+  ReadGpuGemms(root, cal);
   root.Allow({"fit"});
   root.Finish();
   return doc.status();
@@ -163,6 +200,8 @@ Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
                                              "data/calibration/attention_backends.yaml", cal));
   DLSIM_RETURN_IF_ERROR(
       MergeMeasuredKernels(embedded::GemmAlignmentYaml(), "data/calibration/gemm_alignment.yaml", cal));
+  DLSIM_RETURN_IF_ERROR(
+      MergeMeasuredKernels(embedded::GemmMeasuredYaml(), "data/calibration/gemm_measured.yaml", cal));
   DLSIM_ASSIGN_OR_RETURN(
       cost::TreeEnsemble learned,
       cost::ParseTreeEnsemble(embedded::LearnedGemmModelTxt(), "data/calibration/learned_gemm.txt"));

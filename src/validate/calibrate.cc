@@ -49,22 +49,25 @@ std::optional<double> CommonStackHost(const std::vector<CalibrationRun>& runs) {
   return host;
 }
 
-// The value `catalogs` prices with for constant k on architecture `arch`.
-double ShippedValue(Kind k, const catalog::Catalogs& c, const std::string& arch) {
+// The value the first run is priced with for constant k on `gpu`: the training calibration's, else its
+// stack's measured rate (stacks.yaml `calibration:`, laid under the training calibration), else the
+// kernel-level constant (the GPU's own measured GEMM curve where it has one).
+double ShippedValue(Kind k, const catalog::Catalogs& c, const hw::GpuSpec& gpu, const CalibrationRun& run) {
   if (k == kHost) return c.training.layer_host_time.value_or(Duration::Zero()).ToMicros();
   if (k == kMemory) return c.training.memory_overhead.value_or(GiB(2)).ToGiB();
-  if (auto v = c.training.ArchValue(arch, ArchField(k))) return *v;
-  const cost::ArchCalibration* a = c.compute.FindArchOrNull(arch);
-  if (a == nullptr) return 0.5;
+  if (auto v = c.training.ArchValue(gpu.architecture, ArchField(k))) return *v;
+  for (const A& a : run.options.training.stack_calibration)
+    if (a.architecture == gpu.architecture && (a.*ArchField(k)).has_value()) return *(a.*ArchField(k));
+  const cost::ArchCalibration a = cost::ResolveArchCalibration(gpu, c.compute);
   switch (k) {
     case kGemm:
-      return a->Gemm(hw::DType::kBf16).max_efficiency;
+      return a.Gemm(hw::DType::kBf16).max_efficiency;
     case kFp8Gemm:
-      return a->Gemm(hw::DType::kFp8).max_efficiency;
+      return a.Gemm(hw::DType::kFp8).max_efficiency;
     case kAttention:
-      return a->attention.fwd_efficiency;
+      return a.attention.fwd_efficiency;
     default:
-      return a->memory.efficiency;
+      return a.memory.efficiency;
   }
 }
 
@@ -378,8 +381,10 @@ Status FitStepConstants(const std::vector<CalibrationRun>& runs, const catalog::
   // The start of each constant: what the runs are priced with (a stack's measured host time when they share
   // one).
   const std::optional<double> stack_host = CommonStackHost(runs);
+  // The runs' GPU (one architecture, checked by RunsArchitecture; the first run's GPU where they differ).
+  const hw::GpuSpec& gpu = **base.hardware.FindGpu(runs.front().options.hardware.gpu);
   auto start_of = [&](Kind k) {
-    return k == kHost && stack_host ? *stack_host : ShippedValue(k, base, out.architecture);
+    return k == kHost && stack_host ? *stack_host : ShippedValue(k, base, gpu, runs.front());
   };
   std::vector<double> cand_start;
   for (Kind k : cand_kinds) cand_start.push_back(start_of(k));
@@ -439,8 +444,8 @@ Result<CalibrateResult> Calibrate(const std::vector<CalibrationRun>& runs, const
     const Predictions p = shipped.Run({}, {}, all, false);
     if (!p.ok) return Error::InvalidArgument(p.error);
     out.evaluations += static_cast<int>(runs.size());
-    const double o =
-        FitMemory(runs, p.memory_gib, ShippedValue(kMemory, catalogs, out.architecture), memory, out);
+    const double o = FitMemory(runs, p.memory_gib, catalogs.training.memory_overhead.value_or(GiB(2)).ToGiB(),
+                               memory, out);
     if (memory) out.calibration.memory_overhead = base.training.memory_overhead = GiB(o);
   }
   DLSIM_RETURN_IF_ERROR(FitStepConstants(runs, base, options, out));

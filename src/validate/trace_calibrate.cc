@@ -204,8 +204,7 @@ Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>
   r.gpu = gpu.name;
   r.architecture = gpu.architecture;
   const cost::ComputeCalibration applied = catalogs.training.Apply(catalogs.compute);
-  const cost::ArchCalibration* found = applied.FindArchOrNull(gpu.architecture);
-  const cost::ArchCalibration arch = found ? *found : cost::DefaultArchCalibration(gpu, applied);
+  const cost::ArchCalibration arch = cost::ResolveArchCalibration(gpu, applied);
   std::map<std::string, Family> by;
   for (const ProfiledStep& s : steps) r.traces.push_back(Summarize(s, arch, by));
   r.calibration.source = "dlsim calibrate --trace";

@@ -50,15 +50,20 @@ TEST(GemmAlignment, PenaltyInClosedForm) {
               1e-12);  // fp32: not penalised
 }
 
-TEST(GemmAlignment, AGemmThatLeavesSmsIdleIsBoundByItsParallelismFirst) {
-  const ArchCalibration a = Penalised();
-  const GemmCalibration g{.max_efficiency = 1, .k_half = 0, .tiles_half = 1, .mem_efficiency = 1};
+TEST(GemmAlignment, AMisalignedGemmRunsItsOwnCurve) {
+  ArchCalibration a = Penalised();
+  a.gemm_alignment.k_half = 512;
+  a.gemm_alignment.tiles_half = 2;
+  const GemmCalibration g{.max_efficiency = 1, .k_half = 64, .tiles_half = 1, .mem_efficiency = 1};
   const DeviceRates r{.peak_flops = 1e15, .vector_flops = 1e13, .hbm_bytes = 1e15, .sms = 100};
-  // Under one tile on 100 SMs: fill ~1 / 101, slower than the 2-byte penalty (8x), so only the overhead
-  // moves.
-  const GemmShape odd{.m = 128, .n = 127, .k = 1 << 16};
-  const double tiles = 128.0 * 127 / (128 * 128), fill = tiles / (tiles + 100);
-  EXPECT_NEAR(GemmSeconds(odd, 2.0, a, g, r), 3e-6 + odd.flops().value() / 1e15 / fill, 1e-12);
+  // Under one tile on 100 SMs: the aligned curve fills tiles / (tiles + 100); the misaligned one
+  // tiles / (tiles + 200), its loop reaches half rate at k = 512, and its peak is 8x lower (exponent 1).
+  const GemmShape odd{.m = 128, .n = 127, .k = 1 << 16}, even{.m = 128, .n = 128, .k = 1 << 16};
+  const double k = 1 << 16, tiles_odd = 128.0 * 127 / (128 * 128), tiles_even = 1;
+  const double odd_s = odd.flops().value() / (1e15 / 8 * k / (k + 512)) / (tiles_odd / (tiles_odd + 200));
+  EXPECT_NEAR(GemmSeconds(odd, 2.0, a, g, r), 3e-6 + odd_s, 1e-12);
+  const double even_s = even.flops().value() / (1e15 * k / (k + 64)) / (tiles_even / (tiles_even + 100));
+  EXPECT_NEAR(GemmSeconds(even, 2.0, a, g, r), 1e-6 + even_s, 1e-12);
 }
 
 // The three LM-head GEMMs of GPT-2 XL (2 x 1,024 tokens, hidden 1,600, vocabulary 50,257) in the shared

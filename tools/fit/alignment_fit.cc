@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "dlsim/core/nelder_mead.h"
 #include "dlsim/cost/kernel_op.h"
 #include "dlsim/cost/kernel_time.h"
 #include "dlsim/io/calibration_loader.h"
@@ -41,21 +43,34 @@ double Mape(const std::vector<Point>& pts, const cost::ArchCalibration& arch, co
   return pts.empty() ? 0 : 100 * sum / static_cast<double>(pts.size());
 }
 
-// The grid's constants with the least MAPE on `misaligned` (also in *err): each exponent 0-3 in steps of
-// 0.05, the overhead 0-10 us in steps of 0.5 (the aligned rows do not move, so they need not be scored).
-cost::GemmAlignmentCalibration GridSearch(const std::vector<Point>& misaligned, cost::ArchCalibration arch,
-                                          const cost::DeviceRates& r, double* err) {
-  cost::GemmAlignmentCalibration best;
+// The constants with the least MAPE on `misaligned` (also in *err), from three starts, each Nelder-Mead run
+// twice in the logs of (compute exponent, memory exponent, overhead us, k_half, tiles_half) (the aligned
+// rows do not move, so they need not be scored).
+cost::GemmAlignmentCalibration Minimize(const std::vector<Point>& misaligned, cost::ArchCalibration arch,
+                                        const cost::DeviceRates& r, double* err) {
+  auto decode = [](const std::vector<double>& z) {
+    return cost::GemmAlignmentCalibration{.compute_exponent = std::exp(z[0]),
+                                          .memory_exponent = std::exp(z[1]),
+                                          .overhead = Seconds(std::exp(z[2]) * 1e-6),
+                                          .k_half = std::exp(z[3]),
+                                          .tiles_half = std::exp(z[4])};
+  };
+  auto f = [&](const std::vector<double>& z) {
+    arch.gemm_alignment = decode(z);
+    return Mape(misaligned, arch, r);
+  };
+  const cost::GemmCalibration g = arch.Gemm(hw::DType::kBf16);
+  const std::vector<std::vector<double>> starts = {
+      {0.9, 0.65, 2, std::max(1.0, g.k_half), g.tiles_half}, {1.2, 0.3, 1, 200, 0.3}, {0.5, 1.0, 3, 500, 1}};
+  std::vector<double> best;
   *err = INFINITY;
-  for (int c = 0; c <= 60; ++c)
-    for (int m = 0; m <= 60; ++m)
-      for (int o = 0; o <= 20; ++o) {
-        arch.gemm_alignment = {
-            .compute_exponent = 0.05 * c, .memory_exponent = 0.05 * m, .overhead = Seconds(o * 0.5e-6)};
-        const double e = Mape(misaligned, arch, r);
-        if (e < *err) *err = e, best = arch.gemm_alignment;
-      }
-  return best;
+  for (const std::vector<double>& s : starts) {
+    std::vector<double> z(s.size());
+    std::transform(s.begin(), s.end(), z.begin(), [](double v) { return std::log(v); });
+    for (int round = 0; round < 2; ++round) z = NelderMead(f, z, std::vector<double>(z.size(), 0.3), 3000);
+    if (const double e = f(z); e < *err) *err = e, best = z;
+  }
+  return decode(best);
 }
 
 }  // namespace
@@ -70,12 +85,13 @@ Result<std::string> FitGemmAlignment(const std::vector<std::string>& ops_csvs, c
   for (const Point& p : pts)
     if (cost::GemmAlignmentBytes(p.shape, kBytes) < cost::kGemmVectorBytes) misaligned.push_back(p);
   if (misaligned.empty()) return Error::InvalidArgument("no misaligned bf16/fp16 GEMM in the rows");
+  cal.gpu_gemms.clear();  // the architecture's curve, not a GPU's own (dlsim-fit gemm fits those whole)
   cost::ArchCalibration arch = cost::ResolveArchCalibration(*gpu, cal);
   arch.gemm_alignment = {};
   const cost::DeviceRates r = cost::DeviceRates::Of(*gpu, hw::DType::kBf16);
   const double before = Mape(pts, arch, r), before_mis = Mape(misaligned, arch, r);
   double best_err = 0;
-  const cost::GemmAlignmentCalibration best = GridSearch(misaligned, arch, r, &best_err);
+  const cost::GemmAlignmentCalibration best = Minimize(misaligned, arch, r, &best_err);
   arch.gemm_alignment = best;
   const double after = Mape(pts, arch, r);
   std::string sources;
@@ -94,10 +110,11 @@ Result<std::string> FitGemmAlignment(const std::vector<std::string>& ops_csvs, c
   y += fmt::format("architectures:\n  {}:\n    source: \"{} on {} (torch.matmul(x, w.t()), bf16)\"\n",
                    gpu->architecture, sources, gpu->name);
   y += fmt::format(
-      "    gemm_alignment: {{compute_exponent: {:.2f}, memory_exponent: {:.2f}, overhead_us: {:.1f}, "
-      "fit_rows: {}, fit_mape_before_pct: {:.1f}, fit_mape_pct: {:.1f}}}\n",
-      best.compute_exponent, best.memory_exponent, best.overhead.ToSeconds() * 1e6, pts.size(), before,
-      after);
+      "    gemm_alignment: {{compute_exponent: {:.3f}, memory_exponent: {:.3f}, overhead_us: {:.3f}, "
+      "k_half: {:.4g}, tiles_half: {:.4g}, fit_rows: {}, fit_mape_before_pct: {:.1f}, fit_mape_pct: "
+      "{:.1f}}}\n",
+      best.compute_exponent, best.memory_exponent, best.overhead.ToMicros(), best.k_half, best.tiles_half,
+      pts.size(), before, after);
   return y;
 }
 

@@ -21,6 +21,7 @@
 #include "attention_fit.h"
 #include "dlsim/io/calibration_loader.h"
 #include "fit.h"
+#include "gemm_fit.h"
 #include "learned_cmd.h"
 #include "profiles.h"
 #include "tile_fit.h"
@@ -108,7 +109,20 @@ int main(int argc, char** argv) {
   alignment->add_option("--ops", align_csvs, "Operator CSV with measured GEMM rows (repeatable)")->required();
   alignment->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
   alignment->add_option("--out", out, "Output YAML")->required();
+  std::vector<std::string> gemm_ops;
+  auto* gemm = app.add_subcommand("gemm", "Fit one GPU's GEMM curve on dlsim kernels CSVs");
+  gemm->add_option("--ops", gemm_ops, "Operator CSV with measured GEMM rows (repeatable)")->required();
+  gemm->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
+  gemm->add_option("--out", out, "Output YAML")->required();
   CLI11_PARSE(app, argc, argv);
+  if (gemm->parsed()) {
+    std::string ops_args;
+    for (const std::string& p : gemm_ops) ops_args += " --ops " + p;
+    auto text = dlsim::fit::FitGpuGemm(gemm_ops, gpu,
+                                       "dlsim-fit gemm" + ops_args + " --gpu " + gpu + " --out " + out);
+    if (!text.ok()) return Fail(text.error());
+    return WriteText(out, *text);
+  }
   if (alignment->parsed()) {
     std::string ops_args;
     for (const std::string& p : align_csvs) ops_args += " --ops " + p;

@@ -39,16 +39,19 @@ struct GemmCalibration {
 };
 
 // GEMMs whose operands' leading dimensions are not a multiple of 16 bytes (cost/kernel_time.h,
-// GemmAlignmentBytes): cuBLAS cannot use its 16-byte vector (on Hopper, TMA) loads and runs kernels with
-// narrower ones (NVIDIA, "Matrix Multiplication Background User's Guide", Tensor Core requirements). With
-// a = the alignment in bytes (1, 2, 4 or 8): the compute rate of a GPU-filling GEMM is scaled by
-// (a / 16)^compute_exponent, the operand stream's by (a / 16)^memory_exponent, and each kernel pays
-// `overhead` more. 16- and 8-bit GEMMs only. Zeros (the default): no penalty, for architectures where it
-// was not measured (data/calibration/gemm_alignment.yaml).
+// GemmAlignmentBytes): cuBLAS cannot use its 16-byte vector (on Hopper, TMA) loads and runs other kernels,
+// with narrower ones (NVIDIA, "Matrix Multiplication Background User's Guide", Tensor Core requirements).
+// With a = the alignment in bytes (1, 2, 4 or 8), such a GEMM is priced on its own curve: the aligned one's
+// max_efficiency scaled by (a / 16)^compute_exponent and mem_efficiency by (a / 16)^memory_exponent, its own
+// k_half and tiles_half where set (> 0; else the aligned curve's: another kernel has its own prologue and
+// fill), and `overhead` more per kernel. 16- and 8-bit GEMMs only. Zeros (the default): no penalty, for
+// architectures where it was not measured (data/calibration/gemm_alignment.yaml).
 struct GemmAlignmentCalibration {
   double compute_exponent = 0;
   double memory_exponent = 0;
   Duration overhead;
+  double k_half = 0;
+  double tiles_half = 0;
 };
 
 // FlashAttention-style kernels.
@@ -151,11 +154,24 @@ struct ArchCalibration {
   const AttentionCalibration& Attention(AttentionBackend b) const;
 };
 
+// The GEMM curve measured on one GPU (data/calibration/gemm_measured.yaml): it replaces that GPU's
+// architecture's GEMM constants (the curves of the dtypes it has, the per-kernel overhead and the alignment
+// penalty) for that GPU only; its other constants (attention, memory, tile) stay the architecture's.
+struct GpuGemmCalibration {
+  std::string gpu;           // catalog name (hw::GpuSpec::name)
+  std::string architecture;  // the GPU's architecture (training calibrations reach it through it)
+  std::string source;
+  Duration gemm_overhead = Duration::Nanos(5'000);
+  std::map<hw::DType, GemmCalibration> gemm;  // by input data type; a dtype without an entry keeps the arch's
+  GemmAlignmentCalibration gemm_alignment;
+};
+
 struct TreeEnsemble;  // cost/tree_ensemble.h
 
 struct ComputeCalibration {
   std::string source;  // header of the file it came from
   std::vector<ArchCalibration> archs;
+  std::vector<GpuGemmCalibration> gpu_gemms;  // GPUs with a measured GEMM curve of their own
   // The learned GEMM latency model ("learned" compute model; cost/learned_fit.h fits it), or
   // null when none is loaded (io loads data/calibration/learned_gemm.txt). Shared, immutable.
   std::shared_ptr<const TreeEnsemble> learned_gemm;
@@ -170,7 +186,8 @@ struct ComputeCalibration {
 // overheads; the built-in defaults above when `cal` is empty. Documented in docs/cost-model.md.
 ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
 
-// The calibration entry for gpu.architecture, or DefaultArchCalibration().
+// The calibration entry for gpu.architecture, or DefaultArchCalibration(), with the GPU's own measured
+// GEMM curve (cal.gpu_gemms) over it where it has one.
 ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
 
 }  // namespace dlsim::cost

@@ -47,9 +47,13 @@ inline constexpr int kGemmVectorBytes = 16;
 // kGemmVectorBytes, dividing the byte length of each leading dimension (GemmLayout), the smaller of the two.
 int GemmAlignmentBytes(const GemmShape& s, double dtype_bytes);
 
-// With misaligned operands (GemmAlignmentBytes < 16, 16- and 8-bit types), arch.gemm_alignment:
-//   compute = max(compute, compute at fill 1 / (a/16)^compute_exponent)
-//   memory  = memory / (a/16)^memory_exponent,  time += gemm_alignment.overhead
+// time = overhead + max(compute, memory) on the curve g (compute_calibration.h GemmCalibration):
+//   compute = flops / (peak * max_efficiency * k / (k + k_half)) / fill, fill = tiles / (tiles + tiles_half *
+//   SMs) memory  = (m k + k n + m n) batch * dtype_bytes / (hbm * mem_efficiency)
+// With misaligned operands (GemmAlignmentBytes a < 16, 16- and 8-bit types) the GEMM runs on the misaligned
+// curve of arch.gemm_alignment (compute_calibration.h GemmAlignmentCalibration): max_efficiency x
+// (a/16)^compute_exponent, mem_efficiency x (a/16)^memory_exponent, its k_half and tiles_half, + its
+// overhead.
 double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
                    const GemmCalibration& g, const DeviceRates& r);
 

@@ -15,7 +15,17 @@
 //         bf16: {max_efficiency: 0.8, k_half: 60, tiles_half: 0.5, mem_efficiency: 0.8}
 //       attention: {fwd_efficiency: 0.5, bwd_efficiency: 0.42, overhead_us: 10}
 //       memory: {efficiency: 0.75, overhead_us: 5}
+//   gpus:                          # optional: GEMM curves measured on one GPU (cost::GpuGemmCalibration)
+//     h200-sxm-141gb:              # GpuSpec::name
+//       architecture: hopper       # required, as source and gemm_overhead_us
+//       source: "..."
+//       gemm_overhead_us: 6.1
+//       gemm: {bf16: {...}}        # as above
+//       gemm_alignment: {compute_exponent: 0.9, memory_exponent: 0.5, overhead_us: 2, k_half: 48}
 //   fit: ...                       # informative (sources, errors); not read
+// The default calibration also merges data/calibration/attention_backends.yaml, gemm_alignment.yaml and
+// gemm_measured.yaml (measured kernels: their architectures' attention families and alignment penalty, and
+// their `gpus`).
 // Errors name file, line and key (see io/yaml_reader.h). Thread-safe: no shared state.
 #ifndef DLSIM_IO_CALIBRATION_LOADER_H_
 #define DLSIM_IO_CALIBRATION_LOADER_H_

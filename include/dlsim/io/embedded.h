@@ -14,6 +14,7 @@ std::string_view DefaultTrainScenarioYaml();  // data/scenarios/default_train.ya
 std::string_view ComputeCalibrationYaml();    // data/calibration/compute.yaml
 std::string_view AttentionBackendsYaml();     // data/calibration/attention_backends.yaml
 std::string_view GemmAlignmentYaml();         // data/calibration/gemm_alignment.yaml
+std::string_view GemmMeasuredYaml();          // data/calibration/gemm_measured.yaml
 std::string_view NetworkCalibrationYaml();    // data/calibration/network.yaml
 std::string_view TrainingCalibrationYaml();   // data/calibration/training.yaml
 std::string_view PredictionIntervalsYaml();   // data/calibration/intervals.yaml
