@@ -135,4 +135,25 @@ std::vector<Op> EagerHeadOps(const ModelSpec& m, const LayerOptions& o) {
   return ops;
 }
 
+double EagerLayerCpuOps(const ModelSpec& m, const LayerOptions& o) {
+  const double a = o.residual_bytes != o.activation_bytes ? 1 : 0;  // autocast: the weights' casts
+  const bool mha = m.kv_heads == m.heads;
+  const double biases = m.linear_bias ? 4 : m.attention_bias ? 1 : 0;
+  double ops = 9 + 21 + (mha ? 2 : 0);                   // SDPA, views, transposes, the output reshape
+  ops += 4 * (10 + 4 * a) + 2 * 4 * a + biases * 2 * a;  // four linears, two on fp32 norm outputs
+  ops += 2 + 2 * (m.norm == Norm::kRmsNorm ? 6 : 8);     // residual adds, norms
+  ops += m.gated_mlp ? 10 : 1;
+  if (m.position_embedding == PositionEmbedding::kRope) ops += 2 * (15 + 4 * a);
+  return ops;
+}
+
+double EagerHostScale(const ModelSpec& m, const LayerOptions& o) {
+  ModelSpec measured;
+  measured.heads = measured.kv_heads = 4;
+  measured.gated_mlp = true;
+  measured.norm = Norm::kRmsNorm;
+  measured.position_embedding = PositionEmbedding::kRope;
+  return EagerLayerCpuOps(m, o) / EagerLayerCpuOps(measured, o);
+}
+
 }  // namespace dlsim::model

@@ -149,7 +149,7 @@ void AddToMix(OpKind kind, const OpCost& c, KernelMix& fwd, KernelMix& bwd) {
 // Raises a layer's pass times to the host's launch time: a layer cannot run faster than the framework issues
 // its kernels (forward: the host time, backward: twice as many kernels).
 void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
-  const Duration host = p.ctx.layer_host_time;
+  const Duration host = p.host_scale == 1 ? p.ctx.layer_host_time : p.ctx.layer_host_time * p.host_scale;
   if (!(p.layer && host > Duration::Zero())) return;
   auto floor = [](TaskCost& c, Duration f) {
     if (c.Total() >= f) return;
@@ -280,6 +280,8 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
     embed_params_ = d.embed_params;
     head_params_ = d.head_params;
   } else {
+    if (lo.kernels == model::Kernels::kEager && !o.model.mla.enabled())
+      host_scale_ = model::EagerHostScale(o.model, lo);
     layer_ops_ = model::BuildLayerOps(o.model, lo);
     embed_ops_ = model::BuildEmbeddingOps(o.model, lo);
     head_ops_ = model::BuildHeadOps(o.model, lo);
@@ -419,6 +421,7 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
   Pricing p = PricingOf(o_, plan_, ctx_, load, layer);
   AddDitPricing(o_, plan_, p);
   p.skip_core = layer && cp_attention_ != nullptr;
+  p.host_scale = host_scale_;
   p.shard_tokens = shard_tokens;
   if (shard_tokens > 0)
     p.dispatch_bytes = MoeLayerVolumes(o_.model, plan_, load.tokens, kActBytes).dispatch_bytes;

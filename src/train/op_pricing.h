@@ -41,6 +41,7 @@ struct Pricing {
   double text_tokens = 0, text_whole = 0, samples = 0;
   int64_t joint_seq = 0;
   bool skip_core = false;
+  double host_scale = 1;  // the layer's host time over ctx.layer_host_time (ChunkCostModel::host_scale_)
 };
 
 // The tokens an operator runs on (model::TokenSet) on one GPU, before any tensor-parallel split.

@@ -144,5 +144,29 @@ TEST(EagerOps, SavedBytesBeyondTheFusedGraphInClosedForm) {
                    Saved(BuildLayerOps(gpt, {.kernels = Kernels::kEager})));
 }
 
+// The PyTorch operators per layer forward that torch.profiler recorded between two SDPA calls of the shared
+// autocast traces (every cpu_op, nested ones included, one mid-model layer; docs/training-model.md "Eager
+// host time"): Llama 3.2 1B 156, GPT-2 XL 123.
+TEST(EagerHost, CpuOpsPerLayerAsTraced) {
+  const LayerOptions autocast{.kernels = Kernels::kEager, .residual_bytes = 4};
+  EXPECT_DOUBLE_EQ(EagerLayerCpuOps(Llama(2048, 32, 8, 8192), autocast), 156);
+  EXPECT_DOUBLE_EQ(EagerLayerCpuOps(Gpt2Xl(), autocast), 123);
+  // Pure bf16: no casts (four linears lose 4 each and the two on norm outputs 4 more, the rotary halves 4).
+  const LayerOptions bf16{.kernels = Kernels::kEager};
+  EXPECT_DOUBLE_EQ(EagerLayerCpuOps(Llama(2048, 32, 8, 8192), bf16), 156 - 16 - 8 - 8);
+  EXPECT_DOUBLE_EQ(EagerLayerCpuOps(Gpt2Xl(), bf16), 123 - 16 - 8 - 8);
+}
+
+// Host time is measured on a multi-head Llama-style layer: that layer scales by 1, a GQA Llama by its two
+// fewer view ops, GPT-2 (no rotary, GELU) by its fewer operators, and more so without autocast's casts.
+TEST(EagerHost, ScaleAgainstTheMeasuredLayer) {
+  const LayerOptions autocast{.kernels = Kernels::kEager, .residual_bytes = 4},
+      bf16{.kernels = Kernels::kEager};
+  EXPECT_DOUBLE_EQ(EagerHostScale(Llama(256, 4, 4, 688), autocast), 1.0);
+  EXPECT_DOUBLE_EQ(EagerHostScale(Llama(2048, 32, 8, 8192), autocast), 156.0 / 158);
+  EXPECT_DOUBLE_EQ(EagerHostScale(Gpt2Xl(), autocast), 123.0 / 158);
+  EXPECT_DOUBLE_EQ(EagerHostScale(Gpt2Xl(), bf16), 91.0 / 126);
+}
+
 }  // namespace
 }  // namespace dlsim::model

@@ -204,6 +204,21 @@ TEST_F(StepModelTest, HostFloorIsTheHostWait) {
   EXPECT_NEAR(r.breakdown.host_wait_s, per_layer * o_.model.layers * plan->micro_batches, 1e-6);
 }
 
+// Eager layers issue the host time measured on a Llama-style layer in proportion to their PyTorch operators
+// (model::EagerHostScale); fused layers (Megatron's) are not scaled.
+TEST_F(StepModelTest, EagerHostFloorScalesWithTheLayersOperators) {
+  ctx_.layer_host_time = Millis(10);
+  o_.parallel.tp = 1;
+  auto plan = MakeParallelPlan(o_);
+  ASSERT_TRUE(plan.ok());
+  o_.training.kernels = model::Kernels::kEager;
+  ChunkCostModel eager(o_, *plan, ctx_);
+  const double scale = model::EagerHostScale(o_.model, {.kernels = model::Kernels::kEager});
+  EXPECT_LT(scale, 0.97);  // GELU and LayerNorm: fewer operators than the measured layer's SwiGLU and RMSNorm
+  EXPECT_EQ(eager.uniform_layer_cost().fwd.compute, Millis(10) * scale);
+  EXPECT_EQ(eager.uniform_layer_cost().bwd.compute, Millis(10) * scale * int64_t{2});
+}
+
 // PyTorch's recipes allocate gradients as the backward frees activations: with one micro-batch the peak holds
 // the larger of the two; with gradient accumulation both (the first micro-batch's gradients stay). Megatron's
 // mixed recipe keeps both always.

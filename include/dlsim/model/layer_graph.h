@@ -142,6 +142,19 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o);
 //   SwiGLU or GELU:        5af / 13af, or 2af / 3af
 //   bias gradients:        0 / r x (the widths of the layers with a bias)
 std::vector<Op> EagerLayerOps(const ModelSpec& m, const LayerOptions& o);
+// The PyTorch operators (aten ops, nested ones included, as torch.profiler records them) one eager decoder
+// layer's forward dispatches: what its host time scales with. Read off the shared autocast H200 traces
+// (Llama 3.2 1B: 156 per layer, GPT-2 XL: 123; docs/training-model.md "Eager host time"), a = autocast:
+//   SDPA 9; q/k/v split, views and transposes and the output's transpose + reshape 21 (+2 multi-head: split
+//   into equal parts and a reshape that is a view); per linear 10 + 4a (autocast's weight cast), + 4a for the
+//   two whose input is a norm's fp32 output, + 2a per bias; residual adds 2; per norm RMSNorm 6, LayerNorm 8;
+//   SwiGLU 10 (chunk, silu, mul) or GELU 1; rotary 2 x (15 + 4a) (chunk, four multiplies, subtraction and
+//   addition, concatenation, and the cast back; a no-op `to` without autocast).
+// The pure-bf16 counts (a = 0) are inferred from the same calls without their casts, not traced.
+double EagerLayerCpuOps(const ModelSpec& m, const LayerOptions& o);
+// EagerLayerCpuOps of `m` over that of the layer eager host times are measured on (data/profiles/h200-host:
+// Llama-style, multi-head, rotary, SwiGLU, RMSNorm, no biases) under the same options.
+double EagerHostScale(const ModelSpec& m, const LayerOptions& o);
 // Operators of one MoE layer: the same attention, then the router, the shared experts (a dense MLP
 // of shared_experts * expert_ffn_hidden) and the routed experts (permute, up, activation, down,
 // unpermute; `routed` set). The token all-to-all is communication, priced by train.

@@ -149,6 +149,9 @@ class ChunkCostModel {
   Duration p2p_;
   Bytes p2p_bytes_;
   double layer_params_ = 0;
+  // The stack's host time per layer is measured on one layer structure; eager layers issue it in proportion
+  // to their PyTorch operators (model::EagerHostScale); 1 otherwise.
+  double host_scale_ = 1;
 };
 
 }  // namespace dlsim::train
