@@ -42,6 +42,7 @@ ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) 
       }
       if (t.elementwise_efficiency) a.memory.efficiency = *t.elementwise_efficiency;
       if (t.optimizer_efficiency) a.memory.optimizer_efficiency = *t.optimizer_efficiency;
+      if (t.copy_efficiency) a.memory.copy_efficiency = *t.copy_efficiency;
       if (t.attention_efficiency) {
         const double ratio = a.attention.bwd_efficiency / a.attention.fwd_efficiency;
         a.attention.fwd_efficiency = *t.attention_efficiency;
@@ -79,7 +80,7 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
       it = out.archs.insert(out.archs.end(), fresh);
     }
     for (auto field : {&A::gemm_max_efficiency, &A::fp8_gemm_max_efficiency, &A::attention_efficiency,
-                       &A::elementwise_efficiency, &A::optimizer_efficiency})
+                       &A::elementwise_efficiency, &A::optimizer_efficiency, &A::copy_efficiency})
       if ((o.*field).has_value()) (*it).*field = o.*field;
     for (const auto& [backend, eff] : o.attention_backend_efficiency)
       it->attention_backend_efficiency[backend] = eff;

@@ -45,6 +45,7 @@ std::vector<cost::ArchTrainingCalibration> ReadTrainingArchitectures(const MapRe
     t.attention_efficiency = Optional(a, "attention_efficiency");
     t.elementwise_efficiency = Optional(a, "elementwise_efficiency");
     t.optimizer_efficiency = Optional(a, "optimizer_efficiency");
+    t.copy_efficiency = Optional(a, "copy_efficiency");
     ReadBackendEfficiencies(a, t);
     a.Finish();
     out.push_back(t);
@@ -127,6 +128,7 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
       out += fmt::format("    elementwise_efficiency: {:.4f}\n", *a.elementwise_efficiency);
     if (a.optimizer_efficiency)
       out += fmt::format("    optimizer_efficiency: {:.4f}\n", *a.optimizer_efficiency);
+    if (a.copy_efficiency) out += fmt::format("    copy_efficiency: {:.4f}\n", *a.copy_efficiency);
     if (!a.attention_backend_efficiency.empty()) out += "    attention_backends:\n";
     for (const auto& [backend, eff] : a.attention_backend_efficiency)
       out += fmt::format("      {}: {:.4f}\n", cost::AttentionBackendName(backend), eff);

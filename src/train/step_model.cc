@@ -107,7 +107,8 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
                                             Flops(shard * 12), cost::MemoryKind::kOptimizer);
     if (o.training.recipe == Recipe::kAutocast) {
       const double local = (rank_params + rank_experts) / (zero >= 3 ? dp : 1);
-      opt += ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0)) *
+      opt += ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0),
+                                      cost::MemoryKind::kCopy) *
              static_cast<int64_t>(plan.micro_batches);
     }
     prog.optimizer.push_back(opt);

@@ -219,10 +219,6 @@ Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>
     return Error::InvalidArgument(steps.front().file +
                                   ": no GEMM, attention or elementwise call with shapes dlsim "
                                   "can price; was it profiled with record_shapes=True?");
-  // The fitted elementwise rate is eager kernels'; the fused optimizer keeps its own (the trace records no
-  // tensor sizes for the optimizer's lists, so it cannot be fitted here).
-  if (fitted.elementwise_efficiency)
-    fitted.optimizer_efficiency = arch.memory.Efficiency(cost::MemoryKind::kOptimizer);
   r.calibration.archs.push_back(fitted);
   r.host_shipped_us = catalogs.training.layer_host_time ? catalogs.training.layer_host_time->ToMicros() : 0;
   r.host_us = HostPerLayer(r.traces);

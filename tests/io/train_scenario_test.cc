@@ -428,7 +428,8 @@ TEST(StackProfilesTest, EagerStacksPriceSdpasDefaultAttentionFamily) {
 }
 
 // A stack's measured kernel rates (stacks.yaml `calibration:`) reach the step on their architecture, sit
-// under a user's calibration, and leave the fused optimizer at its shipped rate.
+// under a user's calibration; the optimizer runs at the rate the stack's traces measured (0.587 of HBM
+// bandwidth in pure bf16, scripts/trace-optimizer-rate.py), not the kernel-level 1.0.
 TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
   auto cat = LoadCatalogs({});
   ASSERT_TRUE(cat.ok());
@@ -450,7 +451,7 @@ TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
   bare.training.stack_calibration.clear();
   const train::Breakdown without = breakdown(bare, *cat);
   EXPECT_GT(with.memory_s, 1.5 * without.memory_s);
-  EXPECT_EQ(with.optimizer_s, without.optimizer_s);
+  EXPECT_NEAR(with.optimizer_s / without.optimizer_s, 1 / 0.587, 0.01);
   EXPECT_EQ(with.gemm_s, without.gemm_s);
   catalog::Catalogs mine = *cat;
   cost::TrainingCalibration user;

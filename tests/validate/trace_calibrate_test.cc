@@ -173,9 +173,9 @@ TEST(TraceCalibrate, TheRealTraceCalibratesEveryFamilyToItsMeasuredTime) {
   EXPECT_LT(*r->host_us, 2000);
 }
 
-// The elementwise rate fitted on eager kernels does not reach the fused optimizer step: the calibration pins
-// the optimizer at the shipped rate, so a pure-bf16 step's optimizer time (no casts) is the shipped one while
-// its memory-bound kernels slow down.
+// The elementwise rate fitted on eager kernels does not reach the fused optimizer step: the calibration
+// writes no optimizer rate, so a pure-bf16 eager step's optimizer keeps its stack's measured rate while its
+// memory-bound kernels change.
 TEST(TraceCalibrate, TheOptimizerKeepsItsShippedRate) {
   catalog::Catalogs cat = Shipped();
   auto s = io::ReadKinetoTrace(std::string(DLSIM_TEST_DATA_DIR) +
@@ -185,12 +185,7 @@ TEST(TraceCalibrate, TheOptimizerKeepsItsShippedRate) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   const auto& fitted = r->calibration.archs.at(0);
   ASSERT_TRUE(fitted.elementwise_efficiency.has_value());
-  ASSERT_TRUE(fitted.optimizer_efficiency.has_value());
-  const cost::ComputeCalibration applied = cat.training.Apply(cat.compute);  // outlives `shipped`
-  const cost::ArchCalibration* shipped = applied.FindArchOrNull("hopper");
-  ASSERT_NE(shipped, nullptr);
-  EXPECT_EQ(*fitted.optimizer_efficiency, shipped->memory.Efficiency(cost::MemoryKind::kOptimizer));
-  EXPECT_LT(*fitted.elementwise_efficiency, 0.8 * *fitted.optimizer_efficiency);
+  EXPECT_FALSE(fitted.optimizer_efficiency.has_value());
   auto step = [&](const catalog::Catalogs& c) {
     auto o = io::ParseTrainScenario(
         "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1}\n"

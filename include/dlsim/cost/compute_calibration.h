@@ -97,6 +97,7 @@ enum class MemoryKind {
   kNormalization,  // row reductions: LayerNorm/RMSNorm, cross entropy
   kGather,         // indexed rows: embedding lookup
   kOptimizer,      // the optimizer step (fused / multi-tensor AdamW over every parameter)
+  kCopy,           // whole contiguous tensors copied or cast (autocast's weight and gradient casts)
 };
 
 // Memory-bound kernels: time = overhead + max(bytes / (hbm * efficiency), flops / vector peak).
@@ -105,12 +106,14 @@ struct MemoryBoundCalibration {
   double norm_efficiency = 0;                  // normalizations (0: use `efficiency`)
   double gather_efficiency = 0;                // gathers (0: use `efficiency`)
   double optimizer_efficiency = 0;             // the optimizer step (0: use `efficiency`)
+  double copy_efficiency = 0;                  // contiguous copies and casts (0: use `efficiency`)
   Duration overhead = Duration::Nanos(5'000);  // per kernel (launch and tail)
 
   double Efficiency(MemoryKind k) const {
     if (k == MemoryKind::kNormalization && norm_efficiency > 0) return norm_efficiency;
     if (k == MemoryKind::kGather && gather_efficiency > 0) return gather_efficiency;
     if (k == MemoryKind::kOptimizer && optimizer_efficiency > 0) return optimizer_efficiency;
+    if (k == MemoryKind::kCopy && copy_efficiency > 0) return copy_efficiency;
     return efficiency;
   }
 };

@@ -43,6 +43,9 @@ struct ArchTrainingCalibration {
   // `dlsim calibrate --trace` writes the shipped rate here, so that the rate it fits on eager elementwise
   // kernels does not reach the fused optimizer.
   std::optional<double> optimizer_efficiency;
+  // Fraction of HBM bandwidth of whole contiguous tensors copied or cast (autocast's weight and gradient
+  // casts); unset: elementwise_efficiency's (or the shipped) rate.
+  std::optional<double> copy_efficiency;
   // Forward efficiency of a measured attention kernel family (data/calibration/attention_backends.yaml),
   // as `dlsim calibrate --trace` fits it; its backward keeps the family's bwd / fwd ratio.
   std::map<AttentionBackend, double> attention_backend_efficiency;

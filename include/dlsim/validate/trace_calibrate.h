@@ -14,8 +14,10 @@
 // backward keeping its measured ratio; otherwise the architecture's `attention`), `elementwise` (HBM
 // fraction of elementwise kernels, their bytes read from the operators' input shapes) and `host` (host
 // time per layer = (forward gap + backward gap) / 3, or / 4 with recomputation, the mean over the traces
-// where the host was measurable). With `elementwise` fitted, the optimizer's rate (optimizer_efficiency) is
-// written as the shipped one, so the eager kernels' rate does not reach the fused optimizer step. Each is
+// where the host was measurable). The optimizer's rate is not written (the trace records no sizes for the
+// optimizer's tensor lists): the eager stacks carry the rate their traces measured (stacks.yaml
+// `optimizer_efficiency`), which a fitted elementwise rate does not reach; a stack without one prices the
+// optimizer at the elementwise rate. Each is
 // bisected within its bounds (StackConstants()); a family with no priced call is not fitted. Pure
 // computation.
 #ifndef DLSIM_VALIDATE_TRACE_CALIBRATE_H_

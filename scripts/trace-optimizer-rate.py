@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The fused AdamW step's and autocast's weight casts' HBM rate in profiled eager PyTorch steps.
+
+    python3 scripts/trace-optimizer-rate.py ../shared/data/profiles/h200/traces [--hbm-gbps 4800]
+
+For each trace of the folder's traces.jsonl (Hugging Face config.json keys, the mode `amp` or `bf16`):
+- optimizer: the GPU time of its multi_tensor_apply kernels (torch.optim.AdamW(fused=True); no gradient
+  clipping in the measuring script) against dlsim's bytes per parameter of the recipe's step
+  (src/train/step_model.cc: autocast 32 B, bf16 16 B), as a fraction of HBM bandwidth: the
+  `optimizer_efficiency` that makes dlsim's optimizer row take the traced time;
+- weight casts (autocast only): the GPU time of the kernels under aten::_to_copy inside aten::linear (each
+  weight, and bias, cast to bf16 once per forward) against 6 B per parameter (read fp32, write bf16), the
+  forward half of dlsim's 12 B per parameter per micro-batch: `copy_efficiency`.
+Prints one line per trace and the time-weighted rate per mode. Standard library only.
+"""
+import bisect
+import collections
+import gzip
+import json
+import os
+import sys
+
+
+def params(c):
+    """Parameters of the traced decoder (scripts/measure-h200-heldout.py Decoder) from its config."""
+    gpt = c["model_type"] == "gpt2"
+    h = c.get("hidden_size", c.get("n_embd"))
+    L = c.get("num_hidden_layers", c.get("n_layer"))
+    nh = c.get("num_attention_heads", c.get("n_head"))
+    kv = c.get("num_key_value_heads", nh)
+    hd = c.get("head_dim", h // nh)
+    ffn = c.get("intermediate_size") or 4 * h
+    v = c["vocab_size"]
+    qkv = h * (nh + 2 * kv) * hd + (gpt and (nh + 2 * kv) * hd or (c.get("attention_bias") and (nh + 2 * kv) * hd or 0))
+    o = nh * hd * h + (h if gpt else 0)
+    up = h * (ffn if gpt else 2 * ffn) + (ffn if gpt else 0)
+    down = ffn * h + (h if gpt else 0)
+    norms = 2 * h * (2 if gpt else 1)
+    layer = qkv + o + up + down + norms
+    ends = v * h + (c["n_positions"] * h if gpt else 0) + h * (2 if gpt else 1)
+    head = 0 if c.get("tie_word_embeddings") else v * h
+    return L * layer + ends + head
+
+
+def kernel_times(path):
+    d = json.load(gzip.open(path))
+    ev = d["traceEvents"]
+    cpu = collections.defaultdict(list)
+    for e in ev:
+        if e.get("cat") == "cpu_op":
+            cpu[e["tid"]].append(e)
+    for t in cpu:
+        cpu[t].sort(key=lambda e: e["ts"])
+    starts = {t: [e["ts"] for e in L] for t, L in cpu.items()}
+    launch = {e["args"]["correlation"]: e for e in ev
+              if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    opt = cast = 0.0
+    for k in ev:
+        if k.get("cat") != "kernel":
+            continue
+        if "multi_tensor_apply" in k["name"]:
+            opt += k["dur"]
+            continue
+        r = launch.get(k["args"].get("correlation"))
+        if r is None or r["tid"] not in cpu:
+            continue
+        i = bisect.bisect_right(starts[r["tid"]], r["ts"])
+        names = {e["name"] for e in cpu[r["tid"]][max(0, i - 400):i]
+                 if e["ts"] <= r["ts"] and e["ts"] + e["dur"] >= r["ts"] + r["dur"]}
+        if "aten::linear" in names and "aten::_to_copy" in names:
+            cast += k["dur"]
+    return opt * 1e-6, cast * 1e-6
+
+
+def main():
+    folder = sys.argv[1]
+    hbm = float(sys.argv[sys.argv.index("--hbm-gbps") + 1]) * 1e9 if "--hbm-gbps" in sys.argv else 4800e9
+    adam = {"amp": 32.0, "bf16": 16.0}
+    sums = collections.defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+    for line in open(os.path.join(folder, "traces.jsonl")):
+        t = json.loads(line)
+        p = params(t["config"])
+        opt_s, cast_s = kernel_times(os.path.join(folder, t["name"] + ".kineto.json.gz"))
+        ob = p * adam[t["mode"]]
+        s = sums[t["mode"]]
+        s[0] += ob
+        s[1] += opt_s
+        line = "%-34s params %.4g  optimizer %.2f ms -> %.3f of HBM" % (t["name"], p, opt_s * 1e3, ob / opt_s / hbm)
+        if t["mode"] == "amp":
+            s[2] += p * 6
+            s[3] += cast_s
+            line += "  weight casts %.2f ms -> %.3f" % (cast_s * 1e3, p * 6 / cast_s / hbm)
+        print(line)
+    for mode, s in sorted(sums.items()):
+        out = "%s: optimizer_efficiency %.3f" % (mode, s[0] / s[1] / hbm)
+        if s[3] > 0:
+            out += ", copy_efficiency %.3f" % (s[2] / s[3] / hbm)
+        print(out)
+
+
+if __name__ == "__main__":
+    main()
