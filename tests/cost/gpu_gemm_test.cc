@@ -1,10 +1,16 @@
 // A GPU's own measured GEMM curve (compute_calibration.h GpuGemmCalibration, data/calibration/
 // gemm_measured.yaml): it replaces its architecture's GEMM constants for that GPU only, training calibrations
 // still reach it, the shipped H200 curve prices the project's held-out H200 GEMMs (measured, never fitted
-// on) better than the architecture's curve, and bad entries name file, line and key.
+// on) better than the architecture's curve, `dlsim-fit gemm` recovers a curve that made its rows, and bad
+// entries name file, line and key.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +20,7 @@
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/kernel_ops_csv.h"
+#include "gemm_fit.h"
 
 namespace dlsim::cost {
 namespace {
@@ -105,6 +112,65 @@ TEST_F(GpuGemmTest, ShippedH200CurvePricesHeldOutGemms) {
   EXPECT_LT(Mape(*ops, hw::DType::kFp8, measured, *h200_), 9.5);
   cal->gpu_gemms.clear();
   EXPECT_GT(Mape(*ops, hw::DType::kBf16, ResolveArchCalibration(*h200_, *cal), *h200_), 14.0);
+}
+
+// dlsim-fit gemm recovers a curve that made the rows: 60 bf16 GEMMs timed by a known H200 curve (a third
+// misaligned, as the measured sets) and 20 fp8 ones; the fitted file, read back, prices them within a few
+// percent.
+TEST_F(GpuGemmTest, FitRecoversTheCurveThatMadeTheRows) {
+  ArchCalibration truth;
+  truth.gemm_overhead = Duration::Nanos(5'000);
+  truth.gemm[hw::DType::kBf16] = {
+      .max_efficiency = 0.75, .k_half = 120, .tiles_half = 0.08, .mem_efficiency = 0.6};
+  truth.gemm[hw::DType::kFp8] = {
+      .max_efficiency = 0.7, .k_half = 400, .tiles_half = 0.1, .mem_efficiency = 0.55};
+  truth.gemm_alignment = {.compute_exponent = 0.9,
+                          .memory_exponent = 0.5,
+                          .overhead = Duration::Nanos(2'500),
+                          .k_half = 50,
+                          .tiles_half = 0.04};
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("gpu_gemm_fit_" + std::to_string(::getpid()) + ".csv"))
+          .string();
+  std::vector<std::pair<GemmShape, hw::DType>> rows;
+  {
+    std::ofstream f(path);
+    f << "op,dtype,m,n,k,measured_ms\n";
+    int64_t s = 97;
+    auto next = [&s](int64_t lo, int64_t hi) {  // a fixed pseudo-random size in [lo, hi)
+      s = (s * 1103515245 + 12345) % 2147483648;
+      return lo + s % (hi - lo);
+    };
+    for (int i = 0; i < 80; ++i) {
+      const hw::DType dt = i < 60 ? hw::DType::kBf16 : hw::DType::kFp8;
+      const bool odd = dt == hw::DType::kBf16 && i % 3 == 0;
+      const GemmShape g{.m = next(16, 8192), .n = next(1, 512) * 16 + (odd ? 1 : 0), .k = next(1, 512) * 16};
+      const double bytes = dt == hw::DType::kFp8 ? 1 : 2;
+      const double t = GemmSeconds(g, bytes, truth, truth.Gemm(dt), DeviceRates::Of(*h200_, dt));
+      f << "gemm," << hw::DTypeName(dt) << "," << g.m << "," << g.n << "," << g.k << "," << t * 1e3 << "\n";
+      rows.push_back({g, dt});
+    }
+  }
+  auto text = fit::FitGpuGemm({path}, "h200", "test");
+  std::remove(path.c_str());
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto cal = io::ParseComputeCalibration(*text, "fitted.yaml");
+  ASSERT_TRUE(cal.ok()) << cal.error().message;
+  const ArchCalibration fitted = ResolveArchCalibration(*h200_, *cal);
+  std::map<hw::DType, double> err;  // MAPE, percent, by dtype
+  for (const auto& [g, dt] : rows) {
+    const double bytes = dt == hw::DType::kFp8 ? 1 : 2;
+    const DeviceRates r = DeviceRates::Of(*h200_, dt);
+    const double ratio =
+        GemmSeconds(g, bytes, fitted, fitted.Gemm(dt), r) / GemmSeconds(g, bytes, truth, truth.Gemm(dt), r);
+    err[dt] += 100 * std::fabs(ratio - 1) / (dt == hw::DType::kFp8 ? 20 : 60);
+    EXPECT_NEAR(ratio, 1.0, 0.15) << g.m << "x" << g.n << "x" << g.k << " " << hw::DTypeName(dt);
+  }
+  // Measured on 2026-12-05 (GCC, Release): bf16 1.68%, fp8 2.56%. Nelder-Mead does not converge all the way
+  // on noise-free rows (a finding: more restarts would tighten it); the measured sets' own scatter is 8-19%.
+  EXPECT_LT(err[hw::DType::kBf16], 4.0);
+  EXPECT_LT(err[hw::DType::kFp8], 4.0);
+  std::printf("fit error: bf16 %.2f%%, fp8 %.2f%%\n", err[hw::DType::kBf16], err[hw::DType::kFp8]);
 }
 
 TEST(GpuGemmFile, BadEntriesNameFileLineAndKey) {
