@@ -4,43 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <vector>
 
-#include "dlsim/core/nelder_mead.h"
-#include "dlsim/cost/kernel_op.h"
-#include "dlsim/cost/kernel_time.h"
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
-#include "dlsim/io/kernel_ops_csv.h"
+#include "gemm_rows.h"
 
 namespace dlsim::fit {
 namespace {
-
-// A measured GEMM: its shape and measured seconds.
-struct Point {
-  cost::GemmShape shape;
-  double t = 0;
-};
-
-struct Rows {
-  std::vector<Point> half, fp8;  // bf16/fp16 and fp8 GEMMs
-};
-
-Result<Rows> ReadGemms(const std::vector<std::string>& ops_csvs) {
-  Rows out;
-  for (const std::string& path : ops_csvs) {
-    DLSIM_ASSIGN_OR_RETURN(std::vector<cost::KernelOp> ops, io::ReadKernelOpsCsv(path));
-    for (const cost::KernelOp& op : ops) {
-      if (op.kind != cost::KernelOpKind::kGemm || !op.measured_ms) continue;
-      const Point p{op.gemm, *op.measured_ms * 1e-3};
-      if (op.dtype == hw::DType::kBf16 || op.dtype == hw::DType::kFp16) out.half.push_back(p);
-      if (op.dtype == hw::DType::kFp8) out.fp8.push_back(p);
-    }
-  }
-  return out;
-}
 
 // What one fit varies: the arch (overhead, alignment) and the dtype's curve.
 struct Curve {
@@ -48,19 +19,15 @@ struct Curve {
   cost::GemmCalibration g;
 };
 
-double Mape(const std::vector<Point>& pts, const Curve& c, const cost::DeviceRates& r, double bytes) {
-  double sum = 0;
-  for (const Point& p : pts) sum += std::fabs(cost::GemmSeconds(p.shape, bytes, c.arch, c.g, r) / p.t - 1);
-  return pts.empty() ? 0 : 100 * sum / static_cast<double>(pts.size());
+double Mape(const std::vector<GemmPoint>& pts, const Curve& c, const cost::DeviceRates& r, double bytes) {
+  return GemmMape(pts, c.arch, c.g, r, bytes);
 }
 
-// The constants a parameter vector sets (its log): the curve's four, then for 16-bit rows the overhead (us)
-// and the misaligned curve's five (compute and memory exponents, overhead us, k_half, tiles_half).
+// The constants a parameter vector sets: the curve's four, then for 16-bit rows the overhead (us) and the
+// misaligned curve's five (compute and memory exponents, overhead us, k_half, tiles_half).
 constexpr size_t kCurveParams = 4, kHalfParams = 10;
 
-Curve Decode(const std::vector<double>& z, Curve c) {
-  std::vector<double> x(z.size());
-  std::transform(z.begin(), z.end(), x.begin(), [](double v) { return std::exp(v); });
+Curve Decode(const std::vector<double>& x, Curve c) {
   c.g = {.max_efficiency = x[0], .k_half = x[1], .tiles_half = x[2], .mem_efficiency = x[3]};
   if (x.size() < kHalfParams) return c;
   c.arch.gemm_overhead = Seconds(x[4] * 1e-6);
@@ -72,33 +39,26 @@ Curve Decode(const std::vector<double>& z, Curve c) {
   return c;
 }
 
-// The least-MAPE constants from three starts (the first: `start`, the shipped curve), each Nelder-Mead run
-// twice in log space; efficiencies above 1 are refused.
-Curve Minimize(const std::vector<Point>& pts, const Curve& start, size_t n, const cost::DeviceRates& r,
+// The least-MAPE constants from three starts (the first: `start`, the shipped curve; MinimizePositive);
+// efficiencies above 1 are refused.
+Curve Minimize(const std::vector<GemmPoint>& pts, const Curve& start, size_t n, const cost::DeviceRates& r,
                double bytes) {
   const cost::GemmAlignmentCalibration& a = start.arch.gemm_alignment;
-  const std::array<std::array<double, kHalfParams>, 3> starts = {{
+  std::vector<std::vector<double>> starts = {
       {start.g.max_efficiency, std::max(1.0, start.g.k_half), start.g.tiles_half, start.g.mem_efficiency,
        start.arch.gemm_overhead.ToMicros(), std::max(0.1, a.compute_exponent),
        std::max(0.1, a.memory_exponent), std::max(0.1, a.overhead.ToMicros()), 64, 0.1},
       {0.75, 64, 0.3, 0.8, 4, 1.2, 0.3, 1, 200, 0.3},
       {0.7, 10, 0.2, 0.85, 5, 0.5, 1.0, 3, 500, 1},
-  }};
-  auto f = [&](const std::vector<double>& z) {
-    const Curve c = Decode(z, start);
+  };
+  for (std::vector<double>& s : starts) s.resize(n);
+  auto f = [&](const std::vector<double>& x) {
+    const Curve c = Decode(x, start);
     if (c.g.max_efficiency > 1 || c.g.mem_efficiency > 1) return 1e9;
     return Mape(pts, c, r, bytes);
   };
-  std::vector<double> best;
-  double best_err = INFINITY;
-  for (const auto& s : starts) {
-    std::vector<double> z(n);
-    std::transform(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n), z.begin(),
-                   [](double v) { return std::log(v); });
-    for (int round = 0; round < 2; ++round) z = NelderMead(f, z, std::vector<double>(n, 0.3), 4000);
-    if (const double e = f(z); e < best_err) best_err = e, best = z;
-  }
-  return Decode(best, start);
+  double err = 0;
+  return Decode(MinimizePositive(f, starts, 4000, &err), start);
 }
 
 std::string CurveYaml(const cost::GemmCalibration& g) {
@@ -136,7 +96,7 @@ Result<std::string> FitGpuGemm(const std::vector<std::string>& ops_csvs, const s
   DLSIM_ASSIGN_OR_RETURN(catalog::Catalogs cat, io::LoadCatalogs({}));
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, cat.hardware.FindGpu(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(cost::ComputeCalibration cal, io::LoadDefaultComputeCalibration());
-  DLSIM_ASSIGN_OR_RETURN(Rows rows, ReadGemms(ops_csvs));
+  DLSIM_ASSIGN_OR_RETURN(GemmRows rows, ReadGemmRows(ops_csvs));
   if (rows.half.empty()) return Error::InvalidArgument("no measured bf16/fp16 GEMM in the rows");
   std::erase_if(cal.gpu_gemms, [&](const cost::GpuGemmCalibration& g) { return g.gpu == gpu->name; });
   const cost::ArchCalibration shipped = cost::ResolveArchCalibration(*gpu, cal);
@@ -153,9 +113,7 @@ Result<std::string> FitGpuGemm(const std::vector<std::string>& ops_csvs, const s
     scores += fmt::format("#   fp8: {} rows, {:.1f}% -> {:.1f}%\n", rows.fp8.size(),
                           Mape(rows.fp8, ship8, r8, 1.0), Mape(rows.fp8, fp8, r8, 1.0));
   }
-  std::string sources;
-  for (const std::string& p : ops_csvs) sources += (sources.empty() ? "" : " + ") + p;
-  return Yaml(command, *gpu, sources, half, rows.fp8.empty() ? nullptr : &fp8, scores);
+  return Yaml(command, *gpu, JoinSources(ops_csvs), half, rows.fp8.empty() ? nullptr : &fp8, scores);
 }
 
 }  // namespace dlsim::fit

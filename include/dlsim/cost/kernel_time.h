@@ -48,8 +48,9 @@ inline constexpr int kGemmVectorBytes = 16;
 int GemmAlignmentBytes(const GemmShape& s, double dtype_bytes);
 
 // time = overhead + max(compute, memory) on the curve g (compute_calibration.h GemmCalibration):
-//   compute = flops / (peak * max_efficiency * k / (k + k_half)) / fill, fill = tiles / (tiles + tiles_half *
-//   SMs) memory  = (m k + k n + m n) batch * dtype_bytes / (hbm * mem_efficiency)
+//   compute = flops / (peak * max_efficiency * k / (k + k_half)) / fill
+//   fill    = tiles / (tiles + tiles_half * SMs)
+//   memory  = (m k + k n + m n) batch * dtype_bytes / (hbm * mem_efficiency)
 // With misaligned operands (GemmAlignmentBytes a < 16, 16- and 8-bit types) the GEMM runs on the misaligned
 // curve of arch.gemm_alignment (compute_calibration.h GemmAlignmentCalibration): max_efficiency x
 // (a/16)^compute_exponent, mem_efficiency x (a/16)^memory_exponent, its k_half and tiles_half, + its

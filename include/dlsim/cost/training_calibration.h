@@ -40,8 +40,8 @@ struct ArchTrainingCalibration {
   // activations), which inference-sized kernels do not reach.
   std::optional<double> elementwise_efficiency;
   // Fraction of HBM bandwidth of the optimizer step; unset: elementwise_efficiency's (or the shipped) rate.
-  // `dlsim calibrate --trace` writes the shipped rate here, so that the rate it fits on eager elementwise
-  // kernels does not reach the fused optimizer.
+  // The eager stacks carry the rate their traces measured (stacks.yaml, scripts/trace-optimizer-rate.py), so
+  // that an elementwise rate fitted on eager kernels does not reach the fused optimizer.
   std::optional<double> optimizer_efficiency;
   // Fraction of HBM bandwidth of whole contiguous tensors copied or cast (autocast's weight and gradient
   // casts); unset: elementwise_efficiency's (or the shipped) rate.
