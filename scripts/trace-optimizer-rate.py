@@ -13,12 +13,12 @@ For each trace of the folder's traces.jsonl (Hugging Face config.json keys, the 
   forward half of dlsim's 12 B per parameter per micro-batch: `copy_efficiency`.
 Prints one line per trace and the time-weighted rate per mode. Standard library only.
 """
-import bisect
 import collections
-import gzip
 import json
 import os
 import sys
+
+from kineto_ops import kernels_with_ops
 
 
 def params(c):
@@ -43,30 +43,12 @@ def params(c):
 
 
 def kernel_times(path):
-    d = json.load(gzip.open(path))
-    ev = d["traceEvents"]
-    cpu = collections.defaultdict(list)
-    for e in ev:
-        if e.get("cat") == "cpu_op":
-            cpu[e["tid"]].append(e)
-    for t in cpu:
-        cpu[t].sort(key=lambda e: e["ts"])
-    starts = {t: [e["ts"] for e in L] for t, L in cpu.items()}
-    launch = {e["args"]["correlation"]: e for e in ev
-              if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
     opt = cast = 0.0
-    for k in ev:
-        if k.get("cat") != "kernel":
-            continue
+    for k, ops in kernels_with_ops(path):
         if "multi_tensor_apply" in k["name"]:
             opt += k["dur"]
             continue
-        r = launch.get(k["args"].get("correlation"))
-        if r is None or r["tid"] not in cpu:
-            continue
-        i = bisect.bisect_right(starts[r["tid"]], r["ts"])
-        names = {e["name"] for e in cpu[r["tid"]][max(0, i - 400):i]
-                 if e["ts"] <= r["ts"] and e["ts"] + e["dur"] >= r["ts"] + r["dur"]}
+        names = {e["name"] for e in ops}
         if "aten::linear" in names and "aten::_to_copy" in names:
             cast += k["dur"]
     return opt * 1e-6, cast * 1e-6

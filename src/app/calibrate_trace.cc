@@ -120,7 +120,7 @@ std::string FileText(const CalibrateArgs& args, const TraceCalibrateResult& r) {
   h += args.gpu.empty() ? "\n" : " --gpu " + args.gpu + "\n";
   h += fmt::format(
       "# {} profiled step(s) on {}; each constant makes dlsim's time for the traced calls of its family "
-      "equal the measured time\n",
+      "match the measured time, each trace counted once\n",
       r.traces.size(), r.gpu);
   h += "# Use: dlsim --calibration FILE train|plan|validate ... (laid over data/calibration/training.yaml)\n";
   return io::FormatTrainingCalibration(r.calibration, h);

@@ -34,15 +34,20 @@ Result<std::vector<StackSetting>> DescribeStack(const std::string& name) {
       out.push_back({path, s.Get<std::string>(key, ""), *source});
     }
   }
-  const MapReader cal = profile.Section("calibration");  // calibration.<architecture>.<constant>
+  // calibration.<architecture>.<constant>, and calibration.<architecture>.attention_backends.<family>
+  const MapReader cal = profile.Section("calibration");
   for (const std::string& arch : cal.Keys()) {
     const MapReader a = cal.Section(arch);
     for (const std::string& key : a.Keys()) {
-      const std::string path = "calibration." + arch + "." + key;
-      std::optional<std::string> source = sources.Find<std::string>(path);
-      if (!source || source->empty())
-        return Error::Parse("data/catalog/stacks.yaml: stack " + name + ": " + path + " has no source");
-      out.push_back({path, a.Get<std::string>(key, ""), *source});
+      const MapReader nested = a.Section(key);
+      for (const std::string& sub : nested.present() ? nested.Keys() : std::vector<std::string>{""}) {
+        const std::string path = "calibration." + arch + "." + key + (sub.empty() ? "" : "." + sub);
+        std::optional<std::string> source = sources.Find<std::string>(path);
+        if (!source || source->empty())
+          return Error::Parse("data/catalog/stacks.yaml: stack " + name + ": " + path + " has no source");
+        out.push_back(
+            {path, sub.empty() ? a.Get<std::string>(key, "") : nested.Get<std::string>(sub, ""), *source});
+      }
     }
   }
   return out;

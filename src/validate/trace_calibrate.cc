@@ -20,6 +20,7 @@ using cost::ArchTrainingCalibration;
 struct Call {
   cost::KernelOp op;
   double measured_ms = 0;
+  size_t trace = 0;  // index of the profiled step it came from
 };
 
 // A family of traced calls and the one constant that prices them.
@@ -50,20 +51,28 @@ cost::TrainingCalibration WithValue(const Family& f, const std::string& arch, do
 
 struct Priced {
   double total_ms = 0, mape = 0;
+  double log_ratio = 0;  // mean over the traces of log(dlsim's total / the measured total)
 };
 Priced Price(const cost::ComputeModel& m, const std::vector<Call>& calls) {
   Priced p;
+  std::map<size_t, std::pair<double, double>> per_trace;  // trace -> (priced, measured) ms
   for (const Call& c : calls) {
     const double ms = cost::PriceKernelOp(m, c.op).ToSeconds() * 1e3;
     p.total_ms += ms;
     p.mape += std::abs(ms / c.measured_ms - 1);
+    per_trace[c.trace].first += ms;
+    per_trace[c.trace].second += c.measured_ms;
   }
   p.mape *= 100.0 / std::max<size_t>(1, calls.size());
+  for (const auto& [t, ms] : per_trace) p.log_ratio += std::log(ms.first / ms.second);
+  p.log_ratio /= std::max<size_t>(1, per_trace.size());
   return p;
 }
 
-// The constant in [lo, hi] whose total equals the measured one (time falls as efficiency rises), by
-// bisection in log space; a bound when the measured total lies outside the range.
+// The constant in [lo, hi] at which dlsim's time for the family's calls matches the measured time, each
+// trace counted once: the geometric mean over the traces of (dlsim's total / measured total) is 1, so the
+// longest step does not outvote the others (time falls as efficiency rises). Bisection in log space; a
+// bound when no value in the range matches.
 Result<TraceFamilyFit> FitFamily(const Family& f, const catalog::Catalogs& c, const hw::GpuSpec& gpu) {
   TraceFamilyFit fit{.constant = f.constant, .calls = static_cast<int>(f.calls.size()), .start = f.start};
   for (const Call& call : f.calls) fit.measured_ms += call.measured_ms;
@@ -75,7 +84,7 @@ Result<TraceFamilyFit> FitFamily(const Family& f, const catalog::Catalogs& c, co
   for (int i = 0; i < 40; ++i) {
     const double mid = std::sqrt(lo * hi);
     DLSIM_ASSIGN_OR_RETURN(Priced p, total(mid));
-    (p.total_ms > fit.measured_ms ? lo : hi) = mid;
+    (p.log_ratio > 0 ? lo : hi) = mid;
   }
   fit.value = std::sqrt(lo * hi);
   fit.at_bound = fit.value < f.lo * 1.01 || fit.value > f.hi * 0.99;
@@ -108,7 +117,7 @@ std::string FamilyKey(const cost::KernelOp& k, const cost::ArchCalibration& arch
 }
 
 // One trace's GPU time by category and its host timing; its priced calls join their families in `by`.
-TraceSummary Summarize(const ProfiledStep& s, const cost::ArchCalibration& arch,
+TraceSummary Summarize(const ProfiledStep& s, size_t index, const cost::ArchCalibration& arch,
                        std::map<std::string, Family>& by) {
   TraceSummary t;
   t.file = s.file;
@@ -117,7 +126,7 @@ TraceSummary Summarize(const ProfiledStep& s, const cost::ArchCalibration& arch,
     const auto k = ToKernelOp(op, s.causal.value_or(true));
     const std::string key = k && op.gpu_us > 0 ? FamilyKey(*k, arch) : "";
     if (key.empty()) continue;
-    by[key].calls.push_back({*k, op.gpu_us / 1e3});
+    by[key].calls.push_back({*k, op.gpu_us / 1e3, index});
     t.priced_ms += op.gpu_us / 1e3;
   }
   t.unlinked_ms = s.unlinked_gpu_us / 1e3;
@@ -206,7 +215,7 @@ Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>
   const cost::ComputeCalibration applied = catalogs.training.Apply(catalogs.compute);
   const cost::ArchCalibration arch = cost::ResolveArchCalibration(gpu, applied);
   std::map<std::string, Family> by;
-  for (const ProfiledStep& s : steps) r.traces.push_back(Summarize(s, arch, by));
+  for (size_t i = 0; i < steps.size(); ++i) r.traces.push_back(Summarize(steps[i], i, arch, by));
   r.calibration.source = "dlsim calibrate --trace";
   ArchTrainingCalibration fitted;
   fitted.architecture = gpu.architecture;

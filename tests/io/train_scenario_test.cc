@@ -440,7 +440,7 @@ TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
   ASSERT_TRUE(o.ok()) << o.error().message;
   ASSERT_EQ(o->training.stack_calibration.size(), 1u);
   EXPECT_EQ(o->training.stack_calibration[0].architecture, "hopper");
-  EXPECT_EQ(o->training.stack_calibration[0].elementwise_efficiency, 0.4632);
+  EXPECT_EQ(o->training.stack_calibration[0].elementwise_efficiency, 0.5452);
   auto breakdown = [](const train::TrainOptions& t, const catalog::Catalogs& c) {
     auto r = train::Simulate(t, c, nullptr);
     EXPECT_TRUE(r.ok()) << r.error().message;
@@ -452,7 +452,10 @@ TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
   const train::Breakdown without = breakdown(bare, *cat);
   EXPECT_GT(with.memory_s, 1.5 * without.memory_s);
   EXPECT_NEAR(with.optimizer_s / without.optimizer_s, 1 / 0.587, 0.01);
-  EXPECT_EQ(with.gemm_s, without.gemm_s);
+  // The in-stream GEMM rate the traces measured (0.8222 of peak) over the isolated curve's 0.7763: the 8B's
+  // GEMMs are large, so nearly the whole ratio shows.
+  EXPECT_NEAR(with.gemm_s / without.gemm_s, 0.7763 / 0.8222, 0.01);
+  EXPECT_LT(with.attention_s, without.attention_s);  // cuDNN's in-stream rate above its isolated one
   catalog::Catalogs mine = *cat;
   cost::TrainingCalibration user;
   user.source = "mine.yaml";

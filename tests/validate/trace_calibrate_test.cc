@@ -151,6 +151,41 @@ TEST(TraceCalibrate, RecoversTheGemmEfficiencyThatMadeTheTimes) {
       0.005);
 }
 
+// Each trace counts once: the fit makes the geometric mean of the traces' (dlsim / measured) totals 1, so a
+// trace twenty times as long (its calls repeated) does not outvote a short one, and the fitted value lies
+// between the two traces' own fits.
+TEST(TraceCalibrate, EachTraceCountsOnceWhateverItsLength) {
+  const catalog::Catalogs cat = Shipped();
+  const hw::GpuSpec& gpu = **cat.hardware.FindGpu("h200");
+  cost::ComputeModelRegistry reg("compute-model");
+  cost::RegisterComputeModels(reg);
+  auto created = reg.Create("roofline", gpu, cat.training.Apply(cat.compute));
+  ASSERT_TRUE(created.ok());
+  // Trace `a` runs at the shipped speed, trace `b` 30% slower; `repeat` copies of each call.
+  auto trace = [&](double slower, int repeat) {
+    ProfiledStep s;
+    s.file = slower > 1 ? "b" : "a";
+    for (int64_t m : {1024, 4096, 16384}) {
+      TracedOp op = Op("aten::mm", {{m, 2048}, {2048, 8192}}, {"c10::BFloat16", "c10::BFloat16"});
+      op.gpu_us = slower * cost::PriceKernelOp(**created, *ToKernelOp(op, true)).ToSeconds() * 1e6;
+      for (int i = 0; i < repeat; ++i) s.ops.push_back(op);
+    }
+    return s;
+  };
+  auto fit = [&](std::vector<ProfiledStep> steps) {
+    auto r = CalibrateFromTraces(steps, cat, gpu);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? r->fits.at(0).value : 0.0;
+  };
+  const double both = fit({trace(1, 1), trace(1.3, 1)});
+  EXPECT_NEAR(fit({trace(1, 20), trace(1.3, 1)}), both, 1e-3 * both);
+  EXPECT_NEAR(fit({trace(1, 1), trace(1.3, 20)}), both, 1e-3 * both);
+  const double fast = fit({trace(1, 1)}), slow = fit({trace(1.3, 1)});
+  EXPECT_LT(slow, both);
+  EXPECT_LT(both, fast);
+  EXPECT_GT(fast / slow, 1.2);  // the traces' own fits are far apart: the test can tell them from `both`
+}
+
 TEST(TraceCalibrate, TheRealTraceCalibratesEveryFamilyToItsMeasuredTime) {
   const catalog::Catalogs cat = Shipped();
   auto s = io::ReadKinetoTrace(std::string(DLSIM_TEST_DATA_DIR) +
@@ -198,8 +233,9 @@ TEST(TraceCalibrate, TheOptimizerKeepsItsShippedRate) {
   cat.training = cost::Overlay(cat.training, r->calibration);
   const train::Breakdown after = step(cat);
   EXPECT_EQ(after.optimizer_s, before.optimizer_s);
-  // The trimmed trace's fitted elementwise rate (0.587 of HBM bandwidth) replaces the stack's (0.4632).
-  EXPECT_LT(after.memory_s, 0.9 * before.memory_s);
+  // The trimmed trace's fitted elementwise rate (0.587 of HBM bandwidth) replaces the stack's (0.5452): the
+  // memory-bound kernels 7% faster, the optimizer unchanged.
+  EXPECT_LT(after.memory_s, 0.96 * before.memory_s);
 }
 
 TEST(TraceCalibrate, AnUnknownDeviceAsksForTheGpu) {

@@ -1,7 +1,9 @@
 // Learning a stack from profiled steps (`dlsim calibrate --trace STEP.json.gz ...`): every traced GEMM,
 // attention and elementwise call is priced by dlsim's compute model on the same shapes, and each family's
-// constant is set so that dlsim's time for the family's calls equals the measured time (time-weighted: the
-// large calls, where the step spends its time, dominate); the host's time per layer is measured between
+// constant is set so that dlsim's time for the family's calls matches the measured time, each trace counted
+// once (the geometric mean over the traces of dlsim's total / the measured total is 1: within a trace the
+// large calls, where the step spends its time, dominate, and a long step does not outvote a short one);
+// the host's time per layer is measured between
 // consecutive layers' attention calls (trace_ops.h, MeasureHost). The result is a calibration file that
 // `train`, `plan` and `validate` lay over the shipped constants (`--calibration FILE`).
 //
