@@ -93,6 +93,7 @@ nlohmann::ordered_json BreakdownJson(const TrainOptions& o, const StepResult& r)
   br["pp_bubble_s"] = b.pp_bubble_s;
   br["dp_comm_s"] = b.dp_comm_s;
   br["optimizer_s"] = b.optimizer_s;
+  if (b.cast_s > 0) br["optimizer_cast_s"] = b.cast_s;  // of optimizer_s: autocast's casts
   br["param_gather_s"] = b.param_gather_s;
   return br;
 }
@@ -274,6 +275,7 @@ report::Table BreakdownTable(const StepResult& r) {
   row("pipeline bubble", b.pp_bubble_s);
   row("data-parallel comm (exposed)", b.dp_comm_s);
   row("optimizer", b.optimizer_s);
+  if (b.cast_s > 0) row("  of which autocast casts", b.cast_s);
   row("parameter all-gather (exposed)", b.param_gather_s);
   return br;
 }

@@ -105,13 +105,15 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
     const double shard = zero >= 1 ? rank_params / dp + rank_experts / edp : rank_params + rank_experts;
     Duration opt = ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)),
                                             Flops(shard * 12), cost::MemoryKind::kOptimizer);
+    Duration casts;
     if (o.training.recipe == Recipe::kAutocast) {
       const double local = (rank_params + rank_experts) / (zero >= 3 ? dp : 1);
-      opt += ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0),
-                                      cost::MemoryKind::kCopy) *
-             static_cast<int64_t>(plan.micro_batches);
+      casts = ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0),
+                                       cost::MemoryKind::kCopy) *
+              static_cast<int64_t>(plan.micro_batches);
     }
-    prog.optimizer.push_back(opt);
+    prog.optimizer.push_back(opt + casts);
+    prog.optimizer_casts.push_back(casts);
     Duration gather;
     if (zero >= 1 && dp > 1) {
       gather = ctx.comm->Time(net::Collective::kAllGather, Bytes(rank_params * 2.0), dpg, ctx.fabric);
@@ -330,7 +332,7 @@ void AddThroughput(const TrainOptions& o, const ParallelPlan& plan, const StepCo
 }
 
 // The critical rank's breakdown and the largest non-compute share in words.
-void AddBreakdown(const StepTimeline& tl, StepResult& r) {
+void AddBreakdown(const StepTimeline& tl, const StepProgram& prog, StepResult& r) {
   r.critical_rank = tl.critical_rank;
   const RankTimeline& c = tl.ranks[tl.critical_rank];
   Breakdown& b = r.breakdown;
@@ -346,6 +348,8 @@ void AddBreakdown(const StepTimeline& tl, StepResult& r) {
   b.pp_bubble_s = c.bubble.ToSeconds();
   b.dp_comm_s = c.dp_exposed.ToSeconds();
   b.optimizer_s = c.optimizer.ToSeconds();
+  if (static_cast<size_t>(tl.critical_rank) < prog.optimizer_casts.size())
+    b.cast_s = std::min(b.optimizer_s, prog.optimizer_casts[tl.critical_rank].ToSeconds());
   b.param_gather_s = (c.param_gather + c.gather_wait).ToSeconds();  // after the step, and ZeRO-3 waits
   const std::pair<double, const char*> shares[] = {
       {b.tp_comm_s, "tensor-parallel communication"},    {b.cp_comm_s, "context-parallel communication"},
@@ -483,7 +487,7 @@ Result<StepResult> SimulateTrainingStep(const TrainOptions& o, const StepContext
   r.routing = run->routing;
   AddMemory(o, *plan, ctx, costs, *run, r);
   AddThroughput(o, *plan, ctx, costs, *run, r);
-  AddBreakdown(run->timeline, r);
+  AddBreakdown(run->timeline, *prog, r);
   if (cp_attention) {
     r.cp_attention = SummarizeCpAttention(*cp_attention, *plan, o.parallel.recompute, r.step_time_s);
     CountSparseModelFlops(o, *run, cp_attention->mean_sparsity, r);

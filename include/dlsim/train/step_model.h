@@ -49,6 +49,8 @@ struct Breakdown {         // seconds on the critical pipeline rank; they add up
   double pp_bubble_s = 0;  // pipeline bubble and p2p waits
   double dp_comm_s = 0;    // exposed gradient reduction (after the last backward)
   double optimizer_s = 0;
+  double cast_s =
+      0;  // of optimizer_s: autocast's weight and gradient casts (kernels of the passes, priced here)
   double param_gather_s =
       0;  // exposed parameter all-gather: after the step (distributed optimizer) and, ZeRO-3, before tasks
 };

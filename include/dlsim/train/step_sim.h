@@ -96,8 +96,11 @@ struct StepProgram {
   std::vector<std::vector<GradBucket>> buckets;  // [rank]
   bool overlap_grad_reduce = true;               // false: reductions start after the last backward
   std::vector<Duration> optimizer;               // [rank] optimizer step
-  std::vector<Duration> param_gather;            // [rank] exposed parameter all-gather after the optimizer
-  std::vector<Bytes> param_gather_bytes;         // [rank] its size per rank (execution traces)
+  // [rank] of `optimizer`: autocast's weight and gradient casts, priced with the optimizer step (their
+  // kernels run in the forward and backward passes); reported apart (Breakdown::cast_s). Empty: none.
+  std::vector<Duration> optimizer_casts;
+  std::vector<Duration> param_gather;     // [rank] exposed parameter all-gather after the optimizer
+  std::vector<Bytes> param_gather_bytes;  // [rank] its size per rank (execution traces)
   // Per-task parameter gather before each forward/backward (ZeRO-3), on the dp stream,
   // prefetched one task ahead; zero when unused.
   std::vector<Duration> zero3_gather;     // [rank]
