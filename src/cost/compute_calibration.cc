@@ -150,6 +150,7 @@ ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
     for (const auto& [dt, curve] : g.gemm) a.gemm[dt] = curve;
     a.gemm_overhead = g.gemm_overhead;
     a.gemm_alignment = g.gemm_alignment;
+    a.split_k = g.split_k;
     a.source += "; GEMMs measured on " + g.gpu + ": " + g.source;
   }
   return a;

@@ -69,7 +69,7 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
   Duration overhead = arch.gemm_overhead;
   const GemmAlignmentCalibration& a = arch.gemm_alignment;
   const bool penalised = a.compute_exponent > 0 || a.memory_exponent > 0 || a.overhead > Duration() ||
-                         a.k_half > 0 || a.tiles_half > 0;
+                         a.k_half > 0 || a.tiles_half > 0 || a.memory_overlap < 1;
   const int aligned = penalised && dtype_bytes <= 2 ? GemmAlignmentBytes(s, dtype_bytes) : kGemmVectorBytes;
   const GemmCalibration g =
       aligned < kGemmVectorBytes ? MisalignedCurve(aligned_curve, a, aligned, overhead) : aligned_curve;
@@ -80,7 +80,11 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
   const double keff = k / (k + g.k_half);
   const double compute = s.flops().value() / (r.peak_flops * g.max_efficiency * keff) / fill;
   const double memory = s.Elements() * dtype_bytes / (r.hbm_bytes * g.mem_efficiency);
-  return overhead.ToSeconds() + std::max(compute, memory);
+  const double serial = aligned < kGemmVectorBytes ? 1 - a.memory_overlap : 0;
+  if (arch.split_k.min_k > 0 && k >= arch.split_k.min_k &&
+      CeilDiv(m, arch.tile_m) * CeilDiv(n, arch.tile_n) * batch < r.sms)
+    overhead += arch.split_k.overhead;
+  return overhead.ToSeconds() + std::max(compute, memory) + serial * std::min(compute, memory);
 }
 
 namespace {

@@ -67,7 +67,8 @@ void ReadAttentionBackends(const MapReader& r, cost::ArchCalibration& a) {
                "expected one of this architecture's attention_backends, found '" + d + "'");
 }
 
-// `gemm_alignment: {compute_exponent, memory_exponent, overhead_us}` (cost::GemmAlignmentCalibration).
+// `gemm_alignment: {compute_exponent, memory_exponent, overhead_us, k_half, tiles_half, memory_overlap}`
+// (cost::GemmAlignmentCalibration).
 void ReadGemmAlignment(const MapReader& r, cost::GemmAlignmentCalibration& g) {
   const MapReader a = r.Section("gemm_alignment");
   g.compute_exponent = a.Get<double>("compute_exponent", g.compute_exponent, Range::Between(0, 4));
@@ -75,8 +76,17 @@ void ReadGemmAlignment(const MapReader& r, cost::GemmAlignmentCalibration& g) {
   g.overhead = Micros(a, "overhead_us", g.overhead);
   g.k_half = a.Get<double>("k_half", g.k_half, Range::NonNegative());
   g.tiles_half = a.Get<double>("tiles_half", g.tiles_half, Range::NonNegative());
+  g.memory_overlap = a.Get<double>("memory_overlap", g.memory_overlap, kFraction);
   a.Allow({"source", "fit_rows", "fit_mape_pct", "fit_mape_before_pct"});
   a.Finish();
+}
+
+// `split_k: {overhead_us, min_k}` (cost::SplitKCalibration).
+void ReadSplitK(const MapReader& r, cost::SplitKCalibration& s) {
+  const MapReader k = r.Section("split_k");
+  s.overhead = Micros(k, "overhead_us", s.overhead);
+  s.min_k = k.Get<double>("min_k", s.min_k, Range::Between(0, 1e9));
+  k.Finish();
 }
 
 // `gemm: {bf16: {max_efficiency, k_half, tiles_half, mem_efficiency}, ...}`: a curve per data type.
@@ -107,6 +117,7 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
   a.gemm_overhead = Micros(r, "gemm_overhead_us", a.gemm_overhead);
   a.gemm = ReadGemmCurves(r);
   ReadGemmAlignment(r, a.gemm_alignment);
+  ReadSplitK(r, a.split_k);
   a.attention = ReadAttention(r.Section("attention"), a.attention);
   ReadAttentionBackends(r, a);
   const MapReader mem = r.Section("memory");
@@ -124,7 +135,7 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
 }
 
 // One GPU's measured GEMM curve (cost::GpuGemmCalibration): `architecture`, `source`, `gemm_overhead_us`,
-// `gemm` and `gemm_alignment` as an architecture's, all but gemm_alignment required.
+// `gemm`, `gemm_alignment` and `split_k` as an architecture's, all but gemm_alignment and split_k required.
 cost::GpuGemmCalibration ReadGpuGemm(const MapReader& r, const std::string& name) {
   cost::GpuGemmCalibration g;
   g.gpu = name;
@@ -134,6 +145,7 @@ cost::GpuGemmCalibration ReadGpuGemm(const MapReader& r, const std::string& name
   g.gemm = ReadGemmCurves(r);
   if (g.gemm.empty()) r.AddError("gemm", "expected at least one data type's curve");
   ReadGemmAlignment(r, g.gemm_alignment);
+  ReadSplitK(r, g.split_k);
   r.Allow({"command"});
   r.Finish();
   return g;

@@ -1,5 +1,6 @@
 // Misaligned GEMMs (compute_model.h GemmLayout, kernel_time.h GemmAlignmentBytes / GemmSeconds): the
-// alignment of each layout's leading dimensions in closed form, the penalty in closed form, what it leaves
+// alignment of each layout's leading dimensions in closed form, the penalty (and split-K's reduction kernel,
+// the other shape-dependent kernel choice) in closed form, what it leaves
 // alone (fp32, aligned shapes, kernels that lay out their own operands), the shipped Hopper constants against
 // the LM-head GEMMs of a real profiled H200 step, and bad calibration files.
 #include <gtest/gtest.h>
@@ -64,6 +65,43 @@ TEST(GemmAlignment, AMisalignedGemmRunsItsOwnCurve) {
   EXPECT_NEAR(GemmSeconds(odd, 2.0, a, g, r), 3e-6 + odd_s, 1e-12);
   const double even_s = even.flops().value() / (1e15 * k / (k + 64)) / (tiles_even / (tiles_even + 100));
   EXPECT_NEAR(GemmSeconds(even, 2.0, a, g, r), 1e-6 + even_s, 1e-12);
+}
+
+// memory_overlap < 1: a misaligned kernel's narrow loads overlap its math only partly, time = max + (1 -
+// overlap) min; aligned and fp32 GEMMs keep max(compute, memory).
+TEST(GemmAlignment, MisalignedLoadsOverlapTheMathByMemoryOverlap) {
+  ArchCalibration a = Penalised();
+  a.gemm_alignment.memory_overlap = 0.25;
+  const GemmCalibration g{.max_efficiency = 1, .k_half = 0, .tiles_half = 0, .mem_efficiency = 1};
+  const DeviceRates r{.peak_flops = 1e15, .vector_flops = 1e13, .hbm_bytes = 1e12, .sms = 1};
+  const GemmShape odd{.m = 4096, .n = 4097, .k = 4096};
+  const double compute = 2.0 * 4096 * 4097 * 4096 / 1e15 * 8;
+  const double memory = 2.0 * (4096.0 * 4096 + 4096.0 * 4097 * 2) / 1e12 * std::sqrt(8);
+  EXPECT_NEAR(GemmSeconds(odd, 2.0, a, g, r),
+              3e-6 + std::max(compute, memory) + 0.75 * std::min(compute, memory), 1e-12);
+  const GemmShape even{.m = 4096, .n = 4096, .k = 4096};
+  EXPECT_NEAR(GemmSeconds(even, 2.0, a, g, r), 1e-6 + 2.0 * 4096 * 4096 * 4096 / 1e15, 1e-12);
+  const double fp32_memory = 2 * 2.0 * (4096.0 * 4096 + 4096.0 * 4097 * 2) / 1e12;
+  EXPECT_NEAR(GemmSeconds(odd, 4.0, a, g, r), 1e-6 + std::max(compute / 8, fp32_memory), 1e-12);
+}
+
+// Split-K: fewer output tiles than SMs and k >= min_k add the reduction kernel's overhead; a full wave of
+// tiles, or a short k, does not.
+TEST(GemmAlignment, SplitKAddsTheReductionKernelBelowOneWave) {
+  ArchCalibration a = Penalised();
+  a.split_k = {.overhead = Duration::Nanos(2'500), .min_k = 1024};
+  const GemmCalibration g{.max_efficiency = 1, .k_half = 0, .tiles_half = 0, .mem_efficiency = 1};
+  const DeviceRates r{.peak_flops = 1e15, .vector_flops = 1e13, .hbm_bytes = 1e15, .sms = 4};
+  auto priced = [&](int64_t m, int64_t n, int64_t k) {
+    const GemmShape s{.m = m, .n = n, .k = k};
+    return GemmSeconds(s, 2.0, a, g, r) - std::max(s.flops().value() / 1e15, s.Elements() * 2 / 1e15);
+  };
+  EXPECT_NEAR(priced(256, 128, 4096), 3.5e-6, 1e-12);  // 2 tiles of 128 x 128 on 4 SMs, k 4096: split
+  EXPECT_NEAR(priced(256, 128, 1024), 3.5e-6, 1e-12);  // k = min_k: split
+  EXPECT_NEAR(priced(256, 128, 1016), 1e-6, 1e-12);    // k below min_k
+  EXPECT_NEAR(priced(256, 256, 4096), 1e-6, 1e-12);    // 4 tiles fill the 4 SMs
+  a.split_k.min_k = 0;
+  EXPECT_NEAR(priced(256, 128, 4096), 1e-6, 1e-12);  // min_k 0: no split-K term
 }
 
 // The three LM-head GEMMs of GPT-2 XL (2 x 1,024 tokens, hidden 1,600, vocabulary 50,257) in the shared

@@ -100,15 +100,16 @@ double Mape(const std::vector<KernelOp>& ops, hw::DType dt, const ArchCalibratio
 }
 
 // data/profiles/h200-heldout: 219 bf16 and 89 fp8 GEMMs at random shapes no constant is fitted on
-// (data/calibration/gemm_measured.yaml names its fit rows). Measured on 2026-12-05 through `dlsim kernels`:
-// bf16 11.5% (the Hopper curve: 15.6%), fp8 8.2%.
+// (data/calibration/gemm_measured.yaml names its fit rows). Measured through `dlsim kernels`: bf16 11.5% on
+// 2026-12-05, 9.99% since 2026-12-06 (split-K and misaligned loads in series; the Hopper curve: 15.6%),
+// fp8 8.2% -> 8.6%.
 TEST_F(GpuGemmTest, ShippedH200CurvePricesHeldOutGemms) {
   auto ops = io::ReadKernelOpsCsv(std::string(DLSIM_DATA_DIR) + "/profiles/h200-heldout/kernels.csv");
   ASSERT_TRUE(ops.ok()) << ops.error().message;
   auto cal = io::LoadDefaultComputeCalibration();
   ASSERT_TRUE(cal.ok()) << cal.error().message;
   const ArchCalibration measured = ResolveArchCalibration(*h200_, *cal);
-  EXPECT_LT(Mape(*ops, hw::DType::kBf16, measured, *h200_), 12.5);
+  EXPECT_LT(Mape(*ops, hw::DType::kBf16, measured, *h200_), 10.5);
   EXPECT_LT(Mape(*ops, hw::DType::kFp8, measured, *h200_), 9.5);
   cal->gpu_gemms.clear();
   EXPECT_GT(Mape(*ops, hw::DType::kBf16, ResolveArchCalibration(*h200_, *cal), *h200_), 14.0);
@@ -128,7 +129,9 @@ TEST_F(GpuGemmTest, FitRecoversTheCurveThatMadeTheRows) {
                           .memory_exponent = 0.5,
                           .overhead = Duration::Nanos(2'500),
                           .k_half = 50,
-                          .tiles_half = 0.04};
+                          .tiles_half = 0.04,
+                          .memory_overlap = 0.4};
+  truth.split_k = {.overhead = Duration::Nanos(2'500), .min_k = 1024};
   const std::string path =
       (std::filesystem::temp_directory_path() / ("gpu_gemm_fit_" + std::to_string(::getpid()) + ".csv"))
           .string();
@@ -164,10 +167,12 @@ TEST_F(GpuGemmTest, FitRecoversTheCurveThatMadeTheRows) {
     const double ratio =
         GemmSeconds(g, bytes, fitted, fitted.Gemm(dt), r) / GemmSeconds(g, bytes, truth, truth.Gemm(dt), r);
     err[dt] += 100 * std::fabs(ratio - 1) / (dt == hw::DType::kFp8 ? 20 : 60);
-    EXPECT_NEAR(ratio, 1.0, 0.15) << g.m << "x" << g.n << "x" << g.k << " " << hw::DTypeName(dt);
+    EXPECT_NEAR(ratio, 1.0, 0.2) << g.m << "x" << g.n << "x" << g.k << " " << hw::DTypeName(dt);
   }
-  // Measured on 2026-12-05 (GCC, Release): bf16 1.68%, fp8 2.56%. Nelder-Mead does not converge all the way
-  // on noise-free rows (a finding: more restarts would tighten it); the measured sets' own scatter is 8-19%.
+  // Measured (GCC, Release): bf16 1.68%, fp8 2.56% on 2026-12-05; with the misaligned memory overlap and
+  // split-K in the truth (2026-12-06) bf16 2.38%, fp8 3.28%, the worst row (fp8 3975x768x2800) 16.7%, after
+  // six Nelder-Mead rounds per start (two left it at 3.5% / 3.6% with four rows past 15%). Nelder-Mead does
+  // not converge all the way on noise-free rows; the measured sets' own scatter is 8-19%.
   EXPECT_LT(err[hw::DType::kBf16], 4.0);
   EXPECT_LT(err[hw::DType::kFp8], 4.0);
   std::printf("fit error: bf16 %.2f%%, fp8 %.2f%%\n", err[hw::DType::kBf16], err[hw::DType::kFp8]);
@@ -190,6 +195,20 @@ TEST(GpuGemmFile, BadEntriesNameFileLineAndKey) {
       "g.yaml");
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("gemm"), std::string::npos) << empty.error().message;
+  const std::string head =
+      "gpus:\n  h200-sxm-141gb:\n    architecture: hopper\n    source: x\n    gemm_overhead_us: 3\n"
+      "    gemm: {bf16: {k_half: 1}}\n";
+  auto overlap = io::ParseComputeCalibration(head + "    gemm_alignment: {memory_overlap: 1.5}\n", "g.yaml");
+  ASSERT_FALSE(overlap.ok());
+  EXPECT_NE(overlap.error().message.find("g.yaml:7"), std::string::npos) << overlap.error().message;
+  EXPECT_NE(overlap.error().message.find("memory_overlap"), std::string::npos) << overlap.error().message;
+  auto split = io::ParseComputeCalibration(head + "    split_k: {overhead_us: 2, min_k: -1}\n", "g.yaml");
+  ASSERT_FALSE(split.ok());
+  EXPECT_NE(split.error().message.find("min_k"), std::string::npos) << split.error().message;
+  auto good = io::ParseComputeCalibration(head + "    split_k: {overhead_us: 2, min_k: 1024}\n", "g.yaml");
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ(good->gpu_gemms.at(0).split_k.min_k, 1024);
+  EXPECT_EQ(good->gpu_gemms.at(0).split_k.overhead, Duration::Nanos(2'000));
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ std::vector<double> MinimizePositive(const std::function<double(const std::vecto
   for (const std::vector<double>& s : starts) {
     std::vector<double> z(s.size());
     std::transform(s.begin(), s.end(), z.begin(), [](double v) { return std::log(v); });
-    for (int round = 0; round < 2; ++round)
+    for (int round = 0; round < 6; ++round)
       z = NelderMead(in_logs, z, std::vector<double>(z.size(), 0.3), iterations);
     if (const double e = in_logs(z); e < *value) *value = e, best = z;
   }

@@ -44,7 +44,9 @@ struct GemmCalibration {
 // With a = the alignment in bytes (1, 2, 4 or 8), such a GEMM is priced on its own curve: the aligned one's
 // max_efficiency scaled by (a / 16)^compute_exponent and mem_efficiency by (a / 16)^memory_exponent, its own
 // k_half and tiles_half where set (> 0; else the aligned curve's: another kernel has its own prologue and
-// fill), and `overhead` more per kernel. 16- and 8-bit GEMMs only. Zeros (the default): no penalty, for
+// fill), and `overhead` more per kernel. Its memory and compute overlap by `memory_overlap`: time = max(c, m)
+// + (1 - memory_overlap) min(c, m) (1: fully, as an aligned kernel's pipelined loads; 0: in series, as narrow
+// synchronous loads). 16- and 8-bit GEMMs only. Zeros (the default, and memory_overlap 1): no penalty, for
 // architectures where it was not measured (data/calibration/gemm_alignment.yaml).
 struct GemmAlignmentCalibration {
   double compute_exponent = 0;
@@ -52,6 +54,17 @@ struct GemmAlignmentCalibration {
   Duration overhead;
   double k_half = 0;
   double tiles_half = 0;
+  double memory_overlap = 1;
+};
+
+// Split-K: cuBLAS runs a GEMM with fewer output tiles than SMs and a long K as partial products over slices
+// of K, then a reduction kernel. The partial products fill the SMs (the saturating fill of kernel_time.h
+// already prices that); the reduction is one more kernel: `overhead` more for GEMMs with fewer
+// ceil(m / tile_m) ceil(n / tile_n) batch tiles than SMs and k >= min_k. min_k 0 (the default): no such
+// term, where it was not measured.
+struct SplitKCalibration {
+  Duration overhead;
+  double min_k = 0;
 };
 
 // FlashAttention-style kernels.
@@ -142,6 +155,7 @@ struct ArchCalibration {
   Duration gemm_overhead = Duration::Nanos(5'000);  // per GEMM kernel (launch and tail)
   std::map<hw::DType, GemmCalibration> gemm;        // by input data type
   GemmAlignmentCalibration gemm_alignment;  // misaligned operands (data/calibration/gemm_alignment.yaml)
+  SplitKCalibration split_k;                // split-K reduction kernels (data/calibration/gemm_measured.yaml)
   AttentionCalibration attention;
   // Measured kernel families (data/calibration/attention_backends.yaml); a family without an entry
   // is priced with `attention`.
@@ -158,8 +172,9 @@ struct ArchCalibration {
 };
 
 // The GEMM curve measured on one GPU (data/calibration/gemm_measured.yaml): it replaces that GPU's
-// architecture's GEMM constants (the curves of the dtypes it has, the per-kernel overhead and the alignment
-// penalty) for that GPU only; its other constants (attention, memory, tile) stay the architecture's.
+// architecture's GEMM constants (the curves of the dtypes it has, the per-kernel overhead, the alignment
+// penalty and split-K) for that GPU only; its other constants (attention, memory, tile) stay the
+// architecture's.
 struct GpuGemmCalibration {
   std::string gpu;           // catalog name (hw::GpuSpec::name)
   std::string architecture;  // the GPU's architecture (training calibrations reach it through it)
@@ -167,6 +182,7 @@ struct GpuGemmCalibration {
   Duration gemm_overhead = Duration::Nanos(5'000);
   std::map<hw::DType, GemmCalibration> gemm;  // by input data type; a dtype without an entry keeps the arch's
   GemmAlignmentCalibration gemm_alignment;
+  SplitKCalibration split_k;
 };
 
 struct TreeEnsemble;  // cost/tree_ensemble.h

@@ -54,7 +54,9 @@ int GemmAlignmentBytes(const GemmShape& s, double dtype_bytes);
 // With misaligned operands (GemmAlignmentBytes a < 16, 16- and 8-bit types) the GEMM runs on the misaligned
 // curve of arch.gemm_alignment (compute_calibration.h GemmAlignmentCalibration): max_efficiency x
 // (a/16)^compute_exponent, mem_efficiency x (a/16)^memory_exponent, its k_half and tiles_half, + its
-// overhead.
+// overhead, + (1 - memory_overlap) min(compute, memory). With arch.split_k set (min_k > 0), a GEMM of fewer
+// ceil(m/tile_m) ceil(n/tile_n) batch tiles than SMs and k >= min_k adds split_k.overhead (the reduction
+// kernel).
 double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration& arch,
                    const GemmCalibration& g, const DeviceRates& r);
 
