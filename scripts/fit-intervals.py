@@ -12,7 +12,8 @@ Every residual is the ratio measured / predicted of a row the constants were not
   fitted-stack  the 5-fold cross-validated predictions of the seven fit sets (each row predicted by a fit
                 that left its fold out);
   measured-stack  the project's plain-PyTorch H200 steps (shipped constants; their stacks carry kernel rates
-                measured on profiled steps, not on these runs).
+                measured on profiled steps, not on these runs); it lists the stacks those runs used (their
+                training.stack column), and a stack with measured rates outside the list is `outside`.
   other-stack   the held-out published sets (never fitted on).
   serving       mean TPOT of the published vLLM runs (serving-vllm-public, in validate.json), each source (a
                 GitHub issue or PR, a results page) counting as one set; rows from a run that also set an engine
@@ -34,6 +35,18 @@ SERVING_CSV = "data/validation/vllm_public_serving.csv"
 # Rows whose run also gave a constant: vLLM issue 6913's output-processing times set vllm-0.5's per-request CPU
 # cost (data/serving/engine_host.csv), so its two TPOT rows are not out of fit (docs/validation.md).
 SERVING_FITTED = {"70B-fp8 tp4 batch 1", "70B-fp8 tp4 batch 32"}
+# The measured-stack rows' runs: the regime covers the stacks they ran (their training.stack column).
+MEASURED_CSVS = ["examples/calibrate/h200-fit-runs.csv", "examples/calibrate/h200-heldout-runs.csv"]
+
+
+def measured_stacks():
+    """The sorted training.stack values of the measured-stack runs."""
+    stacks = set()
+    for path in MEASURED_CSVS:
+        rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
+        col = rows[0].rstrip("\n").split(",").index("training.stack")
+        stacks.update(r.rstrip("\n").split(",")[col] for r in rows[1:])
+    return sorted(stacks)
 
 
 def weighted_quantile(sets, q):
@@ -126,6 +139,7 @@ def main(cv_path, val_path, *calibrate_paths):
     print("  measured-stack:")
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (mlo, mhi, len(measured), rows(measured)))
     print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
+    print("    stacks: [%s]" % ", ".join(measured_stacks()))
     print("  serving:")
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (slo, shi, len(serving), rows(serving)))
     print("    what: \"mean TPOT of published vLLM runs; the engine profiles and GPUs below\"")

@@ -25,6 +25,7 @@ Result<cost::PredictionIntervals> ParsePredictionIntervals(std::string_view yaml
     g.what = r.Get<std::string>("what", "");
     g.engines = r.FindList<std::string>("engines").value_or(std::vector<std::string>{});
     g.gpus = r.FindList<std::string>("gpus").value_or(std::vector<std::string>{});
+    g.stacks = r.FindList<std::string>("stacks").value_or(std::vector<std::string>{});
     r.Finish();
     p.regimes.push_back(g);
   }

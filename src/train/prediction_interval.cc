@@ -1,5 +1,6 @@
 #include "dlsim/train/prediction_interval.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dlsim::train {
@@ -17,6 +18,11 @@ bool MeasuredStack(const TrainOptions& o, const std::string& arch) {
   for (const cost::ArchTrainingCalibration& a : o.training.stack_calibration)
     if (a.architecture == arch) return true;
   return false;
+}
+
+// `stack` is one of `stacks`, or the list is empty (a regime that names no stacks covers any).
+bool Listed(const std::vector<std::string>& stacks, const std::string& stack) {
+  return stacks.empty() || std::find(stacks.begin(), stacks.end(), stack) != stacks.end();
 }
 
 bool Validated(const std::string& arch) {
@@ -39,10 +45,16 @@ std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string&
   if (fitted != nullptr && FittedStack(o, architecture))
     return Make(step_s, fitted->low, fitted->high, table.level, fitted->name);
   const cost::IntervalRegime* measured = table.Find("measured-stack");
-  if (measured != nullptr && MeasuredStack(o, architecture))
-    return Make(step_s, measured->low, measured->high, table.level, measured->name);
+  // A stack with measured rates whose steps no validation set measured (the compiled stacks) is outside.
+  bool unvalidated = false;
+  if (measured != nullptr && MeasuredStack(o, architecture)) {
+    if (Listed(measured->stacks, o.training.stack))
+      return Make(step_s, measured->low, measured->high, table.level, measured->name);
+    unvalidated = true;
+  }
   if (other == nullptr) return std::nullopt;
-  if (Validated(architecture)) return Make(step_s, other->low, other->high, table.level, other->name);
+  if (Validated(architecture) && !unvalidated)
+    return Make(step_s, other->low, other->high, table.level, other->name);
   // Outside: the other-stack interval's log-width scaled by outside_widen on both sides.
   StepInterval r = Make(step_s, std::pow(other->low, table.outside_widen),
                         std::pow(other->high, table.outside_widen), table.level, "outside");

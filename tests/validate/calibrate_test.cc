@@ -215,8 +215,9 @@ namespace {
 
 // The regime of a scenario decides its interval: the shipped table's fitted-stack interval for a
 // Megatron-like H100 run, the held-out (other-stack) one for torchtitan, MoE or a plain-PyTorch recipe, the
-// measured-stack one for a stack carrying kernel rates measured on the GPU's architecture, a
-// widened and flagged one on a GPU no validation set has, and a user calibration's own for its architecture.
+// measured-stack one for a stack carrying kernel rates measured on the GPU's architecture that its rows ran,
+// a widened and flagged one on a GPU no validation set has or for a stack no set ran, and a user
+// calibration's own for its architecture.
 TEST(PredictionInterval, RegimeFollowsTheScenario) {
   auto c = io::LoadCatalogs({});
   ASSERT_TRUE(c.ok());
@@ -240,12 +241,23 @@ TEST(PredictionInterval, RegimeFollowsTheScenario) {
   o.training.recipe = Recipe::kAutocast;
   EXPECT_EQ(at("hopper")->regime, "other-stack");
   // A stack that carries kernel rates measured for the GPU's architecture has its own regime.
+  o.training.stack = "pytorch-eager-autocast";
   o.training.stack_calibration.push_back({.architecture = "hopper", .elementwise_efficiency = 0.46});
   const cost::IntervalRegime* measured = c->intervals.Find("measured-stack");
   ASSERT_NE(measured, nullptr);
   EXPECT_EQ(at("hopper")->regime, "measured-stack");
   EXPECT_DOUBLE_EQ(at("hopper")->low_s, 2.0 * measured->low);
   EXPECT_EQ(at("ampere")->regime, "other-stack");  // no rate measured for its architecture
+  // The regime lists the stacks its rows ran: the eager stacks are in it, and a stack with measured rates
+  // that no validation set ran (a compiled stack) is outside, widened and flagged.
+  EXPECT_EQ(measured->stacks, (std::vector<std::string>{"pytorch-eager-autocast", "pytorch-eager-bf16"}));
+  o.training.stack = "pytorch-eager-bf16";
+  EXPECT_EQ(at("hopper")->regime, "measured-stack");
+  o.training.stack = "pytorch-compile-bf16";
+  EXPECT_EQ(at("hopper")->regime, "outside");
+  EXPECT_TRUE(at("hopper")->outside);
+  EXPECT_GT(at("hopper")->high_s, 2.0 * other->high);
+  o.training.stack = "nemo-24.07";
   o.training.stack_calibration.clear();
   o.training.recipe = Recipe::kMixed;
   o.model.moe.experts = 8;

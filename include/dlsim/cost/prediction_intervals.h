@@ -21,6 +21,9 @@ struct IntervalRegime {
   // A serving regime: the engine profiles and catalog GPUs of the rows behind it (empty for training regimes,
   // which the scenario's stack and GPU architecture select, train/prediction_interval.h).
   std::vector<std::string> engines, gpus;
+  // A training regime built from named stacks' runs (measured-stack): those stacks (training.stack). Empty:
+  // any.
+  std::vector<std::string> stacks;
 };
 
 struct PredictionIntervals {

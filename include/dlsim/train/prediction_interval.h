@@ -3,9 +3,12 @@
 //   calibrated:   a `--calibration` file with its own interval for the scenario's GPU architecture;
 //   fitted-stack: the stacks and GPUs the end-to-end constants were fitted on (no stack or a
 //                 megatron-core / nemo stack, mixed precision, a dense model, an Ampere or Hopper GPU);
+//   measured-stack: a stack carrying kernel rates measured for the GPU's architecture, and among the stacks
+//                 the regime's rows ran (IntervalRegime::stacks, the plain-PyTorch eager stacks);
 //   other-stack:  everything validated only by held-out sets (torchtitan, Megatron-DeepSpeed, plain
 //                 PyTorch recipes, MoE models, Blackwell);
-//   outside:      a GPU architecture no validation set has: other-stack's interval widened
+//   outside:      a GPU architecture no validation set has, or a stack with measured rates whose steps no
+//                 validation set measured (the compiled stacks): other-stack's interval widened
 //                 (PredictionIntervals::outside_widen) and flagged.
 #ifndef DLSIM_TRAIN_PREDICTION_INTERVAL_H_
 #define DLSIM_TRAIN_PREDICTION_INTERVAL_H_
