@@ -342,19 +342,21 @@ TEST_F(TrainScenarioTest, UnknownStackIsALocatedErrorListingTheKnownOnes) {
   EXPECT_EQ(ErrorOf("model:\n  name: gpt-small\ntraining:\n  stack: nemo-24.7\n"),
             "s.yaml:4:10: training.stack: unknown stack 'nemo-24.7' (did you mean 'nemo-24.07'?); allowed: "
             "megatron-core-0.8, nemo-24.07, torchtitan-2024.12, megatron-deepspeed-bigscience, "
-            "pytorch-eager-bf16, pytorch-eager-autocast, pytorch-compile-bf16, pytorch-compile-autocast");
+            "deepspeed-zero1, deepspeed-zero2, deepspeed-zero3, pytorch-eager-bf16, pytorch-eager-autocast, "
+            "pytorch-compile-bf16, pytorch-compile-autocast");
 }
 
 TEST(StackProfilesTest, EverySettingOfEveryStackHasASource) {
   const std::vector<std::string> names = StackNames();
-  EXPECT_EQ(names, (std::vector<std::string>{"megatron-core-0.8", "nemo-24.07", "torchtitan-2024.12",
-                                             "megatron-deepspeed-bigscience", "pytorch-eager-bf16",
-                                             "pytorch-eager-autocast", "pytorch-compile-bf16",
-                                             "pytorch-compile-autocast"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"megatron-core-0.8", "nemo-24.07", "torchtitan-2024.12",
+                                      "megatron-deepspeed-bigscience", "deepspeed-zero1", "deepspeed-zero2",
+                                      "deepspeed-zero3", "pytorch-eager-bf16", "pytorch-eager-autocast",
+                                      "pytorch-compile-bf16", "pytorch-compile-autocast"}));
   for (const std::string& name : names) {
     auto settings = DescribeStack(name);
     ASSERT_TRUE(settings.ok()) << settings.error().message;
-    EXPECT_GE(settings->size(), name.rfind("pytorch-", 0) == 0 ? 4u : 6u) << name;
+    EXPECT_GE(settings->size(), 4u) << name;
     for (const auto& s : *settings) EXPECT_FALSE(s.source.empty()) << name << " " << s.key;
   }
   EXPECT_FALSE(DescribeStack("nemo").ok());
@@ -463,6 +465,33 @@ TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
   user.archs.push_back({.architecture = "hopper", .elementwise_efficiency = 1.0});
   mine.training = cost::Overlay(mine.training, user);
   EXPECT_EQ(breakdown(*o, mine).memory_s, without.memory_s);
+}
+
+// DeepSpeed's ZeRO stacks set what its configuration defaults to: the stage's sharding, and overlap_comm on
+// only at stage 3 (config.py's validator), where parameters are also prefetched; so at 8 GPUs a ZeRO-2 step
+// exposes its gradient reduction and a ZeRO-3 step hides it.
+TEST(StackProfilesTest, DeepSpeedStacksFollowTheConfigDefaults) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  auto parse = [&](int stage) {
+    auto o = ParseTrainScenario(
+        "model: {name: llama3-8b}\nhardware: {gpu: h100, gpus: 8}\n"
+        "training: {seq_len: 4096, global_batch: 16, stack: deepspeed-zero" +
+            std::to_string(stage) + "}\n",
+        "s.yaml", cat->hardware, cat->models);
+    EXPECT_TRUE(o.ok()) << o.error().message;
+    return *o;
+  };
+  for (int stage : {1, 2, 3}) {
+    const train::TrainOptions o = parse(stage);
+    EXPECT_EQ(o.parallel.zero, stage);
+    EXPECT_EQ(o.parallel.overlap_grad_reduce, stage == 3) << stage;
+    EXPECT_EQ(o.parallel.overlap_param_gather, stage == 3) << stage;
+  }
+  auto two = train::Simulate(parse(2), *cat, nullptr);
+  auto three = train::Simulate(parse(3), *cat, nullptr);
+  ASSERT_TRUE(two.ok() && three.ok());
+  EXPECT_GT(two->breakdown.dp_comm_s, 2 * three->breakdown.dp_comm_s);
 }
 
 // The compiled stacks: the fused operator graph, the eager stacks' measured GEMM, attention and optimizer
