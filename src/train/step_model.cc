@@ -129,6 +129,9 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
     if (zero >= 3 && dp > 1) {
       const double chunk_params = rank_params / plan.chunks;
       prog.zero3_gather_bytes.push_back(Bytes(chunk_params * 2.0));
+      int layers = 0;
+      for (int c = 0; c < plan.chunks; ++c) layers += plan.LayersOf(r, c);
+      prog.zero3_layers.push_back(std::max(1, layers / plan.chunks));
       prog.zero3_gather.push_back(
           ctx.comm->Time(net::Collective::kAllGather, Bytes(chunk_params * 2.0), dpg, ctx.fabric));
     }

@@ -86,7 +86,8 @@ class StepRun {
     std::vector<int> last_bwd_of_chunk;
     bool compute_done = false;
     TimePoint last_compute_end;
-    std::vector<TimePoint> gather_ready;        // ZeRO-3: per task index
+    std::vector<TimePoint> gather_ready;        // ZeRO-3: per task index, the first layer's share arrived
+    std::vector<TimePoint> gather_done;         // ZeRO-3: per task index, the whole chunk's
     std::optional<TimePoint> gather_wait_from;  // since when the next task waits only for its gather
     int in_flight = 0;
     std::vector<int> in_flight_by_chunk;  // [chunk]
@@ -143,6 +144,9 @@ class StepRun {
   size_t Key(int x, int vs, int mb) const { return (static_cast<size_t>(x) * p_ * v_ + vs) * m_ + mb; }
   Duration Zero3(int r) const {
     return prog_.zero3_gather.empty() ? Duration::Zero() : prog_.zero3_gather[r];
+  }
+  int Zero3Layers(int r) const {
+    return r < static_cast<int>(prog_.zero3_layers.size()) ? std::max(1, prog_.zero3_layers[r]) : 1;
   }
   int Process(int x, int r) const { return x * p_ + r; }
 
@@ -204,12 +208,14 @@ class StepRun {
     Unit& u = U(x, r);
     if (index >= prog_.orders[x][r].size() || index < u.gather_ready.size()) return;
     TimePoint start = u.gather.Enqueue(q_.Now(), Zero3(r));
-    u.gather_ready.push_back(start + Zero3(r));
+    const Duration first = Zero3(r) * (1.0 / Zero3Layers(r));
+    u.gather_ready.push_back(start + first);
+    u.gather_done.push_back(start + Zero3(r));
     if (sink_)
       Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r),
            Collective("all_gather", "dp", At(prog_.zero3_gather_bytes, r)));
     const uint64_t k = Pack(x, r, 0);
-    q_.Schedule(start + Zero3(r), [this, k] { TryStart(A(k), B(k)); });
+    q_.Schedule(start + first, [this, k] { TryStart(A(k), B(k)); });
   }
 
   void TryStart(int x, int r) {
@@ -247,8 +253,15 @@ class StepRun {
         q_.Schedule(now + d * buckets[b].ready_fraction, [this, k] { BucketReady(B(k), C(k)); });
       }
     }
+    // Layer by layer, the task's last layer waits for the chunk's whole gather: that wait is ZeRO-3's too.
+    Duration wait;
+    if (Zero3(r) > Duration::Zero() && index < u.gather_done.size()) {
+      const TimePoint last = u.gather_done[index] + d * (1.0 / Zero3Layers(r));
+      if (last > now + d) wait = last - (now + d);
+      u.t.gather_wait += wait;
+    }
     const uint64_t k = Pack(x, r, static_cast<int>(index));
-    q_.Schedule(now + d, [this, k] { Finish(A(k), B(k), prog_.orders[A(k)][B(k)][C(k)]); });
+    q_.Schedule(now + d + wait, [this, k] { Finish(A(k), B(k), prog_.orders[A(k)][B(k)][C(k)]); });
   }
 
   void Finish(int x, int r, const PipeTask& task) {

@@ -133,6 +133,33 @@ TEST(StepSimTest, Zero3GatherLongerThanTheTaskIsAWaitNotABubble) {
   EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
 }
 
+// ZeRO-3 / FSDP gather a chunk layer by layer: a task starts once its first layer's share has arrived, and
+// its last layer waits for the whole gather. 4 layers, gather 4 us: F starts at 1 (not 4) and nothing else
+// waits.
+TEST(StepSimTest, Zero3GatherLayerByLayerExposesOneLayersShare) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  prog.zero3_gather = {Micros(4)};
+  prog.zero3_layers = {4};
+  StepTimeline t = SimulateStep(prog, nullptr);
+  // gather F 0..4 (first layer at 1), F 1..11; gather B 4..8, B 11..31.
+  EXPECT_EQ(t.step_time, Micros(31));
+  EXPECT_EQ(t.ranks[0].gather_wait, Micros(1));
+  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
+}
+
+// A gather longer than the task it feeds: the last layer waits for it (3 layers, gather 15 us).
+TEST(StepSimTest, Zero3GatherLayerByLayerLongerThanTheTask) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  prog.zero3_gather = {Micros(15)};
+  prog.zero3_layers = {3};
+  StepTimeline t = SimulateStep(prog, nullptr);
+  // gather F 0..15, F starts at 5 and its last layer waits for 15 + 10 / 3: ends 18.33; gather B 15..30
+  // (first layer at 20), B 20..40.
+  EXPECT_EQ(t.step_time, Micros(40));
+  EXPECT_NEAR(t.ranks[0].gather_wait.ToMicros(), 5 + 10.0 / 3 + (20 - 15 - 10.0 / 3), 0.002);
+  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
+}
+
 }  // namespace
 }  // namespace dlsim::train
 

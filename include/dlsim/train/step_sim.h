@@ -105,6 +105,10 @@ struct StepProgram {
   // prefetched one task ahead; zero when unused.
   std::vector<Duration> zero3_gather;     // [rank]
   std::vector<Bytes> zero3_gather_bytes;  // [rank] its size per rank (execution traces)
+  // [rank] layers of a chunk (empty: 1). ZeRO-3 / FSDP gather a chunk layer by layer: a task may start once
+  // its first layer's share has arrived, and cannot end before its whole gather plus its last layer's
+  // compute.
+  std::vector<int> zero3_layers;
 };
 
 struct RankTimeline {
