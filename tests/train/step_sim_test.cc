@@ -111,53 +111,34 @@ TEST(StepSimTest, GradReductionOverlapsBackward) {
   EXPECT_EQ(t.step_time, Micros(60 + 30 + 7));
 }
 
-TEST(StepSimTest, Zero3GatherPrefetchedOneAhead) {
-  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
-  prog.zero3_gather = {Micros(4)};
-  StepTimeline t = SimulateStep(prog, nullptr);
-  // gather F: 0..4, F 4..14 while gather B 4..8; B 14..34.
-  EXPECT_EQ(t.step_time, Micros(34));
-  // The 4 us before F wait for the gather, not for a pipeline: no bubble without a pipeline.
-  EXPECT_EQ(t.ranks[0].gather_wait, Micros(4));
-  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
-}
-
-// A gather longer than the forward it overlaps is exposed again before the backward.
-TEST(StepSimTest, Zero3GatherLongerThanTheTaskIsAWaitNotABubble) {
-  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
-  prog.zero3_gather = {Micros(15)};
-  StepTimeline t = SimulateStep(prog, nullptr);
-  // gather F 0..15, F 15..25 while gather B 15..30, B waits 25..30, B 30..50.
-  EXPECT_EQ(t.step_time, Micros(50));
-  EXPECT_EQ(t.ranks[0].gather_wait, Micros(15 + 5));
-  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
-}
-
-// ZeRO-3 / FSDP gather a chunk layer by layer: a task starts once its first layer's share has arrived, and
-// its last layer waits for the whole gather. 4 layers, gather 4 us: F starts at 1 (not 4) and nothing else
-// waits.
-TEST(StepSimTest, Zero3GatherLayerByLayerExposesOneLayersShare) {
-  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
-  prog.zero3_gather = {Micros(4)};
-  prog.zero3_layers = {4};
-  StepTimeline t = SimulateStep(prog, nullptr);
-  // gather F 0..4 (first layer at 1), F 1..11; gather B 4..8, B 11..31.
-  EXPECT_EQ(t.step_time, Micros(31));
-  EXPECT_EQ(t.ranks[0].gather_wait, Micros(1));
-  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
-}
-
-// A gather longer than the task it feeds: the last layer waits for it (3 layers, gather 15 us).
-TEST(StepSimTest, Zero3GatherLayerByLayerLongerThanTheTask) {
-  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
-  prog.zero3_gather = {Micros(15)};
-  prog.zero3_layers = {3};
-  StepTimeline t = SimulateStep(prog, nullptr);
-  // gather F 0..15, F starts at 5 and its last layer waits for 15 + 10 / 3: ends 18.33; gather B 15..30
-  // (first layer at 20), B 20..40.
-  EXPECT_EQ(t.step_time, Micros(40));
-  EXPECT_NEAR(t.ranks[0].gather_wait.ToMicros(), 5 + 10.0 / 3 + (20 - 15 - 10.0 / 3), 0.002);
-  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
+// ZeRO-3 gathers, prefetched one task ahead on the DP stream, F 10 us and B 20 us. A chunk of one layer waits
+// for its whole gather; of several layers, a task starts once its first layer's share has arrived and its
+// last layer waits for the whole gather. Every wait is the gather's, not a pipeline bubble.
+TEST(StepSimTest, Zero3GatherPrefetchedOneAheadLayerByLayer) {
+  struct Case {
+    int gather_us, layers;
+    double step_us, wait_us;
+  };
+  const Case cases[] = {
+      // gather F 0..4, F 4..14 while gather B 4..8; B 14..34.
+      {4, 1, 34, 4},
+      // gather F 0..15, F 15..25 while gather B 15..30, B waits 25..30, B 30..50.
+      {15, 1, 50, 15 + 5},
+      // gather F 0..4 (first layer at 1), F 1..11; gather B 4..8, B 11..31.
+      {4, 4, 31, 1},
+      // gather F 0..15 (first layer at 5): F 5..15, its last layer waits to 15 + 10 / 3; gather B 15..30
+      // (first layer at 20), B 20..40.
+      {15, 3, 40, 5 + 10.0 / 3 + (20 - 15 - 10.0 / 3)},
+  };
+  for (const Case& c : cases) {
+    StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+    prog.zero3_gather = {Micros(c.gather_us)};
+    prog.zero3_layers = {c.layers};
+    StepTimeline t = SimulateStep(prog, nullptr);
+    EXPECT_NEAR(t.step_time.ToMicros(), c.step_us, 0.002) << c.gather_us << " us, " << c.layers << " layers";
+    EXPECT_NEAR(t.ranks[0].gather_wait.ToMicros(), c.wait_us, 0.002) << c.gather_us << " us, " << c.layers;
+    EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
+  }
 }
 
 }  // namespace
