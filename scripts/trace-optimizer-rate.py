@@ -8,13 +8,17 @@ For each trace of the folder's traces.jsonl (Hugging Face config.json keys, the 
   clipping in the measuring script) against dlsim's bytes per parameter of the recipe's step
   (src/train/step_model.cc: autocast 32 B, bf16 16 B), as a fraction of HBM bandwidth: the
   `optimizer_efficiency` that makes dlsim's optimizer row take the traced time;
-- weight casts (autocast only): the GPU time of the kernels under aten::_to_copy inside aten::linear (each
-  weight, and bias, cast to bf16 once per forward) against 6 B per parameter (read fp32, write bf16), the
-  forward half of dlsim's 12 B per parameter per micro-batch: `copy_efficiency`.
+- weight casts (autocast only): the GPU time of the kernels under aten::_to_copy inside aten::linear whose
+  input is a parameter (1- or 2-D: each weight and bias, cast to bf16 once per forward; the 3-D inputs are
+  activations, which dlsim prices as the eager graph's casts) against 6 B per element cast (read fp32, write
+  bf16), the forward half of dlsim's 12 B per cast parameter per micro-batch: `copy_efficiency`. Until
+  2026-12-06 the activation casts were counted too, against 6 B per parameter of the whole model (the input
+  embedding included, which is only looked up): 0.831 / 0.566, 0.671 time-weighted.
 Prints one line per trace and the time-weighted rate per mode. Standard library only.
 """
 import collections
 import json
+import math
 import os
 import sys
 
@@ -43,15 +47,22 @@ def params(c):
 
 
 def kernel_times(path):
+    """Optimizer seconds, weight-cast seconds and the elements those casts read."""
     opt = cast = 0.0
+    cast_elements = 0
     for k, ops in kernels_with_ops(path):
         if "multi_tensor_apply" in k["name"]:
             opt += k["dur"]
             continue
         names = {e["name"] for e in ops}
-        if "aten::linear" in names and "aten::_to_copy" in names:
+        if "aten::linear" not in names or "aten::_to_copy" not in names:
+            continue
+        to_copy = [e for e in ops if e["name"] == "aten::_to_copy"][-1]
+        dims = (to_copy.get("args", {}).get("Input Dims") or [[]])[0]
+        if len(dims) <= 2:  # a parameter; [batch, seq, hidden] inputs are activations
             cast += k["dur"]
-    return opt * 1e-6, cast * 1e-6
+            cast_elements += math.prod(dims)
+    return opt * 1e-6, cast * 1e-6, cast_elements
 
 
 def main():
@@ -62,16 +73,16 @@ def main():
     for line in open(os.path.join(folder, "traces.jsonl")):
         t = json.loads(line)
         p = params(t["config"])
-        opt_s, cast_s = kernel_times(os.path.join(folder, t["name"] + ".kineto.json.gz"))
+        opt_s, cast_s, cast_n = kernel_times(os.path.join(folder, t["name"] + ".kineto.json.gz"))
         ob = p * adam[t["mode"]]
         s = sums[t["mode"]]
         s[0] += ob
         s[1] += opt_s
         line = "%-34s params %.4g  optimizer %.2f ms -> %.3f of HBM" % (t["name"], p, opt_s * 1e3, ob / opt_s / hbm)
         if t["mode"] == "amp":
-            s[2] += p * 6
+            s[2] += cast_n * 6
             s[3] += cast_s
-            line += "  weight casts %.2f ms -> %.3f" % (cast_s * 1e3, p * 6 / cast_s / hbm)
+            line += "  weight casts %.2f ms of %.4g elements -> %.3f" % (cast_s * 1e3, cast_n, cast_n * 6 / cast_s / hbm)
         print(line)
     for mode, s in sorted(sums.items()):
         out = "%s: optimizer_efficiency %.3f" % (mode, s[0] / s[1] / hbm)

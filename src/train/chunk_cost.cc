@@ -521,6 +521,7 @@ ChunkCosts ChunkCostModel::Assemble(const LoadCosts& lc, int rank, int chunk, co
     add(c.backward, lc.embed.bwd, 1);
     c.params += emb_params;
     c.end_params += emb_params;
+    if (!(o_.model.tied_embeddings && last)) c.lookup_params += emb_params;
     c.activations += lc.embed.saved;
   }
   if (last) {

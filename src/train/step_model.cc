@@ -22,9 +22,10 @@ constexpr double kAdamBytesPerParam = 34.0;
 // Pure bf16 (torch.optim.AdamW, foreach): read+write weight, m, v in bf16 (12 B), read the gradient (2 B),
 // clipping reads it once more (2 B).
 constexpr double kAdamBytesPerParamBf16 = 16.0;
-// Autocast: the same in fp32 (24 + 4 + 4 B); every forward also casts each weight to bf16 (read 4 B, write
-// 2 B per micro-batch) and every backward casts each weight's bf16 gradient into its fp32 .grad (read 2 B,
-// write 4 B): 12 B per parameter per micro-batch, priced with the optimizer step. The shared H200 traces show
+// Autocast: the same in fp32 (24 + 4 + 4 B); every forward also casts each linear's weight to bf16 (read 4 B,
+// write 2 B per micro-batch) and every backward casts each weight's bf16 gradient into its fp32 .grad (read 2
+// B, write 4 B): 12 B per cast parameter per micro-batch (every parameter but an input embedding table that
+// is only looked up, ChunkCosts::lookup_params), priced with the optimizer step. The shared H200 traces show
 // both (llama-3.2-1b_amp: aten::copy_ of every weight, 89 KB per token each way;
 // scripts/trace-layer-bytes.py).
 constexpr double kAdamBytesPerParamAutocast = 32.0;
@@ -94,11 +95,12 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
   const double gbytes = StateBytes(o.training).gradients;
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
-    double rank_params = 0, rank_experts = 0;
+    double rank_params = 0, rank_experts = 0, rank_lookup = 0;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(r, c);
       rank_params += cc.params;
       rank_experts += cc.expert_params;
+      rank_lookup += cc.lookup_params;
       AddBuckets(cc.params, c, dpg, reduce, gbytes, ctx, false, prog.buckets[r]);
       AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, true, prog.buckets[r]);
     }
@@ -107,7 +109,7 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
                                             Flops(shard * 12), cost::MemoryKind::kOptimizer);
     Duration casts;
     if (o.training.recipe == Recipe::kAutocast) {
-      const double local = (rank_params + rank_experts) / (zero >= 3 ? dp : 1);
+      const double local = (rank_params - rank_lookup + rank_experts) / (zero >= 3 ? dp : 1);
       casts = ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0),
                                        cost::MemoryKind::kCopy) *
               static_cast<int64_t>(plan.micro_batches);

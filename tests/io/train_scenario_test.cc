@@ -467,6 +467,30 @@ TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
   EXPECT_EQ(breakdown(*o, mine).memory_s, without.memory_s);
 }
 
+// Autocast casts the weights the linears use, not an input embedding table that is only looked up: a model
+// with an untied head casts as much as the same model tied (the head's matrix either way), though it holds
+// one more table; its optimizer steps over both.
+TEST(StackProfilesTest, AutocastCastsTheLinearsWeightsNotTheLookupTable) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  auto breakdown = [&](bool tied) {
+    auto o = ParseTrainScenario(std::string("model: {name: llama3-8b, tied_embeddings: ") +
+                                    (tied ? "true" : "false") +
+                                    "}\nhardware: {gpu: h200, gpus: 1}\n"
+                                    "training: {seq_len: 2048, global_batch: 2, micro_batch: 1, stack: "
+                                    "pytorch-eager-autocast}\n",
+                                "s.yaml", cat->hardware, cat->models);
+    EXPECT_TRUE(o.ok()) << o.error().message;
+    auto r = train::Simulate(*o, *cat, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r->breakdown;
+  };
+  const train::Breakdown untied = breakdown(false), tied = breakdown(true);
+  EXPECT_GT(untied.cast_s, 0);
+  EXPECT_NEAR(untied.cast_s, tied.cast_s, 1e-9);
+  EXPECT_GT(untied.optimizer_s - untied.cast_s, tied.optimizer_s - tied.cast_s);
+}
+
 // DeepSpeed's ZeRO stacks set what its configuration defaults to: the stage's sharding, and overlap_comm on
 // only at stage 3 (config.py's validator), where parameters are also prefetched; so at 8 GPUs a ZeRO-2 step
 // exposes its gradient reduction and a ZeRO-3 step hides it.

@@ -30,7 +30,10 @@ struct ChunkCosts {
   double params = 0;         // parameters held by one GPU for this chunk, routed experts excluded
   double expert_params = 0;  // routed-expert parameters held by one GPU (reduced over edp, not dp)
   double end_params = 0;     // of params: the embedding and output head's (no FP8 copy under FP8)
-  Bytes activations;         // stored per micro-batch in flight
+  // Of params: an input embedding table only looked up, no linear's weight (untied, or a tied table on the
+  // first of several stages): autocast casts every other weight at each use.
+  double lookup_params = 0;
+  Bytes activations;  // stored per micro-batch in flight
   // Held once per stage while a document's micro-batches run, not per micro-batch in flight: the
   // prefix K/V state of a chunked document and its gradients (data::Load::prefix_kv_tokens).
   Bytes resident_state;
