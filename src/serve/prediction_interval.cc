@@ -1,18 +1,13 @@
 #include "dlsim/serve/prediction_interval.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace dlsim::serve {
 namespace {
 
-bool Has(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // The regime lists the engines and GPUs of the rows behind it (scripts/fit-intervals.py writes them).
 bool Validated(const ServeOptions& o, const cost::IntervalRegime& serving) {
-  return Has(serving.engines, o.engine) && Has(serving.gpus, o.gpu.name);
+  return cost::Lists(serving.engines, o.engine) && cost::Lists(serving.gpus, o.gpu.name);
 }
 
 }  // namespace

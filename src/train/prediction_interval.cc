@@ -1,6 +1,5 @@
 #include "dlsim/train/prediction_interval.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace dlsim::train {
@@ -18,11 +17,6 @@ bool MeasuredStack(const TrainOptions& o, const std::string& arch) {
   for (const cost::ArchTrainingCalibration& a : o.training.stack_calibration)
     if (a.architecture == arch) return true;
   return false;
-}
-
-// `stack` is one of `stacks`, or the list is empty (a regime that names no stacks covers any).
-bool Listed(const std::vector<std::string>& stacks, const std::string& stack) {
-  return stacks.empty() || std::find(stacks.begin(), stacks.end(), stack) != stacks.end();
 }
 
 bool Validated(const std::string& arch) {
@@ -48,7 +42,8 @@ std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string&
   // A stack with measured rates whose steps no validation set measured (the compiled stacks) is outside.
   bool unvalidated = false;
   if (measured != nullptr && MeasuredStack(o, architecture)) {
-    if (Listed(measured->stacks, o.training.stack))
+    // A regime that names no stacks covers any.
+    if (measured->stacks.empty() || cost::Lists(measured->stacks, o.training.stack))
       return Make(step_s, measured->low, measured->high, table.level, measured->name);
     unvalidated = true;
   }

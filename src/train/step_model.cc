@@ -96,11 +96,13 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
     double rank_params = 0, rank_experts = 0, rank_lookup = 0;
+    int rank_layers = 0;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(r, c);
       rank_params += cc.params;
       rank_experts += cc.expert_params;
       rank_lookup += cc.lookup_params;
+      rank_layers += plan.LayersOf(r, c);
       AddBuckets(cc.params, c, dpg, reduce, gbytes, ctx, false, prog.buckets[r]);
       AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, true, prog.buckets[r]);
     }
@@ -131,9 +133,7 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
     if (zero >= 3 && dp > 1) {
       const double chunk_params = rank_params / plan.chunks;
       prog.zero3_gather_bytes.push_back(Bytes(chunk_params * 2.0));
-      int layers = 0;
-      for (int c = 0; c < plan.chunks; ++c) layers += plan.LayersOf(r, c);
-      prog.zero3_layers.push_back(std::max(1, layers / plan.chunks));
+      prog.zero3_layers.push_back(std::max(1, rank_layers / plan.chunks));
       prog.zero3_gather.push_back(
           ctx.comm->Time(net::Collective::kAllGather, Bytes(chunk_params * 2.0), dpg, ctx.fabric));
     }

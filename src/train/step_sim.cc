@@ -86,8 +86,7 @@ class StepRun {
     std::vector<int> last_bwd_of_chunk;
     bool compute_done = false;
     TimePoint last_compute_end;
-    std::vector<TimePoint> gather_ready;        // ZeRO-3: per task index, the first layer's share arrived
-    std::vector<TimePoint> gather_done;         // ZeRO-3: per task index, the whole chunk's
+    std::vector<TimePoint> gather_start;        // ZeRO-3: per task index, when its chunk's gather starts
     std::optional<TimePoint> gather_wait_from;  // since when the next task waits only for its gather
     int in_flight = 0;
     std::vector<int> in_flight_by_chunk;  // [chunk]
@@ -148,6 +147,8 @@ class StepRun {
   int Zero3Layers(int r) const {
     return r < static_cast<int>(prog_.zero3_layers.size()) ? std::max(1, prog_.zero3_layers[r]) : 1;
   }
+  // The gather of a chunk's first layer, after which a task may start (the others arrive while it runs).
+  Duration Zero3FirstLayer(int r) const { return Zero3(r) * (1.0 / Zero3Layers(r)); }
   int Process(int x, int r) const { return x * p_ + r; }
 
   void Span(int x, int r, int stream, std::string name, const char* cat, TimePoint start, Duration d,
@@ -195,7 +196,8 @@ class StepRun {
   // not waits for ZeRO-3 communication, not for the pipeline: that time is counted as gather_wait.
   bool GatherReadyOrWait(Unit& u, int r, size_t index) {
     const bool ready =
-        Zero3(r) <= Duration::Zero() || (index < u.gather_ready.size() && u.gather_ready[index] <= q_.Now());
+        Zero3(r) <= Duration::Zero() ||
+        (index < u.gather_start.size() && u.gather_start[index] + Zero3FirstLayer(r) <= q_.Now());
     if (!ready && !u.gather_wait_from) u.gather_wait_from = q_.Now();
     if (ready && u.gather_wait_from) {
       u.t.gather_wait += q_.Now() - *u.gather_wait_from;
@@ -206,16 +208,14 @@ class StepRun {
 
   void PrefetchGather(int x, int r, size_t index) {
     Unit& u = U(x, r);
-    if (index >= prog_.orders[x][r].size() || index < u.gather_ready.size()) return;
+    if (index >= prog_.orders[x][r].size() || index < u.gather_start.size()) return;
     TimePoint start = u.gather.Enqueue(q_.Now(), Zero3(r));
-    const Duration first = Zero3(r) * (1.0 / Zero3Layers(r));
-    u.gather_ready.push_back(start + first);
-    u.gather_done.push_back(start + Zero3(r));
+    u.gather_start.push_back(start);
     if (sink_)
       Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r),
            Collective("all_gather", "dp", At(prog_.zero3_gather_bytes, r)));
     const uint64_t k = Pack(x, r, 0);
-    q_.Schedule(start + first, [this, k] { TryStart(A(k), B(k)); });
+    q_.Schedule(start + Zero3FirstLayer(r), [this, k] { TryStart(A(k), B(k)); });
   }
 
   void TryStart(int x, int r) {
@@ -255,8 +255,8 @@ class StepRun {
     }
     // Layer by layer, the task's last layer waits for the chunk's whole gather: that wait is ZeRO-3's too.
     Duration wait;
-    if (Zero3(r) > Duration::Zero() && index < u.gather_done.size()) {
-      const TimePoint last = u.gather_done[index] + d * (1.0 / Zero3Layers(r));
+    if (Zero3(r) > Duration::Zero() && index < u.gather_start.size()) {
+      const TimePoint last = u.gather_start[index] + Zero3(r) + d * (1.0 / Zero3Layers(r));
       if (last > now + d) wait = last - (now + d);
       u.t.gather_wait += wait;
     }

@@ -26,6 +26,9 @@ struct IntervalRegime {
   std::vector<std::string> stacks;
 };
 
+// Whether `names` (a regime's engines, gpus or stacks) holds `name`.
+bool Lists(const std::vector<std::string>& names, std::string_view name);
+
 struct PredictionIntervals {
   std::string source;
   double level = 0.8;          // nominal coverage
