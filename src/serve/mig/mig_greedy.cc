@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "dlsim/core/strings.h"
@@ -104,11 +105,32 @@ std::vector<ScoredConfig> BestConfigs(const MigServingProblem& p, const std::vec
   return out;
 }
 
+namespace {
+
+// The first configuration (best fill per partition, then the whole GPU) that meets all of
+// `unmet` on one GPU, if any: taking it ends the fill, which no other choice can beat.
+std::optional<GpuConfig> FinishingConfig(const MigServingProblem& p, const std::vector<double>& unmet,
+                                         int64_t& evaluations) {
+  for (const ScoredConfig& s : BestConfigs(p, unmet, 0.0, evaluations)) {
+    const std::vector<double> c = Contribution(p, s.config);
+    bool meets = true;
+    for (size_t m = 0; m < c.size(); ++m) meets = meets && c[m] >= unmet[m];
+    if (meets) return s.config;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Status GreedyFill(const MigServingProblem& p, double waste_penalty, std::vector<GpuConfig>& gpus,
-                  int64_t& evaluations) {
+                  int64_t& evaluations, bool finish) {
   std::vector<double> served = Served(p, gpus);
   while (!MeetsDemand(p, served)) {
     const std::vector<double> unmet = Unmet(p, served);
+    if (std::optional<GpuConfig> last = finish ? FinishingConfig(p, unmet, evaluations) : std::nullopt) {
+      gpus.push_back(*last);
+      return Status::Ok();
+    }
     std::vector<ScoredConfig> best = BestConfigs(p, unmet, waste_penalty, evaluations);
     // A small residual can make every utility negative (waste outweighs the fill): then the
     // configuration that fills most, without the penalty.

@@ -22,10 +22,12 @@ std::vector<double> Unmet(const MigServingProblem& p, const std::vector<double>&
 std::vector<ScoredConfig> BestConfigs(const MigServingProblem& p, const std::vector<double>& unmet,
                                       double waste_penalty, int64_t& evaluations);
 
-// Adds the best configuration until every demand is met. Error::Infeasible when no
-// configuration serves a service with unmet demand.
+// Adds the best configuration until every demand is met. With `finish`, a configuration that
+// meets all the unmet demand on one GPU is taken as soon as one exists (the greedy's answer and
+// the searches' starting point); without, the searches' refills keep the utility order, which
+// explores more. Error::Infeasible when no configuration serves a service with unmet demand.
 Status GreedyFill(const MigServingProblem& p, double waste_penalty, std::vector<GpuConfig>& gpus,
-                  int64_t& evaluations);
+                  int64_t& evaluations, bool finish);
 
 // Removes GPUs whose removal keeps every demand met (the smallest contributions first).
 void DropRedundant(const MigServingProblem& p, std::vector<GpuConfig>& gpus);

@@ -39,7 +39,7 @@ class GreedyOptimizer final : public MigServingOptimizer {
     DLSIM_RETURN_IF_ERROR(internal::CheckServable(p));
     std::vector<GpuConfig> gpus;
     int64_t evaluations = 0;
-    DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, o_.waste_penalty, gpus, evaluations));
+    DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, o_.waste_penalty, gpus, evaluations, true));
     internal::DropRedundant(p, gpus);
     return internal::MakeDeployment(p, std::move(gpus), evaluations);
   }

@@ -20,10 +20,10 @@ bool Better(const MigServingProblem& p, const Gpus& a, const Gpus& b) {
   return internal::Waste(p, a) < internal::Waste(p, b) - 1e-12;
 }
 
-Result<Gpus> GreedyStart(const MigServingProblem& p, double waste, int64_t& evaluations) {
+Result<Gpus> GreedyStart(const MigServingProblem& p, double waste, int64_t& evaluations, bool finish = true) {
   DLSIM_RETURN_IF_ERROR(internal::CheckServable(p));
   Gpus gpus;
-  DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, waste, gpus, evaluations));
+  DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, waste, gpus, evaluations, finish));
   internal::DropRedundant(p, gpus);
   return gpus;
 }
@@ -34,9 +34,13 @@ class GeneticOptimizer final : public MigServingOptimizer {
 
   Result<MigDeployment> Optimize(const MigServingProblem& p) const override {
     int64_t evals = 0;
+    // Both greedy answers seed the population: the one that finishes on one GPU as soon as it
+    // can, and the one that keeps the utility order to the end (different building blocks).
     DLSIM_ASSIGN_OR_RETURN(Gpus best, GreedyStart(p, o_.waste_penalty, evals));
+    DLSIM_ASSIGN_OR_RETURN(Gpus plain, GreedyStart(p, o_.waste_penalty, evals, false));
     Rng rng = Rng(o_.seed).Stream("mig-serving/ga");
-    std::vector<Gpus> pop = {best};
+    std::vector<Gpus> pop = {best, plain};
+    if (Better(p, plain, best)) best = plain;
     while (static_cast<int>(pop.size()) < o_.ga_population) {
       DLSIM_ASSIGN_OR_RETURN(Gpus child, Mutate(p, best, rng, evals));
       pop.push_back(std::move(child));
@@ -75,7 +79,7 @@ class GeneticOptimizer final : public MigServingOptimizer {
     for (size_t i = 0; i < drops && !g.empty(); ++i)
       g.erase(g.begin() + static_cast<long>(rng.NextBelow(g.size())));
     internal::DropRedundant(p, g);
-    DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, o_.waste_penalty, g, evals));
+    DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, o_.waste_penalty, g, evals, false));
     internal::DropRedundant(p, g);
     return g;
   }
@@ -163,7 +167,7 @@ class MctsOptimizer final : public MigServingOptimizer {
                        int64_t& evals) const {
     Gpus g;
     for (int at = n; at > 0; at = tree[at].parent) g.push_back(tree[at].action);
-    DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, o_.waste_penalty, g, evals));
+    DLSIM_RETURN_IF_ERROR(internal::GreedyFill(p, o_.waste_penalty, g, evals, true));
     internal::DropRedundant(p, g);
     return g;
   }

@@ -16,10 +16,13 @@
 //   whole-gpu  the baseline: ceil(demand / whole-GPU throughput) un-partitioned GPUs per service;
 //   greedy     the paper's fast path: add the configuration of highest utility
 //              sum_m min(c_m, r_m)/T_m - waste_penalty * sum_m max(0, c_m - r_m)/T_m (r = unmet
-//              demand, T = demand) until every demand is met;
+//              demand, T = demand) until every demand is met, ending on the first configuration
+//              that meets all the unmet demand on one GPU as soon as one exists (so never more
+//              GPUs than whole-gpu when whole GPUs are allowed);
 //   ga         the genetic algorithm over deployments (multisets of configurations) seeded with
-//              the greedy: crossover keeps random subsets of two parents, mutation drops GPUs,
-//              both refill greedily and drop redundant GPUs; the best never loses to the greedy;
+//              the greedy's answer and the greedy without its finishing step: crossover keeps random subsets
+//              of two parents, mutation drops GPUs, both refill greedily and drop redundant GPUs; the best
+//              never loses to the greedy;
 //   mcts       Monte Carlo tree search over partial deployments: actions add one of the best
 //              configurations (one per partition) for the unmet demand, rollouts complete
 //              greedily, reward -GPUs; the root's greedy rollout is the incumbent.
