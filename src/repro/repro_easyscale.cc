@@ -101,8 +101,8 @@ class EasyScaleReproduction final : public Reproduction {
     r.claim = "EasyScale: +62.1% overall cluster utilisation from elastic training on idle serving GPUs";
     r.paper_ratio = 1.621;
     r.off_cause =
-        "the easyscale-fixed baseline already trains on the idle serving GPUs, and the mostly 1-GPU Gavel "
-        "mix cannot be elastic";
+        "the deployment behind +62.1% (cluster, before-state, metric) is not public; the easyscale-fixed "
+        "baseline already trains on the idle serving GPUs, and the mostly 1-GPU Gavel mix cannot be elastic";
     std::vector<double> usage;  // of the first mix, per policy
     for (const Mix& mix : mixes) {
       DLSIM_ASSIGN_OR_RETURN(cluster::ClusterOptions base,

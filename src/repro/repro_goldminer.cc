@@ -169,6 +169,7 @@ class GoldMinerReproduction final : public Reproduction {
         "(SIGMOD'23)";
     r.paper_ratio = 2.5;
     r.off_cause =
+        "the paper's cluster, trace, load and CPU costs are not public (only its abstract is reachable), so "
         "load 0.8 was fixed after seeing the rows (the points span 1.0-4.9x) and the per-sample CPU costs "
         "are from memory";
     DLSIM_ASSIGN_OR_RETURN(double single, SingleJobs(spec, classes, *env.catalogs, r));
