@@ -37,6 +37,8 @@ nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) 
   par["sequence_parallel"] = r.plan.sequence_parallel;
   par["layers_per_stage"] = r.plan.layers;
   if (o.parallel.cp_layout != "ring") par["cp_layout"] = o.parallel.cp_layout;
+  if (o.parallel.cp_comm != train::CpComm::kP2p)
+    par["cp_comm"] = std::string(train::CpCommName(o.parallel.cp_comm));
   if (o.model.moe.enabled()) {
     par["ep"] = r.plan.ep;
     par["etp"] = r.plan.etp;

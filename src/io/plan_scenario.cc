@@ -196,6 +196,7 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
   if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
   if (p.cp_layout != "ring" || p.cp_ulysses != 0)
     y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);
+  if (p.cp_comm != train::CpComm::kP2p) y << fmt::format("  cp_comm: {}\n", train::CpCommName(p.cp_comm));
   if (!p.layers_per_stage.empty()) {
     std::vector<std::string> v;
     for (int n : p.layers_per_stage) v.push_back(std::to_string(n));

@@ -36,6 +36,7 @@ Result<train::TrainOptions> MakeTrainOptions(const catalog::Catalogs& cat, const
   p.sequence_parallel = s.tp > 1;
   p.zero = s.zero;
   p.recompute = s.recompute;
+  p.cp_comm = s.cp_comm;
   DLSIM_RETURN_IF_ERROR(train::LayoutStatus(train::CheckLayout(o)));
   p.dp = train::DataParallelSize(o);
   o.data = data;

@@ -33,6 +33,7 @@ struct JobSetup {
   train::Recompute recompute = train::Recompute::kSelective;
   model::AttentionImpl attention = model::AttentionImpl::kFlash;  // core-attention kernel
   int zero = 1;                                                   // ZeRO stage
+  train::CpComm cp_comm = train::CpComm::kP2p;                    // causal CP's K/V exchange
 };
 
 // The options of `s` with `data`. Errors: kNotFound for a model or node the catalogs do not

@@ -34,12 +34,30 @@ PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd, double dit_row_
   return {MaxZero(pass - hide), MaxZero(pass - hide * int64_t{2})};
 }
 
+namespace {
+
+// All-gather CP (ParallelOptions::cp_comm): the group gathers every rank's K/V (cp_bytes is what one
+// rank receives, so the gathered output is cp / (cp - 1) of it) before attention, and reduce-scatters
+// dK/dV of the same size after the attention backward; on the compute stream, nothing hidden. Under
+// selective recomputation the backward re-runs the core attention's forward, gather included.
+PassComm AllGatherAttentionComm(const Pricing& p, const net::GroupLayout& group) {
+  const Bytes gathered = p.load.cp_bytes * (static_cast<double>(group.size) / (group.size - 1));
+  const Duration gather = p.ctx.comm->Time(net::Collective::kAllGather, gathered, group, p.ctx.fabric);
+  const Duration scatter = p.ctx.comm->Time(net::Collective::kReduceScatter, gathered, group, p.ctx.fabric);
+  const bool regather = p.o.parallel.recompute == Recompute::kSelective;
+  return {gather, scatter + (regather ? gather : Duration::Zero())};
+}
+
+}  // namespace
+
 // Context parallelism: ring attention passes K and V around the cp ranks (cp - 1 steps),
-// overlapped with the attention of the previous block; the backward also returns dK, dV.
+// overlapped with the attention of the previous block; the backward also returns dK, dV. Or the
+// all-gather exchange (cp_comm: all_gather), exposed.
 PassComm RingAttentionComm(const Pricing& p, const OverlapSums& sums) {
   const int cp = p.cp;
   if (!(cp > 1 && p.layer && p.load.cp_bytes > Bytes(0)) || p.skip_core) return {};
   const int cp_per_node = std::max(1, std::min(cp, p.ctx.gpus_per_node / p.t));
+  if (p.o.parallel.cp_comm == CpComm::kAllGather) return AllGatherAttentionComm(p, {cp, cp_per_node});
   const net::GroupLayout ring{2, cp_per_node > 1 ? 2 : 1};
   const double steps = cp - 1;
   const Duration step =

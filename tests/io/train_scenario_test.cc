@@ -212,6 +212,21 @@ TEST_F(TrainScenarioTest, SemanticErrorsPointAtTheirKey) {
             "s.yaml:3:11: model.hidden: hidden 770 is not divisible by heads 12 (head_dim = hidden / heads)");
 }
 
+// parallel.cp_comm: the two K/V exchanges by Transformer Engine's names; anything else names the key and
+// the choices.
+TEST_F(TrainScenarioTest, CpCommReadsTheExchangeAndRejectsOthers) {
+  auto r = Parse(std::string(kBase) + "  cp: 2\n  cp_comm: all_gather\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->parallel.cp_comm, train::CpComm::kAllGather);
+  auto d = Parse(std::string(kBase) + "  cp: 2\n");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->parallel.cp_comm, train::CpComm::kP2p);
+  const std::string e = ErrorOf(std::string(kBase) + "  cp: 2\n  cp_comm: ring\n");
+  EXPECT_NE(e.find("s.yaml:13:"), std::string::npos) << e;
+  EXPECT_NE(e.find("cp_comm"), std::string::npos) << e;
+  EXPECT_NE(e.find("all_gather"), std::string::npos) << e;
+}
+
 // MoE and MLA keys on a model without experts or latent attention were silently ignored (issue 35).
 TEST_F(TrainScenarioTest, MoeAndMlaKeysOnADenseModelAreErrors) {
   const std::string top_k = ErrorOf("model:\n  name: gpt-small\n  top_k: 2\n");

@@ -200,6 +200,27 @@ TEST_F(DataStepsTest, ModelFlopsCountEachDocumentsAttention) {
 
 // An unknown policy is an error, not an infeasible layout (infeasibility is a property of the
 // configuration; a wrong name is bad input).
+// cp_comm: all_gather (WLB-LLM's and Llama 3's CP) gathers K/V before attention and reduce-scatters
+// dK/dV after it, on the compute stream: nothing hides, where the ring hides behind the attention.
+// The gather and the scatter move the same bytes with the same ring formula, so selective
+// recomputation (which re-runs the gather in the backward) makes the CP time exactly 3/2.
+TEST_F(DataStepsTest, AllGatherCpExposesGatherAndScatter) {
+  o_.parallel.pp = 1;
+  o_.parallel.cp = 8;
+  o_.training.seq_len = 32768;
+  o_.training.global_batch = 2;
+  const StepResult ring = Run();
+  o_.parallel.cp_comm = CpComm::kAllGather;
+  const StepResult gather = Run();
+  o_.parallel.recompute = Recompute::kSelective;
+  const StepResult regather = Run();
+  ASSERT_TRUE(ring.feasible && gather.feasible && regather.feasible) << gather.reason;
+  EXPECT_GT(gather.breakdown.cp_comm_s, ring.breakdown.cp_comm_s);
+  EXPECT_GT(gather.step_time_s, ring.step_time_s);
+  EXPECT_NEAR(regather.breakdown.cp_comm_s, 1.5 * gather.breakdown.cp_comm_s,
+              1e-9 * gather.breakdown.cp_comm_s);
+}
+
 TEST_F(DataStepsTest, UnknownPolicyIsAnError) {
   o_.data = Fixed(4096, "packing");
   auto owned = MakeStepContext(o_, *catalogs_);

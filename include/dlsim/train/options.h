@@ -22,6 +22,15 @@ namespace dlsim::train {
 
 enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
 enum class Recompute { kNone, kSelective, kFull };
+// How a causal context-parallel group exchanges K/V (Transformer Engine's cp_comm_type names):
+//   kP2p: a ring of cp - 1 send/recv steps, each hidden behind the attention of the previous block
+//     (TE's default, Megatron-LM's ring attention);
+//   kAllGather: the group all-gathers K/V before attention and reduce-scatters dK/dV after it, on
+//     the compute stream, so nothing hides (Llama 3's CP; WLB-LLM's per-document CP; TE's
+//     "all_gather", which "is not async, and cannot be overlapped").
+enum class CpComm { kP2p, kAllGather };
+inline constexpr std::pair<std::string_view, CpComm> kCpCommNames[] = {{"p2p", CpComm::kP2p},
+                                                                       {"all_gather", CpComm::kAllGather}};
 // How the training state is kept (docs/scenario-format.md, `training.recipe`):
 //   kMixed: Megatron / DeepSpeed mixed precision: bf16 (fp16) weights, fp32 master weights and Adam
 //     moments (12 B per parameter), gradients in grad_dtype;
@@ -49,6 +58,11 @@ inline std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
 inline std::string_view RecomputeName(Recompute mode) {
   for (const auto& [name, m] : kRecomputeNames)
     if (m == mode) return name;
+  return "?";
+}
+inline std::string_view CpCommName(CpComm c) {
+  for (const auto& [name, k] : kCpCommNames)
+    if (k == c) return name;
   return "?";
 }
 inline std::string_view RecipeName(Recipe recipe) {
@@ -128,6 +142,7 @@ struct ParallelOptions {
   // name): ring (the default path), ulysses, hybrid (cp_ulysses head groups x ring; 0: automatic) or dsv.
   std::string cp_layout = "ring";
   int cp_ulysses = 0;
+  CpComm cp_comm = CpComm::kP2p;  // causal CP's K/V exchange (above)
 };
 
 // Data-aware MoE routing (issue 15): how many of a micro-batch's routed tokens each expert receives.
