@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +111,29 @@ internal::DataRun RunSplit(const std::string& policy, int dp, int cp) {
 
 // At the same dp x cp split and the same documents, balancing core attention never makes a
 // step slower, and it is faster wherever there are replicas to balance (dp > 1).
+// With DistCA's own samplers and step sizes our WLB-LLM steps match the authors' measured ones (geometric
+// mean 0.99x over the 22 measured configurations), while our DistCA steps are slower than theirs
+// (1.31x): the finding behind the verdict (docs/reproductions.md, "DistCA"). Either moving is news.
+TEST(DistCaMechanism, BaselineStepsMatchTheAuthorsRunsAndDistcaStepsDoNot) {
+  ReproRegistry reg("reproduction");
+  RegisterReproductions(reg);
+  auto r = (*reg.Create("distca"))->Run(ReproEnv{&Cat()});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  double log_wlb = 0, log_dca = 0;
+  int n = 0;
+  for (const auto& row : r->details) {
+    const double mw = row["measured_wlb_s"].get<double>(), md = row["measured_distca_s"].get<double>();
+    if (mw <= 0) continue;
+    log_wlb += std::log(row["wlb_s"].get<double>() / mw);
+    log_dca += std::log(row["distca_s"].get<double>() / md);
+    ++n;
+  }
+  ASSERT_EQ(n, 22);
+  EXPECT_NEAR(std::exp(log_wlb / n), 1.0, 0.1);  // observed 0.99
+  EXPECT_GT(std::exp(log_dca / n), 1.2);         // observed 1.31
+  EXPECT_EQ(r->points.size(), 22u);
+}
+
 TEST(DistCaMechanism, StepTimeNoWorseThanWlbAtTheSameSplit) {
   for (auto [dp, cp] : {std::pair{4, 1}, std::pair{2, 2}, std::pair{1, 4}}) {
     const internal::DataRun wlb = RunSplit("wlb", dp, cp);
