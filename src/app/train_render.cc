@@ -42,6 +42,7 @@ nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) 
   if (o.model.moe.enabled()) {
     par["ep"] = r.plan.ep;
     par["etp"] = r.plan.etp;
+    par["moe_dispatcher"] = std::string(train::MoeDispatcherName(o.parallel.moe_dispatcher));
     par["edp"] = r.plan.edp;
   }
   return par;

@@ -197,6 +197,8 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
   if (p.cp_layout != "ring" || p.cp_ulysses != 0)
     y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);
   if (p.cp_comm != train::CpComm::kP2p) y << fmt::format("  cp_comm: {}\n", train::CpCommName(p.cp_comm));
+  if (p.moe_dispatcher != train::MoeDispatcher::kAllToAll)
+    y << fmt::format("  moe_dispatcher: {}\n", train::MoeDispatcherName(p.moe_dispatcher));
   if (!p.layers_per_stage.empty()) {
     std::vector<std::string> v;
     for (int n : p.layers_per_stage) v.push_back(std::to_string(n));

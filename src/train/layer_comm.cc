@@ -80,13 +80,34 @@ PassComm AttentionServerComm(const Pricing& p, const OverlapSums& sums) {
           MaxZero(ship * int64_t{2} - (sums.gemm_fwd * int64_t{2} + sums.attn_bwd))};
 }
 
+namespace {
+
+// Megatron-Core's all-gather dispatcher: every rank of the etp x ep group gathers the group's tokens
+// (its own share: the tokens / tp of a sequence-parallel rank, or all of them without SP), runs its
+// local experts on the copies routed to them, and the combine reduce-scatters the outputs back; the
+// backward mirrors both. Not overlapped.
+PassComm AllGatherDispatchComm(const Pricing& p) {
+  const ParallelPlan& plan = p.plan;
+  const int group = plan.ep * plan.etp;
+  const double own = p.sp ? p.tokens / plan.tp : p.tokens;
+  const Bytes gathered(own * group * p.o.model.hidden * kActBytes);
+  const net::GroupLayout g{group, std::min(group, p.ctx.gpus_per_node)};
+  const Duration pass = p.ctx.comm->Time(net::Collective::kAllGather, gathered, g, p.ctx.fabric) +
+                        p.ctx.comm->Time(net::Collective::kReduceScatter, gathered, g, p.ctx.fabric);
+  return {pass, pass};
+}
+
+}  // namespace
+
 // Expert parallelism (Megatron-Core's all-to-all dispatcher): dispatch and combine all-to-alls over the
 // ep ranks of the expert grid, and with expert-TP an all-gather of the shard's copies before the experts
 // and a reduce-scatter after; the backward repeats them. Not overlapped. The slowest shard receives
-// shard_tokens / etp copies per GPU; an all-to-all ends when its busiest rank does.
+// shard_tokens / etp copies per GPU; an all-to-all ends when its busiest rank does. Or the all-gather
+// dispatcher (parallel.moe_dispatcher).
 PassComm ExpertParallelComm(const Pricing& p) {
   const ParallelPlan& plan = p.plan;
   if (p.shard_tokens <= 0 || (plan.ep <= 1 && plan.etp <= 1)) return {};
+  if (p.o.parallel.moe_dispatcher == MoeDispatcher::kAllGather) return AllGatherDispatchComm(p);
   const StepContext& ctx = p.ctx;
   const double copy_bytes = p.o.model.hidden * kActBytes;
   const Bytes received(static_cast<double>(p.shard_tokens) / plan.etp * copy_bytes);

@@ -227,6 +227,25 @@ TEST_F(TrainScenarioTest, CpCommReadsTheExchangeAndRejectsOthers) {
   EXPECT_NE(e.find("all_gather"), std::string::npos) << e;
 }
 
+// parallel.moe_dispatcher: Megatron-Core's names; megatron-core-0.8 sets its argument default (allgather), a
+// scenario key wins, and a bad name names the key and the choices.
+TEST_F(TrainScenarioTest, MoeDispatcherFromTheStackOrTheScenario) {
+  auto d = Parse(std::string(kBase));
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->parallel.moe_dispatcher, train::MoeDispatcher::kAllToAll);
+  std::string megatron = kBase;
+  megatron.insert(megatron.find("training:\n") + 10, "  stack: megatron-core-0.8\n");
+  auto stack = Parse(megatron);
+  ASSERT_TRUE(stack.ok()) << stack.error().message;
+  EXPECT_EQ(stack->parallel.moe_dispatcher, train::MoeDispatcher::kAllGather);
+  auto own = Parse(megatron + "  moe_dispatcher: alltoall\n");
+  ASSERT_TRUE(own.ok()) << own.error().message;
+  EXPECT_EQ(own->parallel.moe_dispatcher, train::MoeDispatcher::kAllToAll);
+  const std::string e = ErrorOf(std::string(kBase) + "  moe_dispatcher: flex\n");
+  EXPECT_NE(e.find("moe_dispatcher"), std::string::npos) << e;
+  EXPECT_NE(e.find("allgather"), std::string::npos) << e;
+}
+
 // MoE and MLA keys on a model without experts or latent attention were silently ignored (issue 35).
 TEST_F(TrainScenarioTest, MoeAndMlaKeysOnADenseModelAreErrors) {
   const std::string top_k = ErrorOf("model:\n  name: gpt-small\n  top_k: 2\n");

@@ -119,6 +119,30 @@ TEST_F(MoeTest, AllToAllVolumeAndTimeAreClosedForm) {
   EXPECT_DOUBLE_EQ(c.expert_params, 2 * o_.model.ExpertParameters());
 }
 
+// Megatron-Core's all-gather dispatcher gathers all of the ep group's tokens (8 x 4,096 here, whatever
+// top_k) and reduce-scatters them back, per pass; for Mixtral's top-2 that moves 4x the all-to-all's
+// copies (the all-to-all's per-peer latency terms narrow the time ratio to about 3x on one NVLink node).
+TEST_F(MoeTest, AllGatherDispatcherMovesTheGroupsTokensClosedForm) {
+  auto plan = MakeParallelPlan(o_);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  o_.parallel.moe_dispatcher = MoeDispatcher::kAllGather;
+  auto owned = MakeStepContext(o_, *catalogs_);
+  ASSERT_TRUE(owned.ok());
+  const StepContext& ctx = (*owned)->ctx;
+  const ChunkCostModel gather_costs(o_, *plan, ctx);
+  const Bytes gathered(4096.0 * 8 * o_.model.hidden * 2);
+  const Duration pass = ctx.comm->Time(net::Collective::kAllGather, gathered, {8, 8}, ctx.fabric) +
+                        ctx.comm->Time(net::Collective::kReduceScatter, gathered, {8, 8}, ctx.fabric);
+  const ChunkCosts& g = gather_costs.Get(1, 0);  // 2 MoE layers
+  EXPECT_EQ(g.forward.ep_comm, pass * 2.0);
+  EXPECT_EQ(g.backward.ep_comm, pass * 2.0);
+  o_.parallel.moe_dispatcher = MoeDispatcher::kAllToAll;
+  const ChunkCostModel a2a_costs(o_, *plan, ctx);
+  const double ratio = g.forward.ep_comm.ToSeconds() / a2a_costs.Get(1, 0).forward.ep_comm.ToSeconds();
+  EXPECT_GT(ratio, 2.5);  // observed 2.98
+  EXPECT_LT(ratio, 4.0);
+}
+
 TEST_F(MoeTest, UniformRoutingEqualsTheBalancedStepExactly) {
   const StepResult balanced = Run();
   ASSERT_TRUE(balanced.feasible) << balanced.reason;

@@ -31,6 +31,15 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class CpComm { kP2p, kAllGather };
 inline constexpr std::pair<std::string_view, CpComm> kCpCommNames[] = {{"p2p", CpComm::kP2p},
                                                                        {"all_gather", CpComm::kAllGather}};
+// How a MoE layer moves tokens to its experts (Megatron-Core's --moe-token-dispatcher-type names):
+//   kAllToAll: each token's top_k routed copies go to the ranks of their experts and come back by
+//     all-to-all over the ep ranks (with expert-TP, an all-gather and a reduce-scatter over etp);
+//   kAllGather: every rank all-gathers all tokens of its tp x ep group (Megatron-Core: "this allgather
+//     spans the communication domain of TP*EP"), computes its local experts' copies, and the combine
+//     reduce-scatters the outputs back; moves ep x the tokens whatever top_k is.
+enum class MoeDispatcher { kAllToAll, kAllGather };
+inline constexpr std::pair<std::string_view, MoeDispatcher> kMoeDispatcherNames[] = {
+    {"alltoall", MoeDispatcher::kAllToAll}, {"allgather", MoeDispatcher::kAllGather}};
 // How the training state is kept (docs/scenario-format.md, `training.recipe`):
 //   kMixed: Megatron / DeepSpeed mixed precision: bf16 (fp16) weights, fp32 master weights and Adam
 //     moments (12 B per parameter), gradients in grad_dtype;
@@ -63,6 +72,11 @@ inline std::string_view RecomputeName(Recompute mode) {
 inline std::string_view CpCommName(CpComm c) {
   for (const auto& [name, k] : kCpCommNames)
     if (k == c) return name;
+  return "?";
+}
+inline std::string_view MoeDispatcherName(MoeDispatcher d) {
+  for (const auto& [name, k] : kMoeDispatcherNames)
+    if (k == d) return name;
   return "?";
 }
 inline std::string_view RecipeName(Recipe recipe) {
@@ -142,7 +156,8 @@ struct ParallelOptions {
   // name): ring (the default path), ulysses, hybrid (cp_ulysses head groups x ring; 0: automatic) or dsv.
   std::string cp_layout = "ring";
   int cp_ulysses = 0;
-  CpComm cp_comm = CpComm::kP2p;  // causal CP's K/V exchange (above)
+  CpComm cp_comm = CpComm::kP2p;                            // causal CP's K/V exchange (above)
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;  // MoE token dispatch (above)
 };
 
 // Data-aware MoE routing (issue 15): how many of a micro-batch's routed tokens each expert receives.
