@@ -321,7 +321,7 @@ TEST(ClusterScenario, InputClassesNicsAndGoldMinerKeys) {
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_DOUBLE_EQ(o->cluster.nodes()[0].nic_bytes_per_s, 4 * 100e9 / 8);  // dgx-1v: 4 x 100 Gb/s
   EXPECT_DOUBLE_EQ(o->cluster.nodes()[2].nic_bytes_per_s, 80e9 / 8);
-  EXPECT_DOUBLE_EQ(o->jobs[0].input_core_s, 2 * 3000 * 0.008 * 2);  // 2 GPUs x 3,000/s x 8 ms x scale 2
+  EXPECT_DOUBLE_EQ(o->jobs[0].input_core_s, 2 * 1301 * 0.0036 * 2);  // 2 GPUs x 1,301/s x 3.6 ms x scale 2
   EXPECT_DOUBLE_EQ(o->jobs[1].input_core_s, 3);
   EXPECT_DOUBLE_EQ(cluster::GoldMinerParams::From(o->policy_params.own).worker_cores, 4);
   EXPECT_TRUE(cluster::GoldMinerParams::From(o->policy_params.own).equal_split);
