@@ -18,6 +18,7 @@ inline constexpr double kFitSetBoundPct = 8.0;
 // Each builds its set from the embedded CSV, or returns the CSV's or the catalog's error. An infeasible row
 // is a row with feasible = false and the reason, not an error.
 Result<ValidationSet> MegatronBridgeMoe(Runner& run);    // megatron-bridge-moe-b200
+Result<ValidationSet> MegatronCoreMoeH100(Runner& run);  // megatron-core-moe-h100
 Result<ValidationSet> MegatronBridgeDense(Runner& run);  // megatron-bridge-dense-b200
 Result<ValidationSet> MlperfGpt3(Runner& run);           // mlperf-v3.1-gpt3-h100 (fit set)
 Result<ValidationSet> NemoLongContextH100(Runner& run);  // nemo-long-context-cp-h100 (fit set)
