@@ -394,7 +394,7 @@ TEST(MigServingMechanism, SharesGpusBetweenServicesOnlyWhereItSaves) {
 // no GPU for the one service at any demand (the roofline's verdict too). The rows stay beside
 // the headline.
 TEST(MigServingMechanism, MeasuredSlicesScaleNoWorseThanLinearAndSaveNothingAlone) {
-  DLSIM_SKIP_UNDER_SANITIZERS();  // the whole reproduction: 50 s under the sanitizers, 6 s in Release
+  DLSIM_SKIP_UNDER_SANITIZERS();  // the whole reproduction: 50 s under the sanitizers, 3.5 s in Release
   ReproRegistry reg("reproduction");
   RegisterReproductions(reg);
   auto r = (*reg.Create("mig-serving"))->Run(ReproEnv{&Cat()});

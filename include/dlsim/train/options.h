@@ -3,6 +3,7 @@
 #ifndef DLSIM_TRAIN_OPTIONS_H_
 #define DLSIM_TRAIN_OPTIONS_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,31 +60,20 @@ inline constexpr std::pair<std::string_view, Recompute> kRecomputeNames[] = {
 inline constexpr std::pair<std::string_view, Recipe> kRecipeNames[] = {
     {"mixed", Recipe::kMixed}, {"bf16", Recipe::kBf16}, {"autocast", Recipe::kAutocast}};
 
+// The name of `value` in a names table above ("?" when the table lacks it).
+template <typename E, size_t N>
+constexpr std::string_view NameIn(const std::pair<std::string_view, E> (&names)[N], E value) {
+  for (const auto& [name, v] : names)
+    if (v == value) return name;
+  return "?";
+}
 inline std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
-  for (const auto& [name, k] : kPipelineScheduleNames)
-    if (k == kind) return name;
-  return "?";
+  return NameIn(kPipelineScheduleNames, kind);
 }
-inline std::string_view RecomputeName(Recompute mode) {
-  for (const auto& [name, m] : kRecomputeNames)
-    if (m == mode) return name;
-  return "?";
-}
-inline std::string_view CpCommName(CpComm c) {
-  for (const auto& [name, k] : kCpCommNames)
-    if (k == c) return name;
-  return "?";
-}
-inline std::string_view MoeDispatcherName(MoeDispatcher d) {
-  for (const auto& [name, k] : kMoeDispatcherNames)
-    if (k == d) return name;
-  return "?";
-}
-inline std::string_view RecipeName(Recipe recipe) {
-  for (const auto& [name, r] : kRecipeNames)
-    if (r == recipe) return name;
-  return "?";
-}
+inline std::string_view RecomputeName(Recompute mode) { return NameIn(kRecomputeNames, mode); }
+inline std::string_view CpCommName(CpComm c) { return NameIn(kCpCommNames, c); }
+inline std::string_view MoeDispatcherName(MoeDispatcher d) { return NameIn(kMoeDispatcherNames, d); }
+inline std::string_view RecipeName(Recipe recipe) { return NameIn(kRecipeNames, recipe); }
 
 struct HardwareOptions {
   std::string gpu = "h100-sxm5-80gb";  // canonical catalog name (aliases resolved by io)

@@ -107,10 +107,27 @@ std::vector<ScoredConfig> BestConfigs(const MigServingProblem& p, const std::vec
 
 namespace {
 
+// The most one GPU can serve of each service (all its instances on that service, or the whole GPU).
+std::vector<double> OneGpuBound(const MigServingProblem& p) {
+  std::vector<double> out(p.services.size(), 0.0);
+  for (size_t m = 0; m < out.size(); ++m) {
+    if (p.allow_whole_gpu) out[m] = p.whole_gpu_throughput[m];
+    for (const hw::MigPartition& part : p.partitions) {
+      double sum = 0;
+      for (const hw::MigInstance& inst : part.instances()) sum += p.throughput[m][inst.profile];
+      out[m] = std::max(out[m], sum);
+    }
+  }
+  return out;
+}
+
 // The first configuration (best fill per partition, then the whole GPU) that meets all of
-// `unmet` on one GPU, if any: taking it ends the fill, which no other choice can beat.
+// `unmet` on one GPU, if any: taking it ends the fill, which no other choice can beat. `bound`
+// (OneGpuBound) skips the search while some service needs more than any one GPU gives it.
 std::optional<GpuConfig> FinishingConfig(const MigServingProblem& p, const std::vector<double>& unmet,
-                                         int64_t& evaluations) {
+                                         const std::vector<double>& bound, int64_t& evaluations) {
+  for (size_t m = 0; m < unmet.size(); ++m)
+    if (unmet[m] > bound[m]) return std::nullopt;
   for (const ScoredConfig& s : BestConfigs(p, unmet, 0.0, evaluations)) {
     const std::vector<double> c = Contribution(p, s.config);
     bool meets = true;
@@ -125,9 +142,11 @@ std::optional<GpuConfig> FinishingConfig(const MigServingProblem& p, const std::
 Status GreedyFill(const MigServingProblem& p, double waste_penalty, std::vector<GpuConfig>& gpus,
                   int64_t& evaluations, bool finish) {
   std::vector<double> served = Served(p, gpus);
+  const std::vector<double> bound = finish ? OneGpuBound(p) : std::vector<double>{};
   while (!MeetsDemand(p, served)) {
     const std::vector<double> unmet = Unmet(p, served);
-    if (std::optional<GpuConfig> last = finish ? FinishingConfig(p, unmet, evaluations) : std::nullopt) {
+    if (std::optional<GpuConfig> last =
+            finish ? FinishingConfig(p, unmet, bound, evaluations) : std::nullopt) {
       gpus.push_back(*last);
       return Status::Ok();
     }
