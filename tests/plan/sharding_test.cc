@@ -1,11 +1,14 @@
-// TAPAS: the exact sharding search, subgraph folding, and the Megatron check against train.
+// TAPAS: the exact sharding search, subgraph folding, Alpa's ILP formulation, and the Megatron check
+// against train.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/plan/sharding/sharding_ilp.h"
 #include "dlsim/plan/sharding/subgraph_folding.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/node_defaults.h"
@@ -86,6 +89,34 @@ TEST_F(Sharding, SearchEqualsBruteForceOnAnAttentionBlock) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->cost.ToNanos(), best);
   EXPECT_EQ(PlanCost(g, cost, p->strategy, p->input)->ToNanos(), best);
+  Result<IlpSearch> ilp = SearchShardingIlp(g, cost);
+  ASSERT_TRUE(ilp.ok()) << ilp.error().message;
+  EXPECT_EQ(ilp->plan.cost.ToNanos(), best);
+}
+
+// Alpa's ILP over the whole graph finds the DP's optimum (GLPK proves it), on a model where
+// replicated, Megatron and token-split operators each win somewhere, and with the input fixed.
+TEST_F(Sharding, IlpEqualsTheExactSearch) {
+  for (int tokens : {2048, 32768}) {
+    const train::TrainOptions o = Options("gpt3-350m", 4, false);
+    auto ctx = Context(o);
+    ASSERT_NE(ctx, nullptr);
+    const ShardingCostModel cost(ctx->ctx, o.model, {.tp = 8, .tokens = tokens, .seq = 2048});
+    const ShardingGraph g = BuildLayerStackGraph(o.model, 4, {});
+    for (std::optional<Layout> in : {std::optional<Layout>(), std::optional<Layout>(Layout::kFeatures)}) {
+      const ShardingPlans plans = SearchSharding(g, cost, in);
+      const ShardingPlan* dp = Best(plans);
+      ASSERT_NE(dp, nullptr);
+      Result<IlpSearch> ilp = SearchShardingIlp(g, cost, in);
+      ASSERT_TRUE(ilp.ok()) << ilp.error().message;
+      EXPECT_EQ(ilp->plan.cost, dp->cost) << tokens;
+      if (in) {
+        EXPECT_EQ(ilp->plan.input, *in);
+      }
+      EXPECT_EQ(ilp->plan.strategy.size(), g.ops.size());
+      EXPECT_GT(ilp->variables, static_cast<int>(g.ops.size()) * 2);  // s and e vectors
+    }
+  }
 }
 
 TEST_F(Sharding, FoldedEqualsUnfoldedOnARepeatedModel) {

@@ -12,7 +12,7 @@
 #include <map>
 #include <numeric>
 
-#include "dlsim/cluster/lp.h"
+#include "dlsim/core/linear_program.h"
 #include "dlsim/core/rng.h"
 
 namespace dlsim::cluster {

@@ -1,11 +1,14 @@
-// LinearProgram (GLPK) on closed-form programs, infeasible and unbounded ones, and malformed input.
-#include "dlsim/cluster/lp.h"
+// LinearProgram (GLPK) on closed-form programs, integer programs against brute force, infeasible and
+// unbounded ones, and malformed input.
+#include "dlsim/core/linear_program.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
-namespace dlsim::cluster {
+namespace dlsim {
 namespace {
 
 TEST(LinearProgram, HeaderExample) {
@@ -46,6 +49,61 @@ TEST(LinearProgram, MaxMinWithEqualityRowAndFreeVariable) {
   EXPECT_NEAR(s->x[z], 2, 1e-9);
   EXPECT_NEAR(s->x[x], 2, 1e-9);
   EXPECT_NEAR(s->x[y], 1, 1e-9);
+}
+
+// A 0/1 knapsack of 12 items against the brute force over all 4,096 subsets; the LP relaxation's
+// optimum is fractional here, so the integer search has work to do.
+TEST(LinearProgram, IntegerKnapsackMatchesBruteForce) {
+  const double value[] = {13, 7, 24, 9, 15, 3, 18, 11, 6, 21, 8, 14};
+  const double weight[] = {5, 3, 9, 4, 6, 1, 7, 5, 3, 8, 4, 6};
+  const double capacity = 23;
+  LinearProgram lp;
+  std::vector<std::pair<int, double>> row;
+  for (int i = 0; i < 12; ++i) row.push_back({lp.AddVariable(0, 1, value[i], /*integer=*/true), weight[i]});
+  lp.AddRow(row, -kLpInfinity, capacity);
+  ASSERT_TRUE(lp.has_integers());
+  double best = 0;
+  for (int mask = 0; mask < (1 << 12); ++mask) {
+    double v = 0, w = 0;
+    for (int i = 0; i < 12; ++i) {
+      if (mask >> i & 1) v += value[i], w += weight[i];
+    }
+    if (w <= capacity) best = std::max(best, v);
+  }
+  Result<LpSolution> s = lp.Maximize();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_DOUBLE_EQ(s->objective, best);
+  double v = 0, w = 0;
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_TRUE(s->x[i] == 0 || s->x[i] == 1) << s->x[i];
+    v += value[i] * s->x[i], w += weight[i] * s->x[i];
+  }
+  EXPECT_DOUBLE_EQ(v, best);
+  EXPECT_LE(w, capacity);
+}
+
+// min x + y with integer x, y >= 0 and 2x + 2y >= 3: the relaxation gives 1.5, the integers 2.
+TEST(LinearProgram, MinimizeRoundsUpAcrossTheRelaxation) {
+  LinearProgram lp;
+  const int x = lp.AddVariable(0, kLpInfinity, 1, true), y = lp.AddVariable(0, kLpInfinity, 1, true);
+  lp.AddRow({{x, 2}, {y, 2}}, 3, kLpInfinity);
+  Result<LpSolution> s = lp.Minimize();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_DOUBLE_EQ(s->objective, 2);
+  LinearProgram relaxed;
+  const int a = relaxed.AddVariable(0, kLpInfinity, 1), b = relaxed.AddVariable(0, kLpInfinity, 1);
+  relaxed.AddRow({{a, 2}, {b, 2}}, 3, kLpInfinity);
+  EXPECT_NEAR(relaxed.Minimize()->objective, 1.5, 1e-9);
+}
+
+// An integer in [0.2, 0.8] does not exist although the relaxation is feasible.
+TEST(LinearProgram, NoIntegerPointIsInfeasible) {
+  LinearProgram lp;
+  const int x = lp.AddVariable(0, 1, 1, true);
+  lp.AddRow({{x, 1}}, 0.2, 0.8);
+  Result<LpSolution> s = lp.Maximize();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kInfeasible);
 }
 
 TEST(LinearProgram, InfeasibleIsReported) {
@@ -108,4 +166,4 @@ TEST(LinearProgram, SameProgramSameBits) {
 }
 
 }  // namespace
-}  // namespace dlsim::cluster
+}  // namespace dlsim
