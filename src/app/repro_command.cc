@@ -60,6 +60,7 @@ nlohmann::ordered_json ReproJson(const repro::ReproResult& r) {
   j["points"] = PointsJson(r.points);
   j["points_geomean_ratio"] = repro::PointsGeoMeanRatio(r.points);
   j["details"] = r.details;
+  if (!r.measured.empty()) j["measured"] = r.measured;
   return j;
 }
 
@@ -67,9 +68,9 @@ std::string Cell(const nlohmann::ordered_json& v) {
   return v.is_string() ? v.get<std::string>() : v.is_number() ? FormatNumber(v.get<double>(), 4) : v.dump();
 }
 
-// The details rows as a table; the columns are the first row's keys.
-report::Table DetailsTable(const nlohmann::ordered_json& details) {
-  report::Table t("Details");
+// Rows of objects as a table titled `title`; the columns are the first row's keys.
+report::Table DetailsTable(const nlohmann::ordered_json& details, const std::string& title = "Details") {
+  report::Table t(title);
   std::vector<std::string> keys;
   for (auto it = details[0].begin(); it != details[0].end(); ++it) {
     keys.push_back(it.key());
@@ -105,6 +106,8 @@ void WriteReport(const repro::ReproResult& r, std::ostream& out) {
   if (!r.points.empty()) out << "\n" << PointsTable(r.points);
   if (r.details.is_array() && !r.details.empty() && r.details[0].is_object())
     out << "\n" << DetailsTable(r.details);
+  if (r.measured.is_array() && !r.measured.empty() && r.measured[0].is_object())
+    out << "\n" << DetailsTable(r.measured, "Measured (the model against measurements, beside the headline)");
 }
 
 // The edge-list reader a graph reproduction gets (io's parser, ids relabelled densely).

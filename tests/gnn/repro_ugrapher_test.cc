@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/sanitizers.h"
 #include "dlsim/repro/reproduction.h"
 #include "gnn_test_env.h"
 
@@ -22,6 +23,7 @@ bool Skewed(const std::string& graph) { return graph.rfind("rmat-", 0) == 0; }
 bool IsAggregation(const std::string& op) { return op.rfind("spmm-", 0) == 0; }
 
 TEST(ReproUgrapherTest, EdgeParallelWinsWhereDegreesAreSkewed) {
+  DLSIM_SKIP_UNDER_SANITIZERS();  // the measured pass regenerates two 16.7M-edge graphs
   auto r = RunRepro("ugrapher", {&gnn::testing::Catalogs()});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->paper_ratio, 3.5);
@@ -44,6 +46,7 @@ TEST(ReproUgrapherTest, EdgeParallelWinsWhereDegreesAreSkewed) {
 }
 
 TEST(ReproUgrapherTest, GraphsFromTheInjectedReader) {
+  DLSIM_SKIP_UNDER_SANITIZERS();  // the measured pass regenerates two 16.7M-edge graphs
   ReproEnv env{&gnn::testing::Catalogs()};
   env.graphs_dir = "graphs";
   env.read_edge_list = [](const std::string& path, int) -> Result<gnn::EdgeList> {
@@ -58,6 +61,31 @@ TEST(ReproUgrapherTest, GraphsFromTheInjectedReader) {
   EXPECT_EQ(r->details.size(), 9u * 6 * 2);
   EXPECT_NE(r->notes.find("email-Eu-core.csv (absent)"), std::string::npos) << r->notes;
   EXPECT_EQ(r->details[9 * 5]["graph"], "cora");
+}
+
+// The measured pass (data/profiles/h200/gnn_aggregation.csv): the regenerated graphs match the
+// measured ones, and the model's DGL baseline is hub-bound where the measured cuSPARSE kernel is not.
+TEST(ReproUgrapherTest, MeasuredPassShowsCusparseIsNotHubBound) {
+  DLSIM_SKIP_UNDER_SANITIZERS();
+  auto r = RunRepro("ugrapher", {&gnn::testing::Catalogs()});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->measured.size(), 18u);  // 2 graphs x 3 widths x 3 kernels at scale 20
+  for (const auto& row : r->measured) {
+    const auto graph = row["graph"].get<std::string>(), kernel = row["kernel"].get<std::string>();
+    const double ours = row["max_in_degree"].get<double>(),
+                 theirs = row["measured_max_in_degree"].get<double>();
+    EXPECT_NEAR(ours, theirs, 0.05 * theirs) << graph;  // the same generator parameters
+    const double ratio = row["ratio"].get<double>();
+    if (kernel.rfind("cuSPARSE", 0) == 0 && Skewed(graph)) {
+      EXPECT_EQ(row["bound"], "latency") << graph;  // the hub's warp in the model
+      EXPECT_GT(ratio, 5.0) << graph;               // ... which the measured kernel does not pay
+    } else if (kernel.rfind("cuSPARSE", 0) == 0) {
+      EXPECT_LT(ratio, 1.0) << graph;  // no hub: the model is faster than cuSPARSE measures
+    } else {
+      EXPECT_LT(ratio, 0.5) << graph << " " << kernel;  // PyG's gather-scatter priced too fast
+    }
+  }
+  EXPECT_NE(r->notes.find("16.5 ns per edge of its hub row"), std::string::npos) << r->notes;
 }
 
 TEST(ReproUgrapherTest, AFolderWithoutTheGraphsIsAnError) {

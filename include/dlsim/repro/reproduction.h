@@ -75,6 +75,10 @@ struct ReproResult {
   // Extra rows (e.g. the ratio as an unknown setting varies): printed as a table and
   // included in JSON as "details".
   nlohmann::ordered_json details = nlohmann::ordered_json::array();
+  // A measured pass beside the headline: rows comparing the model's prediction with a measurement
+  // (e.g. kernel times measured on a lent GPU). Printed as a second table; in JSON as "measured"
+  // (absent when empty).
+  nlohmann::ordered_json measured = nlohmann::ordered_json::array();
 };
 
 class Reproduction {
