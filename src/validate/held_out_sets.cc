@@ -192,6 +192,12 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run) {
 // reduction) and the node is a DGX H100 (NVSwitch, 8 x 400 Gb/s) with the page's 96 GB HBM2e GPU. Held out:
 // not fitted on, bound_pct 0.
 constexpr int kTorchtitanInterleavedStages = 2;
+
+std::string TorchtitanLayout(const TrainOptions& o) {
+  return "fsdp" + std::to_string(o.parallel.dp) + " tp" + std::to_string(o.parallel.tp) + " pp" +
+         std::to_string(o.parallel.pp) + " cp" + std::to_string(o.parallel.cp);
+}
+
 TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSpec& m) {
   auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
   TrainOptions o;
@@ -226,11 +232,8 @@ Result<ValidationSet> TorchtitanH100(Runner& run) {
     auto spec = run.catalogs.models.Find(*t.Text(i, "model"));
     if (!spec.ok()) return spec.error();
     const TrainOptions o = TorchtitanH100Row(t, i, **spec);
-    const std::string layout = "fsdp" + std::to_string(o.parallel.dp) + " tp" +
-                               std::to_string(o.parallel.tp) + " pp" + std::to_string(o.parallel.pp) + " cp" +
-                               std::to_string(o.parallel.cp);
-    set.rows.push_back(Row("t" + *t.Text(i, "table") + " " + *t.Text(i, "model") + " " + layout + " " +
-                               *t.Text(i, "schedule") + (o.parallel.tp_comm_overlap ? " async-tp" : ""),
+    set.rows.push_back(Row("t" + *t.Text(i, "table") + " " + *t.Text(i, "model") + " " + TorchtitanLayout(o) +
+                               " " + *t.Text(i, "schedule") + (o.parallel.tp_comm_overlap ? " async-tp" : ""),
                            *t.Number(i, "derived_step_time_s"), o, run));
   }
   return set;

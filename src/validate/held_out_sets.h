@@ -6,6 +6,9 @@
 #ifndef DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 #define DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 
+#include <string>
+
+#include "dlsim/core/csv.h"
 #include "dlsim/core/result.h"
 #include "dlsim/validate/validation.h"
 #include "set_scenarios.h"
@@ -30,6 +33,11 @@ Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay 
 // bf16 runs (torchtune, litgpt; held out, informational).
 Result<ValidationSet> MegatronLmMemory(Runner& run);   // megatron-lm-memory
 Result<ValidationSet> PytorchBf16Memory(Runner& run);  // pytorch-bf16-memory
+// torchtitan-h100-nd-memory: torchtitan's logged peak reserved memory of the torchtitan-h100-nd rows.
+Result<ValidationSet> TorchtitanH100Memory(Runner& run);
+// A torchtitan-h100-nd row's scenario (held_out_sets.cc) and its layout in words ("fsdp8 tp1 pp1 cp1").
+train::TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSpec& m);
+std::string TorchtitanLayout(const train::TrainOptions& o);
 // serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine;
 // serving-vllm-public-ttft: the rows that published a mean TTFT, against it.
 Result<ValidationSet> ServingVllmPublic(Runner& run);

@@ -10,6 +10,7 @@
 namespace dlsim::embedded {
 std::string_view MegatronLmFunctionalMemoryCsv();
 std::string_view PytorchBf16MemoryCsv();
+std::string_view TorchtitanH100NdCsv();
 }  // namespace dlsim::embedded
 
 namespace dlsim::validate::internal {
@@ -113,6 +114,28 @@ Result<ValidationSet> PytorchBf16Memory(Runner& run) {
     set.rows.push_back(MemoryRow(*t.Text(i, "source") + " " + *t.Text(i, "label"),
                                  *t.Number(i, "measured_gib"), run.Run(PytorchBf16Row(t, i)),
                                  /*last_rank=*/false));
+  return set;
+}
+
+// torchtitan's H100 rows (torchtitan_h100_nd.csv, the scenarios of the step-time set): its logged "memory" is
+// torch.cuda's peak reserved bytes (torchtitan train.py / metrics.py at the benchmark's date:
+// max_reserved_gib), the maximum over GPUs, so each row is scored on the simulated peak reserved of the
+// largest rank (peak allocated x the measured allocator ratio for the recomputation mode).
+Result<ValidationSet> TorchtitanH100Memory(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::TorchtitanH100NdCsv(), "torchtitan_h100_nd.csv"));
+  ValidationSet set{
+      "torchtitan-h100-nd-memory", "peak reserved memory, largest rank (GiB)", Source(t), 0.0, {}};
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    auto spec = run.catalogs.models.Find(*t.Text(i, "model"));
+    if (!spec.ok()) return spec.error();
+    const TrainOptions o = TorchtitanH100Row(t, i, **spec);
+    const Result<train::StepResult> r = run.Run(o);
+    ValidationRow row = Row("t" + *t.Text(i, "table") + " " + o.model.name + " " + TorchtitanLayout(o) + " " +
+                                *t.Text(i, "schedule"),
+                            *t.Number(i, "memory_gib"), r);
+    row.predicted = r.ok() ? r->peak_reserved.ToGiB() : 0;
+    set.rows.push_back(std::move(row));
+  }
   return set;
 }
 

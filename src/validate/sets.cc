@@ -273,6 +273,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"bloom-a100-jean-zay", internal::BloomJeanZay},
     {"megatron-lm-memory", internal::MegatronLmMemory},
     {"pytorch-bf16-memory", internal::PytorchBf16Memory},
+    {"torchtitan-h100-nd-memory", internal::TorchtitanH100Memory},
     {"serving-vllm-public", internal::ServingVllmPublic},
     {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft}};
 
