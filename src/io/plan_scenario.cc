@@ -178,6 +178,7 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
   y << "  kernels: " << model::KernelsName(t.kernels) << "\n";
   if (t.norm_impl != model::NormImpl::kFused)
     y << "  norm_impl: " << model::NormImplName(t.norm_impl) << "\n";
+  if (t.head_kernels) y << "  head_kernels: " << model::KernelsName(*t.head_kernels) << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
 }
 
@@ -193,6 +194,7 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
       p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), train::PipelineScheduleName(p.pipeline_schedule),
       p.virtual_stages, p.zero, train::RecomputeName(p.recompute), b(p.overlap_grad_reduce),
       b(p.overlap_param_gather), b(p.tp_comm_overlap));
+  if (!p.reshard_after_forward) y << "  reshard_after_forward: false\n";
   if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
   if (p.cp_layout != "ring" || p.cp_ulysses != 0)
     y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);

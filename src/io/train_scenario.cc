@@ -179,6 +179,9 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
       t.GetEnumOf("attention_backend", tr->attention_backend, cost::kAttentionBackendNames);
   tr->kernels = t.GetEnumOf("kernels", tr->kernels, model::kKernelsNames);
   tr->norm_impl = t.GetEnumOf("norm_impl", tr->norm_impl, model::kNormImplNames);
+  if (t.Has("head_kernels"))
+    tr->head_kernels =
+        t.GetEnumOf("head_kernels", tr->head_kernels.value_or(tr->kernels), model::kKernelsNames);
   if (tr->norm_impl != model::NormImpl::kFused && tr->kernels != model::Kernels::kEager)
     t.AddError("norm_impl",
                "an RMSNorm written in Python runs as eager kernels: set kernels: eager (or a "
@@ -260,6 +263,12 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
   par->recompute = p.GetEnum("recompute", par->recompute, RecomputeNames());
   par->overlap_grad_reduce = p.Get<bool>("overlap_grad_reduce", par->overlap_grad_reduce);
   par->overlap_param_gather = p.Get<bool>("overlap_param_gather", par->overlap_param_gather);
+  par->reshard_after_forward = p.Get<bool>("reshard_after_forward", par->reshard_after_forward);
+  if (!par->reshard_after_forward && par->zero != 3)
+    p.AddError("reshard_after_forward",
+               "false keeps gathered parameters until the step's end, which only sharded parameters have: "
+               "needs zero: 3 (FSDP / ZeRO-3), zero is " +
+                   std::to_string(par->zero));
   par->tp_comm_overlap = p.Get<bool>("tp_comm_overlap", par->tp_comm_overlap);
   par->ep = p.Get<int>("ep", par->ep, limits::kDegree);
   par->etp = p.Get<int>("etp", par->etp, Range::Between(0, 1 << 20));

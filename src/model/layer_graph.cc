@@ -134,7 +134,7 @@ std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o) {
 
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
-  if (o.kernels == Kernels::kEager) return EagerHeadOps(m, o);
+  if (o.head_kernels.value_or(o.kernels) == Kernels::kEager) return EagerHeadOps(m, o);
   std::vector<Op> ops;
   ops.push_back(Memory("final_norm", Shard::kTokens, 2 * a * m.hidden, 8.0 * m.hidden, a * m.hidden,
                        Access::kNormalization));

@@ -266,6 +266,7 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   lo.activation_bytes = kActBytes;
   lo.kernels = o.training.kernels;
   lo.norm_impl = o.training.norm_impl;
+  lo.head_kernels = o.training.head_kernels;
   // Autocast keeps the residual stream (and so the norms and the rotary arithmetic) in the fp32 of its
   // weights.
   lo.residual_bytes = o.training.recipe == Recipe::kAutocast ? 4.0 : kActBytes;

@@ -64,6 +64,7 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
   prog.p2p = costs.p2p_time();
   prog.p2p_bytes = costs.p2p_bytes();
   prog.overlap_grad_reduce = o.parallel.overlap_grad_reduce;
+  prog.zero3_reshard = o.parallel.reshard_after_forward;
   return prog;
 }
 
@@ -283,9 +284,12 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
     mem.micro_batches_in_flight = in_flight;
     // Routed experts are sharded over their expert-data-parallel group.
     const int edp = plan.edp;
+    // ZeRO-3 shards the weights, unless the gathered ones stay until the step's end (reshard_after_forward
+    // false: the stage's whole weights resident, FSDP2 under torchtitan's pipeline parallelism).
+    const bool sharded = zero >= 3 && o.parallel.reshard_after_forward;
     mem.weights =
-        Bytes((params * state.weights - ends * (state.weights - state.end_weights)) / (zero >= 3 ? dp : 1) +
-              experts * state.weights / (zero >= 3 ? edp : 1));
+        Bytes((params * state.weights - ends * (state.weights - state.end_weights)) / (sharded ? dp : 1) +
+              experts * state.weights / (sharded ? edp : 1));
     mem.gradients = Bytes(params * state.gradients / (zero >= 2 ? dp : 1) +
                           experts * state.gradients / (zero >= 2 ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +

@@ -87,6 +87,8 @@ class StepRun {
     bool compute_done = false;
     TimePoint last_compute_end;
     std::vector<TimePoint> gather_start;        // ZeRO-3: per task index, when its chunk's gather starts
+    std::vector<Duration> gather_dur;           // and how long it takes (zero: the chunk is resident)
+    std::vector<char> chunk_gathered;           // [chunk] gathered this step (no resharding only)
     std::optional<TimePoint> gather_wait_from;  // since when the next task waits only for its gather
     int in_flight = 0;
     std::vector<int> in_flight_by_chunk;  // [chunk]
@@ -148,7 +150,17 @@ class StepRun {
     return r < static_cast<int>(prog_.zero3_layers.size()) ? std::max(1, prog_.zero3_layers[r]) : 1;
   }
   // The gather of a chunk's first layer, after which a task may start (the others arrive while it runs).
-  Duration Zero3FirstLayer(int r) const { return Zero3(r) * (1.0 / Zero3Layers(r)); }
+  Duration FirstLayer(int r, Duration gather) const { return gather * (1.0 / Zero3Layers(r)); }
+  // The gather task `index` needs: the chunk's, unless its parameters stayed from an earlier task of the step
+  // (no resharding after the forward).
+  Duration TaskGather(Unit& u, int x, int r, size_t index) const {
+    if (prog_.zero3_reshard) return Zero3(r);
+    const auto chunk = static_cast<size_t>(prog_.orders[x][r][index].chunk);
+    if (u.chunk_gathered.size() <= chunk) u.chunk_gathered.resize(chunk + 1, 0);
+    if (u.chunk_gathered[chunk]) return Duration::Zero();
+    u.chunk_gathered[chunk] = 1;
+    return Zero3(r);
+  }
   int Process(int x, int r) const { return x * p_ + r; }
 
   void Span(int x, int r, int stream, std::string name, const char* cat, TimePoint start, Duration d,
@@ -195,9 +207,9 @@ class StepRun {
   // Whether the task's ZeRO-3 parameter gather is done. A task whose inputs are there but whose gather is
   // not waits for ZeRO-3 communication, not for the pipeline: that time is counted as gather_wait.
   bool GatherReadyOrWait(Unit& u, int r, size_t index) {
-    const bool ready =
-        Zero3(r) <= Duration::Zero() ||
-        (index < u.gather_start.size() && u.gather_start[index] + Zero3FirstLayer(r) <= q_.Now());
+    const bool ready = Zero3(r) <= Duration::Zero() ||
+                       (index < u.gather_start.size() &&
+                        u.gather_start[index] + FirstLayer(r, u.gather_dur[index]) <= q_.Now());
     if (!ready && !u.gather_wait_from) u.gather_wait_from = q_.Now();
     if (ready && u.gather_wait_from) {
       u.t.gather_wait += q_.Now() - *u.gather_wait_from;
@@ -209,13 +221,15 @@ class StepRun {
   void PrefetchGather(int x, int r, size_t index) {
     Unit& u = U(x, r);
     if (index >= prog_.orders[x][r].size() || index < u.gather_start.size()) return;
-    TimePoint start = u.gather.Enqueue(q_.Now(), Zero3(r));
+    const Duration d = TaskGather(u, x, r, index);
+    const TimePoint start = d > Duration::Zero() ? u.gather.Enqueue(q_.Now(), d) : q_.Now();
     u.gather_start.push_back(start);
+    u.gather_dur.push_back(d);
     if (sink_)
-      Span(x, r, kDpStream, "zero3 gather", "dp", start, Zero3(r),
+      Span(x, r, kDpStream, "zero3 gather", "dp", start, d,
            Collective("all_gather", "dp", At(prog_.zero3_gather_bytes, r)));
     const uint64_t k = Pack(x, r, 0);
-    q_.Schedule(start + Zero3FirstLayer(r), [this, k] { TryStart(A(k), B(k)); });
+    q_.Schedule(start + FirstLayer(r, d), [this, k] { TryStart(A(k), B(k)); });
   }
 
   void TryStart(int x, int r) {
@@ -255,8 +269,9 @@ class StepRun {
     }
     // Layer by layer, the task's last layer waits for the chunk's whole gather: that wait is ZeRO-3's too.
     Duration wait;
-    if (Zero3(r) > Duration::Zero() && index < u.gather_start.size()) {
-      const TimePoint last = u.gather_start[index] + Zero3(r) + d * (1.0 / Zero3Layers(r));
+    if (Zero3(r) > Duration::Zero() && index < u.gather_start.size() &&
+        u.gather_dur[index] > Duration::Zero()) {
+      const TimePoint last = u.gather_start[index] + u.gather_dur[index] + d * (1.0 / Zero3Layers(r));
       if (last > now + d) wait = last - (now + d);
       u.t.gather_wait += wait;
     }

@@ -215,6 +215,11 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.parallel = {.tp = num("tp"), .pp = num("pp"), .cp = num("cp"), .dp = num("fsdp")};
   o.training.micro_batch = o.parallel.pp > 1 ? 1 : num("local_batch");
   o.parallel.zero = 3;
+  // torchtitan's FSDP2 under pipeline parallelism keeps the gathered weights for the step
+  // (parallelize_llama.py: reshard_after_forward False "to avoid per-microbatch all-gathers").
+  o.parallel.reshard_after_forward = o.parallel.pp == 1;
+  // Only the transformer blocks are compiled; the loss is cross entropy on logits cast to fp32 (train.py).
+  o.training.head_kernels = model::Kernels::kEager;
   o.parallel.recompute = Recompute::kFull;
   o.parallel.sequence_parallel = o.parallel.tp > 1;
   o.parallel.tp_comm_overlap = *t.Text(i, "async_tp") == "yes";

@@ -332,6 +332,28 @@ TEST_F(TrainScenarioTest, NormImplNeedsEagerKernels) {
   EXPECT_NE(bad.error().message.find("kernels: eager"), std::string::npos) << bad.error().message;
 }
 
+// parallel.reshard_after_forward (FSDP2's argument): only with ZeRO-3, an error at its key otherwise;
+// training.head_kernels: unset follows kernels, the torchtitan stack sets it eager.
+TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
+  std::string yaml = kBase;
+  yaml.insert(yaml.find("parallel:\n") + 10, "  zero: 3\n  reshard_after_forward: false\n");
+  auto r = Parse(yaml);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->parallel.reshard_after_forward);
+  EXPECT_FALSE(r->training.head_kernels.has_value());
+  std::string bad = kBase;
+  bad.insert(bad.find("parallel:\n") + 10, "  zero: 1\n  reshard_after_forward: false\n");
+  auto e = Parse(bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("parallel.reshard_after_forward"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("zero: 3"), std::string::npos) << e.error().message;
+  auto tt = Parse(WithStack("torchtitan-2024.12"));
+  ASSERT_TRUE(tt.ok()) << tt.error().message;
+  ASSERT_TRUE(tt->training.head_kernels.has_value());
+  EXPECT_EQ(*tt->training.head_kernels, model::Kernels::kEager);
+  EXPECT_EQ(tt->training.kernels, model::Kernels::kFused);
+}
+
 TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   auto r = Parse(WithStack("nemo-24.07"));
   ASSERT_TRUE(r.ok()) << r.error().message;

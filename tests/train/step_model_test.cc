@@ -101,6 +101,51 @@ TEST_F(StepModelTest, ZeroMemoryPerStage) {
   }
 }
 
+// reshard_after_forward false (FSDP2 under torchtitan's pipeline parallelism): ZeRO-3 keeps the stage's whole
+// bf16 weights (2 B per parameter, not divided by dp), and gathers each chunk once a step instead of before
+// every forward and backward: with 16 micro-batches the ZeRO-3 gathers cost less, never more.
+TEST_F(StepModelTest, NoReshardKeepsTheWeightsAndGathersOnce) {
+  o_.parallel.tp = 1;
+  o_.parallel.pp = 2;
+  o_.parallel.zero = 3;
+  o_.training.global_batch = 64;  // dp 4: 16 micro-batches per replica
+  // The layers, the embedding on the first stage and the output head on the last.
+  const double P = o_.model.layers * o_.model.LayerParameters() + 2.0 * o_.model.vocab * o_.model.hidden;
+  const StepResult reshard = Run();
+  o_.parallel.reshard_after_forward = false;
+  const StepResult kept = Run();
+  ASSERT_EQ(reshard.memory.size(), 2u);
+  ASSERT_EQ(kept.memory.size(), 2u);
+  double weights_reshard = 0, weights_kept = 0;
+  for (int r = 0; r < 2; ++r) {
+    weights_reshard += reshard.memory[r].weights.ToBytes();
+    weights_kept += kept.memory[r].weights.ToBytes();
+    EXPECT_EQ(kept.memory[r].gradients, reshard.memory[r].gradients) << r;  // still sharded (ZeRO-2 part)
+    EXPECT_EQ(kept.memory[r].optimizer, reshard.memory[r].optimizer) << r;
+  }
+  EXPECT_NEAR(weights_reshard, P * 2 / 4, 1);
+  EXPECT_NEAR(weights_kept, P * 2, 1);
+  EXPECT_LT(kept.step_time_s, reshard.step_time_s);
+}
+
+// training.head_kernels eager (torchtitan: fused blocks, eager loss on fp32 logits) keeps 8 bytes per
+// vocabulary entry and token in the head (the fp32 logits and the log-softmax) where the fused head keeps 4
+// (its fp32 softmax): one micro-batch of 2,048 tokens more by 4 V s bytes on the last stage.
+TEST_F(StepModelTest, EagerHeadKeepsTheFp32Logits) {
+  o_.parallel.tp = 1;
+  o_.parallel.pp = 2;
+  o_.training.global_batch = 8;
+  const StepResult fused = Run();
+  o_.training.head_kernels = model::Kernels::kEager;
+  const StepResult eager = Run();
+  ASSERT_EQ(fused.memory.size(), 2u);
+  ASSERT_EQ(eager.memory.size(), 2u);
+  EXPECT_EQ(eager.memory[0].activations, fused.memory[0].activations);  // no head on the first stage
+  const double extra = eager.memory[1].activations.ToBytes() - fused.memory[1].activations.ToBytes();
+  EXPECT_GE(extra, 4.0 * o_.model.vocab * 2048 - 1);
+  EXPECT_GT(eager.step_time_s, fused.step_time_s);  // the cast and the loss as separate kernels
+}
+
 // FP8 training keeps an fp8 copy of the layers' weights (3 B per parameter) but not of the embedding and
 // output head, which are not FP8 GEMMs (2 B): pp 2, the head's matrix on the last stage.
 TEST_F(StepModelTest, Fp8WeightCopyOnlyForTheLayers) {

@@ -10,6 +10,7 @@
 #ifndef DLSIM_MODEL_LAYER_GRAPH_H_
 #define DLSIM_MODEL_LAYER_GRAPH_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -123,6 +124,9 @@ struct LayerOptions {
   double residual_bytes = 2;
   // Eager kernels: how RMSNorm runs (NormImpl); LayerNorm is PyTorch's kernel either way.
   NormImpl norm_impl = NormImpl::kFused;
+  // How the head (final norm, LM head, loss) runs; unset: as `kernels`. Eager where only the transformer
+  // blocks are compiled (torchtitan): the loss upcasts the logits to fp32 (EagerHeadOps).
+  std::optional<Kernels> head_kernels;
 };
 
 // Operators of one transformer layer with a dense MLP, in execution order (MLA attention when m.mla
@@ -163,7 +167,7 @@ std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o);
 // and loss (last pipeline stage).
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o);
 std::vector<Op> BuildHeadOps(const ModelSpec& m, const LayerOptions& o);
-// With o.kernels eager, EagerHeadOps.
+// With head kernels (o.head_kernels, else o.kernels) eager, EagerHeadOps.
 // The eager head: the final norm in r bytes and its cast, the LM head, the logits cast to fp32 ((a+4)V,
 // backward the same) and the loss (log-softmax 8V, backward 12V) where the fused head has one cross-entropy
 // kernel.

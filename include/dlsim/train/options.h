@@ -104,6 +104,9 @@ struct TrainingOptions {
   // kernel, or written in Python with an fp32 upcast (Hugging Face, litgpt, torchtune), which keeps more for
   // the backward.
   model::NormImpl norm_impl = model::NormImpl::kFused;
+  // How the head runs (training.head_kernels: final norm, LM head and loss); unset: as `kernels`. Eager
+  // where only the transformer blocks are compiled (torchtitan): cross entropy on logits cast to fp32.
+  std::optional<model::Kernels> head_kernels;
   // Gradient buffer / reduction type; unset: fp32, except fp16 for fp16 training (Megatron-LM); bf16
   // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;
@@ -132,6 +135,11 @@ struct ParallelOptions {
   Recompute recompute = Recompute::kNone;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  // ZeRO-3 only (parallel.reshard_after_forward; FSDP2's fully_shard argument): free the gathered parameters
+  // after each forward (true: a gather per forward and per backward of every micro-batch) or keep them until
+  // the step's end (false: one gather per step and the stage's whole bf16 weights resident; torchtitan sets
+  // false under pipeline parallelism "to avoid per-microbatch all-gathers").
+  bool reshard_after_forward = true;
   bool tp_comm_overlap = false;
   // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts
   // as etp x ep x edp (expert-tensor-parallel innermost, then expert-parallel, then expert-data-

@@ -109,6 +109,9 @@ struct StepProgram {
   // its first layer's share has arrived, and cannot end before its whole gather plus its last layer's
   // compute.
   std::vector<int> zero3_layers;
+  // false (reshard_after_forward false): a chunk is gathered before its first task of the step only; its
+  // parameters then stay for the step's other forwards and backwards.
+  bool zero3_reshard = true;
 };
 
 struct RankTimeline {
