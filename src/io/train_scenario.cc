@@ -269,6 +269,12 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
                "false keeps gathered parameters until the step's end, which only sharded parameters have: "
                "needs zero: 3 (FSDP / ZeRO-3), zero is " +
                    std::to_string(par->zero));
+  par->defer_grad_reduce = p.Get<bool>("defer_grad_reduce", par->defer_grad_reduce);
+  if (par->defer_grad_reduce && par->zero < 2)
+    p.AddError("defer_grad_reduce",
+               "true keeps the gradients unsharded until the last micro-batch, which only sharded gradients "
+               "change: needs zero: 2 or 3, zero is " +
+                   std::to_string(par->zero));
   par->tp_comm_overlap = p.Get<bool>("tp_comm_overlap", par->tp_comm_overlap);
   par->ep = p.Get<int>("ep", par->ep, limits::kDegree);
   par->etp = p.Get<int>("etp", par->etp, Range::Between(0, 1 << 20));

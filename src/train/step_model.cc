@@ -290,8 +290,9 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
     mem.weights =
         Bytes((params * state.weights - ends * (state.weights - state.end_weights)) / (sharded ? dp : 1) +
               experts * state.weights / (sharded ? edp : 1));
-    mem.gradients = Bytes(params * state.gradients / (zero >= 2 ? dp : 1) +
-                          experts * state.gradients / (zero >= 2 ? edp : 1));
+    const bool grads_sharded = zero >= 2 && !o.parallel.defer_grad_reduce;
+    mem.gradients = Bytes(params * state.gradients / (grads_sharded ? dp : 1) +
+                          experts * state.gradients / (grads_sharded ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +
                           experts * state.optimizer / (zero >= 1 ? edp : 1));
     const Bytes held = by_chunk ? held_by_chunk : act_per_mb * (static_cast<double>(in_flight) / plan.chunks);

@@ -332,7 +332,8 @@ TEST_F(TrainScenarioTest, NormImplNeedsEagerKernels) {
   EXPECT_NE(bad.error().message.find("kernels: eager"), std::string::npos) << bad.error().message;
 }
 
-// parallel.reshard_after_forward (FSDP2's argument): only with ZeRO-3, an error at its key otherwise;
+// parallel.reshard_after_forward (FSDP2's argument): only with ZeRO-3, an error at its key otherwise (and
+// defer_grad_reduce only with ZeRO-2/3);
 // training.head_kernels: unset follows kernels, the torchtitan stack sets it eager.
 TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
   std::string yaml = kBase;
@@ -347,6 +348,11 @@ TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("parallel.reshard_after_forward"), std::string::npos) << e.error().message;
   EXPECT_NE(e.error().message.find("zero: 3"), std::string::npos) << e.error().message;
+  std::string defer = kBase;
+  defer.insert(defer.find("parallel:\n") + 10, "  zero: 1\n  defer_grad_reduce: true\n");
+  auto d = Parse(defer);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("parallel.defer_grad_reduce"), std::string::npos) << d.error().message;
   auto tt = Parse(WithStack("torchtitan-2024.12"));
   ASSERT_TRUE(tt.ok()) << tt.error().message;
   ASSERT_TRUE(tt->training.head_kernels.has_value());

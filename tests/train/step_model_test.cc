@@ -128,6 +128,29 @@ TEST_F(StepModelTest, NoReshardKeepsTheWeightsAndGathersOnce) {
   EXPECT_LT(kept.step_time_s, reshard.step_time_s);
 }
 
+// defer_grad_reduce (PyTorch's pipelining stage with FSDP2): the gradients accumulate unsharded until the
+// last micro-batch, so the stage holds its whole fp32 gradients; the weights and optimizer rows do not move.
+TEST_F(StepModelTest, DeferredGradReduceKeepsTheWholeGradients) {
+  o_.parallel.tp = 1;
+  o_.parallel.pp = 2;
+  o_.parallel.zero = 3;
+  o_.training.global_batch = 64;
+  const double P = o_.model.layers * o_.model.LayerParameters() + 2.0 * o_.model.vocab * o_.model.hidden;
+  const StepResult sharded = Run();
+  o_.parallel.defer_grad_reduce = true;
+  const StepResult deferred = Run();
+  ASSERT_EQ(deferred.memory.size(), 2u);
+  double grads_sharded = 0, grads_deferred = 0;
+  for (int r = 0; r < 2; ++r) {
+    grads_sharded += sharded.memory[r].gradients.ToBytes();
+    grads_deferred += deferred.memory[r].gradients.ToBytes();
+    EXPECT_EQ(deferred.memory[r].weights, sharded.memory[r].weights) << r;
+    EXPECT_EQ(deferred.memory[r].optimizer, sharded.memory[r].optimizer) << r;
+  }
+  EXPECT_NEAR(grads_sharded, P * 4 / 4, 1);
+  EXPECT_NEAR(grads_deferred, P * 4, 1);
+}
+
 // training.head_kernels eager (torchtitan: fused blocks, eager loss on fp32 logits) keeps 8 bytes per
 // vocabulary entry and token in the head (the fp32 logits and the log-softmax) where the fused head keeps 4
 // (its fp32 softmax): one micro-batch of 2,048 tokens more by 4 V s bytes on the last stage.

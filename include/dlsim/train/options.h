@@ -140,6 +140,11 @@ struct ParallelOptions {
   // the step's end (false: one gather per step and the stage's whole bf16 weights resident; torchtitan sets
   // false under pipeline parallelism "to avoid per-microbatch all-gathers").
   bool reshard_after_forward = true;
+  // ZeRO-2/3 only (parallel.defer_grad_reduce): gradients accumulate unsharded over the step's micro-batches
+  // and are reduce-scattered once after the last (FSDP2's set_requires_gradient_sync(False), which PyTorch's
+  // pipelining stage sets on every backward but the last): the stage's whole gradients resident in
+  // grad_dtype. The step's reduction is priced once per step either way.
+  bool defer_grad_reduce = false;
   bool tp_comm_overlap = false;
   // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts
   // as etp x ep x edp (expert-tensor-parallel innermost, then expert-parallel, then expert-data-
