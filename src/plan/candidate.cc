@@ -236,6 +236,9 @@ train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candid
   p.dp = c.dp;
   p.virtual_stages = c.virtual_stages;
   p.zero = c.zero;
+  // FSDP's keep-gathered and deferred-reduction behaviours exist only where their state is sharded.
+  if (p.zero < 3) p.reshard_after_forward = true;
+  if (p.zero < 2) p.defer_grad_reduce = false;
   p.recompute = c.recompute;
   p.pipeline_schedule = c.schedule;
   p.sequence_parallel = c.sequence_parallel;

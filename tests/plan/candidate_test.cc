@@ -91,6 +91,24 @@ TEST_F(CandidateTest, ZeroStageIsIrrelevantWithoutDataParallelism) {
   EXPECT_EQ(Pruned(e, kPrunedEquivalent), 2u);
 }
 
+// A base scenario with FSDP's keep-gathered weights and deferred gradient reduction (zero 3): a candidate at
+// a lower ZeRO stage drops what its stage has no sharded state for, so its scenario stays valid.
+TEST_F(CandidateTest, LowerZeroStagesDropFsdpOnlyKeys) {
+  train::TrainOptions b = base_;
+  b.parallel.zero = 3;
+  b.parallel.reshard_after_forward = false;
+  b.parallel.defer_grad_reduce = true;
+  Candidate c = CandidateOf(b);
+  EXPECT_FALSE(ApplyCandidate(b, c).parallel.reshard_after_forward);
+  EXPECT_TRUE(ApplyCandidate(b, c).parallel.defer_grad_reduce);
+  c.zero = 2;
+  EXPECT_TRUE(ApplyCandidate(b, c).parallel.reshard_after_forward);
+  EXPECT_TRUE(ApplyCandidate(b, c).parallel.defer_grad_reduce);
+  c.zero = 1;
+  EXPECT_TRUE(ApplyCandidate(b, c).parallel.reshard_after_forward);
+  EXPECT_FALSE(ApplyCandidate(b, c).parallel.defer_grad_reduce);
+}
+
 TEST_F(CandidateTest, MemoryLowerBoundPrunesOnlyWhatCannotFit) {
   PlanOptions o;
   o.space.tp = {1, 2};
