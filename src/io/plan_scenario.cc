@@ -194,8 +194,10 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
       p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), train::PipelineScheduleName(p.pipeline_schedule),
       p.virtual_stages, p.zero, train::RecomputeName(p.recompute), b(p.overlap_grad_reduce),
       b(p.overlap_param_gather), b(p.tp_comm_overlap));
-  if (!p.reshard_after_forward) y << "  reshard_after_forward: false\n";
-  if (p.defer_grad_reduce) y << "  defer_grad_reduce: true\n";
+  if (p.keep_gathered != train::Pipelined::kNo)
+    y << "  reshard_after_forward: " << train::ReshardName(p.keep_gathered) << "\n";
+  if (p.defer_grad_reduce != train::Pipelined::kNo)
+    y << "  defer_grad_reduce: " << train::DeferName(p.defer_grad_reduce) << "\n";
   if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
   if (p.cp_layout != "ring" || p.cp_ulysses != 0)
     y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);

@@ -263,14 +263,14 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
   par->recompute = p.GetEnum("recompute", par->recompute, RecomputeNames());
   par->overlap_grad_reduce = p.Get<bool>("overlap_grad_reduce", par->overlap_grad_reduce);
   par->overlap_param_gather = p.Get<bool>("overlap_param_gather", par->overlap_param_gather);
-  par->reshard_after_forward = p.Get<bool>("reshard_after_forward", par->reshard_after_forward);
-  if (!par->reshard_after_forward && par->zero != 3)
+  par->keep_gathered = p.GetEnumOf("reshard_after_forward", par->keep_gathered, train::kReshardNames);
+  if (par->keep_gathered == train::Pipelined::kYes && par->zero != 3)
     p.AddError("reshard_after_forward",
                "false keeps gathered parameters until the step's end, which only sharded parameters have: "
                "needs zero: 3 (FSDP / ZeRO-3), zero is " +
                    std::to_string(par->zero));
-  par->defer_grad_reduce = p.Get<bool>("defer_grad_reduce", par->defer_grad_reduce);
-  if (par->defer_grad_reduce && par->zero < 2)
+  par->defer_grad_reduce = p.GetEnumOf("defer_grad_reduce", par->defer_grad_reduce, train::kDeferNames);
+  if (par->defer_grad_reduce == train::Pipelined::kYes && par->zero < 2)
     p.AddError("defer_grad_reduce",
                "true keeps the gradients unsharded until the last micro-batch, which only sharded gradients "
                "change: needs zero: 2 or 3, zero is " +

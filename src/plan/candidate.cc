@@ -236,9 +236,11 @@ train::TrainOptions ApplyCandidate(const train::TrainOptions& base, const Candid
   p.dp = c.dp;
   p.virtual_stages = c.virtual_stages;
   p.zero = c.zero;
-  // FSDP's keep-gathered and deferred-reduction behaviours exist only where their state is sharded.
-  if (p.zero < 3) p.reshard_after_forward = true;
-  if (p.zero < 2) p.defer_grad_reduce = false;
+  // FSDP's keep-gathered and deferred-reduction behaviours exist only where their state is sharded (an
+  // explicit yes would make the written scenario an error; the pipelined form resolves by itself).
+  if (p.zero < 3 && p.keep_gathered == train::Pipelined::kYes) p.keep_gathered = train::Pipelined::kNo;
+  if (p.zero < 2 && p.defer_grad_reduce == train::Pipelined::kYes)
+    p.defer_grad_reduce = train::Pipelined::kNo;
   p.recompute = c.recompute;
   p.pipeline_schedule = c.schedule;
   p.sequence_parallel = c.sequence_parallel;

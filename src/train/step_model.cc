@@ -64,7 +64,7 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
   prog.p2p = costs.p2p_time();
   prog.p2p_bytes = costs.p2p_bytes();
   prog.overlap_grad_reduce = o.parallel.overlap_grad_reduce;
-  prog.zero3_reshard = o.parallel.reshard_after_forward;
+  prog.zero3_reshard = !KeepsGatheredWeights(o.parallel);
   return prog;
 }
 
@@ -286,11 +286,11 @@ void AddMemory(const TrainOptions& o, const ParallelPlan& plan, const StepContex
     const int edp = plan.edp;
     // ZeRO-3 shards the weights, unless the gathered ones stay until the step's end (reshard_after_forward
     // false: the stage's whole weights resident, FSDP2 under torchtitan's pipeline parallelism).
-    const bool sharded = zero >= 3 && o.parallel.reshard_after_forward;
+    const bool sharded = zero >= 3 && !KeepsGatheredWeights(o.parallel);
     mem.weights =
         Bytes((params * state.weights - ends * (state.weights - state.end_weights)) / (sharded ? dp : 1) +
               experts * state.weights / (sharded ? edp : 1));
-    const bool grads_sharded = zero >= 2 && !o.parallel.defer_grad_reduce;
+    const bool grads_sharded = zero >= 2 && !DefersGradReduce(o.parallel);
     mem.gradients = Bytes(params * state.gradients / (grads_sharded ? dp : 1) +
                           experts * state.gradients / (grads_sharded ? edp : 1));
     mem.optimizer = Bytes(params * state.optimizer / (zero >= 1 ? dp : 1) +

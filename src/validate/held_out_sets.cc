@@ -217,9 +217,9 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.parallel.zero = 3;
   // torchtitan's FSDP2 under pipeline parallelism keeps the gathered weights for the step
   // (parallelize_llama.py: reshard_after_forward False "to avoid per-microbatch all-gathers").
-  o.parallel.reshard_after_forward = o.parallel.pp == 1;
+  o.parallel.keep_gathered = train::Pipelined::kWhenPipelined;
   // PyTorch's pipelining stage turns FSDP's gradient sync off on every backward but the last.
-  o.parallel.defer_grad_reduce = o.parallel.pp > 1;
+  o.parallel.defer_grad_reduce = train::Pipelined::kWhenPipelined;
   // Only the transformer blocks are compiled; the loss is cross entropy on logits cast to fp32 (train.py).
   o.training.head_kernels = model::Kernels::kEager;
   o.parallel.recompute = Recompute::kFull;

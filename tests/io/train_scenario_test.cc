@@ -340,7 +340,7 @@ TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
   yaml.insert(yaml.find("parallel:\n") + 10, "  zero: 3\n  reshard_after_forward: false\n");
   auto r = Parse(yaml);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(r->parallel.reshard_after_forward);
+  EXPECT_EQ(r->parallel.keep_gathered, train::Pipelined::kYes);
   EXPECT_FALSE(r->training.head_kernels.has_value());
   std::string bad = kBase;
   bad.insert(bad.find("parallel:\n") + 10, "  zero: 1\n  reshard_after_forward: false\n");
@@ -358,6 +358,11 @@ TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
   ASSERT_TRUE(tt->training.head_kernels.has_value());
   EXPECT_EQ(*tt->training.head_kernels, model::Kernels::kEager);
   EXPECT_EQ(tt->training.kernels, model::Kernels::kFused);
+  // torchtitan keeps FSDP2's gathered weights and unsharded gradients only under pipeline parallelism.
+  EXPECT_EQ(tt->parallel.keep_gathered, train::Pipelined::kWhenPipelined);
+  EXPECT_EQ(tt->parallel.defer_grad_reduce, train::Pipelined::kWhenPipelined);
+  EXPECT_TRUE(train::KeepsGatheredWeights(tt->parallel));  // kBase has pp 2
+  EXPECT_TRUE(train::DefersGradReduce(tt->parallel));
 }
 
 TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {

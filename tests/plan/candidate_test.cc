@@ -94,19 +94,23 @@ TEST_F(CandidateTest, ZeroStageIsIrrelevantWithoutDataParallelism) {
 // A base scenario with FSDP's keep-gathered weights and deferred gradient reduction (zero 3): a candidate at
 // a lower ZeRO stage drops what its stage has no sharded state for, so its scenario stays valid.
 TEST_F(CandidateTest, LowerZeroStagesDropFsdpOnlyKeys) {
+  using train::Pipelined;
   train::TrainOptions b = base_;
   b.parallel.zero = 3;
-  b.parallel.reshard_after_forward = false;
-  b.parallel.defer_grad_reduce = true;
+  b.parallel.keep_gathered = Pipelined::kYes;
+  b.parallel.defer_grad_reduce = Pipelined::kYes;
   Candidate c = CandidateOf(b);
-  EXPECT_FALSE(ApplyCandidate(b, c).parallel.reshard_after_forward);
-  EXPECT_TRUE(ApplyCandidate(b, c).parallel.defer_grad_reduce);
+  EXPECT_EQ(ApplyCandidate(b, c).parallel.keep_gathered, Pipelined::kYes);
+  EXPECT_EQ(ApplyCandidate(b, c).parallel.defer_grad_reduce, Pipelined::kYes);
   c.zero = 2;
-  EXPECT_TRUE(ApplyCandidate(b, c).parallel.reshard_after_forward);
-  EXPECT_TRUE(ApplyCandidate(b, c).parallel.defer_grad_reduce);
+  EXPECT_EQ(ApplyCandidate(b, c).parallel.keep_gathered, Pipelined::kNo);
+  EXPECT_EQ(ApplyCandidate(b, c).parallel.defer_grad_reduce, Pipelined::kYes);
   c.zero = 1;
-  EXPECT_TRUE(ApplyCandidate(b, c).parallel.reshard_after_forward);
-  EXPECT_FALSE(ApplyCandidate(b, c).parallel.defer_grad_reduce);
+  EXPECT_EQ(ApplyCandidate(b, c).parallel.defer_grad_reduce, Pipelined::kNo);
+  // The pipelined form stays: it resolves by the candidate's zero and pp.
+  b.parallel.keep_gathered = Pipelined::kWhenPipelined;
+  EXPECT_EQ(ApplyCandidate(b, c).parallel.keep_gathered, Pipelined::kWhenPipelined);
+  EXPECT_FALSE(train::KeepsGatheredWeights(ApplyCandidate(b, c).parallel));
 }
 
 TEST_F(CandidateTest, MemoryLowerBoundPrunesOnlyWhatCannotFit) {

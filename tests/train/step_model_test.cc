@@ -112,7 +112,7 @@ TEST_F(StepModelTest, NoReshardKeepsTheWeightsAndGathersOnce) {
   // The layers, the embedding on the first stage and the output head on the last.
   const double P = o_.model.layers * o_.model.LayerParameters() + 2.0 * o_.model.vocab * o_.model.hidden;
   const StepResult reshard = Run();
-  o_.parallel.reshard_after_forward = false;
+  o_.parallel.keep_gathered = Pipelined::kYes;
   const StepResult kept = Run();
   ASSERT_EQ(reshard.memory.size(), 2u);
   ASSERT_EQ(kept.memory.size(), 2u);
@@ -137,7 +137,7 @@ TEST_F(StepModelTest, DeferredGradReduceKeepsTheWholeGradients) {
   o_.training.global_batch = 64;
   const double P = o_.model.layers * o_.model.LayerParameters() + 2.0 * o_.model.vocab * o_.model.hidden;
   const StepResult sharded = Run();
-  o_.parallel.defer_grad_reduce = true;
+  o_.parallel.defer_grad_reduce = Pipelined::kWhenPipelined;  // pp 2: deferred
   const StepResult deferred = Run();
   ASSERT_EQ(deferred.memory.size(), 2u);
   double grads_sharded = 0, grads_deferred = 0;

@@ -123,6 +123,16 @@ struct TrainingOptions {
   std::optional<model::VideoClip> video;
 };
 
+// Whether a behaviour holds: no, yes, or only when the layout pipelines (pp > 1).
+enum class Pipelined { kNo, kYes, kWhenPipelined };
+// parallel.reshard_after_forward's values (keep_gathered is their negation) and defer_grad_reduce's.
+inline constexpr std::pair<std::string_view, Pipelined> kReshardNames[] = {
+    {"true", Pipelined::kNo}, {"false", Pipelined::kYes}, {"unless-pipelined", Pipelined::kWhenPipelined}};
+inline constexpr std::pair<std::string_view, Pipelined> kDeferNames[] = {
+    {"false", Pipelined::kNo}, {"true", Pipelined::kYes}, {"when-pipelined", Pipelined::kWhenPipelined}};
+inline std::string_view ReshardName(Pipelined p) { return NameIn(kReshardNames, p); }
+inline std::string_view DeferName(Pipelined p) { return NameIn(kDeferNames, p); }
+
 struct ParallelOptions {
   int tp = 1;
   int pp = 1;
@@ -135,16 +145,15 @@ struct ParallelOptions {
   Recompute recompute = Recompute::kNone;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
-  // ZeRO-3 only (parallel.reshard_after_forward; FSDP2's fully_shard argument): free the gathered parameters
-  // after each forward (true: a gather per forward and per backward of every micro-batch) or keep them until
-  // the step's end (false: one gather per step and the stage's whole bf16 weights resident; torchtitan sets
-  // false under pipeline parallelism "to avoid per-microbatch all-gathers").
-  bool reshard_after_forward = true;
-  // ZeRO-2/3 only (parallel.defer_grad_reduce): gradients accumulate unsharded over the step's micro-batches
-  // and are reduce-scattered once after the last (FSDP2's set_requires_gradient_sync(False), which PyTorch's
-  // pipelining stage sets on every backward but the last): the stage's whole gradients resident in
-  // grad_dtype. The step's reduction is priced once per step either way.
-  bool defer_grad_reduce = false;
+  // FSDP behaviours, each no, yes, or only when the layout pipelines (pp > 1), as FSDP2 runs under PyTorch's
+  // pipelining stage (torchtitan). keep_gathered (parallel.reshard_after_forward false; ZeRO-3): the gathered
+  // parameters stay until the step's end: one gather per chunk and step, the stage's whole bf16 weights
+  // resident. defer_grad_reduce (ZeRO-2/3): gradients accumulate unsharded over the step's micro-batches and
+  // are reduce-scattered once after the last (set_requires_gradient_sync(False), which the pipelining stage
+  // sets on every backward but the last): the stage's whole gradients resident in grad_dtype. Read them
+  // through KeepsGatheredWeights / DefersGradReduce.
+  Pipelined keep_gathered = Pipelined::kNo;
+  Pipelined defer_grad_reduce = Pipelined::kNo;
   bool tp_comm_overlap = false;
   // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts
   // as etp x ep x edp (expert-tensor-parallel innermost, then expert-parallel, then expert-data-
@@ -162,6 +171,18 @@ struct ParallelOptions {
   CpComm cp_comm = CpComm::kP2p;                            // causal CP's K/V exchange (above)
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;  // MoE token dispatch (above)
 };
+
+// Whether ZeRO-3 keeps its gathered weights for the step (keep_gathered, and zero 3).
+inline bool KeepsGatheredWeights(const ParallelOptions& p) {
+  return p.zero >= 3 &&
+         (p.keep_gathered == Pipelined::kYes || (p.keep_gathered == Pipelined::kWhenPipelined && p.pp > 1));
+}
+// Whether the gradients stay unsharded until the step's last micro-batch (defer_grad_reduce, and zero 2 or
+// 3).
+inline bool DefersGradReduce(const ParallelOptions& p) {
+  return p.zero >= 2 && (p.defer_grad_reduce == Pipelined::kYes ||
+                         (p.defer_grad_reduce == Pipelined::kWhenPipelined && p.pp > 1));
+}
 
 // Data-aware MoE routing (issue 15): how many of a micro-batch's routed tokens each expert receives.
 // The skew is a registry policy (train/expert_routing.h): "uniform" (every expert exactly its share),
