@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <glpk.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -35,7 +36,6 @@ Status CheckBounds(double lower, double upper, const char* what, int index) {
 
 int LinearProgram::AddVariable(double lower, double upper, double objective, bool integer) {
   vars_.push_back({lower, upper, objective, integer});
-  integers_ += integer ? 1 : 0;
   return static_cast<int>(vars_.size()) - 1;
 }
 
@@ -63,6 +63,10 @@ Status LinearProgram::Validate() const {
     }
   }
   return Status::Ok();
+}
+
+bool LinearProgram::has_integers() const {
+  return std::any_of(vars_.begin(), vars_.end(), [](const Var& v) { return v.integer; });
 }
 
 Result<LpSolution> LinearProgram::Maximize() const { return Solve(true); }

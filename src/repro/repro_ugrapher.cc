@@ -158,7 +158,8 @@ class UgrapherReproduction final : public Reproduction {
     ReproResult r;
     Tally vs_dgl, vs_pyg;
     DLSIM_ASSIGN_OR_RETURN(std::string per_gpu, RunCases(env, pol, graphs, {}, &r.details, vs_dgl, vs_pyg));
-    DLSIM_ASSIGN_OR_RETURN(internal::MeasuredAggregation measured, internal::H200Aggregation(env, {}));
+    DLSIM_ASSIGN_OR_RETURN(internal::MeasuredAggregation measured,
+                           internal::H200Aggregation(env, {pol.ops, *pol.dgl, *pol.pyg}, {}));
     DLSIM_ASSIGN_OR_RETURN(std::string sensitivity,
                            Sensitivity(env, pol, graphs, measured.hub_step_bound_ns));
     r.measured = std::move(measured.rows);

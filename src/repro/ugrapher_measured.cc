@@ -45,22 +45,6 @@ Result<gnn::GraphProfile> MeasuredGraph(std::string_view name) {
   return gnn::ProfileGraph(g);
 }
 
-struct Models {
-  gnn::GraphOpRegistry ops{"graph-op"};
-  std::map<std::string, std::unique_ptr<gnn::StaticKernelPolicy>, std::less<>> baselines;
-};
-
-Result<Models> MakeModels() {
-  Models m;
-  gnn::RegisterGraphOps(m.ops);
-  gnn::StaticKernelRegistry kernels("graph-op-baseline");
-  gnn::RegisterStaticKernels(kernels);
-  for (const char* name : {"dgl", "pyg"}) {
-    DLSIM_ASSIGN_OR_RETURN(m.baselines[name], kernels.Create(name));
-  }
-  return m;
-}
-
 const Mapping* Find(std::string_view op) {
   for (const Mapping& m : kMappings) {
     if (m.measured == op) return &m;
@@ -80,10 +64,10 @@ struct Tallies {
 
 }  // namespace
 
-Result<MeasuredAggregation> H200Aggregation(const ReproEnv& env, const gnn::KernelModelParams& params) {
+Result<MeasuredAggregation> H200Aggregation(const ReproEnv& env, const BaselineModels& models,
+                                            const gnn::KernelModelParams& params) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::H200GnnAggregationCsv(), "gnn_aggregation.csv"));
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, env.catalogs->hardware.FindGpu("h200"));
-  DLSIM_ASSIGN_OR_RETURN(Models models, MakeModels());
   std::map<std::string, gnn::GraphProfile, std::less<>> graphs;
   MeasuredAggregation out;
   Tallies tallies;
@@ -102,9 +86,9 @@ Result<MeasuredAggregation> H200Aggregation(const ReproEnv& env, const gnn::Kern
     }
     const gnn::GraphProfile& prof = graphs[graph];
     DLSIM_ASSIGN_OR_RETURN(auto gop, models.ops.Create(std::string(m->op)));
-    DLSIM_ASSIGN_OR_RETURN(gnn::OpChoice c,
-                           gnn::CostStatic(prof, gop->Loops(static_cast<int>(width)),
-                                           *models.baselines.find(m->baseline)->second, *gpu, params));
+    const gnn::StaticKernelPolicy& baseline = m->baseline == "dgl" ? models.dgl : models.pyg;
+    DLSIM_ASSIGN_OR_RETURN(
+        gnn::OpChoice c, gnn::CostStatic(prof, gop->Loops(static_cast<int>(width)), baseline, *gpu, params));
     const double measured_us = ms * 1e3, predicted_us = c.time_ns * 1e-3;
     tallies.Add(m->kernel, predicted_us / measured_us);
     if (m->measured == "csr_spmm" && graph == "rmat" && width == 16)  // one element per lane and edge

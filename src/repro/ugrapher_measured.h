@@ -11,6 +11,8 @@
 
 #include "dlsim/core/result.h"
 #include "dlsim/gnn/kernels/graph_kernel_cost.h"
+#include "dlsim/gnn/kernels/graph_op.h"
+#include "dlsim/gnn/kernels/graph_schedule.h"
 #include "dlsim/repro/reproduction.h"
 
 namespace dlsim::repro::internal {
@@ -23,8 +25,16 @@ struct MeasuredAggregation {
   double hub_step_bound_ns = 0;
 };
 
+// The reproduction's graph operators and framework baselines (its own registries, borrowed).
+struct BaselineModels {
+  const gnn::GraphOpRegistry& ops;
+  const gnn::StaticKernelPolicy& dgl;
+  const gnn::StaticKernelPolicy& pyg;
+};
+
 // Errors: the embedded CSV malformed (file, line, column); no H200 in the catalog.
-Result<MeasuredAggregation> H200Aggregation(const ReproEnv& env, const gnn::KernelModelParams& params);
+Result<MeasuredAggregation> H200Aggregation(const ReproEnv& env, const BaselineModels& models,
+                                            const gnn::KernelModelParams& params);
 
 }  // namespace dlsim::repro::internal
 

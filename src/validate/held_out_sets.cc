@@ -191,6 +191,7 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run) {
 // comments (one micro-batch of one sample under PP, 2 virtual stages for interleaved 1F1B, fp32 gradient
 // reduction) and the node is a DGX H100 (NVSwitch, 8 x 400 Gb/s) with the page's 96 GB HBM2e GPU. Held out:
 // not fitted on, bound_pct 0.
+namespace {
 constexpr int kTorchtitanInterleavedStages = 2;
 
 std::string TorchtitanLayout(const TrainOptions& o) {
@@ -232,17 +233,27 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   return o;
 }
 
-Result<ValidationSet> TorchtitanH100(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::TorchtitanH100NdCsv(), "torchtitan_h100_nd.csv"));
-  ValidationSet set{"torchtitan-h100-nd", "step time (s)", Source(t), 0.0, {}};
+}  // namespace
+
+Result<std::vector<LabelledScenario>> TorchtitanH100Scenarios(const Runner& run, const CsvTable& t) {
+  std::vector<LabelledScenario> out;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     auto spec = run.catalogs.models.Find(*t.Text(i, "model"));
     if (!spec.ok()) return spec.error();
-    const TrainOptions o = TorchtitanH100Row(t, i, **spec);
-    set.rows.push_back(Row("t" + *t.Text(i, "table") + " " + *t.Text(i, "model") + " " + TorchtitanLayout(o) +
-                               " " + *t.Text(i, "schedule") + (o.parallel.tp_comm_overlap ? " async-tp" : ""),
-                           *t.Number(i, "derived_step_time_s"), o, run));
+    TrainOptions o = TorchtitanH100Row(t, i, **spec);
+    std::string label = "t" + *t.Text(i, "table") + " " + *t.Text(i, "model") + " " + TorchtitanLayout(o) +
+                        " " + *t.Text(i, "schedule") + (o.parallel.tp_comm_overlap ? " async-tp" : "");
+    out.push_back({std::move(label), std::move(o)});
   }
+  return out;
+}
+
+Result<ValidationSet> TorchtitanH100(Runner& run) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::TorchtitanH100NdCsv(), "torchtitan_h100_nd.csv"));
+  ValidationSet set{"torchtitan-h100-nd", "step time (s)", Source(t), 0.0, {}};
+  DLSIM_ASSIGN_OR_RETURN(std::vector<LabelledScenario> rows, TorchtitanH100Scenarios(run, t));
+  for (size_t i = 0; i < rows.size(); ++i)
+    set.rows.push_back(Row(rows[i].label, *t.Number(i, "derived_step_time_s"), rows[i].options, run));
   return set;
 }
 

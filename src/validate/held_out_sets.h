@@ -7,6 +7,7 @@
 #define DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 
 #include <string>
+#include <vector>
 
 #include "dlsim/core/csv.h"
 #include "dlsim/core/result.h"
@@ -35,9 +36,13 @@ Result<ValidationSet> MegatronLmMemory(Runner& run);   // megatron-lm-memory
 Result<ValidationSet> PytorchBf16Memory(Runner& run);  // pytorch-bf16-memory
 // torchtitan-h100-nd-memory: torchtitan's logged peak reserved memory of the torchtitan-h100-nd rows.
 Result<ValidationSet> TorchtitanH100Memory(Runner& run);
-// A torchtitan-h100-nd row's scenario (held_out_sets.cc) and its layout in words ("fsdp8 tp1 pp1 cp1").
-train::TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSpec& m);
-std::string TorchtitanLayout(const train::TrainOptions& o);
+// The scenario of every row of torchtitan_h100_nd.csv (`t`, parsed), in row order, labelled by table,
+// model, layout and schedule; both torchtitan H100 sets score these (held_out_sets.cc).
+struct LabelledScenario {
+  std::string label;
+  train::TrainOptions options;
+};
+Result<std::vector<LabelledScenario>> TorchtitanH100Scenarios(const Runner& run, const CsvTable& t);
 // serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine;
 // serving-vllm-public-ttft: the rows that published a mean TTFT, against it.
 Result<ValidationSet> ServingVllmPublic(Runner& run);

@@ -125,14 +125,10 @@ Result<ValidationSet> TorchtitanH100Memory(Runner& run) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::TorchtitanH100NdCsv(), "torchtitan_h100_nd.csv"));
   ValidationSet set{
       "torchtitan-h100-nd-memory", "peak reserved memory, largest rank (GiB)", Source(t), 0.0, {}};
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    auto spec = run.catalogs.models.Find(*t.Text(i, "model"));
-    if (!spec.ok()) return spec.error();
-    const TrainOptions o = TorchtitanH100Row(t, i, **spec);
-    const Result<train::StepResult> r = run.Run(o);
-    ValidationRow row = Row("t" + *t.Text(i, "table") + " " + o.model.name + " " + TorchtitanLayout(o) + " " +
-                                *t.Text(i, "schedule"),
-                            *t.Number(i, "memory_gib"), r);
+  DLSIM_ASSIGN_OR_RETURN(std::vector<LabelledScenario> rows, TorchtitanH100Scenarios(run, t));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Result<train::StepResult> r = run.Run(rows[i].options);
+    ValidationRow row = Row(rows[i].label, *t.Number(i, "memory_gib"), r);
     row.predicted = r.ok() ? r->peak_reserved.ToGiB() : 0;
     set.rows.push_back(std::move(row));
   }

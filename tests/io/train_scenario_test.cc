@@ -317,16 +317,18 @@ std::string WithStack(const std::string& name) {
   return yaml;
 }
 
+// `yaml` with `keys` (indented lines) inserted at the top of its `section`.
+std::string WithKeys(std::string yaml, const std::string& section, const std::string& keys) {
+  yaml.insert(yaml.find(section + ":\n") + section.size() + 2, keys);
+  return yaml;
+}
+
 // training.norm_impl (issue 32, memory fidelity): read under eager kernels, an error at its key otherwise.
 TEST_F(TrainScenarioTest, NormImplNeedsEagerKernels) {
-  std::string eager = WithStack("pytorch-eager-bf16");
-  eager.insert(eager.find("training:\n") + 10, "  norm_impl: python-fp32\n");
-  auto r = Parse(eager);
+  auto r = Parse(WithKeys(WithStack("pytorch-eager-bf16"), "training", "  norm_impl: python-fp32\n"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->training.norm_impl, model::NormImpl::kPythonFp32);
-  std::string fused = kBase;
-  fused.insert(fused.find("training:\n") + 10, "  norm_impl: python-fp32\n");
-  auto bad = Parse(fused);
+  auto bad = Parse(WithKeys(kBase, "training", "  norm_impl: python-fp32\n"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("training.norm_impl"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("kernels: eager"), std::string::npos) << bad.error().message;
@@ -336,21 +338,15 @@ TEST_F(TrainScenarioTest, NormImplNeedsEagerKernels) {
 // defer_grad_reduce only with ZeRO-2/3);
 // training.head_kernels: unset follows kernels, the torchtitan stack sets it eager.
 TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
-  std::string yaml = kBase;
-  yaml.insert(yaml.find("parallel:\n") + 10, "  zero: 3\n  reshard_after_forward: false\n");
-  auto r = Parse(yaml);
+  auto r = Parse(WithKeys(kBase, "parallel", "  zero: 3\n  reshard_after_forward: false\n"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->parallel.keep_gathered, train::Pipelined::kYes);
   EXPECT_FALSE(r->training.head_kernels.has_value());
-  std::string bad = kBase;
-  bad.insert(bad.find("parallel:\n") + 10, "  zero: 1\n  reshard_after_forward: false\n");
-  auto e = Parse(bad);
+  auto e = Parse(WithKeys(kBase, "parallel", "  zero: 1\n  reshard_after_forward: false\n"));
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("parallel.reshard_after_forward"), std::string::npos) << e.error().message;
   EXPECT_NE(e.error().message.find("zero: 3"), std::string::npos) << e.error().message;
-  std::string defer = kBase;
-  defer.insert(defer.find("parallel:\n") + 10, "  zero: 1\n  defer_grad_reduce: true\n");
-  auto d = Parse(defer);
+  auto d = Parse(WithKeys(kBase, "parallel", "  zero: 1\n  defer_grad_reduce: true\n"));
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message.find("parallel.defer_grad_reduce"), std::string::npos) << d.error().message;
   auto tt = Parse(WithStack("torchtitan-2024.12"));

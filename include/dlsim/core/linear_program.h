@@ -50,7 +50,7 @@ class LinearProgram {
   // default relative gap (0: proven optimal).
   Result<LpSolution> Maximize() const;
   Result<LpSolution> Minimize() const;
-  bool has_integers() const { return integers_ > 0; }
+  bool has_integers() const;
 
   // The program as added (what the solver reads).
   struct Var {
@@ -65,7 +65,6 @@ class LinearProgram {
  private:
   Status Validate() const;
   Result<LpSolution> Solve(bool maximize) const;
-  int integers_ = 0;
   std::vector<Var> vars_;
   std::vector<Row> rows_;
 };

@@ -75,4 +75,13 @@ std::optional<Duration> ShardingCostModel::Reshard(Layout from, Layout to, doubl
   return Collective(static_cast<int>(c), bytes);
 }
 
+std::optional<Duration> ShardingCostModel::Edge(Layout producer, const OpStrategy& st, size_t input,
+                                                double width) const {
+  const Layout grad_to = producer == Layout::kPartial ? Layout::kReplicated : producer;
+  const std::optional<Duration> f = Reshard(producer, st.in[input], width),
+                                b = Reshard(st.in_grad[input], grad_to, width);
+  if (!f || !b) return std::nullopt;
+  return *f + *b;
+}
+
 }  // namespace dlsim::plan

@@ -1,13 +1,12 @@
 #include "dlsim/plan/sharding/sharding_ilp.h"
 
+#include <iterator>
 #include <vector>
 
 #include "dlsim/core/linear_program.h"
 
 namespace dlsim::plan {
 namespace {
-
-Layout Dual(Layout a) { return a == Layout::kPartial ? Layout::kReplicated : a; }
 
 // A node of the program: the graph input (its options are layouts) or an operator (its strategies).
 struct Node {
@@ -29,7 +28,7 @@ void AddOneHot(LinearProgram& lp, Node& n, const std::vector<double>& cost) {
 Node InputNode(LinearProgram& lp, std::optional<Layout> input) {
   Node n;
   n.out = input ? std::vector<Layout>{*input}
-                : std::vector<Layout>{Layout::kReplicated, Layout::kTokens, Layout::kFeatures};
+                : std::vector<Layout>(std::begin(kGraphInputLayouts), std::end(kGraphInputLayouts));
   AddOneHot(lp, n, std::vector<double>(n.out.size(), 0.0));
   return n;
 }
@@ -48,17 +47,15 @@ Node OpNode(LinearProgram& lp, const ShardOp& op, const ShardingCostModel& cost)
 
 // The e variables of the edge from `u` into input `j` of `v` (width `w` features), with Alpa's
 // rows: sum e = 1, row sums <= s_u, column sums <= s_v. Impossible pairs have no variable.
-void AddEdge(LinearProgram& lp, const Node& u, const Node& v, int j, double w,
+void AddEdge(LinearProgram& lp, const Node& u, const Node& v, size_t j, double w,
              const ShardingCostModel& cost) {
   std::vector<std::pair<int, double>> all;
   std::vector<std::vector<std::pair<int, double>>> rows(u.var.size()), cols(v.var.size());
   for (size_t a = 0; a < u.var.size(); ++a) {
     for (size_t s = 0; s < v.var.size(); ++s) {
-      const OpStrategy& st = v.strategies[s];
-      const std::optional<Duration> f = cost.Reshard(u.out[a], st.in[j], w),
-                                    b = cost.Reshard(st.in_grad[j], Dual(u.out[a]), w);
-      if (!f || !b) continue;
-      const int e = lp.AddVariable(0, 1, static_cast<double>((*f + *b).ToNanos()), /*integer=*/true);
+      const std::optional<Duration> d = cost.Edge(u.out[a], v.strategies[s], j, w);
+      if (!d) continue;
+      const int e = lp.AddVariable(0, 1, static_cast<double>(d->ToNanos()), /*integer=*/true);
       all.push_back({e, 1});
       rows[a].push_back({e, 1});
       cols[s].push_back({e, 1});
@@ -95,7 +92,7 @@ Result<IlpSearch> SearchShardingIlp(const ShardingGraph& g, const ShardingCostMo
     for (size_t j = 0; j < g.ops[i].inputs.size(); ++j) {
       const int t = g.ops[i].inputs[j];
       const double w = t < 0 ? g.input_width : g.ops[t].width;
-      AddEdge(lp, nodes[t + 1], nodes.back(), static_cast<int>(j), w, cost);
+      AddEdge(lp, nodes[t + 1], nodes.back(), j, w, cost);
     }
   }
   Result<LpSolution> x = lp.Minimize();

@@ -6,10 +6,6 @@
 namespace dlsim::plan {
 namespace {
 
-Layout Dual(Layout a) { return a == Layout::kPartial ? Layout::kReplicated : a; }
-
-constexpr Layout kInputs[] = {Layout::kReplicated, Layout::kTokens, Layout::kFeatures};
-
 // Prices of one operator: per strategy its own cost, and per (input, producer layout, strategy) the
 // two reshardings of that edge (empty when impossible).
 struct OpPrices {
@@ -34,11 +30,7 @@ std::vector<OpPrices> Price(const ShardingGraph& g, const ShardingCostModel& cos
     for (size_t j = 0; j < g.ops[i].inputs.size(); ++j) {
       const double w = WidthOf(g, g.ops[i].inputs[j]);
       for (int a = 0; a < kLayouts; ++a) {
-        for (const OpStrategy& s : p.strategies) {
-          const std::optional<Duration> f = cost.Reshard(static_cast<Layout>(a), s.in[j], w);
-          const std::optional<Duration> b = cost.Reshard(s.in_grad[j], Dual(static_cast<Layout>(a)), w);
-          p.edge.push_back(f && b ? std::optional<Duration>(*f + *b) : std::nullopt);
-        }
+        for (const OpStrategy& s : p.strategies) p.edge.push_back(cost.Edge(static_cast<Layout>(a), s, j, w));
       }
     }
   }
@@ -140,7 +132,7 @@ ShardingPlans SearchSharding(const ShardingGraph& g, const ShardingCostModel& co
   if (input) {
     dp[0][static_cast<int>(*input)].cost = 0;
   } else {
-    for (Layout a : kInputs) dp[0][static_cast<int>(a)].cost = 0;
+    for (Layout a : kGraphInputLayouts) dp[0][static_cast<int>(a)].cost = 0;
   }
   int64_t expanded = 0;
   for (int i = 0; i < n; ++i) {
@@ -172,12 +164,9 @@ std::optional<Duration> PlanCost(const ShardingGraph& g, const ShardingCostModel
     total += cost.Op(g.ops[i], s);
     for (size_t j = 0; j < g.ops[i].inputs.size(); ++j) {
       const int t = g.ops[i].inputs[j];
-      const Layout a = t < 0 ? input : layout[t];
-      const double w = WidthOf(g, t);
-      const std::optional<Duration> f = cost.Reshard(a, s.in[j], w),
-                                    b = cost.Reshard(s.in_grad[j], Dual(a), w);
-      if (!f || !b) return std::nullopt;
-      total += *f + *b;
+      const std::optional<Duration> e = cost.Edge(t < 0 ? input : layout[t], s, j, WidthOf(g, t));
+      if (!e) return std::nullopt;
+      total += *e;
     }
     layout[i] = s.out;
   }

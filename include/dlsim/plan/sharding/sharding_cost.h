@@ -40,6 +40,11 @@ class ShardingCostModel {
   // Converting a tensor of `width` features from `from` to `to`; nullopt when impossible (nothing
   // turns into a partial sum). Free: equal layouts, replicated to split.
   std::optional<Duration> Reshard(Layout from, Layout to, double width) const;
+  // An edge into input `input` of an operator under `st` from a producer whose output is in `producer`
+  // (`width` features): the forward resharding into the strategy's layout plus the backward resharding of the
+  // gradient (produced in st.in_grad) into the producer's layout (a partial sum's gradient is replicated);
+  // nullopt when either is impossible.
+  std::optional<Duration> Edge(Layout producer, const OpStrategy& st, size_t input, double width) const;
   const ShardingShape& shape() const { return s_; }
 
  private:

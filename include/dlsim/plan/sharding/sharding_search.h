@@ -34,6 +34,8 @@ struct ShardingPlan {
 // any of R, S(tokens), S(features), the best chosen; a block inside a graph may also enter as P). An entry is
 // empty when no plan ends in that layout. Precondition: the graph is non-empty and topologically ordered.
 using ShardingPlans = std::array<std::optional<ShardingPlan>, kLayouts>;
+// The layouts a graph input may take when the caller leaves it free.
+inline constexpr Layout kGraphInputLayouts[] = {Layout::kReplicated, Layout::kTokens, Layout::kFeatures};
 ShardingPlans SearchSharding(const ShardingGraph& g, const ShardingCostModel& cost,
                              std::optional<Layout> input = std::nullopt);
 
