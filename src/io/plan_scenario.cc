@@ -193,7 +193,7 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
       "  tp_comm_overlap: {}\n",
       p.tp, p.pp, p.cp, p.dp, b(p.sequence_parallel), train::PipelineScheduleName(p.pipeline_schedule),
       p.virtual_stages, p.zero, train::RecomputeName(p.recompute), b(p.overlap_grad_reduce),
-      b(p.overlap_param_gather), b(p.tp_comm_overlap));
+      b(p.overlap_param_gather), train::TpOverlapName(p.tp_comm_overlap));
   if (p.keep_gathered != train::Pipelined::kNo)
     y << "  reshard_after_forward: " << train::ReshardName(p.keep_gathered) << "\n";
   if (p.defer_grad_reduce != train::Pipelined::kNo)

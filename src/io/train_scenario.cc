@@ -275,7 +275,7 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
                "true keeps the gradients unsharded until the last micro-batch, which only sharded gradients "
                "change: needs zero: 2 or 3, zero is " +
                    std::to_string(par->zero));
-  par->tp_comm_overlap = p.Get<bool>("tp_comm_overlap", par->tp_comm_overlap);
+  par->tp_comm_overlap = p.GetEnumOf("tp_comm_overlap", par->tp_comm_overlap, train::kTpOverlapNames);
   par->ep = p.Get<int>("ep", par->ep, limits::kDegree);
   par->etp = p.Get<int>("etp", par->etp, Range::Between(0, 1 << 20));
   par->layers_per_stage =

@@ -27,11 +27,19 @@ PassComm TensorParallelComm(const Pricing& p, Duration gemm_fwd, double dit_row_
   } else {
     pass = ctx.comm->Time(net::Collective::kAllReduce, hidden_bytes, tpg, ctx.fabric) * int64_t{count};
   }
-  // Transformer Engine's userbuffer overlap pipelines GEMM chunks with NVLink transfers; it
-  // only applies when the TP group sits inside one NVLink domain.
-  const bool overlap = p.o.parallel.tp_comm_overlap && t <= ctx.gpus_per_node;
-  const Duration hide = overlap ? gemm_fwd : Duration::Zero();
-  return {MaxZero(pass - hide), MaxZero(pass - hide * int64_t{2})};
+  // Both overlaps pipeline GEMM chunks with NVLink transfers; they only apply when the TP group sits
+  // inside one NVLink domain.
+  if (t > ctx.gpus_per_node) return {pass, pass};
+  switch (p.o.parallel.tp_comm_overlap) {
+    case TpOverlap::kNone:
+      return {pass, pass};
+    case TpOverlap::kUserbuffers:
+      return {MaxZero(pass - gemm_fwd), MaxZero(pass - gemm_fwd * int64_t{2})};
+    case TpOverlap::kAsyncTp:
+      // The forward graph's collectives only (a full recomputation re-runs this forward: FoldRecompute).
+      return {pass - std::min(pass, gemm_fwd) * kAsyncTpHiddenShare, pass};
+  }
+  return {pass, pass};
 }
 
 namespace {

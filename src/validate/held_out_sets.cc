@@ -16,6 +16,7 @@ std::string_view MlperfV31Gpt3H100Csv();
 std::string_view NemoLongContextCpCsv();
 std::string_view TorchtitanA100FsdpCsv();
 std::string_view TorchtitanH100NdCsv();
+std::string_view TorchtitanH100405bCsv();
 }  // namespace dlsim::embedded
 
 namespace dlsim::validate::internal {
@@ -186,8 +187,9 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run) {
 
 // torchtitan's Llama 3.1 runs on Meta's Grand Teton H100 hosts (tables 2, 4, 5, 6 of its December 2024
 // benchmark: FSDP2 with CP, TP and PP, torch.compile, Float8 linears, full activation checkpointing): ZeRO-3
-// over the FSDP ranks, fp8 GEMMs, flash attention, sequence parallelism with TP (torchtitan's TP plan shards
-// the norms), AsyncTP as TP communication overlap, the rows' pipeline schedule. Open choices are in the CSV's
+// over the FSDP ranks, the row's precision (fp8 GEMMs for Float8) and head kernels, flash attention, sequence
+// parallelism with TP (torchtitan's TP plan shards the norms), PyTorch's AsyncTP where the row ran it
+// (tp_comm_overlap: async-tp), the rows' pipeline schedule. Open choices are in the CSV's
 // comments (one micro-batch of one sample under PP, 2 virtual stages for interleaved 1F1B, fp32 gradient
 // reduction) and the node is a DGX H100 (NVSwitch, 8 x 400 Gb/s) with the page's 96 GB HBM2e GPU. Held out:
 // not fitted on, bound_pct 0.
@@ -208,7 +210,7 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.hardware.node = "dgx-h100";
   o.hardware.nic_gbps = 400;
   o.hardware.network = "ib-ndr";
-  o.training.precision = hw::DType::kFp8;
+  o.training.precision = *t.Text(i, "precision") == "fp8" ? hw::DType::kFp8 : hw::DType::kBf16;
   o.training.grad_dtype = hw::DType::kFp32;
   o.training.attention = model::AttentionImpl::kFlash;
   o.training.seq_len = num("seq_len");
@@ -221,11 +223,14 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.parallel.keep_gathered = train::Pipelined::kWhenPipelined;
   // PyTorch's pipelining stage turns FSDP's gradient sync off on every backward but the last.
   o.parallel.defer_grad_reduce = train::Pipelined::kWhenPipelined;
-  // Only the transformer blocks are compiled; the loss is cross entropy on logits cast to fp32 (train.py).
-  o.training.head_kernels = model::Kernels::kEager;
+  // Only the transformer blocks are compiled; from late 2024 the loss is cross entropy on logits cast to fp32
+  // (train.py), the CSV's head_kernels eager.
+  o.training.head_kernels =
+      *t.Text(i, "head_kernels") == "eager" ? model::Kernels::kEager : model::Kernels::kFused;
   o.parallel.recompute = Recompute::kFull;
   o.parallel.sequence_parallel = o.parallel.tp > 1;
-  o.parallel.tp_comm_overlap = *t.Text(i, "async_tp") == "yes";
+  o.parallel.tp_comm_overlap =
+      *t.Text(i, "async_tp") == "yes" ? train::TpOverlap::kAsyncTp : train::TpOverlap::kNone;
   if (*t.Text(i, "schedule") == "interleaved") {
     o.parallel.pipeline_schedule = train::PipelineScheduleKind::kInterleaved;
     o.parallel.virtual_stages = kTorchtitanInterleavedStages;
@@ -241,20 +246,42 @@ Result<std::vector<LabelledScenario>> TorchtitanH100Scenarios(const Runner& run,
     auto spec = run.catalogs.models.Find(*t.Text(i, "model"));
     if (!spec.ok()) return spec.error();
     TrainOptions o = TorchtitanH100Row(t, i, **spec);
-    std::string label = "t" + *t.Text(i, "table") + " " + *t.Text(i, "model") + " " + TorchtitanLayout(o) +
-                        " " + *t.Text(i, "schedule") + (o.parallel.tp_comm_overlap ? " async-tp" : "");
+    const std::string table = *t.Text(i, "table");
+    const bool numbered = !table.empty() && std::isdigit(static_cast<unsigned char>(table[0]));
+    std::string label = (numbered ? "t" : "") + table + " " + *t.Text(i, "model") + " " +
+                        TorchtitanLayout(o) + " " + *t.Text(i, "schedule") +
+                        (o.parallel.tp_comm_overlap == train::TpOverlap::kAsyncTp ? " async-tp" : "") +
+                        (o.training.precision == hw::DType::kBf16 ? " bf16" : "");
     out.push_back({std::move(label), std::move(o)});
   }
   return out;
 }
 
-Result<ValidationSet> TorchtitanH100(Runner& run) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::TorchtitanH100NdCsv(), "torchtitan_h100_nd.csv"));
-  ValidationSet set{"torchtitan-h100-nd", "step time (s)", Source(t), 0.0, {}};
+namespace {
+
+// A torchtitan H100 table's step times (the rows of TorchtitanH100Scenarios).
+Result<ValidationSet> TorchtitanH100Set(Runner& run, std::string_view csv, const char* file,
+                                        const char* name) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(csv, file));
+  ValidationSet set{name, "step time (s)", Source(t), 0.0, {}};
   DLSIM_ASSIGN_OR_RETURN(std::vector<LabelledScenario> rows, TorchtitanH100Scenarios(run, t));
   for (size_t i = 0; i < rows.size(); ++i)
     set.rows.push_back(Row(rows[i].label, *t.Number(i, "derived_step_time_s"), rows[i].options, run));
   return set;
+}
+
+}  // namespace
+
+Result<ValidationSet> TorchtitanH100(Runner& run) {
+  return TorchtitanH100Set(run, embedded::TorchtitanH100NdCsv(), "torchtitan_h100_nd.csv",
+                           "torchtitan-h100-nd");
+}
+
+// torchtitan's Llama 3.1 405B rows of August 2024 (docs/performance.md: 128 H100 of the same hosts, FSDP 16 x
+// TP 8, bf16, Float8, Float8 + AsyncTP), priced as TorchtitanH100Row prices the December table. Held out.
+Result<ValidationSet> TorchtitanH100405b(Runner& run) {
+  return TorchtitanH100Set(run, embedded::TorchtitanH100405bCsv(), "torchtitan_h100_405b_2d.csv",
+                           "torchtitan-h100-405b-2d");
 }
 
 }  // namespace dlsim::validate::internal

@@ -29,6 +29,7 @@ Result<ValidationSet> NemoLongContextH100(Runner& run);  // nemo-long-context-cp
 Result<ValidationSet> NemoLongContextB200(Runner& run);  // nemo-long-context-cp-b200
 Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
+Result<ValidationSet> TorchtitanH100405b(Runner& run);   // torchtitan-h100-405b-2d
 Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)
 // Peak memory of real runs (memory_sets.cc): Megatron-LM's functional tests (CI bound 10%) and plain-PyTorch
 // bf16 runs (torchtune, litgpt; held out, informational).

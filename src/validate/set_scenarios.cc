@@ -91,7 +91,7 @@ TrainOptions NemoRowWith(const CsvTable& t, size_t i, const model::ModelSpec& m,
   o.parallel.pipeline_schedule =
       vp > 1 ? PipelineScheduleKind::kInterleaved : PipelineScheduleKind::kOneFOneB;
   o.parallel.sequence_parallel = o.parallel.tp > 1;
-  o.parallel.tp_comm_overlap = o.parallel.tp > 1;
+  o.parallel.tp_comm_overlap = o.parallel.tp > 1 ? train::TpOverlap::kUserbuffers : train::TpOverlap::kNone;
   return o;
 }
 

@@ -270,6 +270,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"nemo-long-context-cp-b200", internal::NemoLongContextB200},
     {"torchtitan-a100-fsdp", internal::TorchtitanFsdp},
     {"torchtitan-h100-nd", internal::TorchtitanH100},
+    {"torchtitan-h100-405b-2d", internal::TorchtitanH100405b},
     {"bloom-a100-jean-zay", internal::BloomJeanZay},
     {"megatron-lm-memory", internal::MegatronLmMemory},
     {"pytorch-bf16-memory", internal::PytorchBf16Memory},

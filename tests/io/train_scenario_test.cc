@@ -361,13 +361,31 @@ TEST_F(TrainScenarioTest, ReshardAfterForwardNeedsZero3AndHeadKernelsParse) {
   EXPECT_TRUE(train::DefersGradReduce(tt->parallel));
 }
 
+// tp_comm_overlap: false / true (Transformer Engine's userbuffers, also by name) / async-tp (PyTorch's
+// AsyncTP); any other value is an error at the key that lists them.
+TEST_F(TrainScenarioTest, TpCommOverlapNamesItsImplementation) {
+  const std::pair<const char*, train::TpOverlap> cases[] = {{"false", train::TpOverlap::kNone},
+                                                            {"true", train::TpOverlap::kUserbuffers},
+                                                            {"userbuffers", train::TpOverlap::kUserbuffers},
+                                                            {"async-tp", train::TpOverlap::kAsyncTp}};
+  for (const auto& [name, value] : cases) {
+    auto r = Parse(WithKeys(kBase, "parallel", std::string("  tp_comm_overlap: ") + name + "\n"));
+    ASSERT_TRUE(r.ok()) << name << ": " << r.error().message;
+    EXPECT_EQ(r->parallel.tp_comm_overlap, value) << name;
+  }
+  auto e = Parse(WithKeys(kBase, "parallel", "  tp_comm_overlap: asynctp\n"));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("parallel.tp_comm_overlap"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("async-tp"), std::string::npos) << e.error().message;
+}
+
 TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   auto r = Parse(WithStack("nemo-24.07"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->parallel.zero, 1);
   EXPECT_TRUE(r->parallel.overlap_grad_reduce);
   EXPECT_TRUE(r->parallel.overlap_param_gather);
-  EXPECT_TRUE(r->parallel.tp_comm_overlap);
+  EXPECT_EQ(r->parallel.tp_comm_overlap, train::TpOverlap::kUserbuffers);
   EXPECT_TRUE(r->parallel.sequence_parallel);
   EXPECT_EQ(r->parallel.recompute, train::Recompute::kSelective);
   EXPECT_EQ(r->training.grad_dtype, hw::DType::kBf16);
@@ -376,12 +394,12 @@ TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   ASSERT_TRUE(core.ok()) << core.error().message;
   EXPECT_EQ(core->parallel.zero, 0);
   EXPECT_FALSE(core->parallel.overlap_grad_reduce);
-  EXPECT_FALSE(core->parallel.tp_comm_overlap);
+  EXPECT_EQ(core->parallel.tp_comm_overlap, train::TpOverlap::kNone);
   EXPECT_EQ(core->training.grad_dtype, hw::DType::kFp32);
   auto titan = Parse(WithStack("torchtitan-2024.12"));
   ASSERT_TRUE(titan.ok()) << titan.error().message;
   EXPECT_EQ(titan->parallel.zero, 3);
-  EXPECT_FALSE(titan->parallel.tp_comm_overlap);
+  EXPECT_EQ(titan->parallel.tp_comm_overlap, train::TpOverlap::kNone);
   EXPECT_TRUE(titan->parallel.sequence_parallel);
   EXPECT_EQ(titan->training.grad_dtype, hw::DType::kFp32);
   auto bloom = Parse(WithStack("megatron-deepspeed-bigscience"));
@@ -395,7 +413,7 @@ TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
 TEST_F(TrainScenarioTest, ExplicitKeysOverrideTheStack) {
   auto r = Parse(WithStack("nemo-24.07") + "  tp_comm_overlap: false\n  recompute: full\n  zero: 0\n");
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(r->parallel.tp_comm_overlap);
+  EXPECT_EQ(r->parallel.tp_comm_overlap, train::TpOverlap::kNone);
   EXPECT_EQ(r->parallel.recompute, train::Recompute::kFull);
   EXPECT_EQ(r->parallel.zero, 0);
   EXPECT_TRUE(r->parallel.overlap_grad_reduce);  // not given: the stack's

@@ -83,10 +83,10 @@ TEST_F(ValidationTest, MegatronLmMemoryWithinTenPercentPerRow) {
 // sets the training constants are fitted on, and each row is either simulated or infeasible with a reason.
 TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
   const std::pair<const char*, size_t> held_out[] = {
-      {"megatron-bridge-moe-b200", 4},  {"megatron-bridge-dense-b200", 6}, {"nemo-long-context-cp-b200", 8},
-      {"torchtitan-a100-fsdp", 3},      {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
-      {"serving-vllm-public", 15},      {"serving-vllm-public-ttft", 1},   {"pytorch-bf16-memory", 4},
-      {"torchtitan-h100-nd-memory", 12}};
+      {"megatron-bridge-moe-b200", 4},   {"megatron-bridge-dense-b200", 6}, {"nemo-long-context-cp-b200", 8},
+      {"torchtitan-a100-fsdp", 3},       {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
+      {"serving-vllm-public", 15},       {"serving-vllm-public-ttft", 1},   {"pytorch-bf16-memory", 4},
+      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);

@@ -32,6 +32,27 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class CpComm { kP2p, kAllGather };
 inline constexpr std::pair<std::string_view, CpComm> kCpCommNames[] = {{"p2p", CpComm::kP2p},
                                                                        {"all_gather", CpComm::kAllGather}};
+// How tensor-parallel communication overlaps the GEMMs (parallel.tp_comm_overlap):
+//   kNone: every collective on the compute stream's path;
+//   kUserbuffers: Transformer Engine's userbuffer overlap (ub_tp_comm_overlap): each pass's collectives
+//     pipeline with its GEMM chunks, forward and backward (YAML `true` or `userbuffers`);
+//   kAsyncTp: PyTorch's micro-pipeline TP of late 2024 (torchtitan's enable_async_tensor_parallel under
+//     torch.compile): Inductor fuses all-gather -> matmul and matmul -> reduce-scatter where the forward
+//     graph has them (the forward and a full recomputation of it); the backward's reduce-scatters take sums
+//     of matmuls and are not fused (pytorch/pytorch#149946), and it hides only part of what it covers
+//     (kAsyncTpHiddenShare, below; priced in train/layer_comm.cc).
+enum class TpOverlap { kNone, kUserbuffers, kAsyncTp };
+inline constexpr std::pair<std::string_view, TpOverlap> kTpOverlapNames[] = {
+    {"false", TpOverlap::kNone},
+    {"true", TpOverlap::kUserbuffers},
+    {"userbuffers", TpOverlap::kUserbuffers},
+    {"async-tp", TpOverlap::kAsyncTp}};
+// The share of the forward's tensor-parallel communication PyTorch's AsyncTP hides (TpOverlap::kAsyncTp):
+// the forward-pass speedups its authors measured on Llama 3 70B (bf16, TP 8, full recomputation, local
+// batch 4 / 8 / 12: +20.31% / +20.52% / +19.16%; discuss.pytorch.org/t/209487, Figure 9) against dlsim's
+// forward of the same runs without overlap: data/calibration/async_tp.csv, scripts/derive-async-tp.py
+// (tests/train/step_model_test.cc holds this value to the file).
+inline constexpr double kAsyncTpHiddenShare = 0.544;
 // How a MoE layer moves tokens to its experts (Megatron-Core's --moe-token-dispatcher-type names):
 //   kAllToAll: each token's top_k routed copies go to the ranks of their experts and come back by
 //     all-to-all over the ep ranks (with expert-TP, an all-gather and a reduce-scatter over etp);
@@ -73,6 +94,7 @@ inline std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
 inline std::string_view RecomputeName(Recompute mode) { return NameIn(kRecomputeNames, mode); }
 inline std::string_view CpCommName(CpComm c) { return NameIn(kCpCommNames, c); }
 inline std::string_view MoeDispatcherName(MoeDispatcher d) { return NameIn(kMoeDispatcherNames, d); }
+inline std::string_view TpOverlapName(TpOverlap t) { return NameIn(kTpOverlapNames, t); }
 inline std::string_view RecipeName(Recipe recipe) { return NameIn(kRecipeNames, recipe); }
 
 struct HardwareOptions {
@@ -154,7 +176,7 @@ struct ParallelOptions {
   // through KeepsGatheredWeights / DefersGradReduce.
   Pipelined keep_gathered = Pipelined::kNo;
   Pipelined defer_grad_reduce = Pipelined::kNo;
-  bool tp_comm_overlap = false;
+  TpOverlap tp_comm_overlap = TpOverlap::kNone;
   // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts
   // as etp x ep x edp (expert-tensor-parallel innermost, then expert-parallel, then expert-data-
   // parallel). ep: ranks the experts are spread over (experts / ep each); etp: ranks each expert's
