@@ -42,6 +42,11 @@ ordered_json GpuJson(const hw::GpuSpec& g) {
   ordered_json peaks = ordered_json::object();
   for (hw::DType t : hw::kAllDTypes) peaks[std::string(hw::DTypeName(t))] = g.Peak(t).ToTFLOPS();
   j["dense_tflops"] = peaks;
+  ordered_json sustained = ordered_json::object();
+  for (hw::DType t : hw::kAllDTypes)
+    if (g.sustained_fraction[static_cast<int>(t)] > 0)
+      sustained[std::string(hw::DTypeName(t))] = g.sustained_fraction[static_cast<int>(t)];
+  if (!sustained.empty()) j["sustained_fraction"] = sustained;
   j["memory_gib"] = g.hbm_capacity.ToGiB();
   j["memory_bandwidth_gb_per_s"] = g.hbm_bandwidth.ToGBps();
   j["sm_count"] = g.sm_count;
@@ -257,9 +262,10 @@ void PrintGpu(const hw::GpuSpec& g, std::ostream& out) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"name", g.name}, {"aliases", Aliases(g.aliases)}, {"architecture", g.architecture}};
   for (hw::DType t : hw::kAllDTypes) {
-    const double v = g.Peak(t).ToTFLOPS();
+    const double v = g.Peak(t).ToTFLOPS(), f = g.sustained_fraction[static_cast<int>(t)];
+    const std::string sustained = f > 0 ? fmt::format(" (sustains {} of it)", Num(f)) : "";
     rows.emplace_back(fmt::format("dense peak {}", hw::DTypeName(t)),
-                      v > 0 ? Num(v) + " TFLOP/s" : "unsupported");
+                      v > 0 ? Num(v) + " TFLOP/s" + sustained : "unsupported");
   }
   rows.insert(rows.end(), {{"memory", Num(g.hbm_capacity.ToGiB()) + " GiB"},
                            {"memory bandwidth", Num(g.hbm_bandwidth.ToGBps()) + " GB/s"},

@@ -14,13 +14,11 @@ double CeilDiv(double a, double b) { return std::ceil(a / b); }
 
 DeviceRates DeviceRates::Of(const hw::GpuSpec& gpu, hw::DType dt) {
   DeviceRates r;
-  FlopsPerSecond peak = gpu.Peak(dt);
-  if (peak.value() <= 0 && (dt == hw::DType::kFp8 || dt == hw::DType::kInt8))
-    peak = gpu.Peak(hw::DType::kFp16);
-  if (peak.value() <= 0 && dt == hw::DType::kBf16) peak = gpu.Peak(hw::DType::kFp16);
-  if (peak.value() <= 0) peak = gpu.Peak(hw::DType::kFp16);
-  if (peak.value() <= 0) peak = gpu.Peak(hw::DType::kFp32);
-  r.peak_flops = peak.value();
+  // The first type of dt, fp16, fp32 the GPU supports, at the rate it sustains.
+  hw::DType use = dt;
+  if (!gpu.Supports(use)) use = hw::DType::kFp16;
+  if (!gpu.Supports(use)) use = hw::DType::kFp32;
+  r.peak_flops = gpu.SustainedPeak(use).value();
   r.vector_flops =
       gpu.Peak(hw::DType::kFp32).value() > 0 ? gpu.Peak(hw::DType::kFp32).value() : r.peak_flops / 16;
   r.hbm_bytes = gpu.hbm_bandwidth.value();

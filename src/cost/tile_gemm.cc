@@ -39,10 +39,10 @@ std::string TileConfig::Name() const {
 TileDevice TileDevice::Of(const hw::GpuSpec& gpu, hw::DType dt) {
   TileDevice d;
   d.sms = std::max(1, gpu.sm_count);
-  FlopsPerSecond peak = gpu.Peak(dt);
-  if (peak.value() <= 0) peak = gpu.Peak(hw::DType::kFp16);
-  if (peak.value() <= 0) peak = gpu.Peak(hw::DType::kFp32);
-  d.peak_flops = peak.value();
+  hw::DType use = dt;  // the first type of dt, fp16, fp32 the GPU supports, at the rate it sustains
+  if (!gpu.Supports(use)) use = hw::DType::kFp16;
+  if (!gpu.Supports(use)) use = hw::DType::kFp32;
+  d.peak_flops = gpu.SustainedPeak(use).value();
   d.hbm_bytes = gpu.hbm_bandwidth.value();
   d.l2_bytes = gpu.l2_bandwidth.value() > 0 ? gpu.l2_bandwidth.value() : kL2PerHbm * d.hbm_bytes;
   d.l2_mib = gpu.l2_size.ToMiB();

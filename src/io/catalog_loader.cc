@@ -44,6 +44,18 @@ void ReadDenseTflops(const MapReader& e, hw::GpuSpec& g, bool is_new) {
   d.Finish();
 }
 
+// The shares of the dense peaks the part sustains (optional; each in (0, 1]).
+void ReadSustainedFraction(const MapReader& e, hw::GpuSpec& g) {
+  MapReader d = e.Section("sustained_fraction");
+  if (!d.present()) return;
+  for (hw::DType t : hw::kAllDTypes) {
+    const std::string key(hw::DTypeName(t));
+    double& f = g.sustained_fraction[static_cast<int>(t)];
+    if (auto v = d.Find<double>(key, Range::Between(0.05, 1.0))) f = *v;
+  }
+  d.Finish();
+}
+
 std::vector<hw::MigProfile> ReadMig(const MapReader& e) {
   std::vector<hw::MigProfile> out;
   for (const MapReader& m : e.SectionList("mig")) {
@@ -81,6 +93,7 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   hw::GpuSpec g = StartEntry(e, found);
   g.architecture = e.Get<std::string>("architecture", g.architecture);
   ReadDenseTflops(e, g, is_new);
+  ReadSustainedFraction(e, g);
   g.hbm_capacity = GiB(Field<double>(e, "memory_gib", g.hbm_capacity.ToGiB(), is_new, limits::kMemoryGib));
   g.hbm_bandwidth = GBps(Field<double>(e, "memory_bandwidth_gb_per_s", g.hbm_bandwidth.ToGBps(), is_new,
                                        limits::kBandwidthGBps));

@@ -64,8 +64,8 @@ TEST(ValidateCliTest, CrossValidateRejectsMoreFoldsThanRows) {
 
 // `validate --calibrate-with 5`: a held-out set scored with the shipped constants, after `dlsim calibrate` on
 // 5 of its rows (error on the other 7) and in-sample; calibrating on 5 rows must leave the rest better off
-// than the shipped constants on a set dlsim prices 23% too fast (torchtitan on H100), within issue 32's 8% on
-// the rows it did not see (7.40% today), and a set with too few rows says so.
+// than the shipped constants on a set dlsim prices 11% too fast (torchtitan on H100), within issue 32's 8% on
+// the rows it did not see (7.59% today), and a set with too few rows says so.
 TEST(ValidateCliTest, CalibrateWithFiveRowsPrintsTheThreeColumns) {
   DLSIM_SKIP_UNDER_SANITIZERS();
   Outcome r = RunDlsim("validate --calibrate-with 5 --set torchtitan", false);

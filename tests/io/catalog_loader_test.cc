@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace dlsim::io {
 namespace {
@@ -204,6 +205,53 @@ models:
   EXPECT_EQ(m.ffn_hidden, 1024);  // default: 4 x hidden
 }
 
+// sustained_fraction scales the rate the compute models price with, per type, and leaves the peak (MFU's
+// convention) alone; a type it does not name keeps its whole peak.
+TEST(CatalogFileTest, SustainedFractionScalesThePricedRateNotThePeak) {
+  Catalogs cat = Embedded();
+  ASSERT_TRUE(Merge("gpus:\n  - name: h100\n    sustained_fraction: {bf16: 0.5}\n", cat).ok());
+  const hw::GpuSpec& g = **cat.hardware.FindGpu("h100-sxm5-80gb");
+  EXPECT_NEAR(g.Peak(hw::DType::kBf16).ToTFLOPS(), 989.4, 1e-9);
+  EXPECT_NEAR(g.SustainedPeak(hw::DType::kBf16).ToTFLOPS(), 494.7, 1e-9);
+  EXPECT_NEAR(g.SustainedPeak(hw::DType::kFp8).ToTFLOPS(), g.Peak(hw::DType::kFp8).ToTFLOPS(), 1e-9);
+  EXPECT_NEAR(g.SustainedPeak(hw::DType::kFp16).ToTFLOPS(), 989.4, 1e-9);
+  const hw::GpuSpec& plain = **cat.hardware.FindGpu("a100-sxm4-80gb");
+  EXPECT_EQ(plain.SustainedPeak(hw::DType::kBf16).value(), plain.Peak(hw::DType::kBf16).value());
+}
+
+// The Grand Teton H100's sustained bf16 share is the mean data/calibration/h100_hbm2e_sustained.csv derives
+// from the AsyncTP post's measured steps (scripts/derive-sustained-fraction.py), each of its three runs
+// within 0.03 of it; fp16 shares it and FP8, which no run measured, keeps its whole peak.
+TEST(CatalogFileTest, GrandTetonSustainedShareIsTheDerivedOne) {
+  const Catalogs cat = Embedded();
+  const hw::GpuSpec& g = **cat.hardware.FindGpu("h100-hbm2e-96gb");
+  const double share = g.sustained_fraction[static_cast<int>(hw::DType::kBf16)];
+  EXPECT_EQ(g.sustained_fraction[static_cast<int>(hw::DType::kFp16)], share);
+  EXPECT_EQ(g.sustained_fraction[static_cast<int>(hw::DType::kFp8)], 0.0);
+  std::ifstream f(std::string(DLSIM_DATA_DIR) + "/calibration/h100_hbm2e_sustained.csv");
+  ASSERT_TRUE(f) << "data/calibration/h100_hbm2e_sustained.csv";
+  std::string line;
+  int runs = 0, means = 0;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("local_batch,", 0) == 0) continue;
+    std::vector<std::string> cells;
+    size_t at = 0;
+    for (size_t next; (next = line.find(',', at)) != std::string::npos; at = next + 1)
+      cells.push_back(line.substr(at, next - at));
+    cells.push_back(line.substr(at));
+    ASSERT_GE(cells.size(), 5u) << line;
+    if (cells[0] == "mean") {
+      EXPECT_NEAR(std::stod(cells[4]), share, 5e-4);
+      ++means;
+    } else {
+      EXPECT_NEAR(std::stod(cells[4]), share, 0.03) << line;
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, 3);
+  EXPECT_EQ(means, 1);
+}
+
 TEST(CatalogFileTest, ExampleFileInDocsLoads) {
   auto r = LoadCatalogs({std::string(DLSIM_DATA_DIR) + "/../docs/examples/my-gpu.yaml"});
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -270,6 +318,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"ModelShapeInconsistent",
                 "models:\n  - name: llama2-7b\n    heads: 30\n",
                 {"user.yaml:2", "models[0]", "hidden 4096 is not divisible by heads 30"}},
+        BadCase{"SustainedFractionAboveOne",
+                "gpus:\n  - name: h100\n    sustained_fraction: {bf16: 1.5}\n",
+                {"user.yaml:3", "gpus[0].sustained_fraction.bf16", "0.05..1"}},
+        BadCase{"SustainedFractionUnknownType",
+                "gpus:\n  - name: h100\n    sustained_fraction: {bf61: 0.5}\n",
+                {"user.yaml:3", "sustained_fraction", "did you mean 'bf16'"}},
         BadCase{"NotAList", "gpus: {name: h100}\n", {"user.yaml:1", "gpus", "a list of mappings"}},
         BadCase{"MissingName", "models:\n  - layers: 2\n", {"models[0]", "name"}},
         BadCase{"SyntaxError", "gpus:\n  - name: [h100\n", {"user.yaml"}}),

@@ -43,6 +43,10 @@ struct GpuSpec {
   std::string architecture;                             // "ampere", "hopper", ...
   std::string source;                                   // datasheets / whitepapers the numbers come from
   std::array<FlopsPerSecond, kNumDTypes> dense_peak{};  // zero when unsupported
+  // The share of dense_peak a part sustains below its datasheet clocks (a lower power limit), per type, where
+  // a measurement gives it (catalog `sustained_fraction`); zero where none does (the whole peak). The compute
+  // models price with SustainedPeak; MFU stays against Peak, the datasheet's convention.
+  std::array<double, kNumDTypes> sustained_fraction{};
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
   int sm_count = 0;
@@ -63,6 +67,10 @@ struct GpuSpec {
   std::vector<MigProfile> mig;  // empty when the GPU has no MIG
 
   FlopsPerSecond Peak(DType t) const { return dense_peak[static_cast<int>(t)]; }
+  FlopsPerSecond SustainedPeak(DType t) const {
+    const double f = sustained_fraction[static_cast<int>(t)];
+    return f > 0 ? Peak(t) * f : Peak(t);
+  }
   bool Supports(DType t) const { return Peak(t).value() > 0; }
   // PCIe bandwidth per direction from generation and lanes, line encoding included (8b/10b for
   // Gen1-2, 128b/130b for Gen3-5, none for Gen6 FLIT mode): Gen4 x16 = 31.5 GB/s. Zero when

@@ -52,7 +52,7 @@ inline constexpr std::pair<std::string_view, TpOverlap> kTpOverlapNames[] = {
 // batch 4 / 8 / 12: +20.31% / +20.52% / +19.16%; discuss.pytorch.org/t/209487, Figure 9) against dlsim's
 // forward of the same runs without overlap: data/calibration/async_tp.csv, scripts/derive-async-tp.py
 // (tests/train/step_model_test.cc holds this value to the file).
-inline constexpr double kAsyncTpHiddenShare = 0.544;
+inline constexpr double kAsyncTpHiddenShare = 0.683;
 // How a MoE layer moves tokens to its experts (Megatron-Core's --moe-token-dispatcher-type names):
 //   kAllToAll: each token's top_k routed copies go to the ranks of their experts and come back by
 //     all-to-all over the ep ranks (with expert-TP, an all-gather and a reduce-scatter over etp);
