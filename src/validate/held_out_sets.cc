@@ -153,8 +153,22 @@ Result<ValidationSet> NemoLongContextB200(Runner& run) {
   return NemoLongContextOn(run, "DGX-B200", "nemo-long-context-cp-b200", 0.0);
 }
 
+namespace {
+
+// The value a CSV cell names in one of the model's enum tables (the embedded CSVs use only listed names; an
+// unlisted one keeps `fallback`).
+template <typename E, size_t N>
+E NamedIn(const std::pair<std::string_view, E> (&names)[N], const std::string& text, E fallback) {
+  for (const auto& [name, value] : names)
+    if (name == text) return value;
+  return fallback;
+}
+
+}  // namespace
+
 // torchtitan's FSDP2 runs on 64 A100 80GB (Llama 2 13B/70B, Llama 3 70B): ZeRO-3 over all 64 GPUs, one
-// micro-batch of the local batch, flash attention (PyTorch SDPA), the rows' recomputation ("no" or "full").
+// micro-batch of the local batch, flash attention (PyTorch SDPA), the rows' recomputation ("no" or "full"),
+// and the kernels the model's preset ran (the CSV's kernels, norm_impl and head_kernels: eager, no compile).
 // Open choices (the page does not give them): bf16 with fp32 gradient reduction (torchtitan's default mixed
 // precision) and DGX A100 nodes with 8 HDR NICs. Held out: not fitted on, bound_pct 0.
 Result<ValidationSet> TorchtitanFsdp(Runner& run) {
@@ -173,6 +187,9 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run) {
     o.training.precision = hw::DType::kBf16;
     o.training.grad_dtype = hw::DType::kFp32;
     o.training.attention = model::AttentionImpl::kFlash;
+    o.training.kernels = NamedIn(model::kKernelsNames, *t.Text(i, "kernels"), model::Kernels::kFused);
+    o.training.norm_impl = NamedIn(model::kNormImplNames, *t.Text(i, "norm_impl"), model::NormImpl::kFused);
+    o.training.head_kernels = NamedIn(model::kKernelsNames, *t.Text(i, "head_kernels"), o.training.kernels);
     o.training.seq_len = num("seq_len");
     o.training.micro_batch = num("local_batch");
     o.training.global_batch = o.training.micro_batch * o.hardware.gpus;
