@@ -26,6 +26,7 @@ nlohmann::ordered_json SetJson(const ValidationSet& s, bool with_rows) {
   e["source"] = s.source;
   e["mape_pct"] = s.Mape();
   e["max_abs_error_pct"] = s.MaxAbsErrorPct();
+  e["signed_mean_error_pct"] = s.SignedMeanErrorPct();
   e["bound_pct"] = s.bound_pct;
   e["rows"] = s.rows.size();
   if (!with_rows) return e;
@@ -47,11 +48,13 @@ void WriteTables(const std::vector<ValidationSet>& sets, bool summary_only, std:
       .AddColumn("metric", "", report::Align::kLeft)
       .AddColumn("rows")
       .AddColumn("MAPE")
+      .AddColumn("signed mean")
       .AddColumn("max |error|")
       .AddColumn("CI bound");
   for (const auto& s : sets) {
     if (!summary_only) out << ValidationRowsTable(s) << "\n";
     summary.AddRow({s.name, s.metric, std::to_string(s.rows.size()), fmt::format("{:.2f}%", s.Mape()),
+                    fmt::format("{:+.1f}%", s.SignedMeanErrorPct()),
                     fmt::format("{:.1f}%", s.MaxAbsErrorPct()),
                     s.bound_pct > 0 ? fmt::format("<= {:.0f}%", s.bound_pct) : "-"});
   }

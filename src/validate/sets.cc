@@ -242,6 +242,13 @@ double ValidationSet::Mape() const {
   return s / static_cast<double>(rows.size());
 }
 
+double ValidationSet::SignedMeanErrorPct() const {
+  if (rows.empty()) return 0;
+  double s = 0;
+  for (const auto& r : rows) s += r.ErrorPct();
+  return s / static_cast<double>(rows.size());
+}
+
 double Mape(const std::vector<double>& predicted, const std::vector<double>& measured) {
   double sum = 0;
   for (size_t i = 0; i < predicted.size(); ++i) sum += std::fabs(predicted[i] - measured[i]) / measured[i];

@@ -40,6 +40,18 @@ class ValidationTest : public ::testing::Test {
 };
 std::vector<ValidationSet>* ValidationTest::sets_ = nullptr;
 
+// The three summary figures of a set, closed form: rows 10% too slow and 30% too fast give MAPE 20%, a signed
+// mean of -10% (too fast on balance) and a largest error of 30%; an empty set gives zeros.
+TEST(ValidationSetFigures, MapeSignedMeanAndMaxError) {
+  ValidationSet s;
+  EXPECT_EQ(s.SignedMeanErrorPct(), 0.0);
+  s.rows.push_back({.label = "slow", .measured = 10.0, .predicted = 11.0});
+  s.rows.push_back({.label = "fast", .measured = 10.0, .predicted = 7.0});
+  EXPECT_NEAR(s.Mape(), 20.0, 1e-12);
+  EXPECT_NEAR(s.SignedMeanErrorPct(), -10.0, 1e-12);
+  EXPECT_NEAR(s.MaxAbsErrorPct(), 30.0, 1e-12);
+}
+
 TEST_F(ValidationTest, Megatron2021Table1StepTime) { ExpectBound("megatron-2021-table1", 5.0); }
 TEST_F(ValidationTest, Korthikanti2022FullRecompute) { ExpectBound("korthikanti-2022-full", 5.0); }
 TEST_F(ValidationTest, Korthikanti2022SeqSelective) { ExpectBound("korthikanti-2022-seq-sel", 5.0); }

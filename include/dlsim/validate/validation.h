@@ -43,6 +43,7 @@ struct ValidationSet {
   std::vector<ValidationRow> rows;
   double Mape() const;  // mean absolute percentage error over rows
   double MaxAbsErrorPct() const;
+  double SignedMeanErrorPct() const;  // mean signed percentage error (negative: predictions too fast / low)
 };
 
 // Runs every set (or those whose name contains `only`) with the catalogs' calibrations (the
