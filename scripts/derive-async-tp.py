@@ -14,30 +14,17 @@ which assumes dlsim's communication right and its compute wrong (dlsim's forward
 end-to-end speedups of the same figure (+8.29%, +8.83%, +8.39%) are printed beside dlsim's
 with the share, as a check of which passes AsyncTP covers (not fitted).
 """
-import json
-import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCENARIO = "examples/training/async-tp-llama3-70b-64xh100.yaml"
+from dlsim_runs import ASYNC_TP_SCENARIO as SCENARIO, async_tp_scenario, run_json
+
 # local batch: (forward speedup, end-to-end speedup, forward ms without, with AsyncTP), the post's Figure 9
 MEASURED = {4: (0.2031, 0.0829, 1937, 1610), 8: (0.2052, 0.0883, 3765, 3124), 12: (0.1916, 0.0839, 5629, 4724)}
 
 
 def run(dlsim, batch, overlap):
-    text = open(os.path.join(ROOT, SCENARIO)).read()
-    text = text.replace("global_batch: 32 ", "global_batch: %d " % (8 * batch))
-    text = text.replace("micro_batch: 4", "micro_batch: %d" % batch)
-    text = text.replace("tp_comm_overlap: false", "tp_comm_overlap: %s" % overlap)
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(text)
-    try:
-        out = subprocess.run([dlsim, "train", f.name, "--json"], check=True, capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    return json.loads(out.stdout)
+    text = async_tp_scenario(batch).replace("tp_comm_overlap: false", "tp_comm_overlap: %s" % overlap)
+    return run_json(dlsim, "train", text)
 
 
 def main():

@@ -12,13 +12,11 @@ the GPU's alone; what the run measured beyond them is the engine's:
                         step boundary and the prefill step's own scheduling included).
 Pass --gpu a100-sxm4-80gb to see what the unnamed GPU of PR #17866 changes (the sensitivity in docs/serving.md).
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from dlsim_runs import ROOT, run_json
+
 PER_REQUEST_V0_US = 103.0  # #6913: (3.4 - 0.2) ms / (32 - 1) requests
 PER_REQUEST_V1_US = 1.1    # #46112: 0.287 ms at batch 256 / 256
 
@@ -29,13 +27,7 @@ def run(dlsim, scenario, host=None, gpu=None):
         text = text.replace("engine_host: {step_ms: 0, per_request_us: 0, first_token_ms: 0}", host)
     if gpu is not None:
         text = text.replace("h100-sxm5-80gb", gpu)
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(text)
-    try:
-        out = subprocess.run([dlsim, "serve", f.name, "--json"], check=True, capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    j = json.loads(out.stdout)
+    j = run_json(dlsim, "serve", text)
     return j["ttft_s"]["mean"], j["tpot_s"]["mean"]
 
 

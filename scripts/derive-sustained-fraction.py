@@ -12,15 +12,12 @@ dense peak at which dlsim's step of the same run (examples/training/async-tp-lla
 measured one; the mean is the catalog's `sustained_fraction` for the GPU. The forward durations of the same figure
 are printed beside dlsim's at that share (a check, not fitted). FP8 is not measured there: it is left whole.
 """
-import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCENARIO = "examples/training/async-tp-llama3-70b-64xh100.yaml"
+from dlsim_runs import ASYNC_TP_SCENARIO as SCENARIO, ROOT, async_tp_scenario, run_json
+
 GPU = "h100-hbm2e-96gb"
 # local batch: (tokens/s per GPU without AsyncTP, forward ms without AsyncTP), the post's Figure 9
 MEASURED = {4: (579, 1937), 8: (600, 3765), 12: (608, 5629)}
@@ -39,21 +36,8 @@ def gpu_block():
 
 def run(dlsim, batch, fraction, block):
     catalog = "gpus:\n" + block + "\n    sustained_fraction: {bf16: %.6f, fp16: %.6f}\n" % (fraction, fraction)
-    text = open(os.path.join(ROOT, SCENARIO)).read()
-    text = text.replace("global_batch: 32 ", "global_batch: %d " % (8 * batch))
-    text = text.replace("micro_batch: 4", "micro_batch: %d" % batch)
-    text = text.replace("gpu: %s" % GPU, "gpu: %s-probe" % GPU)
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as c, \
-            tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as s:
-        c.write(catalog)
-        s.write(text)
-    try:
-        out = subprocess.run([dlsim, "--catalog", c.name, "train", s.name, "--json"], check=True,
-                             capture_output=True, text=True)
-    finally:
-        os.unlink(c.name)
-        os.unlink(s.name)
-    return json.loads(out.stdout)
+    text = async_tp_scenario(batch).replace("gpu: %s" % GPU, "gpu: %s-probe" % GPU)
+    return run_json(dlsim, "train", text, catalog)
 
 
 def solve(dlsim, batch, target_s, block):

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/cost/kernel_time.h"
+
 namespace dlsim::cost {
 namespace {
 
@@ -39,10 +41,7 @@ std::string TileConfig::Name() const {
 TileDevice TileDevice::Of(const hw::GpuSpec& gpu, hw::DType dt) {
   TileDevice d;
   d.sms = std::max(1, gpu.sm_count);
-  hw::DType use = dt;  // the first type of dt, fp16, fp32 the GPU supports, at the rate it sustains
-  if (!gpu.Supports(use)) use = hw::DType::kFp16;
-  if (!gpu.Supports(use)) use = hw::DType::kFp32;
-  d.peak_flops = gpu.SustainedPeak(use).value();
+  d.peak_flops = DeviceRates::Of(gpu, dt).peak_flops;
   d.hbm_bytes = gpu.hbm_bandwidth.value();
   d.l2_bytes = gpu.l2_bandwidth.value() > 0 ? gpu.l2_bandwidth.value() : kL2PerHbm * d.hbm_bytes;
   d.l2_mib = gpu.l2_size.ToMiB();

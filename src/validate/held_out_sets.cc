@@ -21,6 +21,19 @@ std::string_view TorchtitanH100405bCsv();
 
 namespace dlsim::validate::internal {
 
+namespace {
+
+// The value a CSV cell names in an enum's name table (the embedded CSVs use only listed names; an
+// unlisted one keeps `fallback`).
+template <typename E, size_t N>
+E NamedIn(const std::pair<std::string_view, E> (&names)[N], const std::string& text, E fallback) {
+  for (const auto& [name, value] : names)
+    if (name == text) return value;
+  return fallback;
+}
+
+}  // namespace
+
 using train::Recompute;
 using train::TrainOptions;
 
@@ -153,19 +166,6 @@ Result<ValidationSet> NemoLongContextB200(Runner& run) {
   return NemoLongContextOn(run, "DGX-B200", "nemo-long-context-cp-b200", 0.0);
 }
 
-namespace {
-
-// The value a CSV cell names in one of the model's enum tables (the embedded CSVs use only listed names; an
-// unlisted one keeps `fallback`).
-template <typename E, size_t N>
-E NamedIn(const std::pair<std::string_view, E> (&names)[N], const std::string& text, E fallback) {
-  for (const auto& [name, value] : names)
-    if (name == text) return value;
-  return fallback;
-}
-
-}  // namespace
-
 // torchtitan's FSDP2 runs on 64 A100 80GB (Llama 2 13B/70B, Llama 3 70B): ZeRO-3 over all 64 GPUs, one
 // micro-batch of the local batch, flash attention (PyTorch SDPA), the rows' recomputation ("no" or "full"),
 // and the kernels the model's preset ran (the CSV's kernels, norm_impl and head_kernels: eager, no compile).
@@ -227,7 +227,7 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.hardware.node = "dgx-h100";
   o.hardware.nic_gbps = 400;
   o.hardware.network = "ib-ndr";
-  o.training.precision = *t.Text(i, "precision") == "fp8" ? hw::DType::kFp8 : hw::DType::kBf16;
+  o.training.precision = hw::ParseDType(*t.Text(i, "precision")).value_or(hw::DType::kBf16);
   o.training.grad_dtype = hw::DType::kFp32;
   o.training.attention = model::AttentionImpl::kFlash;
   o.training.seq_len = num("seq_len");
@@ -242,8 +242,7 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.parallel.defer_grad_reduce = train::Pipelined::kWhenPipelined;
   // Only the transformer blocks are compiled; from late 2024 the loss is cross entropy on logits cast to fp32
   // (train.py), the CSV's head_kernels eager.
-  o.training.head_kernels =
-      *t.Text(i, "head_kernels") == "eager" ? model::Kernels::kEager : model::Kernels::kFused;
+  o.training.head_kernels = NamedIn(model::kKernelsNames, *t.Text(i, "head_kernels"), model::Kernels::kFused);
   o.parallel.recompute = Recompute::kFull;
   o.parallel.sequence_parallel = o.parallel.tp > 1;
   o.parallel.tp_comm_overlap =

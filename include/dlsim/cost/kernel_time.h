@@ -31,8 +31,8 @@ struct DeviceRates {
   double hbm_bytes = 0;     // HBM bandwidth, bytes/s
   int sms = 1;
 
-  // Peak of `dt` from the spec; when the GPU has no such peak (e.g. fp8 before Hopper) the
-  // closest supported one (fp8 -> fp16/bf16 -> fp32).
+  // Peak of `dt` from the spec at the share the part sustains (GpuSpec::SustainedPeak); when the GPU has
+  // no such peak (e.g. fp8 before Hopper) the closest supported one (fp8 -> fp16/bf16 -> fp32).
   static DeviceRates Of(const hw::GpuSpec& gpu, hw::DType dt);
 };
 
