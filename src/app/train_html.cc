@@ -57,6 +57,10 @@ std::string BreakdownChart(const train::Breakdown& b) {
     parts.insert(parts.begin() + 3, "EP all-to-all");
     values.insert(values.begin() + 3, b.ep_comm_s);
   }
+  if (b.contention_s > 0) {  // compute slowed by the collectives beside it
+    parts.insert(parts.begin() + 1, "contention");
+    values.insert(values.begin() + 1, b.contention_s);
+  }
   report::Series s{"critical rank"};
   for (double v : values) s.y.push_back(v * 1e3);
   return report::StackedBarChart(

@@ -90,6 +90,7 @@ nlohmann::ordered_json BreakdownJson(const TrainOptions& o, const StepResult& r)
                              {"attention", b.attention_s},
                              {"memory_bound", b.memory_s},
                              {"host_wait", b.host_wait_s}};
+  br["contention_s"] = b.contention_s;
   br["tp_comm_s"] = b.tp_comm_s;
   br["cp_comm_s"] = b.cp_comm_s;
   if (o.model.moe.enabled()) br["ep_comm_s"] = b.ep_comm_s;
@@ -271,6 +272,7 @@ report::Table BreakdownTable(const StepResult& r) {
   row("  attention", b.attention_s);
   row("  memory-bound kernels", b.memory_s);
   if (b.host_wait_s > 0) row("  waiting on the host", b.host_wait_s);
+  if (b.contention_s > 0) row("compute slowed by DP collectives beside it", b.contention_s);
   row("tensor-parallel comm (exposed)", b.tp_comm_s);
   row("context-parallel comm (exposed)", b.cp_comm_s);
   if (r.plan.ep > 1 || r.plan.etp > 1 || b.ep_comm_s > 0)

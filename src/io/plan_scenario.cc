@@ -201,6 +201,9 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
   if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
   if (p.cp_layout != "ring" || p.cp_ulysses != 0)
     y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);
+  if (p.sharding != train::Sharding::kFlat) y << "  sharding: " << train::ShardingName(p.sharding) << "\n";
+  if (p.overlap_contention != train::kOverlapContention)
+    y << fmt::format("  overlap_contention: {}\n", p.overlap_contention);
   if (p.cp_comm != train::CpComm::kP2p) y << fmt::format("  cp_comm: {}\n", train::CpCommName(p.cp_comm));
   if (p.moe_dispatcher != train::MoeDispatcher::kAllToAll)
     y << fmt::format("  moe_dispatcher: {}\n", train::MoeDispatcherName(p.moe_dispatcher));

@@ -276,6 +276,9 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
                "change: needs zero: 2 or 3, zero is " +
                    std::to_string(par->zero));
   par->tp_comm_overlap = p.GetEnumOf("tp_comm_overlap", par->tp_comm_overlap, train::kTpOverlapNames);
+  par->sharding = p.GetEnumOf("sharding", par->sharding, train::kShardingNames);
+  par->overlap_contention =
+      p.Get<double>("overlap_contention", par->overlap_contention, Range::Between(0, 1));
   par->ep = p.Get<int>("ep", par->ep, limits::kDegree);
   par->etp = p.Get<int>("etp", par->etp, Range::Between(0, 1 << 20));
   par->layers_per_stage =

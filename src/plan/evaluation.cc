@@ -40,12 +40,12 @@ class Reader {
 };
 
 double* BreakdownFields(train::Breakdown& b, size_t i) {
-  double* fields[] = {&b.compute_s,   &b.recompute_s, &b.tp_comm_s,      &b.cp_comm_s, &b.pp_bubble_s,
-                      &b.dp_comm_s,   &b.optimizer_s, &b.param_gather_s, &b.ep_comm_s, &b.gemm_s,
-                      &b.attention_s, &b.memory_s,    &b.host_wait_s};
+  double* fields[] = {&b.compute_s,   &b.recompute_s, &b.tp_comm_s,      &b.cp_comm_s,   &b.pp_bubble_s,
+                      &b.dp_comm_s,   &b.optimizer_s, &b.param_gather_s, &b.ep_comm_s,   &b.gemm_s,
+                      &b.attention_s, &b.memory_s,    &b.host_wait_s,    &b.contention_s};
   return fields[i];
 }
-constexpr size_t kBreakdownFields = 13;
+constexpr size_t kBreakdownFields = 14;
 
 }  // namespace
 

@@ -260,6 +260,7 @@ std::string WhyDifferent(const EvaluatedCandidate& best, const EvaluatedCandidat
   const train::Breakdown& a = best.eval.breakdown;
   const train::Breakdown& b = c.eval.breakdown;
   const std::pair<double, const char*> deltas[] = {{b.compute_s - a.compute_s, "compute"},
+                                                   {b.contention_s - a.contention_s, "contention"},
                                                    {b.tp_comm_s - a.tp_comm_s, "TP communication"},
                                                    {b.cp_comm_s - a.cp_comm_s, "CP communication"},
                                                    {b.ep_comm_s - a.ep_comm_s, "EP all-to-all"},

@@ -30,6 +30,14 @@ constexpr double kAdamBytesPerParamBf16 = 16.0;
 // scripts/trace-layer-bytes.py).
 constexpr double kAdamBytesPerParamAutocast = 32.0;
 constexpr double kAutocastCastBytesPerParam = 12.0;
+// FSDP2's copies (ParallelOptions::sharding, options.h): before an all-gather, each shard parameter is cast
+// from its fp32 master to bf16 (read 4 B, write 2 B) and copied into the all-gather input (2 + 2 B); after
+// it, each gathered bf16 weight is copied out (read 2 B, write 2 B); before a reduce-scatter, each unsharded
+// gradient (bf16 from autograd, or the reduce dtype when accumulated unsharded) is copied into the reduce
+// dtype's buffer.
+constexpr double kFsdp2GatherCopyInBytesPerShardParam = 10.0;
+constexpr double kFsdp2CopyOutBytesPerParam = 4.0;
+constexpr double kBf16Bytes = 2.0;
 
 double AdamBytesPerParam(Recipe r) {
   switch (r) {
@@ -65,79 +73,137 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
   prog.p2p_bytes = costs.p2p_bytes();
   prog.overlap_grad_reduce = o.parallel.overlap_grad_reduce;
   prog.zero3_reshard = !KeepsGatheredWeights(o.parallel);
+  prog.overlap_contention = o.parallel.overlap_contention;
   return prog;
 }
 
+// How a gradient is reduced: the collective, bytes per gradient on the wire, and bytes per gradient its input
+// copy moves on the reduction's stream first (FSDP2's copy-in; 0: none).
+struct Reduction {
+  net::Collective collective;
+  double gbytes = 0;
+  double copy_in = 0;
+};
+
 // Gradient buckets of `params` parameters of chunk `c`, reduced over the data-parallel group `g` (dp
 // for the dense parameters, edp for the routed experts').
-void AddBuckets(double params, int c, const net::GroupLayout& g, net::Collective reduce, double gbytes,
-                const StepContext& ctx, bool experts, std::vector<GradBucket>& out) {
+void AddBuckets(double params, int c, const net::GroupLayout& g, const Reduction& how, const StepContext& ctx,
+                bool experts, std::vector<GradBucket>& out) {
   if (g.size <= 1 || params <= 0) return;
+  const net::Collective reduce = how.collective;
   const double bucket = std::max(kMaxBucketParams, 1e6 * g.size);
   const int n = static_cast<int>(std::clamp(std::ceil(params / bucket), 1.0, double{kMaxBucketsPerGroup}));
-  const Bytes bytes(params / n * gbytes);
-  const Duration t = ctx.comm->Time(reduce, bytes, g, ctx.fabric);
+  const Bytes bytes(params / n * how.gbytes);
+  Duration t = ctx.comm->Time(reduce, bytes, g, ctx.fabric);
+  if (how.copy_in > 0)
+    t += ctx.compute->MemoryBound(Bytes(params / n * how.copy_in), Flops(0), cost::MemoryKind::kCopy);
   const char* collective = reduce == net::Collective::kReduceScatter ? "reduce_scatter" : "all_reduce";
   for (int i = 0; i < n; ++i)
     out.push_back({c, double(i + 1) / n, t, bytes, collective, experts ? "edp" : "dp"});
 }
 
-// Data-parallel gradient reduction buckets, the optimizer and parameter gathering per
-// pipeline rank, over the weight group (dp x cp ranks). Routed-expert parameters are reduced, sharded and
-// gathered over the expert-data- parallel group (edp ranks at stride etp * ep) instead of dp.
+// The data-parallel groups of a pipeline rank's weights: dense parameters over dp (dp x cp ranks), routed
+// experts over edp (ranks at stride etp * ep).
+struct DpGroups {
+  int dp = 1, edp = 1;
+  net::GroupLayout dense, experts;
+};
+
+// What one pipeline rank holds, summed over its chunks.
+struct RankParams {
+  double params = 0, experts = 0, lookup = 0;
+  int layers = 0;
+};
+
+// The optimizer step over the rank's shard, with autocast's casts (priced here, run in the passes).
+void AddOptimizer(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx, const DpGroups& g,
+                  const RankParams& rp, StepProgram& prog) {
+  const int zero = o.parallel.zero;
+  const double shard = zero >= 1 ? rp.params / g.dp + rp.experts / g.edp : rp.params + rp.experts;
+  Duration opt = ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)),
+                                          Flops(shard * 12), cost::MemoryKind::kOptimizer);
+  Duration casts;
+  if (o.training.recipe == Recipe::kAutocast) {
+    const double local = (rp.params - rp.lookup + rp.experts) / (zero >= 3 ? g.dp : 1);
+    casts = ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0),
+                                     cost::MemoryKind::kCopy) *
+            static_cast<int64_t>(plan.micro_batches);
+  }
+  prog.optimizer.push_back(opt + casts);
+  prog.optimizer_casts.push_back(casts);
+}
+
+// The sharded optimizer's parameter all-gather after the step (ZeRO >= 1); with overlap_param_gather, hidden
+// behind the next step's first forward, layer by layer, which it slows down (contention).
+void AddParamGather(const TrainOptions& o, const StepContext& ctx, const ChunkCostModel& costs, int r,
+                    const DpGroups& g, const RankParams& rp, StepProgram& prog) {
+  const bool gathers = o.parallel.zero >= 1 && g.dp > 1;
+  Duration gather, slowed;
+  if (gathers) {
+    gather = ctx.comm->Time(net::Collective::kAllGather, Bytes(rp.params * 2.0), g.dense, ctx.fabric);
+    if (rp.experts > 0)
+      gather += ctx.comm->Time(net::Collective::kAllGather, Bytes(rp.experts * 2.0), g.experts, ctx.fabric);
+    if (o.parallel.overlap_param_gather) {
+      const Duration forward = costs.Get(r, 0).forward.Total(), hidden = std::min(gather, forward);
+      const double c = o.parallel.overlap_contention;
+      gather -= hidden;
+      slowed = hidden * (c / (1 + c));
+    }
+  }
+  prog.param_gather.push_back(gather);
+  prog.param_gather_contention.push_back(slowed);
+  prog.param_gather_bytes.push_back(gathers ? Bytes((rp.params + rp.experts) * 2.0) : Bytes(0));
+}
+
+// ZeRO-3's per-chunk parameter gather, layer by layer, with FSDP2's copies around it (sharding: fsdp2).
+void AddZero3Gather(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                    const DpGroups& g, const RankParams& rp, StepProgram& prog) {
+  if (o.parallel.zero < 3 || g.dp <= 1) return;
+  const double chunk_params = rp.params / plan.chunks;
+  prog.zero3_gather_bytes.push_back(Bytes(chunk_params * 2.0));
+  prog.zero3_layers.push_back(std::max(1, rp.layers / plan.chunks));
+  Duration gather =
+      ctx.comm->Time(net::Collective::kAllGather, Bytes(chunk_params * 2.0), g.dense, ctx.fabric);
+  Duration copy_out;
+  if (o.parallel.sharding == Sharding::kFsdp2) {
+    gather += ctx.compute->MemoryBound(Bytes(chunk_params / g.dp * kFsdp2GatherCopyInBytesPerShardParam),
+                                       Flops(0), cost::MemoryKind::kCopy);
+    copy_out = ctx.compute->MemoryBound(Bytes(chunk_params * kFsdp2CopyOutBytesPerParam), Flops(0),
+                                        cost::MemoryKind::kCopy);
+  }
+  prog.zero3_gather.push_back(gather);
+  prog.zero3_copy_out.push_back(copy_out);
+}
+
+// Data-parallel gradient reduction buckets, the optimizer and parameter gathering per pipeline rank, over the
+// weight group. Routed-expert parameters are reduced, sharded and gathered over their expert-data-parallel
+// group instead of dp.
 void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
                          const ChunkCostModel& costs, StepProgram& prog) {
-  const int dp = plan.WeightGroup(), zero = o.parallel.zero;
+  const int dp = plan.WeightGroup(), zero = o.parallel.zero, edp = plan.edp;
   const int dp_per_node = std::clamp(ctx.gpus_per_node / plan.tp, 1, dp);  // cp and dp ranks follow tp
-  const net::GroupLayout dpg{dp, dp_per_node};
-  const int edp = plan.edp;
-  const net::GroupLayout edpg{edp, std::clamp(ctx.gpus_per_node / (plan.ep * plan.etp), 1, edp)};
+  const DpGroups g{
+      dp, edp, {dp, dp_per_node}, {edp, std::clamp(ctx.gpus_per_node / (plan.ep * plan.etp), 1, edp)}};
   const net::Collective reduce = zero >= 1 ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
   const double gbytes = StateBytes(o.training).gradients;
+  const bool fsdp2 = zero >= 3 && o.parallel.sharding == Sharding::kFsdp2;
+  const Reduction how{reduce, gbytes,
+                      fsdp2 ? (DefersGradReduce(o.parallel) ? gbytes : kBf16Bytes) + gbytes : 0.0};
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
-    double rank_params = 0, rank_experts = 0, rank_lookup = 0;
-    int rank_layers = 0;
+    RankParams rp;
     for (int c = 0; c < plan.chunks; ++c) {
       const ChunkCosts& cc = costs.Get(r, c);
-      rank_params += cc.params;
-      rank_experts += cc.expert_params;
-      rank_lookup += cc.lookup_params;
-      rank_layers += plan.LayersOf(r, c);
-      AddBuckets(cc.params, c, dpg, reduce, gbytes, ctx, false, prog.buckets[r]);
-      AddBuckets(cc.expert_params, c, edpg, reduce, gbytes, ctx, true, prog.buckets[r]);
+      rp.params += cc.params;
+      rp.experts += cc.expert_params;
+      rp.lookup += cc.lookup_params;
+      rp.layers += plan.LayersOf(r, c);
+      AddBuckets(cc.params, c, g.dense, how, ctx, false, prog.buckets[r]);
+      AddBuckets(cc.expert_params, c, g.experts, how, ctx, true, prog.buckets[r]);
     }
-    const double shard = zero >= 1 ? rank_params / dp + rank_experts / edp : rank_params + rank_experts;
-    Duration opt = ctx.compute->MemoryBound(Bytes(shard * AdamBytesPerParam(o.training.recipe)),
-                                            Flops(shard * 12), cost::MemoryKind::kOptimizer);
-    Duration casts;
-    if (o.training.recipe == Recipe::kAutocast) {
-      const double local = (rank_params - rank_lookup + rank_experts) / (zero >= 3 ? dp : 1);
-      casts = ctx.compute->MemoryBound(Bytes(local * kAutocastCastBytesPerParam), Flops(0),
-                                       cost::MemoryKind::kCopy) *
-              static_cast<int64_t>(plan.micro_batches);
-    }
-    prog.optimizer.push_back(opt + casts);
-    prog.optimizer_casts.push_back(casts);
-    Duration gather;
-    if (zero >= 1 && dp > 1) {
-      gather = ctx.comm->Time(net::Collective::kAllGather, Bytes(rank_params * 2.0), dpg, ctx.fabric);
-      if (rank_experts > 0)
-        gather += ctx.comm->Time(net::Collective::kAllGather, Bytes(rank_experts * 2.0), edpg, ctx.fabric);
-      // Overlapped with the next step's first forward pass, layer by layer.
-      if (o.parallel.overlap_param_gather)
-        gather = std::max(Duration::Zero(), gather - costs.Get(r, 0).forward.Total());
-    }
-    prog.param_gather.push_back(gather);
-    prog.param_gather_bytes.push_back(zero >= 1 && dp > 1 ? Bytes((rank_params + rank_experts) * 2.0)
-                                                          : Bytes(0));
-    if (zero >= 3 && dp > 1) {
-      const double chunk_params = rank_params / plan.chunks;
-      prog.zero3_gather_bytes.push_back(Bytes(chunk_params * 2.0));
-      prog.zero3_layers.push_back(std::max(1, rank_layers / plan.chunks));
-      prog.zero3_gather.push_back(
-          ctx.comm->Time(net::Collective::kAllGather, Bytes(chunk_params * 2.0), dpg, ctx.fabric));
-    }
+    AddOptimizer(o, plan, ctx, g, rp, prog);
+    AddParamGather(o, ctx, costs, r, g, rp, prog);
+    AddZero3Gather(o, plan, ctx, g, rp, prog);
   }
 }
 
@@ -352,6 +418,7 @@ void AddBreakdown(const StepTimeline& tl, const StepProgram& prog, StepResult& r
   b.attention_s = c.mix.attention.ToSeconds();
   b.memory_s = c.mix.memory.ToSeconds();
   b.host_wait_s = c.mix.host_wait.ToSeconds();
+  b.contention_s = c.contention.ToSeconds();
   b.tp_comm_s = c.tp_comm.ToSeconds();
   b.cp_comm_s = c.cp_comm.ToSeconds();
   b.ep_comm_s = c.ep_comm.ToSeconds();

@@ -21,6 +21,32 @@ struct FifoStream {
   }
 };
 
+// A busy interval of a stream, [first, second).
+using Interval = std::pair<TimePoint, TimePoint>;
+
+// The time in which both sets of intervals are busy (each set's own intervals may overlap each other).
+Duration OverlapOf(std::vector<Interval> a, std::vector<Interval> b) {
+  const auto merged = [](std::vector<Interval>& v) {
+    std::sort(v.begin(), v.end());
+    std::vector<Interval> out;
+    for (const Interval& i : v) {
+      if (!out.empty() && i.first <= out.back().second)
+        out.back().second = std::max(out.back().second, i.second);
+      else
+        out.push_back(i);
+    }
+    return out;
+  };
+  const std::vector<Interval> x = merged(a), y = merged(b);
+  Duration both;
+  for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+    const TimePoint from = std::max(x[i].first, y[j].first), to = std::min(x[i].second, y[j].second);
+    if (from < to) both += to - from;
+    (x[i].second < y[j].second ? i : j)++;
+  }
+  return both;
+}
+
 class StepRun {
  public:
   StepRun(const StepProgram& prog, report::Sink* sink)
@@ -74,6 +100,8 @@ class StepRun {
       }
     for (int r = 0; r < p_; ++r) MaybeRankReduced(r);
     q_.Run();
+    ApplyContention();
+    EmitStepEnd();
     return Summarize();
   }
 
@@ -95,6 +123,7 @@ class StepRun {
     double held = 0;                      // activation bytes in flight (StepProgram::activation_bytes)
     double peak_held = -1;
     RankTimeline t;
+    std::vector<Interval> compute_spans, gather_spans;  // recorded when StepProgram::overlap_contention > 0
   };
   // The data-parallel stream of a pipeline rank, shared by the replicas (one collective).
   struct DpState {
@@ -103,6 +132,9 @@ class StepRun {
     int left = 0;                  // buckets not yet reduced
     int computing = 0;             // replicas whose compute is done
     bool counted = false;
+    std::vector<Interval> spans;  // reductions (recorded when StepProgram::overlap_contention > 0)
+    Duration last_reduce;         // the last enqueued bucket's reduction
+    TimePoint reduced_at;         // when the last reduction ends
   };
 
   Unit& U(int x, int r) { return units_[static_cast<size_t>(x) * p_ + r]; }
@@ -149,6 +181,14 @@ class StepRun {
   int Zero3Layers(int r) const {
     return r < static_cast<int>(prog_.zero3_layers.size()) ? std::max(1, prog_.zero3_layers[r]) : 1;
   }
+  bool Contended() const { return prog_.overlap_contention > 0; }
+  // FSDP2's copy-out before task `index`: when its chunk was gathered for it.
+  Duration CopyOut(const Unit& u, int r, size_t index) const {
+    if (static_cast<size_t>(r) >= prog_.zero3_copy_out.size() || index >= u.gather_dur.size() ||
+        u.gather_dur[index] <= Duration::Zero())
+      return Duration::Zero();
+    return prog_.zero3_copy_out[r];
+  }
   // The gather of a chunk's first layer, after which a task may start (the others arrive while it runs).
   Duration FirstLayer(int r, Duration gather) const { return gather * (1.0 / Zero3Layers(r)); }
   // The gather task `index` needs: the chunk's, unless its parameters stayed from an earlier task of the step
@@ -182,6 +222,9 @@ class StepRun {
   }
   Bytes At(const std::vector<Bytes>& v, int r) const {
     return r < static_cast<int>(v.size()) ? v[r] : Bytes(0);
+  }
+  Duration At(const std::vector<Duration>& v, int r) const {
+    return r < static_cast<int>(v.size()) ? v[r] : Duration::Zero();
   }
 
   void NameStreams() {
@@ -225,6 +268,7 @@ class StepRun {
     const TimePoint start = d > Duration::Zero() ? u.gather.Enqueue(q_.Now(), d) : q_.Now();
     u.gather_start.push_back(start);
     u.gather_dur.push_back(d);
+    if (Contended() && d > Duration::Zero()) u.gather_spans.emplace_back(start, start + d);
     if (sink_)
       Span(x, r, kDpStream, "zero3 gather", "dp", start, d,
            Collective("all_gather", "dp", At(prog_.zero3_gather_bytes, r)));
@@ -243,9 +287,12 @@ class StepRun {
     u.next++;
     const TimePoint now = q_.Now();
     const TaskCost c = prog_.task_cost(x, r, task);
-    const Duration d = c.Total();
-    u.t.compute += c.compute;
+    const Duration copy_out = CopyOut(u, r, index);
+    const Duration d = c.Total() + copy_out;
+    u.t.compute += c.compute + copy_out;
     u.t.mix += c.mix;
+    u.t.mix.memory += copy_out;
+    if (Contended()) u.compute_spans.emplace_back(now, now + d);
     u.t.recompute += c.recompute;
     u.t.tp_comm += c.tp_comm;
     u.t.cp_comm += c.cp_comm;
@@ -329,6 +376,9 @@ class StepRun {
     DpState& dp = dp_[r];
     const GradBucket& bucket = prog_.buckets[r][b];
     TimePoint start = dp.stream.Enqueue(q_.Now(), bucket.reduce);
+    dp.last_reduce = bucket.reduce;
+    dp.reduced_at = std::max(dp.reduced_at, start + bucket.reduce);
+    if (Contended()) dp.spans.emplace_back(start, start + bucket.reduce);
     if (sink_)
       for (int x = 0; x < replicas_; ++x)
         Span(x, r, kDpStream, "grad reduce c" + std::to_string(bucket.chunk), "dp", start, bucket.reduce,
@@ -347,21 +397,80 @@ class StepRun {
     dp.counted = true;
     if (++ranks_reduced_ < p_) return;
     const TimePoint barrier = q_.Now();
+    barrier_ = barrier;
     for (int r2 = 0; r2 < p_; ++r2) {
       const Duration opt = prog_.optimizer.empty() ? Duration::Zero() : prog_.optimizer[r2];
       const Duration gather = prog_.param_gather.empty() ? Duration::Zero() : prog_.param_gather[r2];
+      const Duration slowed = At(prog_.param_gather_contention, r2);
       for (int x = 0; x < replicas_; ++x) {
         Unit& u = U(x, r2);
         u.t.dp_exposed = barrier - u.last_compute_end;
         u.t.optimizer = opt;
         u.t.param_gather = gather;
-        Span(x, r2, kComputeStream, "optimizer", "optimizer", barrier, opt);
-        if (sink_)
-          Span(x, r2, kDpStream, "param gather", "dp", barrier + opt, gather,
-               Collective("all_gather", "dp", At(prog_.param_gather_bytes, r2)));
-        u.t.finish = (barrier + opt + gather) - TimePoint::Start();
+        u.t.contention = slowed;
+        u.t.finish = (barrier + opt + gather + slowed) - TimePoint::Start();
       }
     }
+  }
+
+  // The spans after the last backward, once contention has moved them (ApplyContention): the compute's own
+  // stretch, the optimizer, the exposed parameter gather and the next forward's stretch beside that gather.
+  void EmitStepEnd() {
+    if (!sink_) return;
+    for (int x = 0; x < replicas_; ++x)
+      for (int r = 0; r < p_; ++r) {
+        const Unit& u = U(x, r);
+        const Duration slowed = At(prog_.param_gather_contention, r);
+        const Duration stretch = u.t.contention - slowed;
+        Span(x, r, kComputeStream, "contention", "contention",
+             TimePoint::Start() + ((u.last_compute_end - TimePoint::Start()) - stretch), stretch);
+        Span(x, r, kComputeStream, "optimizer", "optimizer", barrier_, u.t.optimizer);
+        const TimePoint gather_at = barrier_ + u.t.optimizer;
+        Span(x, r, kDpStream, "param gather", "dp", gather_at, u.t.param_gather,
+             Collective("all_gather", "dp", At(prog_.param_gather_bytes, r)));
+        Span(x, r, kComputeStream, "contention", "contention", gather_at + u.t.param_gather, slowed);
+      }
+  }
+
+  // StepProgram::overlap_contention, after the event run: each unit's compute grows by c / (1 + c) of the
+  // time it overlapped its gathers and its rank's reductions. A rank's reductions then end no earlier than
+  // its stretched compute end plus its last bucket's reduction (overlapped; all of them when they wait for
+  // the backward), nor earlier than they did (a queue that bounded the step does not move); the optimizer and
+  // everything after it move with the latest rank.
+  void ApplyContention() {
+    const double c = prog_.overlap_contention;
+    if (c <= 0) return;
+    TimePoint barrier = barrier_;
+    std::vector<Duration> extra(units_.size());
+    for (int r = 0; r < p_; ++r) {
+      TimePoint end = TimePoint::Start(), old_end = TimePoint::Start();
+      for (int x = 0; x < replicas_; ++x) {
+        Unit& u = U(x, r);
+        std::vector<Interval> comm = u.gather_spans;
+        comm.insert(comm.end(), dp_[r].spans.begin(), dp_[r].spans.end());
+        extra[Process(x, r)] = OverlapOf(u.compute_spans, std::move(comm)) * (c / (1 + c));
+        end = std::max(end, u.last_compute_end + extra[Process(x, r)]);
+        old_end = std::max(old_end, u.last_compute_end);
+      }
+      const DpState& dp = dp_[r];
+      if (dp.spans.empty()) {
+        barrier = std::max(barrier, end);
+      } else if (prog_.overlap_grad_reduce) {
+        barrier = std::max({barrier, dp.reduced_at, end + dp.last_reduce});
+      } else {
+        barrier = std::max(barrier, end + (dp.reduced_at - old_end));
+      }
+    }
+    const Duration shift = barrier - barrier_;
+    barrier_ = barrier;
+    for (int x = 0; x < replicas_; ++x)
+      for (int r = 0; r < p_; ++r) {
+        Unit& u = U(x, r);
+        u.t.contention += extra[Process(x, r)];
+        u.last_compute_end += extra[Process(x, r)];
+        u.t.dp_exposed = barrier - u.last_compute_end;
+        u.t.finish += shift;
+      }
   }
 
   StepTimeline Summarize() {
@@ -373,7 +482,8 @@ class StepRun {
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);
         assert(u.compute_done);
-        const Duration busy = u.t.compute + u.t.tp_comm + u.t.cp_comm + u.t.ep_comm;
+        const Duration stretch = u.t.contention - At(prog_.param_gather_contention, r);  // before the end
+        const Duration busy = u.t.compute + stretch + u.t.tp_comm + u.t.cp_comm + u.t.ep_comm;
         u.t.bubble = (u.last_compute_end - TimePoint::Start()) - busy - u.t.gather_wait;
         end = std::max(end, u.last_compute_end - TimePoint::Start());
         if (u.t.finish > out.step_time ||
@@ -399,6 +509,7 @@ class StepRun {
   std::vector<DpState> dp_;
   std::vector<bool> fwd_arrived_, bwd_arrived_;
   int ranks_reduced_ = 0;
+  TimePoint barrier_;  // when every rank's gradients were reduced (the optimizer's start)
 };
 
 }  // namespace

@@ -194,6 +194,7 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run) {
     o.training.micro_batch = num("local_batch");
     o.training.global_batch = o.training.micro_batch * o.hardware.gpus;
     o.parallel.zero = 3;
+    o.parallel.sharding = train::Sharding::kFsdp2;  // fully_shard: the page's FSDP2
     o.parallel.recompute =
         *t.Text(i, "activation_checkpointing") == "full" ? Recompute::kFull : Recompute::kNone;
     set.rows.push_back(Row(label + " ac " + *t.Text(i, "activation_checkpointing"),
@@ -235,6 +236,7 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.parallel = {.tp = num("tp"), .pp = num("pp"), .cp = num("cp"), .dp = num("fsdp")};
   o.training.micro_batch = num("local_batch") / std::max(1, num("pp_microbatches"));
   o.parallel.zero = 3;
+  o.parallel.sharding = train::Sharding::kFsdp2;  // fully_shard (FSDP2), per transformer block
   // torchtitan's FSDP2 under pipeline parallelism keeps the gathered weights for the step
   // (parallelize_llama.py: reshard_after_forward False "to avoid per-microbatch all-gathers").
   o.parallel.keep_gathered = train::Pipelined::kWhenPipelined;

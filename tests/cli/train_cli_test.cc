@@ -397,8 +397,10 @@ TEST(TrainChakra, TwoStagePipelineWritesOneTraceEachGpuThatReadsBack) {
   const double activation = 4.0 * 4096 * 2048 * 2;  // micro-batch x sequence x hidden x bf16, tp 1
   uint64_t last_end = 0;
   for (const auto& [gpu, f] : files) {
-    EXPECT_EQ(count(f, 4), 2 * 16 + 1) << gpu;  // 256 / (4 x 4) = 16 forwards and backwards, the optimizer
-    EXPECT_EQ(count(f, 5), 16) << gpu;          // activations forward (stage 0) or gradients back (stage 1)
+    // 256 / (4 x 4) = 16 forwards and backwards, the optimizer, and two contention stretches (the backward's
+    // beside its reductions, the next forward's beside the hidden parameter gather).
+    EXPECT_EQ(count(f, 4), 2 * 16 + 1 + 2) << gpu;
+    EXPECT_EQ(count(f, 5), 16) << gpu;  // activations forward (stage 0) or gradients back (stage 1)
     EXPECT_EQ(count(f, 6), 16) << gpu;
     std::set<uint64_t> ids;
     for (const auto& n : f.nodes) {

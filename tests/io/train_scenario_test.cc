@@ -379,6 +379,31 @@ TEST_F(TrainScenarioTest, TpCommOverlapNamesItsImplementation) {
   EXPECT_NE(e.error().message.find("async-tp"), std::string::npos) << e.error().message;
 }
 
+// sharding: flat (the default) / fsdp2 (torchtitan's stack sets it); overlap_contention: the measured
+// default, a share in [0, 1] otherwise, and either key's bad value is an error at the key.
+TEST_F(TrainScenarioTest, ShardingAndContentionKeys) {
+  auto d = Parse(kBase);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->parallel.sharding, train::Sharding::kFlat);
+  EXPECT_DOUBLE_EQ(d->parallel.overlap_contention, train::kOverlapContention);
+  auto r = Parse(WithKeys(kBase, "parallel", "  zero: 3\n  sharding: fsdp2\n  overlap_contention: 0\n"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->parallel.sharding, train::Sharding::kFsdp2);
+  EXPECT_EQ(r->parallel.overlap_contention, 0.0);
+  auto titan = Parse(WithStack("torchtitan-2024.12"));
+  ASSERT_TRUE(titan.ok()) << titan.error().message;
+  EXPECT_EQ(titan->parallel.sharding, train::Sharding::kFsdp2);
+  for (const char* bad :
+       {"  sharding: fsdp\n", "  overlap_contention: 1.5\n", "  overlap_contention: -0.1\n"}) {
+    auto e = Parse(WithKeys(kBase, "parallel", bad));
+    ASSERT_FALSE(e.ok()) << bad;
+    const std::string key = std::string(bad).find("sharding") != std::string::npos
+                                ? "parallel.sharding"
+                                : "parallel.overlap_contention";
+    EXPECT_NE(e.error().message.find(key), std::string::npos) << e.error().message;
+  }
+}
+
 TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   auto r = Parse(WithStack("nemo-24.07"));
   ASSERT_TRUE(r.ok()) << r.error().message;

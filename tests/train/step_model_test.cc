@@ -129,6 +129,26 @@ TEST_F(StepModelTest, NoReshardKeepsTheWeightsAndGathersOnce) {
   EXPECT_LT(kept.step_time_s, reshard.step_time_s);
 }
 
+// FSDP2 (sharding: fsdp2) copies each gathered chunk out into its parameters on the compute stream: with the
+// constant compute model one memory-bound call (10 us) per gather, so 8 micro-batches x (forward + backward)
+// = 16 copy-outs with resharding and one per chunk and step without. Flat buffers (sharding: flat) copy
+// nothing.
+TEST_F(StepModelTest, Fsdp2CopiesEachGatherOut) {
+  o_.parallel.zero = 3;
+  o_.parallel.overlap_contention = 0;
+  o_.training.global_batch = 64;  // dp 8, micro-batch 1: 8 micro-batches
+  for (Pipelined keep : {Pipelined::kNo, Pipelined::kYes}) {
+    o_.parallel.keep_gathered = keep;
+    o_.parallel.sharding = Sharding::kFlat;
+    const StepResult flat = Run();
+    o_.parallel.sharding = Sharding::kFsdp2;
+    const StepResult fsdp2 = Run();
+    const double copies = keep == Pipelined::kNo ? 16 : 1;
+    EXPECT_NEAR(fsdp2.breakdown.memory_s - flat.breakdown.memory_s, copies * 10e-6, 1e-12) << copies;
+    EXPECT_GT(fsdp2.step_time_s, flat.step_time_s) << copies;
+  }
+}
+
 // defer_grad_reduce (PyTorch's pipelining stage with FSDP2): the gradients accumulate unsharded until the
 // last micro-batch, so the stage holds its whole fp32 gradients; the weights and optimizer rows do not move.
 TEST_F(StepModelTest, DeferredGradReduceKeepsTheWholeGradients) {
@@ -390,6 +410,20 @@ TEST_F(StepModelTest, AsyncTpHidesAShareOfTheForwardOnly) {
   const double across = Run().breakdown.tp_comm_s;
   o_.parallel.tp_comm_overlap = TpOverlap::kNone;
   EXPECT_DOUBLE_EQ(across, Run().breakdown.tp_comm_s);
+}
+
+// kOverlapContention is the average slowdown data/calibration/overlap_contention.csv records from its source.
+TEST_F(StepModelTest, OverlapContentionIsTheMeasuredMean) {
+  std::ifstream f(std::string(DLSIM_DATA_DIR) + "/calibration/overlap_contention.csv");
+  ASSERT_TRUE(f) << "data/calibration/overlap_contention.csv";
+  std::string line;
+  bool found = false;
+  while (std::getline(f, line))
+    if (line.rfind("compute_slowdown_mean,", 0) == 0) {
+      EXPECT_DOUBLE_EQ(std::stod(line.substr(line.find(',') + 1)), kOverlapContention);
+      found = true;
+    }
+  EXPECT_TRUE(found);
 }
 
 // kAsyncTpHiddenShare is the mean hidden share data/calibration/async_tp.csv derives from AsyncTP's

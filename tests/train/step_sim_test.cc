@@ -111,6 +111,41 @@ TEST(StepSimTest, GradReductionOverlapsBackward) {
   EXPECT_EQ(t.step_time, Micros(60 + 30 + 7));
 }
 
+// Contention (overlap_contention c = 0.25): compute that overlapped dp-stream collectives for T does T c / (1
+// + c) of its work late. F 0..10, B 10..30; bucket 1 reduces 20..24 beside B (T = 4 us: 0.8 us late), bucket
+// 2 30..32 after it, and now after the stretched end: 30.8 + 2. A ZeRO-3 gather of B (4..8) runs beside F:
+// 0.8 us too.
+TEST(StepSimTest, ContentionStretchesOverlappedCompute) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  prog.buckets = {{GradBucket{0, 0.5, Micros(4)}, GradBucket{0, 1.0, Micros(2)}}};
+  EXPECT_EQ(SimulateStep(prog, nullptr).step_time, Micros(32));
+  prog.overlap_contention = 0.25;
+  StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.step_time, Nanos(32800));
+  EXPECT_EQ(t.ranks[0].contention, Nanos(800));
+  EXPECT_EQ(t.ranks[0].dp_exposed, Micros(2));
+  EXPECT_EQ(t.ranks[0].bubble, Duration::Zero());
+
+  StepProgram zero3 = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  zero3.zero3_gather = {Micros(4)};
+  zero3.zero3_layers = {1};
+  zero3.overlap_contention = 0.25;
+  // gather F 0..4, F 4..14 beside gather B 4..8, B 14..34.
+  EXPECT_EQ(SimulateStep(zero3, nullptr).step_time, Nanos(34800));
+}
+
+// A reduction queue that bounds the step does not move: bucket 1 reduces 20..50 (10 us beside B: 2 us late, B
+// ends at 32), bucket 2 is queued to 50..52, later than 32 + 2.
+TEST(StepSimTest, ContentionDoesNotMoveAReductionQueueThatBoundsTheStep) {
+  StepProgram prog = Uniform("1f1b", 1, 1, 1, Micros(10), Micros(20));
+  prog.buckets = {{GradBucket{0, 0.5, Micros(30)}, GradBucket{0, 1.0, Micros(2)}}};
+  prog.overlap_contention = 0.25;
+  StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.step_time, Micros(52));
+  EXPECT_EQ(t.ranks[0].contention, Micros(2));
+  EXPECT_EQ(t.ranks[0].dp_exposed, Micros(20));
+}
+
 // ZeRO-3 gathers, prefetched one task ahead on the DP stream, F 10 us and B 20 us. A chunk of one layer waits
 // for its whole gather; of several layers, a task starts once its first layer's share has arrived and its
 // last layer waits for the whole gather. Every wait is the gather's, not a pipeline bubble.

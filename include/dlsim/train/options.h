@@ -52,7 +52,29 @@ inline constexpr std::pair<std::string_view, TpOverlap> kTpOverlapNames[] = {
 // batch 4 / 8 / 12: +20.31% / +20.52% / +19.16%; discuss.pytorch.org/t/209487, Figure 9) against dlsim's
 // forward of the same runs without overlap: data/calibration/async_tp.csv, scripts/derive-async-tp.py
 // (tests/train/step_model_test.cc holds this value to the file).
-inline constexpr double kAsyncTpHiddenShare = 0.683;
+inline constexpr double kAsyncTpHiddenShare = 0.665;
+// How ZeRO-3 lays out its sharded parameters and gradients around the collectives (parallel.sharding; acts
+// with zero: 3):
+//   kFlat: the collectives run on flat buffers that the parameters and gradients view (FSDP1's
+//     FlatParameter, DeepSpeed, Megatron-Core's distributed optimizer): no copies around them;
+//   kFsdp2: PyTorch FSDP2 (fully_shard, per-parameter sharding; torch/distributed/_composable/fsdp/
+//     _fsdp_collectives.py): before each all-gather the shard is cast to the parameter dtype and copied into
+//     the all-gather input (foreach_all_gather, on a copy-in stream); after it, the gathered weights are
+//     copied out into the parameters on the compute stream (foreach_all_gather_copy_out,
+//     torch.split_with_sizes_copy: every gathered byte read and written); before each reduce-scatter the
+//     unsharded gradients are copied into one buffer of the reduce dtype on the reduce-scatter stream
+//     (foreach_reduce_scatter_copy_in, torch.cat). Priced as memory-bound copies (train/step_model.cc).
+enum class Sharding { kFlat, kFsdp2 };
+inline constexpr std::pair<std::string_view, Sharding> kShardingNames[] = {{"flat", Sharding::kFlat},
+                                                                           {"fsdp2", Sharding::kFsdp2}};
+// How much slower compute kernels run while a collective of the data-parallel streams (gradient reductions,
+// ZeRO-3 parameter gathers) runs beside them: NCCL's kernels take SMs and memory bandwidth from them. The
+// average computational slowdown Lee et al. measured when overlapping compute with communication in GPT and
+// LLaMA training on 4 A100, H100, MI250 and MI210 ("Characterizing Compute-Communication Overlap in
+// GPU-Accelerated Distributed Deep Learning: Performance and Power Implications", arXiv 2507.03114,
+// abstract: 18.9% on average, up to 40.0%), the default of parallel.overlap_contention
+// (data/calibration/overlap_contention.csv records it; train/step_sim.cc prices it).
+inline constexpr double kOverlapContention = 0.189;
 // How a MoE layer moves tokens to its experts (Megatron-Core's --moe-token-dispatcher-type names):
 //   kAllToAll: each token's top_k routed copies go to the ranks of their experts and come back by
 //     all-to-all over the ep ranks (with expert-TP, an all-gather and a reduce-scatter over etp);
@@ -95,6 +117,7 @@ inline std::string_view RecomputeName(Recompute mode) { return NameIn(kRecompute
 inline std::string_view CpCommName(CpComm c) { return NameIn(kCpCommNames, c); }
 inline std::string_view MoeDispatcherName(MoeDispatcher d) { return NameIn(kMoeDispatcherNames, d); }
 inline std::string_view TpOverlapName(TpOverlap t) { return NameIn(kTpOverlapNames, t); }
+inline std::string_view ShardingName(Sharding s) { return NameIn(kShardingNames, s); }
 inline std::string_view RecipeName(Recipe recipe) { return NameIn(kRecipeNames, recipe); }
 
 struct HardwareOptions {
@@ -177,6 +200,8 @@ struct ParallelOptions {
   Pipelined keep_gathered = Pipelined::kNo;
   Pipelined defer_grad_reduce = Pipelined::kNo;
   TpOverlap tp_comm_overlap = TpOverlap::kNone;
+  Sharding sharding = Sharding::kFlat;             // ZeRO-3's copies around its collectives (above)
+  double overlap_contention = kOverlapContention;  // compute slowdown beside dp-stream collectives (above)
   // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts
   // as etp x ep x edp (expert-tensor-parallel innermost, then expert-parallel, then expert-data-
   // parallel). ep: ranks the experts are spread over (experts / ep each); etp: ranks each expert's

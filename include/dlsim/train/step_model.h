@@ -43,6 +43,9 @@ struct Breakdown {         // seconds on the critical pipeline rank; they add up
   // activations, residual adds, rotary, the loss), and waiting for the host to issue a layer's kernels.
   // They add up to compute_s except for kernels priced outside the operator graph (multimodal encoders).
   double gemm_s = 0, attention_s = 0, memory_s = 0, host_wait_s = 0;
+  // Of the step, compute's extra time for running beside data-parallel collectives
+  // (parallel.overlap_contention).
+  double contention_s = 0;
   double tp_comm_s = 0;    // exposed tensor-parallel communication
   double cp_comm_s = 0;    // exposed context-parallel communication
   double ep_comm_s = 0;    // exposed expert-parallel token all-to-all (MoE)

@@ -99,7 +99,10 @@ struct StepProgram {
   // [rank] of `optimizer`: autocast's weight and gradient casts, priced with the optimizer step (their
   // kernels run in the forward and backward passes); reported apart (Breakdown::cast_s). Empty: none.
   std::vector<Duration> optimizer_casts;
-  std::vector<Duration> param_gather;     // [rank] exposed parameter all-gather after the optimizer
+  std::vector<Duration> param_gather;  // [rank] exposed parameter all-gather after the optimizer
+  // [rank] the next forward's extra time for running beside the hidden part of that gather
+  // (overlap_contention, below), after it; empty: none.
+  std::vector<Duration> param_gather_contention;
   std::vector<Bytes> param_gather_bytes;  // [rank] its size per rank (execution traces)
   // Per-task parameter gather before each forward/backward (ZeRO-3), on the dp stream,
   // prefetched one task ahead; zero when unused.
@@ -112,6 +115,15 @@ struct StepProgram {
   // false (reshard_after_forward false): a chunk is gathered before its first task of the step only; its
   // parameters then stay for the step's other forwards and backwards.
   bool zero3_reshard = true;
+  // [rank] FSDP2's copy of a gathered chunk's weights into its parameters, on the compute stream at the start
+  // of every task whose chunk was gathered for it (ParallelOptions::sharding). Empty: none.
+  std::vector<Duration> zero3_copy_out;
+  // How much slower compute runs while a collective of the dp stream (a gradient reduction or a ZeRO-3
+  // gather) runs beside it (ParallelOptions::overlap_contention): compute that overlapped such collectives
+  // for a time T in the simulated step does T x c / (1 + c) of its work late. Priced to first order after
+  // the event run: each rank's compute end moves by its own extra time, and the step's end by what that does
+  // to the reductions that follow (RankTimeline::contention). 0: none.
+  double overlap_contention = 0;
 };
 
 struct RankTimeline {
@@ -121,7 +133,8 @@ struct RankTimeline {
   Duration tp_comm;
   Duration cp_comm;
   Duration ep_comm;
-  Duration bubble;       // idle on the compute stream before its last backward ended, gather waits excluded
+  Duration contention;  // compute slowed by dp-stream collectives beside it (StepProgram::overlap_contention)
+  Duration bubble;      // idle on the compute stream before its last backward ended, gather waits excluded
   Duration gather_wait;  // of the idle time, waiting only for ZeRO-3 parameter gathers
   Duration dp_exposed;   // last backward end -> gradients reduced
   Duration optimizer;
