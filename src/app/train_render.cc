@@ -280,7 +280,7 @@ report::Table BreakdownTable(const StepResult& r) {
   row("pipeline bubble", b.pp_bubble_s);
   row("data-parallel comm (exposed)", b.dp_comm_s);
   row("optimizer", b.optimizer_s);
-  if (b.cast_s > 0) row("  of which autocast casts", b.cast_s);
+  if (b.cast_s > 0) row("  of which casts and accumulation", b.cast_s);
   row("parameter all-gather (exposed)", b.param_gather_s);
   return br;
 }

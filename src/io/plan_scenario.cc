@@ -180,6 +180,8 @@ void WriteTrainingYaml(const train::TrainingOptions& t, std::ostringstream& y) {
     y << "  norm_impl: " << model::NormImplName(t.norm_impl) << "\n";
   if (t.head_kernels) y << "  head_kernels: " << model::KernelsName(*t.head_kernels) << "\n";
   if (t.grad_dtype) y << "  grad_dtype: " << hw::DTypeName(*t.grad_dtype) << "\n";
+  if (t.grad_accumulation != train::GradAccumulation::kFused)
+    y << "  grad_accumulation: " << train::GradAccumulationName(t.grad_accumulation) << "\n";
 }
 
 // Writes the parallel section (layers_per_stage only when set).
@@ -201,6 +203,9 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
   if (p.ep != 1 || p.etp != 0) y << fmt::format("  ep: {}\n  etp: {}\n", p.ep, p.etp);
   if (p.cp_layout != "ring" || p.cp_ulysses != 0)
     y << fmt::format("  cp_layout: {}\n  cp_ulysses: {}\n", p.cp_layout, p.cp_ulysses);
+  if (p.grad_reduce != train::GradReduce::kSharded)
+    y << "  grad_reduce: " << train::GradReduceName(p.grad_reduce) << "\n";
+  if (p.p2p_blocking) y << "  p2p_blocking: true\n";
   if (p.sharding != train::Sharding::kFlat) y << "  sharding: " << train::ShardingName(p.sharding) << "\n";
   if (p.overlap_contention != train::kOverlapContention)
     y << fmt::format("  overlap_contention: {}\n", p.overlap_contention);

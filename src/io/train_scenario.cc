@@ -193,6 +193,8 @@ void ReadTraining(const MapReader& t, train::TrainingOptions* tr) {
         "names a fused attention kernel's family, but attention is unfused (QK^T and AV priced as GEMMs): "
         "set attention: flash, or leave attention_backend out");
   tr->recipe = t.GetEnumOf("recipe", tr->recipe, train::kRecipeNames);
+  tr->grad_accumulation =
+      t.GetEnumOf("grad_accumulation", tr->grad_accumulation, train::kGradAccumulationNames);
   if (tr->recipe != train::Recipe::kMixed && tr->precision == hw::DType::kFp8)
     t.AddError("recipe",
                "the bf16 and autocast recipes compute in bf16; fp8 training needs recipe mixed "
@@ -277,6 +279,8 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
                    std::to_string(par->zero));
   par->tp_comm_overlap = p.GetEnumOf("tp_comm_overlap", par->tp_comm_overlap, train::kTpOverlapNames);
   par->sharding = p.GetEnumOf("sharding", par->sharding, train::kShardingNames);
+  par->grad_reduce = p.GetEnumOf("grad_reduce", par->grad_reduce, train::kGradReduceNames);
+  par->p2p_blocking = p.Get<bool>("p2p_blocking", par->p2p_blocking);
   par->overlap_contention =
       p.Get<double>("overlap_contention", par->overlap_contention, Range::Between(0, 1));
   par->ep = p.Get<int>("ep", par->ep, limits::kDegree);

@@ -74,6 +74,7 @@ Result<StepProgram> PipelineProgram(const TrainOptions& o, const ParallelPlan& p
   prog.overlap_grad_reduce = o.parallel.overlap_grad_reduce;
   prog.zero3_reshard = !KeepsGatheredWeights(o.parallel);
   prog.overlap_contention = o.parallel.overlap_contention;
+  prog.p2p_blocking = o.parallel.p2p_blocking;
   return prog;
 }
 
@@ -115,7 +116,8 @@ struct RankParams {
   int layers = 0;
 };
 
-// The optimizer step over the rank's shard, with autocast's casts (priced here, run in the passes).
+// The optimizer step over the rank's shard, with autocast's casts and DeepSpeed's per-micro-batch gradient
+// accumulation (priced here, run in the passes).
 void AddOptimizer(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx, const DpGroups& g,
                   const RankParams& rp, StepProgram& prog) {
   const int zero = o.parallel.zero;
@@ -129,6 +131,10 @@ void AddOptimizer(const TrainOptions& o, const ParallelPlan& plan, const StepCon
                                      cost::MemoryKind::kCopy) *
             static_cast<int64_t>(plan.micro_batches);
   }
+  if (o.training.grad_accumulation == GradAccumulation::kCastAdd)  // every gradient, every micro-batch
+    casts += ctx.compute->MemoryBound(Bytes((rp.params + rp.experts) * kCastAddBytesPerParam), Flops(0),
+                                      cost::MemoryKind::kCopy) *
+             static_cast<int64_t>(plan.micro_batches);
   prog.optimizer.push_back(opt + casts);
   prog.optimizer_casts.push_back(casts);
 }
@@ -184,7 +190,8 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
   const int dp_per_node = std::clamp(ctx.gpus_per_node / plan.tp, 1, dp);  // cp and dp ranks follow tp
   const DpGroups g{
       dp, edp, {dp, dp_per_node}, {edp, std::clamp(ctx.gpus_per_node / (plan.ep * plan.etp), 1, edp)}};
-  const net::Collective reduce = zero >= 1 ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
+  const bool scatter = zero >= 1 && o.parallel.grad_reduce == GradReduce::kSharded;
+  const net::Collective reduce = scatter ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
   const double gbytes = StateBytes(o.training).gradients;
   const bool fsdp2 = zero >= 3 && o.parallel.sharding == Sharding::kFsdp2;
   const Reduction how{reduce, gbytes,

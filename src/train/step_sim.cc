@@ -124,6 +124,7 @@ class StepRun {
     double peak_held = -1;
     RankTimeline t;
     std::vector<Interval> compute_spans, gather_spans;  // recorded when StepProgram::overlap_contention > 0
+    TimePoint send_done;  // p2p_blocking: no task starts before the rank's last send has completed
   };
   // The data-parallel stream of a pipeline rank, shared by the replicas (one collective).
   struct DpState {
@@ -279,7 +280,7 @@ class StepRun {
   void TryStart(int x, int r) {
     Unit& u = U(x, r);
     const auto& order = prog_.orders[x][r];
-    if (u.busy || u.next >= order.size()) return;
+    if (u.busy || u.next >= order.size() || q_.Now() < u.send_done) return;
     const size_t index = u.next;
     const PipeTask task = order[index];
     if (!DataReady(x, r, task) || !GatherReadyOrWait(u, r, index)) return;
@@ -357,7 +358,13 @@ class StepRun {
     }
     const int from_vs = forward ? to_vs - 1 : to_vs + 1;
     const Duration d = prog_.p2p_time ? prog_.p2p_time(x, from_vs, mb, forward) : prog_.p2p;
-    TimePoint start = U(x, r).p2p.Enqueue(q_.Now(), d);
+    Unit& from = U(x, r);
+    TimePoint start = from.p2p.Enqueue(q_.Now(), d);
+    if (prog_.p2p_blocking && start + d > from.send_done) {
+      from.send_done = start + d;
+      const uint64_t k = Pack(x, r, 0);
+      q_.Schedule(start + d, [this, k] { TryStart(A(k), B(k)); });
+    }
     if (sink_)
       Span(x, r, kP2pStream, std::string(forward ? "send act " : "send grad ") + std::to_string(mb), "pp",
            start, d,

@@ -56,9 +56,14 @@ TrainOptions BloomRow(const CsvTable& t, size_t i, model::ModelSpec m) {
   o.parallel = {.tp = num("tp"), .pp = num("pp"), .dp = num("dp")};
   o.parallel.zero = 1;
   o.parallel.recompute = Recompute::kFull;
-  // DeepSpeed's pipeline engine reduces the gradients after the flush, not during the backward.
+  // DeepSpeed's pipeline engine reduces the gradients after the flush, not during the backward; its sends
+  // block the sender; its BF16_Optimizer accumulates each micro-batch's gradients by kernels of its own and
+  // all-reduces them (the megatron-deepspeed-bigscience stack, data/catalog/stacks.yaml, has the sources).
   o.parallel.overlap_grad_reduce = false;
   o.parallel.overlap_param_gather = false;
+  o.parallel.p2p_blocking = true;
+  o.parallel.grad_reduce = train::GradReduce::kAllReduce;
+  o.training.grad_accumulation = train::GradAccumulation::kCastAdd;
   o.parallel.layers_per_stage = EmbeddingAwareStages(m.layers, o.parallel.pp);
   return o;
 }

@@ -393,6 +393,12 @@ TEST_F(TrainScenarioTest, ShardingAndContentionKeys) {
   auto titan = Parse(WithStack("torchtitan-2024.12"));
   ASSERT_TRUE(titan.ok()) << titan.error().message;
   EXPECT_EQ(titan->parallel.sharding, train::Sharding::kFsdp2);
+  EXPECT_EQ(d->parallel.grad_reduce, train::GradReduce::kSharded);
+  EXPECT_FALSE(d->parallel.p2p_blocking);
+  EXPECT_EQ(d->training.grad_accumulation, train::GradAccumulation::kFused);
+  auto e = Parse(WithKeys(kBase, "parallel", "  grad_reduce: allreduce\n"));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("parallel.grad_reduce"), std::string::npos) << e.error().message;
   for (const char* bad :
        {"  sharding: fsdp\n", "  overlap_contention: 1.5\n", "  overlap_contention: -0.1\n"}) {
     auto e = Parse(WithKeys(kBase, "parallel", bad));
@@ -430,6 +436,9 @@ TEST_F(TrainScenarioTest, StackSetsTheRecipeDefaults) {
   auto bloom = Parse(WithStack("megatron-deepspeed-bigscience"));
   ASSERT_TRUE(bloom.ok()) << bloom.error().message;
   EXPECT_EQ(bloom->parallel.zero, 1);
+  EXPECT_TRUE(bloom->parallel.p2p_blocking);
+  EXPECT_EQ(bloom->parallel.grad_reduce, train::GradReduce::kAllReduce);
+  EXPECT_EQ(bloom->training.grad_accumulation, train::GradAccumulation::kCastAdd);
   EXPECT_FALSE(bloom->parallel.overlap_grad_reduce);
   EXPECT_EQ(bloom->parallel.recompute, train::Recompute::kFull);
   EXPECT_EQ(bloom->training.attention, model::AttentionImpl::kUnfused);

@@ -149,6 +149,26 @@ TEST_F(StepModelTest, Fsdp2CopiesEachGatherOut) {
   }
 }
 
+// DeepSpeed's BF16_Optimizer: each micro-batch's gradients are cast and accumulated by kernels of their own
+// (grad_accumulation: cast-add; with the constant compute model one memory-bound call per micro-batch, priced
+// with the optimizer as its casts), and all-reduced even though the optimizer is sharded (grad_reduce:
+// all-reduce: twice a ring reduce-scatter's time on the ideal model).
+TEST_F(StepModelTest, DeepSpeedBf16OptimizerAccumulatesAndAllReduces) {
+  o_.parallel.zero = 1;
+  o_.parallel.overlap_grad_reduce = false;
+  o_.training.global_batch = 64;  // dp 8, micro-batch 1: 8 micro-batches
+  const StepResult fused = Run();
+  EXPECT_EQ(fused.breakdown.cast_s, 0.0);
+  o_.training.grad_accumulation = GradAccumulation::kCastAdd;
+  const StepResult cast_add = Run();
+  EXPECT_NEAR(cast_add.breakdown.cast_s, 8 * 10e-6, 1e-12);
+  EXPECT_NEAR(cast_add.step_time_s - fused.step_time_s, 8 * 10e-6, 1e-9);
+  o_.parallel.grad_reduce = GradReduce::kAllReduce;
+  const StepResult all_reduce = Run();
+  ASSERT_GT(cast_add.breakdown.dp_comm_s, 0);
+  EXPECT_NEAR(all_reduce.breakdown.dp_comm_s / cast_add.breakdown.dp_comm_s, 2.0, 1e-6);
+}
+
 // defer_grad_reduce (PyTorch's pipelining stage with FSDP2): the gradients accumulate unsharded until the
 // last micro-batch, so the stage holds its whole fp32 gradients; the weights and optimizer rows do not move.
 TEST_F(StepModelTest, DeferredGradReduceKeepsTheWholeGradients) {

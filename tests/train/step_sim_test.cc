@@ -134,6 +134,20 @@ TEST(StepSimTest, ContentionStretchesOverlappedCompute) {
   EXPECT_EQ(SimulateStep(zero3, nullptr).step_time, Nanos(34800));
 }
 
+// Blocking sends (DeepSpeed's pipeline engine): 1F1B on 2 ranks, 2 micro-batches, F 10, B 20, p2p 5 us.
+// Async: rank 0 F0 0..10, F1 10..20; rank 1 F0 15..25, B0 25..45, F1 45..55, B1 55..75; rank 0 B0 50..70 and
+// B1 after the last gradient arrives at 80: 100. Blocking: rank 0's F1 waits for its send (15..25, send to
+// 30), rank 1's F1 for its gradient send (50..60), B1 60..80, sent by 85: rank 0's B1 85..105.
+TEST(StepSimTest, BlockingSendsHoldTheSendersCompute) {
+  StepProgram prog = Uniform("1f1b", 2, 1, 2, Micros(10), Micros(20));
+  prog.p2p = Micros(5);
+  EXPECT_EQ(SimulateStep(prog, nullptr).step_time, Micros(100));
+  prog.p2p_blocking = true;
+  const StepTimeline t = SimulateStep(prog, nullptr);
+  EXPECT_EQ(t.step_time, Micros(105));
+  EXPECT_EQ(t.ranks[1].bubble, Micros(15 + 5));  // waits for F0's activation, then blocked in its send
+}
+
 // A reduction queue that bounds the step does not move: bucket 1 reduces 20..50 (10 us beside B: 2 us late, B
 // ends at 32), bucket 2 is queued to 50..52, later than 32 + 2.
 TEST(StepSimTest, ContentionDoesNotMoveAReductionQueueThatBoundsTheStep) {

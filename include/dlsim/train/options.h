@@ -102,6 +102,25 @@ inline constexpr std::pair<std::string_view, Recompute> kRecomputeNames[] = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
 inline constexpr std::pair<std::string_view, Recipe> kRecipeNames[] = {
     {"mixed", Recipe::kMixed}, {"bf16", Recipe::kBf16}, {"autocast", Recipe::kAutocast}};
+// How gradients accumulate over a step's micro-batches (training.grad_accumulation):
+//   kFused: no kernels of their own (Megatron's gradient_accumulation_fusion accumulates into the fp32
+//     main_grad inside the weight-gradient GEMMs; autograd's own accumulation is priced with the recipe);
+//   kCastAdd: after each micro-batch's backward every parameter's bf16 gradient is cast to fp32 and added
+//   into
+//     its fp32 accumulator by kernels of their own, DeepSpeed's BF16_Optimizer (update_hp_grads:
+//     hp_grad.add_(lp.grad.to(fp32)): the cast reads 2 B and writes 4 B, the add reads 4 + 4 B and writes 4
+//     B, kCastAddBytesPerParam), priced with the optimizer step like autocast's casts.
+enum class GradAccumulation { kFused, kCastAdd };
+inline constexpr std::pair<std::string_view, GradAccumulation> kGradAccumulationNames[] = {
+    {"fused", GradAccumulation::kFused}, {"cast-add", GradAccumulation::kCastAdd}};
+inline constexpr double kCastAddBytesPerParam = 18.0;
+// Which collective reduces the gradients (parallel.grad_reduce): kSharded, a reduce-scatter when ZeRO shards
+// the optimizer (zero >= 1) and an all-reduce otherwise; kAllReduce, an all-reduce of the whole gradients
+// even when the optimizer is sharded (DeepSpeed's BF16_Optimizer: buffered_allreduce_fallback over its fp32
+// gradients, then each rank updates its shard and the parameters are all-gathered).
+enum class GradReduce { kSharded, kAllReduce };
+inline constexpr std::pair<std::string_view, GradReduce> kGradReduceNames[] = {
+    {"sharded", GradReduce::kSharded}, {"all-reduce", GradReduce::kAllReduce}};
 
 // The name of `value` in a names table above ("?" when the table lacks it).
 template <typename E, size_t N>
@@ -119,6 +138,8 @@ inline std::string_view MoeDispatcherName(MoeDispatcher d) { return NameIn(kMoeD
 inline std::string_view TpOverlapName(TpOverlap t) { return NameIn(kTpOverlapNames, t); }
 inline std::string_view ShardingName(Sharding s) { return NameIn(kShardingNames, s); }
 inline std::string_view RecipeName(Recipe recipe) { return NameIn(kRecipeNames, recipe); }
+inline std::string_view GradAccumulationName(GradAccumulation g) { return NameIn(kGradAccumulationNames, g); }
+inline std::string_view GradReduceName(GradReduce g) { return NameIn(kGradReduceNames, g); }
 
 struct HardwareOptions {
   std::string gpu = "h100-sxm5-80gb";  // canonical catalog name (aliases resolved by io)
@@ -156,6 +177,7 @@ struct TrainingOptions {
   // under the bf16 recipe, fp32 under autocast.
   std::optional<hw::DType> grad_dtype;
   Recipe recipe = Recipe::kMixed;
+  GradAccumulation grad_accumulation = GradAccumulation::kFused;  // over the micro-batches (above)
   std::string stack;  // the training.stack profile the scenario named ("": none)
   // The stack's measured host time per layer (stacks.yaml `framework.layer_host_us`): replaces the shipped
   // calibration's, not a user's `--calibration` (train/context_builder.cc).
@@ -200,6 +222,11 @@ struct ParallelOptions {
   Pipelined keep_gathered = Pipelined::kNo;
   Pipelined defer_grad_reduce = Pipelined::kNo;
   TpOverlap tp_comm_overlap = TpOverlap::kNone;
+  GradReduce grad_reduce = GradReduce::kSharded;  // the gradients' collective (above)
+  // The pipeline's sends block the sender's compute until they complete (DeepSpeed's pipeline engine: its
+  // p2p.send asserts async_op False and calls torch.distributed.send): a stage computes nothing while its
+  // activation or gradient is on the wire. false: sends run on their own stream (Megatron's batched isend).
+  bool p2p_blocking = false;
   Sharding sharding = Sharding::kFlat;             // ZeRO-3's copies around its collectives (above)
   double overlap_contention = kOverlapContention;  // compute slowdown beside dp-stream collectives (above)
   // Mixture of experts (Megatron-Core layout): the tp*cp*dp GPUs of a pipeline stage hold the experts

@@ -96,8 +96,9 @@ struct StepProgram {
   std::vector<std::vector<GradBucket>> buckets;  // [rank]
   bool overlap_grad_reduce = true;               // false: reductions start after the last backward
   std::vector<Duration> optimizer;               // [rank] optimizer step
-  // [rank] of `optimizer`: autocast's weight and gradient casts, priced with the optimizer step (their
-  // kernels run in the forward and backward passes); reported apart (Breakdown::cast_s). Empty: none.
+  // [rank] of `optimizer`: autocast's weight and gradient casts and DeepSpeed's per-micro-batch gradient
+  // accumulation (GradAccumulation::kCastAdd), priced with the optimizer step (their kernels run in the
+  // forward and backward passes); reported apart (Breakdown::cast_s). Empty: none.
   std::vector<Duration> optimizer_casts;
   std::vector<Duration> param_gather;  // [rank] exposed parameter all-gather after the optimizer
   // [rank] the next forward's extra time for running beside the hidden part of that gather
@@ -124,6 +125,9 @@ struct StepProgram {
   // the event run: each rank's compute end moves by its own extra time, and the step's end by what that does
   // to the reductions that follow (RankTimeline::contention). 0: none.
   double overlap_contention = 0;
+  // A rank's compute waits for each of its sends to complete (ParallelOptions::p2p_blocking): the transfer
+  // time only, not a rendezvous with the receiver's schedule.
+  bool p2p_blocking = false;
 };
 
 struct RankTimeline {
