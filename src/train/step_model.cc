@@ -37,7 +37,6 @@ constexpr double kAutocastCastBytesPerParam = 12.0;
 // dtype's buffer.
 constexpr double kFsdp2GatherCopyInBytesPerShardParam = 10.0;
 constexpr double kFsdp2CopyOutBytesPerParam = 4.0;
-constexpr double kBf16Bytes = 2.0;
 
 double AdamBytesPerParam(Recipe r) {
   switch (r) {
@@ -194,8 +193,9 @@ void AddDataParallelWork(const TrainOptions& o, const ParallelPlan& plan, const 
   const net::Collective reduce = scatter ? net::Collective::kReduceScatter : net::Collective::kAllReduce;
   const double gbytes = StateBytes(o.training).gradients;
   const bool fsdp2 = zero >= 3 && o.parallel.sharding == Sharding::kFsdp2;
-  const Reduction how{reduce, gbytes,
-                      fsdp2 ? (DefersGradReduce(o.parallel) ? gbytes : kBf16Bytes) + gbytes : 0.0};
+  const Reduction how{
+      reduce, gbytes,
+      fsdp2 ? (DefersGradReduce(o.parallel) ? gbytes : hw::DTypeBytes(hw::DType::kBf16)) + gbytes : 0.0};
   prog.buckets.resize(plan.pp);
   for (int r = 0; r < plan.pp; ++r) {
     RankParams rp;

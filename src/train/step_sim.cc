@@ -125,6 +125,7 @@ class StepRun {
     RankTimeline t;
     std::vector<Interval> compute_spans, gather_spans;  // recorded when StepProgram::overlap_contention > 0
     TimePoint send_done;  // p2p_blocking: no task starts before the rank's last send has completed
+    Duration stretch;     // of t.contention: the compute's own, after its last backward (ApplyContention)
   };
   // The data-parallel stream of a pipeline rank, shared by the replicas (one collective).
   struct DpState {
@@ -427,15 +428,13 @@ class StepRun {
     for (int x = 0; x < replicas_; ++x)
       for (int r = 0; r < p_; ++r) {
         const Unit& u = U(x, r);
-        const Duration slowed = At(prog_.param_gather_contention, r);
-        const Duration stretch = u.t.contention - slowed;
-        Span(x, r, kComputeStream, "contention", "contention",
-             TimePoint::Start() + ((u.last_compute_end - TimePoint::Start()) - stretch), stretch);
+        Span(x, r, kComputeStream, "contention", "contention", u.last_compute_end, u.stretch);
         Span(x, r, kComputeStream, "optimizer", "optimizer", barrier_, u.t.optimizer);
         const TimePoint gather_at = barrier_ + u.t.optimizer;
         Span(x, r, kDpStream, "param gather", "dp", gather_at, u.t.param_gather,
              Collective("all_gather", "dp", At(prog_.param_gather_bytes, r)));
-        Span(x, r, kComputeStream, "contention", "contention", gather_at + u.t.param_gather, slowed);
+        Span(x, r, kComputeStream, "contention", "contention", gather_at + u.t.param_gather,
+             u.t.contention - u.stretch);
       }
   }
 
@@ -473,9 +472,9 @@ class StepRun {
     for (int x = 0; x < replicas_; ++x)
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);
-        u.t.contention += extra[Process(x, r)];
-        u.last_compute_end += extra[Process(x, r)];
-        u.t.dp_exposed = barrier - u.last_compute_end;
+        u.stretch = extra[Process(x, r)];
+        u.t.contention += u.stretch;
+        u.t.dp_exposed = barrier - (u.last_compute_end + u.stretch);
         u.t.finish += shift;
       }
   }
@@ -489,16 +488,15 @@ class StepRun {
       for (int r = 0; r < p_; ++r) {
         Unit& u = U(x, r);
         assert(u.compute_done);
-        const Duration stretch = u.t.contention - At(prog_.param_gather_contention, r);  // before the end
-        const Duration busy = u.t.compute + stretch + u.t.tp_comm + u.t.cp_comm + u.t.ep_comm;
+        const Duration busy = u.t.compute + u.t.tp_comm + u.t.cp_comm + u.t.ep_comm;
         u.t.bubble = (u.last_compute_end - TimePoint::Start()) - busy - u.t.gather_wait;
-        end = std::max(end, u.last_compute_end - TimePoint::Start());
-        if (u.t.finish > out.step_time ||
-            (u.t.finish == out.step_time && u.last_compute_end - TimePoint::Start() > worst_end)) {
+        const Duration compute_end = (u.last_compute_end + u.stretch) - TimePoint::Start();
+        end = std::max(end, compute_end);
+        if (u.t.finish > out.step_time || (u.t.finish == out.step_time && compute_end > worst_end)) {
           out.step_time = u.t.finish;
           out.critical_rank = r;
           out.critical_replica = x;
-          worst_end = u.last_compute_end - TimePoint::Start();
+          worst_end = compute_end;
         }
       }
       out.replica_compute_end.push_back(end);
