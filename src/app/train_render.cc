@@ -39,6 +39,8 @@ nlohmann::ordered_json ParallelJson(const TrainOptions& o, const StepResult& r) 
   if (o.parallel.cp_layout != "ring") par["cp_layout"] = o.parallel.cp_layout;
   if (o.parallel.cp_comm != train::CpComm::kP2p)
     par["cp_comm"] = std::string(train::CpCommName(o.parallel.cp_comm));
+  if (o.parallel.cp_impl != train::CpImpl::kFused)
+    par["cp_impl"] = std::string(train::CpImplName(o.parallel.cp_impl));
   if (o.model.moe.enabled()) {
     par["ep"] = r.plan.ep;
     par["etp"] = r.plan.etp;

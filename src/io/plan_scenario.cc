@@ -210,6 +210,7 @@ void WriteParallelYaml(const train::ParallelOptions& p, std::ostringstream& y) {
   if (p.overlap_contention != train::kOverlapContention)
     y << fmt::format("  overlap_contention: {}\n", p.overlap_contention);
   if (p.cp_comm != train::CpComm::kP2p) y << fmt::format("  cp_comm: {}\n", train::CpCommName(p.cp_comm));
+  if (p.cp_impl != train::CpImpl::kFused) y << fmt::format("  cp_impl: {}\n", train::CpImplName(p.cp_impl));
   if (p.moe_dispatcher != train::MoeDispatcher::kAllToAll)
     y << fmt::format("  moe_dispatcher: {}\n", train::MoeDispatcherName(p.moe_dispatcher));
   if (!p.layers_per_stage.empty()) {

@@ -293,6 +293,7 @@ void ReadParallel(const MapReader& p, train::ParallelOptions* par) {
   if (std::optional<size_t> i = p.FindChoice("cp_layout", names)) par->cp_layout = names[*i];
   par->cp_ulysses = p.Get<int>("cp_ulysses", par->cp_ulysses, Range::Between(0, 1 << 20));
   par->cp_comm = p.GetEnumOf("cp_comm", par->cp_comm, train::kCpCommNames);
+  par->cp_impl = p.GetEnumOf("cp_impl", par->cp_impl, train::kCpImplNames);
   par->moe_dispatcher = p.GetEnumOf("moe_dispatcher", par->moe_dispatcher, train::kMoeDispatcherNames);
   p.Finish();
 }

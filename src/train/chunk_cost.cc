@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dlsim/model/dit.h"
+#include "dlsim/train/cp_merge.h"
 #include "op_pricing.h"
 
 namespace dlsim::train {
@@ -159,6 +160,22 @@ void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
   };
   floor(fwd, host);
   floor(bwd, host * int64_t{2});
+}
+
+// PyTorch's experimental ring (parallel.cp_impl: pytorch): its K/V copies and fp32 output merges and gradient
+// accumulation (train/cp_merge.h) as elementwise kernels of the layer's attention. SDPA sees K/V repeated to
+// the query heads (torchtitan's repeat_kv), so both widths are the query's.
+void AddPytorchCpMerge(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
+  const auto& m = p.o.model;
+  const double q = static_cast<double>(std::max(1, m.heads / p.plan.tp)) * m.head_dim();
+  const CpMergeBytes b = CpMergeBytesPerToken(p.plan.cp, q, q);
+  const cost::ComputeModel& cm = *p.ctx.compute;
+  const Duration f = cm.MemoryBound(Bytes(b.fwd * p.tokens), Flops(0), cost::MemoryKind::kElementwise);
+  const Duration g = cm.MemoryBound(Bytes(b.bwd * p.tokens), Flops(0), cost::MemoryKind::kElementwise);
+  fwd.compute += f;
+  fwd.mix.memory += f;
+  bwd.compute += g;
+  bwd.mix.memory += g;
 }
 
 }  // namespace
@@ -440,6 +457,7 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     AddToMix(op.kind, c, lc.fwd.mix, lc.bwd.mix);
   }
   if (attention) AddCpAttention(*attention, lc, sums.attn_flops);
+  if (layer && plan_.cp > 1 && o_.parallel.cp_impl == CpImpl::kPytorch) AddPytorchCpMerge(p, lc.fwd, lc.bwd);
   const PassComm tp = TensorParallelComm(p, sums.gemm_fwd, row_tokens);
   lc.fwd.tp_comm = tp.fwd;
   lc.bwd.tp_comm = tp.bwd;

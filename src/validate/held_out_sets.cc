@@ -237,6 +237,8 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   o.training.micro_batch = num("local_batch") / std::max(1, num("pp_microbatches"));
   o.parallel.zero = 3;
   o.parallel.sharding = train::Sharding::kFsdp2;  // fully_shard (FSDP2), per transformer block
+  // CP through PyTorch's experimental context_parallel (its ring's copies and fp32 merges; stacks.yaml).
+  o.parallel.cp_impl = train::CpImpl::kPytorch;
   // torchtitan's FSDP2 under pipeline parallelism keeps the gathered weights for the step
   // (parallelize_llama.py: reshard_after_forward False "to avoid per-microbatch all-gathers").
   o.parallel.keep_gathered = train::Pipelined::kWhenPipelined;

@@ -221,6 +221,32 @@ TEST_F(DataStepsTest, AllGatherCpExposesGatherAndScatter) {
               1e-9 * gather.breakdown.cp_comm_s);
 }
 
+// cp_impl: pytorch (PyTorch's experimental ring) adds its copies and fp32 merges as memory-bound kernels and
+// nothing else: GEMM and attention time do not move, and with the rank's tokens held (4,096 at cp 2 and at
+// cp 8) the added time scales as the closed form's bytes, (342 + 504) / (66 + 144) per unit width.
+TEST_F(DataStepsTest, PytorchCpAddsItsMergesAsMemoryTraffic) {
+  o_.parallel.pp = 1;
+  o_.parallel.recompute = Recompute::kNone;
+  o_.training.global_batch = 2;
+  auto run = [&](int cp, CpImpl impl) {
+    o_.parallel.cp = cp;
+    o_.hardware.gpus = o_.parallel.tp * cp;  // dp 1: the same two micro-batches per rank
+    o_.training.seq_len = 4096 * cp;
+    o_.parallel.cp_impl = impl;
+    return Run();
+  };
+  const StepResult f2 = run(2, CpImpl::kFused), p2 = run(2, CpImpl::kPytorch);
+  const StepResult f8 = run(8, CpImpl::kFused), p8 = run(8, CpImpl::kPytorch);
+  ASSERT_TRUE(f2.feasible && p2.feasible && f8.feasible && p8.feasible) << f2.reason << p8.reason;
+  EXPECT_DOUBLE_EQ(p8.breakdown.gemm_s, f8.breakdown.gemm_s);
+  EXPECT_DOUBLE_EQ(p8.breakdown.attention_s, f8.breakdown.attention_s);
+  const double added2 = p2.breakdown.memory_s - f2.breakdown.memory_s;
+  const double added8 = p8.breakdown.memory_s - f8.breakdown.memory_s;
+  ASSERT_GT(added2, 0);
+  EXPECT_NEAR(added8 / added2, (342.0 + 504.0) / (66.0 + 144.0), 0.01 * 846 / 210);
+  EXPECT_GT(p8.step_time_s, f8.step_time_s);
+}
+
 TEST_F(DataStepsTest, UnknownPolicyIsAnError) {
   o_.data = Fixed(4096, "packing");
   auto owned = MakeStepContext(o_, *catalogs_);

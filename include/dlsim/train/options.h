@@ -32,6 +32,16 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class CpComm { kP2p, kAllGather };
 inline constexpr std::pair<std::string_view, CpComm> kCpCommNames[] = {{"p2p", CpComm::kP2p},
                                                                        {"all_gather", CpComm::kAllGather}};
+// Which code runs a causal context-parallel attention (parallel.cp_impl; train/cp_merge.h):
+//   kFused: the ring's per-step output correction and gradient accumulation are fused into the attention
+//     kernels or cost nothing apart (Transformer Engine, Megatron-LM);
+//   kPytorch: PyTorch's experimental context_parallel of late 2024 (torch.distributed.tensor.experimental,
+//     the CP of torchtitan's December 2024 benchmarks): every ring step copies K/V into one buffer
+//     (torch.cat) and merges its output into an fp32 copy in separate elementwise kernels, and the backward
+//     accumulates dQ/dK/dV in fp32 the same way; that memory traffic is priced (CpMergeBytesPerToken).
+enum class CpImpl { kFused, kPytorch };
+inline constexpr std::pair<std::string_view, CpImpl> kCpImplNames[] = {{"fused", CpImpl::kFused},
+                                                                       {"pytorch", CpImpl::kPytorch}};
 // How tensor-parallel communication overlaps the GEMMs (parallel.tp_comm_overlap):
 //   kNone: every collective on the compute stream's path;
 //   kUserbuffers: Transformer Engine's userbuffer overlap (ub_tp_comm_overlap): each pass's collectives
@@ -134,6 +144,7 @@ inline std::string_view PipelineScheduleName(PipelineScheduleKind kind) {
 }
 inline std::string_view RecomputeName(Recompute mode) { return NameIn(kRecomputeNames, mode); }
 inline std::string_view CpCommName(CpComm c) { return NameIn(kCpCommNames, c); }
+inline std::string_view CpImplName(CpImpl c) { return NameIn(kCpImplNames, c); }
 inline std::string_view MoeDispatcherName(MoeDispatcher d) { return NameIn(kMoeDispatcherNames, d); }
 inline std::string_view TpOverlapName(TpOverlap t) { return NameIn(kTpOverlapNames, t); }
 inline std::string_view ShardingName(Sharding s) { return NameIn(kShardingNames, s); }
@@ -243,6 +254,7 @@ struct ParallelOptions {
   std::string cp_layout = "ring";
   int cp_ulysses = 0;
   CpComm cp_comm = CpComm::kP2p;                            // causal CP's K/V exchange (above)
+  CpImpl cp_impl = CpImpl::kFused;                          // causal CP's ring code (above)
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;  // MoE token dispatch (above)
 };
 
