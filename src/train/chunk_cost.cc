@@ -163,19 +163,19 @@ void ApplyHostFloor(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
 }
 
 // PyTorch's experimental ring (parallel.cp_impl: pytorch): its K/V copies and fp32 output merges and gradient
-// accumulation (train/cp_merge.h) as elementwise kernels of the layer's attention. SDPA sees K/V repeated to
-// the query heads (torchtitan's repeat_kv), so both widths are the query's.
-void AddPytorchCpMerge(const Pricing& p, TaskCost& fwd, TaskCost& bwd) {
-  const auto& m = p.o.model;
-  const double q = static_cast<double>(std::max(1, m.heads / p.plan.tp)) * m.head_dim();
-  const CpMergeBytes b = CpMergeBytesPerToken(p.plan.cp, q, q);
-  const cost::ComputeModel& cm = *p.ctx.compute;
-  const Duration f = cm.MemoryBound(Bytes(b.fwd * p.tokens), Flops(0), cost::MemoryKind::kElementwise);
-  const Duration g = cm.MemoryBound(Bytes(b.bwd * p.tokens), Flops(0), cost::MemoryKind::kElementwise);
-  fwd.compute += f;
-  fwd.mix.memory += f;
-  bwd.compute += g;
-  bwd.mix.memory += g;
+// accumulation (train/cp_merge.h) as elementwise kernels of the layer's attention, for a query `q_width`
+// elements wide on this rank. SDPA sees K/V repeated to the query heads (torchtitan's repeat_kv), so both
+// widths are the query's.
+void AddPytorchCpMerge(const Pricing& p, double q_width, TaskCost& fwd, TaskCost& bwd) {
+  const CpMergeBytes b = CpMergeBytesPerToken(p.plan.cp, q_width, q_width);
+  const auto add = [&](double bytes_per_token, TaskCost& into) {
+    const Duration d = p.ctx.compute->MemoryBound(Bytes(bytes_per_token * p.tokens), Flops(0),
+                                                  cost::MemoryKind::kElementwise);
+    into.compute += d;
+    into.mix.memory += d;
+  };
+  add(b.fwd, fwd);
+  add(b.bwd, bwd);
 }
 
 }  // namespace
@@ -457,7 +457,8 @@ ChunkCostModel::LayerCost ChunkCostModel::PriceOps(const std::vector<Op>& ops, c
     AddToMix(op.kind, c, lc.fwd.mix, lc.bwd.mix);
   }
   if (attention) AddCpAttention(*attention, lc, sums.attn_flops);
-  if (layer && plan_.cp > 1 && o_.parallel.cp_impl == CpImpl::kPytorch) AddPytorchCpMerge(p, lc.fwd, lc.bwd);
+  if (layer && plan_.cp > 1 && o_.parallel.cp_impl == CpImpl::kPytorch)
+    AddPytorchCpMerge(p, QBytesPerToken().ToBytes() / kActBytes, lc.fwd, lc.bwd);
   const PassComm tp = TensorParallelComm(p, sums.gemm_fwd, row_tokens);
   lc.fwd.tp_comm = tp.fwd;
   lc.bwd.tp_comm = tp.bwd;

@@ -161,8 +161,8 @@ TEST_F(ValidationTest, ServingRunsOfPublishedVllmReleases) {
 
 // Mean TTFT where a run published one (the CSV's `ttft_ms`): PR #6883's run before 0.6 (600 requests at 10 a
 // second, chunked prefill) and PR #7921's synchronous multi-step run (200 requests of 955 tokens, as its
-// output reports), where dlsim's first tokens come too early (docs/validation.md: 75 ms against 688 ms, 100 ms
-// against 145 ms), a finding this pins until the engine's CPU time at that load is priced.
+// output reports), where dlsim's first tokens come too early (docs/validation.md: 75 ms against 688 ms, 100
+// ms against 145 ms), a finding this pins until the engine's CPU time at that load is priced.
 TEST_F(ValidationTest, ServingTtftRowsAreTheRunsThatPublishedOne) {
   const ValidationSet& s = Set("serving-vllm-public-ttft");
   EXPECT_EQ(s.metric, "mean TTFT (ms)");
