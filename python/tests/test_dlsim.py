@@ -113,7 +113,7 @@ class OtherCommandsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "engine.yaml")
             with open(path, "w") as f:
-                f.write("serving_engines:\n  vllm-0.5: {step_us: 1, per_request_us: 0, first_token_us: 0}\n")
+                f.write("serving_engines:\n  vllm-0.5: {step_us: 1, per_request_us: 0, first_token_us: 0, stream_us: 0}\n")
             profile = dlsim.serve(scenario)
             calibrated = dlsim.serve(scenario, calibration=path)
         self.assertLess(calibrated["tpot_s"]["mean"], profile["tpot_s"]["mean"] - 0.005)

@@ -97,7 +97,7 @@ TrainingCalibration Overlay(const TrainingCalibration& base, const TrainingCalib
     if (it == out.serving_engines.end())
       it = out.serving_engines.insert(out.serving_engines.end(), {e.engine});
     for (auto field : {&EngineHostCalibration::step_us, &EngineHostCalibration::per_request_us,
-                       &EngineHostCalibration::first_token_us})
+                       &EngineHostCalibration::first_token_us, &EngineHostCalibration::stream_us})
       if ((e.*field).has_value()) (*it).*field = e.*field;
   }
   return out;

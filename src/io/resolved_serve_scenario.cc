@@ -91,11 +91,9 @@ ordered_json OffloadJson(const serve::OffloadOptions& f) {
 }
 
 ordered_json EngineHostJson(const serve::EngineHost& h) {
-  return {{"step_ms", h.step.ToMillis()},
-          {"per_request_us", h.per_request.ToMicros()},
-          {"first_token_ms", h.first_token.ToMillis()},
-          {"async_output", h.async_output},
-          {"async_scheduling", h.async_scheduling},
+  return {{"step_ms", h.step.ToMillis()},        {"per_request_us", h.per_request.ToMicros()},
+          {"stream_us", h.stream.ToMicros()},    {"first_token_ms", h.first_token.ToMillis()},
+          {"async_output", h.async_output},      {"async_scheduling", h.async_scheduling},
           {"scheduler_steps", h.scheduler_steps}};
 }
 

@@ -9,6 +9,7 @@ serve::EngineHostKeys ReadEngineHost(const MapReader& m) {
   if (m.Has("step_ms")) k.step = Millis(m.Get<double>("step_ms", 0, kMs));
   if (m.Has("per_request_us"))
     k.per_request = Micros(m.Get<double>("per_request_us", 0, Range::Between(0, 1e7)));
+  if (m.Has("stream_us")) k.stream = Micros(m.Get<double>("stream_us", 0, Range::Between(0, 1e7)));
   if (m.Has("first_token_ms")) k.first_token = Millis(m.Get<double>("first_token_ms", 0, kMs));
   if (m.Has("async_output")) k.async_output = m.Get<bool>("async_output", false);
   if (m.Has("async_scheduling")) k.async_scheduling = m.Get<bool>("async_scheduling", false);

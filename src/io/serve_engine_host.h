@@ -9,7 +9,8 @@
 
 namespace dlsim::io::internal {
 
-// Keys (all optional): step_ms, per_request_us, first_token_ms (each 0 .. 10 s), async_output (bool),
+// Keys (all optional): step_ms, first_token_ms (each 0 .. 10 s), per_request_us, stream_us (each 0 .. 1e7),
+// async_output, async_scheduling (bool),
 // scheduler_steps (1 .. 1024). An absent section: no keys.
 serve::EngineHostKeys ReadEngineHost(const MapReader& m);
 

@@ -68,7 +68,8 @@ std::vector<cost::EngineHostCalibration> ReadServingEngines(const MapReader& m) 
     const Range kUs = Range::Between(0, 1e7);
     for (auto [key, field] : {std::pair{"step_us", &cost::EngineHostCalibration::step_us},
                               {"per_request_us", &cost::EngineHostCalibration::per_request_us},
-                              {"first_token_us", &cost::EngineHostCalibration::first_token_us}})
+                              {"first_token_us", &cost::EngineHostCalibration::first_token_us},
+                              {"stream_us", &cost::EngineHostCalibration::stream_us}})
       if (s.Has(key)) c.*field = s.Get<double>(key, 0, kUs);
     s.Finish();
     out.push_back(c);
@@ -148,6 +149,7 @@ std::string FormatTrainingCalibration(const cost::TrainingCalibration& cal, cons
     if (e.step_us) out += fmt::format("    step_us: {:.1f}\n", *e.step_us);
     if (e.per_request_us) out += fmt::format("    per_request_us: {:.2f}\n", *e.per_request_us);
     if (e.first_token_us) out += fmt::format("    first_token_us: {:.1f}\n", *e.first_token_us);
+    if (e.stream_us) out += fmt::format("    stream_us: {:.1f}\n", *e.stream_us);
   }
   return out;
 }

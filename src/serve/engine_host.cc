@@ -18,10 +18,14 @@ bool EngineHost::PaysStep(bool decode_only, int* run_left) const {
 }
 
 Duration EngineHost::StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const {
-  Duration output = per_request * std::max<int64_t>(0, requests);
-  if (decode_only && scheduler_steps > 1) output = Duration::Nanos(output.ToNanos() / scheduler_steps);
-  if (async_scheduling) return std::max(gpu, (pays_step ? step : Duration()) + output);
-  Duration wall = gpu + (async_output ? std::max(Duration(), output - gpu) : output);
+  const int64_t n = std::max<int64_t>(0, requests);
+  Duration output = per_request * n, streamed = stream * n;
+  if (decode_only && scheduler_steps > 1) {
+    output = Duration::Nanos(output.ToNanos() / scheduler_steps);
+    streamed = Duration::Nanos(streamed.ToNanos() / scheduler_steps);
+  }
+  if (async_scheduling) return std::max(gpu, (pays_step ? step : Duration()) + output) + streamed;
+  Duration wall = gpu + (async_output ? std::max(Duration(), output - gpu) : output) + streamed;
   if (pays_step) wall += step;
   return wall;
 }
@@ -29,6 +33,7 @@ Duration EngineHost::StepWall(Duration gpu, int64_t requests, bool pays_step, bo
 EngineHost WithKeys(EngineHost base, const EngineHostKeys& keys) {
   if (keys.step) base.step = *keys.step;
   if (keys.per_request) base.per_request = *keys.per_request;
+  if (keys.stream) base.stream = *keys.stream;
   if (keys.first_token) base.first_token = *keys.first_token;
   if (keys.async_output) base.async_output = *keys.async_output;
   if (keys.async_scheduling) base.async_scheduling = *keys.async_scheduling;

@@ -48,6 +48,7 @@ EngineHost HostOf(const ServeOptions& o) {
     if (c.step_us) h.step = Micros(*c.step_us);
     if (c.per_request_us) h.per_request = Micros(*c.per_request_us);
     if (c.first_token_us) h.first_token = Micros(*c.first_token_us);
+    if (c.stream_us) h.stream = Micros(*c.stream_us);
   }
   return WithKeys(h, o.engine_host_keys);
 }
@@ -59,12 +60,15 @@ namespace {
 constexpr double kFirstTokenUs = 17'057;
 
 // vLLM 0.5 / 0.6 (engine_host.csv): the step (0.5: the v0.6.0 post's light-load token time less dlsim's GPU
-// time, the API server in the engine's process; 0.6: RFC #6854's 4 ms bubble), 103 us of output processing
-// per request (#6913), the first-token path derived from PR #17866.
+// time, less one request's output processing and streaming, the API server in the engine's process; 0.6: RFC
+// #6854's 4 ms bubble), 103 us of output processing per request (#6913), 194 us of AsyncLLMEngine streaming
+// per request per chunk (PR #8092: offline 34.8 against served 14.9 requests/s), the first-token path derived
+// from PR #17866.
 EngineHost VllmV0Host(double step_us, bool async_output) {
   return {.step = Micros(step_us),
           .per_request = Micros(103),
           .async_output = async_output,
+          .stream = Micros(194),
           .first_token = Micros(kFirstTokenUs)};
 }
 
@@ -76,7 +80,7 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   v05.scheduler = "vllm";
   v05.max_num_seqs = 256;
   v05.max_batched_tokens_from_model = true;
-  v05.host = VllmV0Host(6'283, false);
+  v05.host = VllmV0Host(6'089, false);
   // PR #5908 (v0.5.1, Gemma 2): "vLLM currently ignores it and uses global attention for all layers" and caps
   // the length to the window; an all-windowed model keeps its window (the V0 block manager's sliding window).
   v05.interleaved_window = false;

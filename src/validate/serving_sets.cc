@@ -55,6 +55,12 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
     DLSIM_ASSIGN_OR_RETURN(double chunk, t.Number(i, "chunk"));
     o.scheduler.max_batched_tokens = o.scheduler.chunk_size = static_cast<int64_t>(chunk);
   }
+  // A run timed without the API server (an offline LLMEngine) pays no streaming and no first-token path.
+  DLSIM_ASSIGN_OR_RETURN(std::string frontend, t.Text(i, "frontend"));
+  if (frontend == "offline")
+    o.engine_host_keys.stream = o.engine_host_keys.first_token = Duration();
+  else if (!frontend.empty())
+    return Error::Parse("vllm_public_serving.csv: frontend is 'offline' or empty, found '" + frontend + "'");
   DLSIM_ASSIGN_OR_RETURN(std::string steps, t.Text(i, "scheduler_steps"));
   if (steps.empty()) return Status::Ok();
   DLSIM_ASSIGN_OR_RETURN(double n, t.Number(i, "scheduler_steps"));

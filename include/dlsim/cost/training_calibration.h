@@ -61,10 +61,12 @@ struct CalibratedInterval {
 
 // A serving engine's CPU time fitted to the user's own runs (`dlsim calibrate --serve`; a calibration file's
 // `serving_engines:` section): laid over the engine profile's values (serve/engine_host.h), under the keys a
-// scenario's `engine_host:` gives. Unset: the profile's value.
+// scenario's `engine_host:` gives. Unset: the profile's value. `dlsim calibrate --serve` fits the step, the
+// per-request time and the first-token path; stream_us (the serving path per streamed chunk) is only ever
+// written by hand (0 for a stack whose frontend does not share the engine's process).
 struct EngineHostCalibration {
   std::string engine;  // an engine profile's name (serve/engine_profile.h)
-  std::optional<double> step_us, per_request_us, first_token_us;
+  std::optional<double> step_us, per_request_us, first_token_us, stream_us;
 };
 
 struct TrainingCalibration {

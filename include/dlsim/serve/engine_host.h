@@ -28,6 +28,12 @@ struct EngineHost {
   // one step ahead, so the step's CPU work (scheduling and the previous step's output processing) overlaps
   // its GPU work and only what exceeds it shows: wall = max(GPU, step + output).
   bool async_scheduling = false;
+  // The serving path per request per streamed chunk (vLLM's AsyncLLMEngine putting each output on its
+  // request's stream and the frontend's share of the engine process): paid on the engine's own loop, so
+  // neither async_output nor async_scheduling hides it; a multi-step run streams once, for all its tokens.
+  // 0 for a run without the API server (an offline LLMEngine) and for engines whose frontend has its own
+  // process.
+  Duration stream;
   // Added to every request's first-token and finish times (not to the gaps between its tokens): the API
   // server, tokenisation and the first streamed chunk.
   Duration first_token;
@@ -37,21 +43,23 @@ struct EngineHost {
   int scheduler_steps = 1;
 
   bool any() const {
-    return step > Duration() || per_request > Duration() || first_token > Duration() || scheduler_steps > 1;
+    return step > Duration() || per_request > Duration() || stream > Duration() || first_token > Duration() ||
+           scheduler_steps > 1;
   }
   // Whether this step pays `step`: every step that prefills does; a decode-only step pays on the first
   // of each run of `scheduler_steps`. `run_left` is the replica's count of unpaid steps left in its run.
   bool PaysStep(bool decode_only, int* run_left) const;
   // The wall time of a step whose GPU work takes `gpu`, with `requests` requests in the batch. A decode-only
-  // step under multi-step carries 1 / scheduler_steps of the output processing: the engine processes and
-  // streams a run's outputs once, for all its tokens (RFC #6854: multi-step amortises "all these overheads").
+  // step under multi-step carries 1 / scheduler_steps of the output processing and of the streaming: the
+  // engine processes and streams a run's outputs once, for all its tokens (RFC #6854: multi-step amortises
+  // "all these overheads").
   Duration StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const;
 };
 
 // The `engine_host:` keys a scenario gave (serve/options.h): each laid over the profile's (and a calibration
 // file's) value; unset keys keep them.
 struct EngineHostKeys {
-  std::optional<Duration> step, per_request, first_token;
+  std::optional<Duration> step, per_request, stream, first_token;
   std::optional<bool> async_output, async_scheduling;
   std::optional<int> scheduler_steps;
 };
