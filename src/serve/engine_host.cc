@@ -18,12 +18,10 @@ bool EngineHost::PaysStep(bool decode_only, int* run_left) const {
 }
 
 Duration EngineHost::StepWall(Duration gpu, int64_t requests, bool pays_step, bool decode_only) const {
-  const int64_t n = std::max<int64_t>(0, requests);
-  Duration output = per_request * n, streamed = stream * n;
-  if (decode_only && scheduler_steps > 1) {
-    output = Duration::Nanos(output.ToNanos() / scheduler_steps);
-    streamed = Duration::Nanos(streamed.ToNanos() / scheduler_steps);
-  }
+  // Per-request work for the whole batch; a multi-step decode step carries 1 / scheduler_steps of it.
+  const int64_t n = std::max<int64_t>(0, requests), share = decode_only ? std::max(1, scheduler_steps) : 1;
+  const Duration output = Duration::Nanos((per_request * n).ToNanos() / share),
+                 streamed = Duration::Nanos((stream * n).ToNanos() / share);
   if (async_scheduling) return std::max(gpu, (pays_step ? step : Duration()) + output) + streamed;
   Duration wall = gpu + (async_output ? std::max(Duration(), output - gpu) : output) + streamed;
   if (pays_step) wall += step;
