@@ -30,6 +30,13 @@ constexpr double kAdamBytesPerParamBf16 = 16.0;
 // scripts/trace-layer-bytes.py).
 constexpr double kAdamBytesPerParamAutocast = 32.0;
 constexpr double kAutocastCastBytesPerParam = 12.0;
+// Autograd's own accumulation over a step's micro-batches (recipes bf16 and autocast, whose gradients live in
+// each parameter's .grad): the first micro-batch's gradient becomes .grad, every later one is added into it
+// in place (torch/csrc/autograd/functions/accumulate_grad.h, accumulateGrad: `variable_grad += new_grad` when
+// grad mode is off): read .grad and the new gradient, write .grad, in the parameter's dtype (fp32 under
+// autocast: 12 B; bf16: 6 B). Megatron's fused accumulation and DeepSpeed's cast-add have their own pricing.
+constexpr double kAutogradAccumulateBytesPerFp32Param = 12.0;
+constexpr double kAutogradAccumulateBytesPerBf16Param = 6.0;
 // FSDP2's copies (ParallelOptions::sharding, options.h): before an all-gather, each shard parameter is cast
 // from its fp32 master to bf16 (read 4 B, write 2 B) and copied into the all-gather input (2 + 2 B); after
 // it, each gathered bf16 weight is copied out (read 2 B, write 2 B); before a reduce-scatter, each unsharded
@@ -115,8 +122,21 @@ struct RankParams {
   int layers = 0;
 };
 
-// The optimizer step over the rank's shard, with autocast's casts and DeepSpeed's per-micro-batch gradient
-// accumulation (priced here, run in the passes).
+// Autograd's in-place accumulation into .grad for every micro-batch after the first (recipes bf16 and
+// autocast; kAutogradAccumulate*); under ZeRO-3 each rank accumulates its shard.
+Duration AutogradAccumulation(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                              const DpGroups& g, const RankParams& rp) {
+  const double bytes = o.training.recipe == Recipe::kAutocast ? kAutogradAccumulateBytesPerFp32Param
+                       : o.training.recipe == Recipe::kBf16   ? kAutogradAccumulateBytesPerBf16Param
+                                                              : 0.0;
+  if (bytes == 0.0 || plan.micro_batches <= 1) return Duration{};
+  const double local = (rp.params + rp.experts) / (o.parallel.zero >= 3 ? g.dp : 1);
+  return ctx.compute->MemoryBound(Bytes(local * bytes), Flops(0), cost::MemoryKind::kCopy) *
+         static_cast<int64_t>(plan.micro_batches - 1);
+}
+
+// The optimizer step over the rank's shard, with autocast's casts, autograd's or DeepSpeed's per-micro-batch
+// gradient accumulation (priced here, run in the passes).
 void AddOptimizer(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx, const DpGroups& g,
                   const RankParams& rp, StepProgram& prog) {
   const int zero = o.parallel.zero;
@@ -134,6 +154,8 @@ void AddOptimizer(const TrainOptions& o, const ParallelPlan& plan, const StepCon
     casts += ctx.compute->MemoryBound(Bytes((rp.params + rp.experts) * kCastAddBytesPerParam), Flops(0),
                                       cost::MemoryKind::kCopy) *
              static_cast<int64_t>(plan.micro_batches);
+  else
+    casts += AutogradAccumulation(o, plan, ctx, g, rp);
   prog.optimizer.push_back(opt + casts);
   prog.optimizer_casts.push_back(casts);
 }

@@ -584,7 +584,9 @@ TEST(StackProfilesTest, StackKernelRatesSitUnderTheCalibrations) {
 
 // Autocast casts the weights the linears use, not an input embedding table that is only looked up: a model
 // with an untied head casts as much as the same model tied (the head's matrix either way), though it holds
-// one more table; its optimizer steps over both.
+// one more table; its optimizer steps over both. One micro-batch: a second would add autograd's accumulation
+// of every gradient, the looked-up table's included
+// (StepModelTest.AutogradAccumulatesEveryMicroBatchAfterTheFirst).
 TEST(StackProfilesTest, AutocastCastsTheLinearsWeightsNotTheLookupTable) {
   auto cat = LoadCatalogs({});
   ASSERT_TRUE(cat.ok());
@@ -592,7 +594,7 @@ TEST(StackProfilesTest, AutocastCastsTheLinearsWeightsNotTheLookupTable) {
     auto o = ParseTrainScenario(std::string("model: {name: llama3-8b, tied_embeddings: ") +
                                     (tied ? "true" : "false") +
                                     "}\nhardware: {gpu: h200, gpus: 1}\n"
-                                    "training: {seq_len: 2048, global_batch: 2, micro_batch: 1, stack: "
+                                    "training: {seq_len: 2048, global_batch: 1, micro_batch: 1, stack: "
                                     "pytorch-eager-autocast}\n",
                                 "s.yaml", cat->hardware, cat->models);
     EXPECT_TRUE(o.ok()) << o.error().message;

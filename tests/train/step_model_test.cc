@@ -169,6 +169,35 @@ TEST_F(StepModelTest, DeepSpeedBf16OptimizerAccumulatesAndAllReduces) {
   EXPECT_NEAR(all_reduce.breakdown.dp_comm_s / cast_add.breakdown.dp_comm_s, 2.0, 1e-6);
 }
 
+// Autograd accumulates a step's micro-batch gradients into each parameter's .grad in place (recipes bf16 and
+// autocast): every micro-batch after the first pays one memory-bound call (the constant compute model's
+// 10 us), beside autocast's per-micro-batch casts; one micro-batch accumulates nothing, Megatron's fused
+// accumulation (recipe mixed) has no kernels of its own, and DeepSpeed's cast-add replaces autograd's.
+TEST_F(StepModelTest, AutogradAccumulatesEveryMicroBatchAfterTheFirst) {
+  o_.parallel.zero = 1;
+  o_.parallel.overlap_grad_reduce = false;
+  struct Case {
+    Recipe recipe;
+    GradAccumulation accumulation;
+    int global_batch;  // dp 8, micro-batch 1: global_batch / 8 micro-batches
+    double calls;
+  };
+  const Case cases[] = {{Recipe::kMixed, GradAccumulation::kFused, 64, 0},
+                        {Recipe::kBf16, GradAccumulation::kFused, 64, 7},
+                        {Recipe::kBf16, GradAccumulation::kFused, 8, 0},
+                        {Recipe::kAutocast, GradAccumulation::kFused, 64, 8 + 7},
+                        {Recipe::kAutocast, GradAccumulation::kFused, 8, 1},
+                        {Recipe::kAutocast, GradAccumulation::kCastAdd, 64, 8 + 8}};
+  for (const Case& c : cases) {
+    o_.training.recipe = c.recipe;
+    o_.training.grad_accumulation = c.accumulation;
+    o_.training.global_batch = c.global_batch;
+    const StepResult r = Run();
+    EXPECT_NEAR(r.breakdown.cast_s, c.calls * 10e-6, 1e-12)
+        << RecipeName(c.recipe) << " " << GradAccumulationName(c.accumulation) << " " << c.global_batch;
+  }
+}
+
 // defer_grad_reduce (PyTorch's pipelining stage with FSDP2): the gradients accumulate unsharded until the
 // last micro-batch, so the stage holds its whole fp32 gradients; the weights and optimizer rows do not move.
 TEST_F(StepModelTest, DeferredGradReduceKeepsTheWholeGradients) {

@@ -95,10 +95,12 @@ TEST_F(ValidationTest, MegatronLmMemoryWithinTenPercentPerRow) {
 // sets the training constants are fitted on, and each row is either simulated or infeasible with a reason.
 TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
   const std::pair<const char*, size_t> held_out[] = {
-      {"megatron-bridge-moe-b200", 4},   {"megatron-bridge-dense-b200", 6}, {"nemo-long-context-cp-b200", 8},
-      {"torchtitan-a100-fsdp", 3},       {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
-      {"serving-vllm-public", 15},       {"serving-vllm-public-ttft", 2},   {"pytorch-bf16-memory", 4},
-      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3}};
+      {"megatron-bridge-moe-b200", 4},  {"megatron-bridge-dense-b200", 6},
+      {"nemo-long-context-cp-b200", 8}, {"torchtitan-a100-fsdp", 3},
+      {"torchtitan-h100-nd", 12},       {"bloom-a100-jean-zay", 18},
+      {"serving-vllm-public", 15},      {"serving-vllm-public-ttft", 2},
+      {"pytorch-bf16-memory", 4},       {"torchtitan-h100-nd-memory", 12},
+      {"torchtitan-h100-405b-2d", 3},   {"flash-attention-gpt3-lambda", 4}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -121,6 +123,17 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
 TEST_F(ValidationTest, Nemo2407LayoutsAllFit) {
   // Nemotron-340B at TP 8 PP 8 VP 12 among them: the head held once on the last rank, in bf16 under FP8.
   for (const auto& r : Set("nemo-24.07-h100-fp8").rows) EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
+}
+
+// GPT3-2.7B on FlashAttention-2's training code (Lambda's runs): every row fits as it ran (one GPU holds the
+// whole fp32 optimizer state), and the A100 rows, where the kernels' rates are those of the fitted A100
+// profile, stay within 10% (the H100 rows are 16-17% too fast: docs/validation.md).
+TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
+  for (const auto& r : Set("flash-attention-gpt3-lambda").rows) {
+    EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
+    if (r.label.find("A100") != std::string::npos)
+      EXPECT_LE(std::fabs(r.ErrorPct()), 10.0) << r.label << " " << r.predicted << " vs " << r.measured;
+  }
 }
 
 TEST_F(ValidationTest, TorchtitanH100LayoutsAllFit) {

@@ -114,7 +114,8 @@ inline constexpr std::pair<std::string_view, Recipe> kRecipeNames[] = {
     {"mixed", Recipe::kMixed}, {"bf16", Recipe::kBf16}, {"autocast", Recipe::kAutocast}};
 // How gradients accumulate over a step's micro-batches (training.grad_accumulation):
 //   kFused: no kernels of their own (Megatron's gradient_accumulation_fusion accumulates into the fp32
-//     main_grad inside the weight-gradient GEMMs; autograd's own accumulation is priced with the recipe);
+//     main_grad inside the weight-gradient GEMMs; under the bf16 and autocast recipes autograd's in-place
+//     accumulation into .grad is priced with the optimizer step, step_model.cc);
 //   kCastAdd: after each micro-batch's backward every parameter's bf16 gradient is cast to fp32 and added
 //   into
 //     its fp32 accumulator by kernels of their own, DeepSpeed's BF16_Optimizer (update_hp_grads:
