@@ -29,7 +29,7 @@ import sys
 
 HELD_OUT = ["megatron-bridge-moe-b200", "megatron-bridge-dense-b200", "nemo-long-context-cp-b200",
             "torchtitan-a100-fsdp", "torchtitan-h100-nd", "torchtitan-h100-405b-2d",
-            "bloom-a100-jean-zay", "flash-attention-gpt3-lambda"]
+            "bloom-a100-jean-zay", "flash-attention-gpt3"]
 LEVEL = 0.8
 SERVING_SET = "serving-vllm-public"
 SERVING_CSV = "data/validation/vllm_public_serving.csv"

@@ -31,8 +31,8 @@ Result<ValidationSet> TorchtitanFsdp(Runner& run);       // torchtitan-a100-fsdp
 Result<ValidationSet> TorchtitanH100(Runner& run);       // torchtitan-h100-nd
 Result<ValidationSet> TorchtitanH100405b(Runner& run);   // torchtitan-h100-405b-2d
 Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)
-// flash-attention-gpt3-lambda (held_out_flash_attn.cc): GPT3-2.7B on FlashAttention-2's training code.
-Result<ValidationSet> FlashAttentionGpt3Lambda(Runner& run);
+// flash-attention-gpt3 (held_out_flash_attn.cc): GPT-3 style models on FlashAttention-2's training code.
+Result<ValidationSet> FlashAttentionGpt3(Runner& run);
 // Peak memory of real runs (memory_sets.cc): Megatron-LM's functional tests (CI bound 10%) and plain-PyTorch
 // bf16 runs (torchtune, litgpt; held out, informational).
 Result<ValidationSet> MegatronLmMemory(Runner& run);   // megatron-lm-memory

@@ -279,7 +279,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"torchtitan-h100-nd", internal::TorchtitanH100},
     {"torchtitan-h100-405b-2d", internal::TorchtitanH100405b},
     {"bloom-a100-jean-zay", internal::BloomJeanZay},
-    {"flash-attention-gpt3-lambda", internal::FlashAttentionGpt3Lambda},
+    {"flash-attention-gpt3", internal::FlashAttentionGpt3},
     {"megatron-lm-memory", internal::MegatronLmMemory},
     {"pytorch-bf16-memory", internal::PytorchBf16Memory},
     {"torchtitan-h100-nd-memory", internal::TorchtitanH100Memory},

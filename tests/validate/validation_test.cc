@@ -95,12 +95,10 @@ TEST_F(ValidationTest, MegatronLmMemoryWithinTenPercentPerRow) {
 // sets the training constants are fitted on, and each row is either simulated or infeasible with a reason.
 TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
   const std::pair<const char*, size_t> held_out[] = {
-      {"megatron-bridge-moe-b200", 4},  {"megatron-bridge-dense-b200", 6},
-      {"nemo-long-context-cp-b200", 8}, {"torchtitan-a100-fsdp", 3},
-      {"torchtitan-h100-nd", 12},       {"bloom-a100-jean-zay", 18},
-      {"serving-vllm-public", 15},      {"serving-vllm-public-ttft", 2},
-      {"pytorch-bf16-memory", 4},       {"torchtitan-h100-nd-memory", 12},
-      {"torchtitan-h100-405b-2d", 3},   {"flash-attention-gpt3-lambda", 4}};
+      {"megatron-bridge-moe-b200", 4},   {"megatron-bridge-dense-b200", 6}, {"nemo-long-context-cp-b200", 8},
+      {"torchtitan-a100-fsdp", 3},       {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
+      {"serving-vllm-public", 15},       {"serving-vllm-public-ttft", 2},   {"pytorch-bf16-memory", 4},
+      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3},    {"flash-attention-gpt3", 8}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -125,15 +123,20 @@ TEST_F(ValidationTest, Nemo2407LayoutsAllFit) {
   for (const auto& r : Set("nemo-24.07-h100-fp8").rows) EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
 }
 
-// GPT3-2.7B on FlashAttention-2's training code (Lambda's runs): every row fits as it ran (one GPU holds the
-// whole fp32 optimizer state), and the A100 rows, where the kernels' rates are those of the fitted A100
-// profile, stay within 10% (the H100 rows are 16-17% too fast: docs/validation.md).
+// GPT-3 models on FlashAttention-2's training code (Lambda's runs and the paper's Table 1): every row fits as
+// it ran (one GPU holds the whole fp32 optimizer state; the 2.7B 8K row at micro-batch 2, the CSV's choice),
+// and the A100 rows, where the kernels' rates are those of the fitted A100 profile, stay within 10% (the H100
+// rows are 16-17% too fast: docs/validation.md).
 TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
-  for (const auto& r : Set("flash-attention-gpt3-lambda").rows) {
+  int a100 = 0;
+  for (const auto& r : Set("flash-attention-gpt3").rows) {
     EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
-    if (r.label.find("A100") != std::string::npos)
-      EXPECT_LE(std::fabs(r.ErrorPct()), 10.0) << r.label << " " << r.predicted << " vs " << r.measured;
+    ASSERT_NE(r.options, nullptr) << r.label;
+    if (r.options->hardware.gpu != "a100-sxm4-80gb") continue;
+    ++a100;
+    EXPECT_LE(std::fabs(r.ErrorPct()), 10.0) << r.label << " " << r.predicted << " vs " << r.measured;
   }
+  EXPECT_EQ(a100, 6);
 }
 
 TEST_F(ValidationTest, TorchtitanH100LayoutsAllFit) {
