@@ -21,7 +21,6 @@ using train::TrainOptions;
 
 // GPT-2's 50,257 tokens padded to a multiple of 8 (gpt3s-flash.yaml: pad_vocab_size_multiple 8).
 constexpr int kPaddedVocab = 50264;
-constexpr int kHopperNicGbps = 400;  // single-node rows: the NICs carry nothing
 
 // The row's GPT-2 style model: the catalog's GPT-3 block (LayerNorm, GELU, biases, tied embedding, learned
 // positions, dropout 0.1) with the row's depth, width and heads.
@@ -40,13 +39,11 @@ TrainOptions FlashAttentionRow(const CsvTable& t, size_t i, const model::ModelSp
   auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
   TrainOptions o;
   o.model = RowModel(t, i, m);
-  const std::string gpu = *t.Text(i, "gpu");
   DgxA100(o, num("gpus"));
-  if (gpu != o.hardware.gpu) {  // Lambda's 8 x H100 SXM5: an HGX (NVSwitch) node, as a DGX H100
+  const std::string gpu = *t.Text(i, "gpu");
+  if (gpu != o.hardware.gpu) {  // Lambda's H100 SXM5: an HGX (NVSwitch) node, as a DGX H100
+    DgxH100(o);
     o.hardware.gpu = gpu;
-    o.hardware.node = "dgx-h100";
-    o.hardware.nic_gbps = kHopperNicGbps;
-    o.hardware.network = "ib-ndr";
   }
   o.training.seq_len = num("seq_len");
   o.training.micro_batch = num("micro_batch");

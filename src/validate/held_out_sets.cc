@@ -223,11 +223,9 @@ TrainOptions TorchtitanH100Row(const CsvTable& t, size_t i, const model::ModelSp
   auto num = [&](const char* c) { return static_cast<int>(std::lround(*t.Number(i, c))); };
   TrainOptions o;
   o.model = m;
-  DgxA100(o, num("gpus"));  // then moved to the Grand Teton H100s: NVSwitch nodes, 8 x 400 Gb/s
+  o.hardware.gpus = num("gpus");
+  DgxH100(o);  // Grand Teton's H100s: NVSwitch nodes, 8 x 400 Gb/s, with the page's 96 GB HBM2e part
   o.hardware.gpu = "h100-hbm2e-96gb";
-  o.hardware.node = "dgx-h100";
-  o.hardware.nic_gbps = 400;
-  o.hardware.network = "ib-ndr";
   o.training.precision = hw::ParseDType(*t.Text(i, "precision")).value_or(hw::DType::kBf16);
   o.training.grad_dtype = hw::DType::kFp32;
   o.training.attention = model::AttentionImpl::kFlash;

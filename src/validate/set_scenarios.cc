@@ -49,15 +49,20 @@ void DgxA100(TrainOptions& o, int gpus) {
   o.hardware.network = "ib-hdr";
 }
 
-// Sets the DGX H100 nodes and NeMo's FP8 recipe: flash attention, distributed optimizer, no recomputation,
-// bf16 gradient reduction.
-void NemoH100Recipe(TrainOptions& o) {
+// DGX H100 nodes: 8 x H100 SXM5 80GB, NVSwitch, 8 x NDR 400 Gb/s (the GPU count is left as it is).
+void DgxH100(TrainOptions& o) {
   o.hardware.gpu = "h100-sxm5-80gb";
   o.hardware.node = "dgx-h100";
   o.hardware.gpus_per_node = 8;
   o.hardware.nics_per_node = 8;
   o.hardware.nic_gbps = 400;
   o.hardware.network = "ib-ndr";
+}
+
+// Sets the DGX H100 nodes and NeMo's FP8 recipe: flash attention, distributed optimizer, no recomputation,
+// bf16 gradient reduction.
+void NemoH100Recipe(TrainOptions& o) {
+  DgxH100(o);
   o.training.precision = hw::DType::kFp8;
   o.training.attention = model::AttentionImpl::kFlash;
   o.parallel.zero = 1;

@@ -32,6 +32,9 @@ std::string Source(const CsvTable& t);
 // A DGX A100 (Selene, vTrain's node): 8 x A100 80GB, NVSwitch, 8 x HDR 200 Gb/s.
 void DgxA100(train::TrainOptions& o, int gpus);
 
+// DGX H100 nodes: 8 x H100 SXM5 80GB, NVSwitch, 8 x NDR 400 Gb/s (the GPU count is left as it is).
+void DgxH100(train::TrainOptions& o);
+
 // DGX H100 nodes and NeMo's FP8 recipe: flash attention, distributed optimizer, no recomputation, bf16
 // gradient reduction.
 void NemoH100Recipe(train::TrainOptions& o);
