@@ -143,10 +143,11 @@ TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
 
 // Megatron-Bridge's Qwen3-30B-A3B on 8 B200 across six containers: 25.09's token drop (capacity 1.0, padded)
 // computes what dropless does under forced balance, so 25.09, 25.11 and 26.02 (same layout) get one
-// prediction; the rows without the dropless host synchronisation (25.09: whole-layer CUDA graphs; 26.02.01+:
-// micro-batch 4, HybridEP) are within 25%, while the 25.11 / 26.02 micro-batch-1 dropless rows, NVIDIA's
-// acknowledged 2x regression (Megatron-Bridge issue #1998), stay more than 50% too fast: dlsim does not price
-// a Megatron MoE layer's host time behind the dispatcher's device-to-host sync (docs/validation.md).
+// prediction; the rows that avoid the dropless host synchronisation (25.09: padded, whole-layer CUDA graphs)
+// or amortise it (26.02.01+: micro-batch 4, HybridEP) are within 25%, while the 25.11 / 26.02 micro-batch-1
+// dropless rows, NVIDIA's acknowledged 2x regression (Megatron-Bridge issue #1998), stay more than 50% too
+// fast: dlsim does not price a Megatron MoE layer's host time behind the dispatcher's device-to-host sync
+// (docs/validation.md).
 TEST_F(ValidationTest, MegatronBridgeQwenMoeRowsSplitByTheDroplessSync) {
   std::map<std::string, const ValidationRow*> qwen;
   for (const auto& r : Set("megatron-bridge-moe-b200").rows) {
