@@ -100,7 +100,7 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
       {"megatron-bridge-moe-b200", 11},  {"megatron-bridge-dense-b200", 6}, {"nemo-long-context-cp-b200", 8},
       {"torchtitan-a100-fsdp", 3},       {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
       {"serving-vllm-public", 15},       {"serving-vllm-public-ttft", 2},   {"pytorch-bf16-memory", 4},
-      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3},    {"flash-attention-gpt3", 8}};
+      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3},    {"flash-attention-gpt3", 4}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -125,10 +125,9 @@ TEST_F(ValidationTest, Nemo2407LayoutsAllFit) {
   for (const auto& r : Set("nemo-24.07-h100-fp8").rows) EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
 }
 
-// GPT-3 models on FlashAttention-2's training code (Lambda's runs and the paper's Table 1): every row fits as
-// it ran (one GPU holds the whole fp32 optimizer state; the 2.7B 8K row at micro-batch 2, the CSV's choice),
-// and the A100 rows, where the kernels' rates are those of the fitted A100 profile, stay within 10% (the H100
-// rows are 16-17% too fast: docs/validation.md).
+// GPT-3 models on FlashAttention-2's training code (the paper's Table 1): every row fits as it ran (the 2.7B
+// 8K row at micro-batch 2, the CSV's choice), and the A100 rows, where the kernels' rates are those of the
+// fitted A100 profile, stay within 10%.
 TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
   int a100 = 0;
   for (const auto& r : Set("flash-attention-gpt3").rows) {
@@ -138,7 +137,7 @@ TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
     ++a100;
     EXPECT_LE(std::fabs(r.ErrorPct()), 10.0) << r.label << " " << r.predicted << " vs " << r.measured;
   }
-  EXPECT_EQ(a100, 6);
+  EXPECT_EQ(a100, 4);
 }
 
 // Megatron-Bridge's Qwen3-30B-A3B on 8 B200 across six containers: 25.09's token drop (capacity 1.0, padded)
