@@ -39,17 +39,25 @@ SchedulerOptions EngineProfile::SchedulerDefaults(const model::ModelSpec& model,
   return o;
 }
 
+namespace {
+
+// A calibration file's engine fields as the same overlay a scenario's `engine_host:` keys are (unset: kept).
+EngineHostKeys KeysOf(const cost::EngineHostCalibration& c) {
+  auto us = [](const std::optional<double>& v) { return v ? std::optional(Micros(*v)) : std::nullopt; };
+  return {.step = us(c.step_us),
+          .per_request = us(c.per_request_us),
+          .stream = us(c.stream_us),
+          .first_token = us(c.first_token_us)};
+}
+
+}  // namespace
+
 EngineHost HostOf(const ServeOptions& o) {
   if (o.engine_host) return *o.engine_host;
   auto e = FindEngine(o.engine);
   EngineHost h = e.ok() ? (*e)->host : EngineHost{};
-  for (const cost::EngineHostCalibration& c : o.engine_calibrations) {
-    if (c.engine != o.engine) continue;
-    if (c.step_us) h.step = Micros(*c.step_us);
-    if (c.per_request_us) h.per_request = Micros(*c.per_request_us);
-    if (c.first_token_us) h.first_token = Micros(*c.first_token_us);
-    if (c.stream_us) h.stream = Micros(*c.stream_us);
-  }
+  for (const cost::EngineHostCalibration& c : o.engine_calibrations)
+    if (c.engine == o.engine) h = WithKeys(h, KeysOf(c));
   return WithKeys(h, o.engine_host_keys);
 }
 
