@@ -194,7 +194,9 @@ class Simulation {
     ctx.window = window_.window;
     if (record_ != nullptr) ctx.max_running = record_->MaxBatch(AdmissionContext(r.q));
     // Multi-step: vLLM calls its scheduler once per run and the run keeps its batch (LLMEngine.step skips
-    // schedule() while the batch has remaining steps), so nothing joins before the run ends.
+    // schedule() while the batch has remaining steps), so nothing joins before the run ends. A run whose
+    // requests have all finished ends there: the engine schedules again.
+    if (r.q.running.empty()) r.run_left = 0;
     if (r.run_left > 0) ctx.max_running = std::min(ctx.max_running, static_cast<int64_t>(r.q.running.size()));
     r.policy->FormBatch(r.q, ctx, r.batch);
     if (r.prefix != nullptr) r.prefix->Trim(r.kv);

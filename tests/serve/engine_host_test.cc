@@ -159,6 +159,20 @@ TEST(EngineHost, MultiStepAdmitsNewRequestsOnlyBetweenRuns) {
   EXPECT_NEAR(multi->records[0].ttft_s, 0.100, 1e-9);
 }
 
+// A run whose requests all finish before its last step ends there (vLLM schedules again once the batch is
+// empty): one request of 10 decode steps leaves its third run of 4 after 2 steps, and a request arriving
+// later is prefilled at once. Before this held, the replica kept the unfinished run's cap of 0 running
+// requests and never served again (found on ShareGPT lengths, docs/validation.md "serving-vllm-public").
+TEST(EngineHost, MultiStepRunEndsWhenItsRequestsFinish) {
+  ServeOptions o = OneRequest(11);
+  o.workload.trace = {{0.0, 100, 11}, {0.5, 100, 11}};
+  auto [single, multi] = SingleAndFourSteps(o);
+  ASSERT_TRUE(single.ok() && multi.ok()) << multi.error().message;
+  ASSERT_EQ(multi->records.size(), 2u);
+  EXPECT_NEAR(multi->records[1].ttft_s, 0.100, 1e-9);
+  EXPECT_NEAR(multi->records[1].e2e_s, single->records[1].e2e_s, 1e-12);
+}
+
 // Without `engine_host:` a run takes its engine's profile; `default` has none, so existing results stand.
 TEST(EngineHost, RunsTakeTheirEnginesProfile) {
   ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
