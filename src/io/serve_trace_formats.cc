@@ -82,6 +82,17 @@ Result<std::vector<serve::TraceEntry>> BurstGpt(const CsvTable& t) {
   return out;
 }
 
+// A lengths-only CSV: every arrival 0 (the scenario's rate gives the arrivals), file order kept.
+Result<std::vector<serve::TraceEntry>> Lengths(const CsvTable& t) {
+  std::vector<serve::TraceEntry> out;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    DLSIM_ASSIGN_OR_RETURN(double p, Cell(t, r, "num_prefill_tokens", 1, kMaxTokens, true));
+    DLSIM_ASSIGN_OR_RETURN(double o, Cell(t, r, "num_decode_tokens", 1, kMaxTokens, true));
+    out.push_back({0.0, static_cast<int64_t>(p), static_cast<int64_t>(o)});
+  }
+  return out;
+}
+
 // One JSON-lines field: a number in [lo, hi] (an integer when asked).
 Result<double> Field(const nlohmann::json& j, const char* key, double lo, double hi, bool integral,
                      const std::string& where) {
@@ -146,25 +157,30 @@ TraceFormat Detect(std::string_view text, const CsvTable* csv) {
   if (first != std::string_view::npos && text[first] == '[') return TraceFormat::kShareGpt;
   if (csv != nullptr && csv->Column("ContextTokens").ok()) return TraceFormat::kAzure;
   if (csv != nullptr && csv->Column("Request tokens").ok()) return TraceFormat::kBurstGpt;
+  if (csv != nullptr && !csv->Column("arrived_at").ok() && csv->Column("num_prefill_tokens").ok())
+    return TraceFormat::kLengths;
   return TraceFormat::kVidur;
 }
 
 }  // namespace
 
+TraceFormat ResolveTraceFormat(std::string_view text, const std::string& file_name, TraceFormat format) {
+  if (format != TraceFormat::kAuto) return format;
+  const TraceFormat json = Detect(text, nullptr);
+  if (json == TraceFormat::kMooncake || json == TraceFormat::kShareGpt) return json;
+  auto csv = ParseCsv(text, file_name);
+  return Detect(text, csv.ok() ? &*csv : nullptr);
+}
+
 bool TraceHasArrivals(std::string_view text, TraceFormat format) {
-  return (format == TraceFormat::kAuto ? Detect(text, nullptr) : format) != TraceFormat::kShareGpt;
+  const TraceFormat f = ResolveTraceFormat(text, "", format);
+  return f != TraceFormat::kShareGpt && f != TraceFormat::kLengths;
 }
 
 Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, const std::string& file_name,
                                                       TraceFormat format, double chars_per_token,
                                                       std::vector<uint64_t>* prefix_hashes) {
-  if (format == TraceFormat::kAuto) {
-    const TraceFormat json = Detect(text, nullptr);
-    auto csv = json == TraceFormat::kMooncake || json == TraceFormat::kShareGpt
-                   ? Result<CsvTable>(Error::Parse(""))
-                   : ParseCsv(text, file_name);
-    format = Detect(text, csv.ok() ? &*csv : nullptr);
-  }
+  format = ResolveTraceFormat(text, file_name, format);
   Result<std::vector<serve::TraceEntry>> out = std::vector<serve::TraceEntry>{};
   if (format == TraceFormat::kVidur) return ParseRequestTrace(text, file_name);
   if (format == TraceFormat::kShareGpt) return internal::ParseShareGpt(text, file_name, chars_per_token);
@@ -175,6 +191,7 @@ Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, con
     if (t.rows.size() > static_cast<size_t>(serve::kMaxRequests))
       return Error::InvalidArgument(file_name + ": more than " + std::to_string(serve::kMaxRequests) +
                                     " requests");
+    if (format == TraceFormat::kLengths) return Lengths(t);  // file order: the arrivals come later
     out = format == TraceFormat::kAzure ? Azure(t) : BurstGpt(t);
   }
   if (!out.ok()) return out;

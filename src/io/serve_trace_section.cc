@@ -24,7 +24,7 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     w.AddError(
         "arrival",
         "arrival: trace needs trace_file (Vidur CSV arrived_at, num_prefill_tokens, num_decode_tokens; or an "
-        "Azure, BurstGPT, Mooncake or ShareGPT trace: trace_format)");
+        "Azure, BurstGPT, Mooncake or ShareGPT trace, or a lengths-only CSV: trace_format)");
     return;
   }
   const std::string path = ResolvePath(base_dir, *file);
@@ -33,15 +33,16 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
     w.AddError("trace_file", text.error().message);
     return;
   }
-  o.trace_arrivals = TraceHasArrivals(*text, format);
+  const TraceFormat resolved = ResolveTraceFormat(*text, path, format);
+  o.trace_arrivals = TraceHasArrivals(*text, resolved);
   const double cpt = w.Get<double>("chars_per_token", kDefaultCharsPerToken, Range::Between(0.5, 100));
-  if (o.trace_arrivals && w.Has("chars_per_token"))
+  if (resolved != TraceFormat::kShareGpt && w.Has("chars_per_token"))
     w.AddError("chars_per_token", "only used with a ShareGPT trace");
   if (!o.trace_arrivals && !w.Has("rate"))
     w.AddError("trace_file",
-               "a ShareGPT file has no arrival times: give rate (requests/s; they arrive as a "
-               "Poisson process, as benchmark_serving's --request-rate sends them)");
-  auto trace = ParseTraceFile(*text, path, format, cpt, &o.prefix_hashes);
+               "a ShareGPT file or a lengths-only CSV has no arrival times: give rate (requests/s; they "
+               "arrive as a Poisson process, as benchmark_serving's --request-rate sends them)");
+  auto trace = ParseTraceFile(*text, path, resolved, cpt, &o.prefix_hashes);
   if (!trace.ok()) {
     w.AddError("trace_file", trace.error().message);
     return;

@@ -119,6 +119,43 @@ TEST(TraceFormats, MalformedShareGptIsALocatedError) {
   EXPECT_NE(cut.error().message.find("x.json:2: ShareGPT"), std::string::npos) << cut.error().message;
 }
 
+// A lengths-only CSV (a tokenized sample such as data/lengths/sharegpt_v3_llama3.csv) is read in file order
+// without arrival times, detected from its header; a bad cell is an error at its line and column, and a
+// scenario needs rate and takes the file's first `requests`.
+TEST(TraceFormats, LengthsOnlyCsvHasNoArrivals) {
+  auto text = ReadTextFile(kDir + "lengths_sample.csv");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(ResolveTraceFormat(*text, "l.csv", TraceFormat::kAuto), TraceFormat::kLengths);
+  EXPECT_FALSE(TraceHasArrivals(*text, TraceFormat::kAuto));
+  EXPECT_TRUE(
+      TraceHasArrivals("arrived_at,num_prefill_tokens,num_decode_tokens\n0,1,1\n", TraceFormat::kAuto));
+  const auto t = Read("lengths_sample.csv");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[1].prompt_tokens, 25);
+  EXPECT_EQ(t[1].output_tokens, 770);
+  auto bad = ReadTextFile(kDir + "lengths_bad.csv");
+  ASSERT_TRUE(bad.ok());
+  auto e = ParseTraceFile(*bad, "lengths_bad.csv", TraceFormat::kAuto);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("lengths_bad.csv:3"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("num_prefill_tokens"), std::string::npos) << e.error().message;
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  const ServeNames names{{"vllm"}, {"round-robin"}};
+  const std::string y = "model: {name: llama3-8b}\nworkload: {arrival: trace, trace_file: lengths_sample.csv";
+  auto norate = ParseServeScenario(y + "}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
+  ASSERT_FALSE(norate.ok());
+  EXPECT_NE(norate.error().message.find("give rate"), std::string::npos) << norate.error().message;
+  auto g =
+      ParseServeScenario(y + ", rate: 2, requests: 1}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  auto reqs = serve::GenerateRequests(g->workload);
+  ASSERT_TRUE(reqs.ok()) << reqs.error().message;
+  ASSERT_EQ(reqs->size(), 1u);
+  EXPECT_EQ((*reqs)[0].prompt, 13);
+  EXPECT_GT((*reqs)[0].arrival, TimePoint::Start());
+}
+
 TEST(TraceFormats, ServeScenarioReadsThemThroughTraceFormat) {
   auto cat = LoadCatalogs({});
   ASSERT_TRUE(cat.ok());

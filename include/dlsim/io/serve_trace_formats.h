@@ -16,7 +16,11 @@
 //             the first turn the prompt and the second the output, tokens = UTF-8 characters /
 //             chars_per_token, filtered as vLLM's benchmark_serving does; no arrival times (TraceHasArrivals:
 //             false; the scenario's rate gives Poisson arrivals)
+//   lengths   CSV num_prefill_tokens, num_decode_tokens without arrived_at (a tokenized length sample, e.g.
+//             data/lengths/sharegpt_v3_llama3.csv): lengths only, in file order; no arrival times
+//             (TraceHasArrivals: false; the scenario's rate gives Poisson arrivals)
 //   auto      from the content: a first character '[' is sharegpt, '{' mooncake, else the CSV header decides
+//             (no arrived_at but num_prefill_tokens: lengths)
 // Errors name the file, line and column (CSV) or line and key (JSON lines): a missing column, a cell that is
 // not a number in range (tokens 1..2^24, arrivals 0..1e8 s), a malformed timestamp, more than
 // serve::kMaxRequests rows.
@@ -34,11 +38,12 @@
 
 namespace dlsim::io {
 
-enum class TraceFormat { kAuto, kVidur, kAzure, kBurstGpt, kMooncake, kShareGpt };
+enum class TraceFormat { kAuto, kVidur, kAzure, kBurstGpt, kMooncake, kShareGpt, kLengths };
 inline constexpr std::pair<std::string_view, TraceFormat> kTraceFormatNames[] = {
     {"auto", TraceFormat::kAuto},         {"vidur", TraceFormat::kVidur},
     {"azure", TraceFormat::kAzure},       {"burstgpt", TraceFormat::kBurstGpt},
-    {"mooncake", TraceFormat::kMooncake}, {"sharegpt", TraceFormat::kShareGpt}};
+    {"mooncake", TraceFormat::kMooncake}, {"sharegpt", TraceFormat::kShareGpt},
+    {"lengths", TraceFormat::kLengths}};
 
 // OpenAI's rule of thumb for English text, "1 token ~= 4 chars" (help.openai.com, "What are tokens and how to
 // count them?"): ShareGPT's default when the scenario gives no workload.chars_per_token.
@@ -48,7 +53,11 @@ Result<std::vector<serve::TraceEntry>> ParseTraceFile(std::string_view text, con
                                                       TraceFormat format,
                                                       double chars_per_token = kDefaultCharsPerToken,
                                                       std::vector<uint64_t>* prefix_hashes = nullptr);
-// Whether a trace of `format` (kAuto: decided from `text`) carries arrival times: all but sharegpt.
+// `format`, or (kAuto) the format `text` is in (file_name names the file in nothing but a CSV's errors, which
+// make it vidur).
+TraceFormat ResolveTraceFormat(std::string_view text, const std::string& file_name, TraceFormat format);
+// Whether a trace of `format` (kAuto: decided from `text`) carries arrival times: all but sharegpt and
+// lengths.
 bool TraceHasArrivals(std::string_view text, TraceFormat format);
 
 }  // namespace dlsim::io
