@@ -46,10 +46,12 @@ struct LabelledScenario {
   train::TrainOptions options;
 };
 Result<std::vector<LabelledScenario>> TorchtitanH100Scenarios(const Runner& run, const CsvTable& t);
-// serving-vllm-public (serving_sets.cc): published vLLM runs, mean TPOT, each a serve scenario of its engine;
-// serving-vllm-public-ttft: the rows that published a mean TTFT, against it.
+// serving-vllm-public (serving_sets.cc): published vLLM runs, TPOT (mean, or median where the run reported
+// that), each a serve scenario of its engine; serving-vllm-public-ttft and -itl: the rows that published a
+// TTFT or an ITL, against it.
 Result<ValidationSet> ServingVllmPublic(Runner& run);
 Result<ValidationSet> ServingVllmPublicTtft(Runner& run);
+Result<ValidationSet> ServingVllmPublicItl(Runner& run);
 
 }  // namespace dlsim::validate::internal
 

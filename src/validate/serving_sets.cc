@@ -1,7 +1,8 @@
-// serving-vllm-public and serving-vllm-public-ttft: published vLLM runs
+// serving-vllm-public and its -ttft and -itl sets: published vLLM runs
 // (data/validation/vllm_public_serving.csv), each a serve scenario of its engine release; the metrics are
-// mean TPOT and, where the run published it, mean TTFT. Choices the sources leave open are the CSV's columns
-// (docs/validation.md, "serving-vllm-public").
+// TPOT and, where the run published them, TTFT and ITL, each the statistic the run reported (the `stat`
+// column: mean, or median). Choices the sources leave open are the CSV's columns (docs/validation.md,
+// "serving-vllm-public").
 #include <cmath>
 #include <string>
 
@@ -12,6 +13,7 @@
 
 namespace dlsim::embedded {
 std::string_view VllmPublicServingCsv();
+std::string_view ShareGptLlama3LengthsCsv();  // data/lengths/sharegpt_v3_llama3.csv
 }  // namespace dlsim::embedded
 
 namespace dlsim::validate::internal {
@@ -42,6 +44,37 @@ serve::WorkloadOptions Workload(int64_t requests, double rate, double prompt, do
   w.trace.assign(static_cast<size_t>(requests),
                  {0.0, static_cast<int64_t>(prompt), static_cast<int64_t>(output)});
   return w;
+}
+
+// benchmark_serving's ShareGPT requests (`lengths` = sharegpt): the first `requests` of vLLM's sampling
+// order, tokenized for Llama 3 (data/lengths/sharegpt_v3_llama3.csv), arriving as a Poisson process at
+// `rate`.
+Result<serve::WorkloadOptions> ShareGptWorkload(int64_t requests, double rate) {
+  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
+                         ParseCsv(embedded::ShareGptLlama3LengthsCsv(), "sharegpt_v3_llama3.csv"));
+  if (requests > static_cast<int64_t>(t.rows.size()) || !(rate > 0))
+    return Error::InvalidArgument("vllm_public_serving.csv: a sharegpt row needs 1.." +
+                                  std::to_string(t.rows.size()) + " requests and a rate > 0");
+  serve::WorkloadOptions w = Workload(requests, rate, 1, 1);
+  w.arrival = serve::ArrivalKind::kTrace;
+  w.trace_arrivals = false;
+  for (size_t i = 0; i < static_cast<size_t>(requests); ++i) {
+    DLSIM_ASSIGN_OR_RETURN(double p, t.Number(i, "num_prefill_tokens"));
+    DLSIM_ASSIGN_OR_RETURN(double o, t.Number(i, "num_decode_tokens"));
+    w.trace.push_back({0.0, static_cast<int64_t>(p), static_cast<int64_t>(o)});
+  }
+  return w;
+}
+
+// The row's workload: fixed lengths (`lengths` empty) or benchmark_serving's ShareGPT requests.
+Result<serve::WorkloadOptions> RowWorkload(const CsvTable& t, size_t i) {
+  auto num = [&](const char* c) { return *t.Number(i, c); };
+  const auto requests = static_cast<int64_t>(num("requests"));
+  DLSIM_ASSIGN_OR_RETURN(std::string lengths, t.Text(i, "lengths"));
+  if (lengths == "sharegpt") return ShareGptWorkload(requests, num("rate"));
+  if (!lengths.empty())
+    return Error::Parse("vllm_public_serving.csv: lengths is 'sharegpt' or empty, found '" + lengths + "'");
+  return Workload(requests, num("rate"), num("prompt"), num("output"));
 }
 
 // The engine's scheduler and CPU time with the row's overrides (empty cells keep the engine's).
@@ -77,6 +110,8 @@ Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const c
   DLSIM_ASSIGN_OR_RETURN(std::string model, t.Text(i, "model"));
   DLSIM_ASSIGN_OR_RETURN(const model::ModelSpec* m, cat.models.Find(model));
   o.model = *m;
+  DLSIM_ASSIGN_OR_RETURN(std::string context, t.Text(i, "max_model_len"));
+  if (!context.empty()) o.model.max_seq_len = static_cast<int>(num("max_model_len"));
   DLSIM_ASSIGN_OR_RETURN(std::string gpu, t.Text(i, "gpu"));
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* g, cat.hardware.FindGpu(gpu));
   o.gpu = *g;
@@ -84,14 +119,22 @@ Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const c
   DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
   o.weight_dtype = dtype == "fp8" ? hw::DType::kFp8 : hw::DType::kFp16;
   DLSIM_RETURN_IF_ERROR(ApplyEngine(t, i, o));
-  o.workload = Workload(static_cast<int64_t>(num("requests")), num("rate"), num("prompt"), num("output"));
+  DLSIM_ASSIGN_OR_RETURN(o.workload, RowWorkload(t, i));
   return o;
 }
 
-// The rows of vllm_public_serving.csv with a value in `column` (ms), each against `metric_s` of its simulated
-// run (seconds).
+// The statistic the row's run reported: the `stat` column, mean (also when empty) or median.
+Result<double> Statistic(const CsvTable& t, size_t i, const Percentiles& p) {
+  DLSIM_ASSIGN_OR_RETURN(std::string stat, t.Text(i, "stat"));
+  if (stat.empty() || stat == "mean") return p.mean;
+  if (stat == "median") return p.p50;
+  return Error::Parse("vllm_public_serving.csv: stat is 'mean', 'median' or empty, found '" + stat + "'");
+}
+
+// The rows of vllm_public_serving.csv with a value in `column` (ms), each against the row's statistic of
+// `metric` of its simulated run (seconds).
 Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* column,
-                                  double (*metric_s)(const serve::ServeMetrics&)) {
+                                  const Percentiles& (*metric)(const serve::ServeMetrics&)) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::VllmPublicServingCsv(), "vllm_public_serving.csv"));
   set.source = Source(t);
   for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -105,7 +148,10 @@ Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* co
     row.feasible = r.ok() && r->feasible;
     if (!r.ok()) row.note = r.error().message;
     if (r.ok() && !r->feasible) row.note = r->reason;
-    if (row.feasible) row.predicted = metric_s(r->metrics) * 1e3;
+    if (row.feasible) {
+      DLSIM_ASSIGN_OR_RETURN(double seconds, Statistic(t, i, metric(r->metrics)));
+      row.predicted = seconds * 1e3;
+    }
     set.rows.push_back(std::move(row));
   }
   return set;
@@ -114,13 +160,18 @@ Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* co
 }  // namespace
 
 Result<ValidationSet> ServingVllmPublic(Runner& run) {
-  return ServingRows(run, {"serving-vllm-public", "mean TPOT (ms)", "", 0.0, {}}, "tpot_ms",
-                     [](const serve::ServeMetrics& m) { return m.tpot_s.mean; });
+  return ServingRows(run, {"serving-vllm-public", "TPOT (ms, mean or median)", "", 0.0, {}}, "tpot_ms",
+                     [](const serve::ServeMetrics& m) -> const Percentiles& { return m.tpot_s; });
 }
 
 Result<ValidationSet> ServingVllmPublicTtft(Runner& run) {
-  return ServingRows(run, {"serving-vllm-public-ttft", "mean TTFT (ms)", "", 0.0, {}}, "ttft_ms",
-                     [](const serve::ServeMetrics& m) { return m.ttft_s.mean; });
+  return ServingRows(run, {"serving-vllm-public-ttft", "TTFT (ms, mean or median)", "", 0.0, {}}, "ttft_ms",
+                     [](const serve::ServeMetrics& m) -> const Percentiles& { return m.ttft_s; });
+}
+
+Result<ValidationSet> ServingVllmPublicItl(Runner& run) {
+  return ServingRows(run, {"serving-vllm-public-itl", "ITL (ms, mean or median)", "", 0.0, {}}, "itl_ms",
+                     [](const serve::ServeMetrics& m) -> const Percentiles& { return m.itl_s; });
 }
 
 }  // namespace dlsim::validate::internal

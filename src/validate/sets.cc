@@ -284,7 +284,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"pytorch-bf16-memory", internal::PytorchBf16Memory},
     {"torchtitan-h100-nd-memory", internal::TorchtitanH100Memory},
     {"serving-vllm-public", internal::ServingVllmPublic},
-    {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft}};
+    {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft},
+    {"serving-vllm-public-itl", internal::ServingVllmPublicItl}};
 
 // The sets for which `want(name)` holds, in a fixed order.
 Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/validate/training_fit.h"
@@ -99,8 +100,9 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
   const std::pair<const char*, size_t> held_out[] = {
       {"megatron-bridge-moe-b200", 11},  {"megatron-bridge-dense-b200", 6}, {"nemo-long-context-cp-b200", 8},
       {"torchtitan-a100-fsdp", 3},       {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
-      {"serving-vllm-public", 15},       {"serving-vllm-public-ttft", 2},   {"pytorch-bf16-memory", 4},
-      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3},    {"flash-attention-gpt3", 4}};
+      {"serving-vllm-public", 19},       {"serving-vllm-public-ttft", 6},   {"pytorch-bf16-memory", 4},
+      {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3},    {"flash-attention-gpt3", 4},
+      {"serving-vllm-public-itl", 4}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -190,7 +192,7 @@ TEST_F(ValidationTest, BloomLayoutsAllFit) {
 // within 10% of the measured 19 ms, where the GPU alone gives 11 ms.
 TEST_F(ValidationTest, ServingRunsOfPublishedVllmReleases) {
   const ValidationSet& s = Set("serving-vllm-public");
-  EXPECT_EQ(s.metric, "mean TPOT (ms)");
+  EXPECT_EQ(s.metric, "TPOT (ms, mean or median)");
   for (const auto& r : s.rows) EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
   ASSERT_FALSE(s.rows.empty());
   EXPECT_EQ(s.rows.front().measured, 19);
@@ -199,19 +201,54 @@ TEST_F(ValidationTest, ServingRunsOfPublishedVllmReleases) {
 
 // Mean TTFT where a run published one (the CSV's `ttft_ms`): PR #6883's run before 0.6 (600 requests at 10 a
 // second, chunked prefill) and PR #7921's synchronous multi-step run (200 requests of 955 tokens, as its
-// output reports), where dlsim's first tokens come too early (docs/validation.md: 75 ms against 688 ms, 100
-// ms against 145 ms), a finding this pins until the engine's CPU time at that load is priced.
+// output reports), where dlsim's first tokens come too early (docs/validation.md: 116 ms against 688 ms and
+// 145 ms), a finding this pins until the engine's CPU time at that load is priced.
 TEST_F(ValidationTest, ServingTtftRowsAreTheRunsThatPublishedOne) {
   const ValidationSet& s = Set("serving-vllm-public-ttft");
-  EXPECT_EQ(s.metric, "mean TTFT (ms)");
-  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.metric, "TTFT (ms, mean or median)");
+  ASSERT_EQ(s.rows.size(), 6u);
   EXPECT_EQ(s.rows[0].label, "8B chunked 10 req/s");
   EXPECT_EQ(s.rows[0].measured, 687.69);
   EXPECT_EQ(s.rows[1].label, "8B multi-step 8 10 req/s");
   EXPECT_EQ(s.rows[1].measured, 145.21);
-  for (const auto& r : s.rows) {
-    EXPECT_GT(r.predicted, 20.0) << r.label;
-    EXPECT_LT(r.predicted, r.measured) << r.label;
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_GT(s.rows[i].predicted, 20.0) << s.rows[i].label;
+    EXPECT_LT(s.rows[i].predicted, s.rows[i].measured) << s.rows[i].label;
+  }
+}
+
+// vLLM v0.6.0 with multi-step 10 under ShareGPT load (SGLang's benchmark_vllm_060: medians over 1,200 and
+// 2,400 requests at 4 and 8 a second; Llama 3.1 8B on an A100, 70B on four H100s), replayed with the first
+// requests of vLLM's ShareGPT sampling order (data/lengths/sharegpt_v3_llama3.csv). Mechanism: a run streams
+// its ten tokens as one chunk, so the median ITL is several TPOTs, and a new request waits for the run in
+// flight, so TTFT is a good part of a run. Verdict: TPOT within 6% and ITL within 8% on all four; TTFT within
+// 10% on one GPU; on four it is 10-25% early (docs/validation.md: the tensor-parallel prefill step's CPU
+// time is not measured), a finding this pins.
+TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
+  const auto rows = [&](const char* set) {
+    std::vector<ValidationRow> out;
+    for (const auto& r : Set(set).rows)
+      if (r.label.find("multi-step 10") != std::string::npos) out.push_back(r);
+    return out;
+  };
+  const auto tpot = rows("serving-vllm-public"), ttft = rows("serving-vllm-public-ttft"),
+             itl = rows("serving-vllm-public-itl");
+  ASSERT_EQ(tpot.size(), 4u);
+  ASSERT_EQ(ttft.size(), 4u);
+  ASSERT_EQ(itl.size(), 4u);
+  EXPECT_EQ(Set("serving-vllm-public-itl").metric, "ITL (ms, mean or median)");
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(tpot[i].predicted, tpot[i].measured, 0.06 * tpot[i].measured) << tpot[i].label;
+    EXPECT_NEAR(itl[i].predicted, itl[i].measured, 0.08 * itl[i].measured) << itl[i].label;
+    EXPECT_GT(itl[i].predicted, 7 * tpot[i].predicted) << itl[i].label;
+    EXPECT_GT(ttft[i].predicted, 0.5 * 10 * tpot[i].predicted) << ttft[i].label;
+    const bool one_gpu = ttft[i].label.rfind("8B", 0) == 0;
+    if (one_gpu) {
+      EXPECT_NEAR(ttft[i].predicted, ttft[i].measured, 0.10 * ttft[i].measured) << ttft[i].label;
+    } else {
+      EXPECT_LT(ttft[i].predicted, 0.90 * ttft[i].measured) << ttft[i].label;
+      EXPECT_GT(ttft[i].predicted, 0.75 * ttft[i].measured) << ttft[i].label;
+    }
   }
 }
 
