@@ -39,11 +39,13 @@ ordered_json WorkloadJson(const serve::WorkloadOptions& w) {
     j["requests_from_file"] = w.trace.size();
     j["trace_arrivals"] = w.trace_arrivals;
     if (!w.trace_arrivals) j["rate"] = w.rate;
+    if (w.concurrency > 0) j["concurrency"] = w.concurrency;
     AddPrefixes(w, j);
     j["seed"] = w.seed;
     return j;
   }
   j["rate"] = w.rate;
+  if (w.concurrency > 0) j["concurrency"] = w.concurrency;
   if (w.arrival == serve::ArrivalKind::kGamma) j["cv"] = w.cv;
   if (w.requests > 0) j["requests"] = w.requests;
   if (w.duration_s > 0) j["duration_s"] = w.duration_s;

@@ -114,7 +114,7 @@ LengthDistribution ReadLengths(const MapReader& w, std::string_view key, LengthD
 
 // requests / rate and rate x duration_s: the arrivals must fit the clock and the request limit.
 void CheckArrivalVolume(const MapReader& w, const serve::WorkloadOptions& o) {
-  if (o.arrival == ArrivalKind::kTrace || w.document().has_errors()) return;
+  if (o.arrival == ArrivalKind::kTrace || w.document().has_errors() || o.rate == 0) return;
   if (o.requests > 0 && static_cast<double>(o.requests) / o.rate > serve::kMaxArrivalSeconds) {
     w.AddError(w.Has("rate") ? "rate" : "requests",
                FormatNumber(static_cast<double>(o.requests), 6) + " requests at " + FormatNumber(o.rate, 6) +
@@ -172,6 +172,10 @@ serve::WorkloadOptions ReadWorkload(const MapReader& w, const std::string& base_
   o.requests = w.Get<int64_t>("requests", 0, limits::kRequests);
   o.duration_s = w.Get<double>("duration_s", 0, limits::kDurationSeconds);
   o.seed = static_cast<uint64_t>(w.Get<int64_t>("seed", 0, limits::kSeed));
+  o.concurrency = w.Get<int64_t>("concurrency", 0, limits::kRequests);
+  if (w.Has("concurrency") && !w.Has("rate")) o.rate = 0;  // benchmark_serving's default: all ready at once
+  if (o.rate == 0 && w.Has("duration_s"))
+    w.AddError("duration_s", "with concurrency and no rate every request is ready at once: give requests");
   if (w.Has("cv") && o.arrival != ArrivalKind::kGamma) w.AddError("cv", "only used with arrival: gamma");
   if (w.Has("requests") && w.Has("duration_s"))
     w.AddError("duration_s", "give requests or duration_s, not both");

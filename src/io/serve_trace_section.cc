@@ -38,10 +38,11 @@ void ReadTrace(const MapReader& w, const std::string& base_dir, serve::WorkloadO
   const double cpt = w.Get<double>("chars_per_token", kDefaultCharsPerToken, Range::Between(0.5, 100));
   if (resolved != TraceFormat::kShareGpt && w.Has("chars_per_token"))
     w.AddError("chars_per_token", "only used with a ShareGPT trace");
-  if (!o.trace_arrivals && !w.Has("rate"))
+  if (!o.trace_arrivals && !w.Has("rate") && !w.Has("concurrency"))
     w.AddError("trace_file",
                "a ShareGPT file or a lengths-only CSV has no arrival times: give rate (requests/s; they "
-               "arrive as a Poisson process, as benchmark_serving's --request-rate sends them)");
+               "arrive as a Poisson process, as benchmark_serving's --request-rate sends them) or "
+               "concurrency (a closed loop, all ready at once)");
   auto trace = ParseTraceFile(*text, path, resolved, cpt, &o.prefix_hashes);
   if (!trace.ok()) {
     w.AddError("trace_file", trace.error().message);

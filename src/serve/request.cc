@@ -38,6 +38,7 @@ namespace {
 
 // Seconds until the next arrival.
 double NextGap(const WorkloadOptions& w, Rng& rng) {
+  if (w.rate == 0 && w.concurrency > 0) return 0;  // a closed loop's requests, all ready at once
   if (w.arrival == ArrivalKind::kGamma) {
     const double shape = 1.0 / (w.cv * w.cv);
     return SampleGamma(rng, shape, 1.0 / (w.rate * shape));
@@ -69,7 +70,14 @@ Status CheckLimits(const WorkloadOptions& w) {
                                     std::to_string(d->max) + " tokens; allowed: 1.." +
                                     std::to_string(kMaxTokens));
   }
+  if (w.concurrency < 0 || w.concurrency > kMaxRequests)
+    return Error::InvalidArgument("workload.concurrency: " + std::to_string(w.concurrency) +
+                                  "; allowed: 0.." + std::to_string(kMaxRequests));
   if (w.arrival == ArrivalKind::kTrace && w.trace_arrivals) return Status::Ok();
+  if (w.rate == 0 && w.concurrency > 0 && w.requests <= 0 && w.arrival != ArrivalKind::kTrace)
+    return Error::InvalidArgument(
+        "workload: with concurrency and no rate give requests (all are ready at once)");
+  if (w.rate == 0 && w.concurrency > 0) return Status::Ok();  // all ready at once, sent as slots free
   if (!(w.rate > 0) || !std::isfinite(w.rate)) return Error::InvalidArgument("workload.rate: must be > 0");
   if (w.arrival == ArrivalKind::kGamma && !(w.cv > 0 && w.cv <= 1e6))
     return Error::InvalidArgument("workload.cv: must be > 0 and finite, found " + Num(w.cv));
@@ -108,7 +116,7 @@ Result<std::vector<Request>> TraceRequests(const WorkloadOptions& w) {
   double t = 0;
   for (size_t i = 0; i < n; ++i) {
     const TraceEntry& e = w.trace[i];
-    const double at = w.trace_arrivals ? e.arrival_s : (t += SampleExponential(arrivals, w.rate));
+    const double at = w.trace_arrivals ? e.arrival_s : (t += NextGap(w, arrivals));
     DLSIM_RETURN_IF_ERROR(CheckArrival(at, i, w));
     DLSIM_RETURN_IF_ERROR(CheckTraceTokens(e, i));
     if (w.duration_s > 0 && at > w.duration_s) continue;  // (a trace need not be sorted)

@@ -103,7 +103,7 @@ class Simulation {
         sink_->OnThreadName({r->id, 0, "iterations", 0});
       }
     }
-    if (!reqs_.empty()) queue_.Schedule(reqs_[0].arrival, [this] { OnArrival(); });
+    ScheduleNextArrival();
     const auto total = static_cast<size_t>(reqs_.size());
     uint64_t events = 0;
     queue_.RunCancellable([&] {  // when cancelled, Simulate returns CancelledError()
@@ -135,18 +135,32 @@ class Simulation {
   Status NeverRan(const Request& longest, int64_t never, int64_t unfinished) const;
 
   // Every request arriving at this instant is queued before any idle replica forms a batch, so requests that
-  // arrive together are scheduled together (as an engine's scheduler sees them), not the first one alone.
+  // arrive together are scheduled together (as an engine's scheduler sees them), not the first one alone. In
+  // a closed loop (workload.concurrency) only as many as there are free slots are sent, each stamped with
+  // its send time; the others wait for a completion (Complete).
   void OnArrival() {
-    const int32_t n = static_cast<int32_t>(reqs_.size());
-    const TimePoint now = reqs_[next_arrival_].arrival;
+    arrival_scheduled_ = false;
+    const auto n = static_cast<int32_t>(reqs_.size());
+    const TimePoint now = queue_.Now();
     touched_.clear();
-    while (next_arrival_ < n && reqs_[next_arrival_].arrival == now) {
+    while (next_arrival_ < n && reqs_[next_arrival_].arrival <= now && SlotFree()) {
+      reqs_[next_arrival_].arrival = now;
+      ++in_flight_;
       Replica* r = Enqueue(next_arrival_++, entry_pool_, *entry_router_, /*start=*/false);
       if (std::find(touched_.begin(), touched_.end(), r) == touched_.end()) touched_.push_back(r);
     }
     for (Replica* r : touched_)
       if (!r->busy) StartIteration(*r);
-    if (next_arrival_ < n) queue_.Schedule(reqs_[next_arrival_].arrival, [this] { OnArrival(); });
+    ScheduleNextArrival();
+  }
+
+  bool SlotFree() const { return o_.workload.concurrency <= 0 || in_flight_ < o_.workload.concurrency; }
+
+  // The next request's send: at its arrival, or (closed loop, every slot taken) at the next completion.
+  void ScheduleNextArrival() {
+    if (arrival_scheduled_ || next_arrival_ >= static_cast<int32_t>(reqs_.size()) || !SlotFree()) return;
+    arrival_scheduled_ = true;
+    queue_.Schedule(std::max(reqs_[next_arrival_].arrival, queue_.Now()), [this] { OnArrival(); });
   }
 
   // Queues request `idx` on the replica the router picks from `pool` and returns it; starts that replica's
@@ -393,6 +407,8 @@ class Simulation {
     req.replica = -1;
     req.finished_on = r.id;
     ++completions_;
+    --in_flight_;
+    ScheduleNextArrival();  // a closed loop's slot frees
   }
 
   // DistServe: the prefill is done; the KV moves to a decode replica, then the blocks here free.
@@ -427,7 +443,9 @@ class Simulation {
   std::vector<int64_t> outstanding_scratch_, requests_scratch_, cached_scratch_, cache_blocks_scratch_;
   BytesPerSecond kv_link_;
   int32_t next_arrival_ = 0;
-  std::vector<Replica*> touched_;  // replicas that got a request in the current arrival instant
+  int64_t in_flight_ = 0;           // requests sent and not finished
+  bool arrival_scheduled_ = false;  // an OnArrival event is queued
+  std::vector<Replica*> touched_;   // replicas that got a request in the current arrival instant
   int64_t preemptions_ = 0;
   int64_t completions_ = 0;
   int64_t iterations_ = 0;  // of all replicas

@@ -146,6 +146,16 @@ TEST(TraceFormats, LengthsOnlyCsvHasNoArrivals) {
   auto norate = ParseServeScenario(y + "}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
   ASSERT_FALSE(norate.ok());
   EXPECT_NE(norate.error().message.find("give rate"), std::string::npos) << norate.error().message;
+  // A closed loop needs no rate (every request ready at once); concurrency 0 is an error at its key.
+  auto closed =
+      ParseServeScenario(y + ", concurrency: 2}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
+  ASSERT_TRUE(closed.ok()) << closed.error().message;
+  EXPECT_EQ(closed->workload.concurrency, 2);
+  EXPECT_EQ(closed->workload.rate, 0);
+  auto zero =
+      ParseServeScenario(y + ", concurrency: 0}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("workload.concurrency"), std::string::npos) << zero.error().message;
   auto g =
       ParseServeScenario(y + ", rate: 2, requests: 1}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
   ASSERT_TRUE(g.ok()) << g.error().message;

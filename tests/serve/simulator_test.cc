@@ -1,5 +1,8 @@
 // Closed-form and invariant tests of the serving simulator.
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "dlsim/app/serve_render.h"
 #include "dlsim/report/json_report.h"
@@ -93,6 +96,61 @@ TEST(Simulator, RequestsArrivingTogetherArePrefilledTogether) {
   auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
   ASSERT_TRUE(r.ok()) << r.error().message;
   for (const RequestRecord& rec : r->records) EXPECT_NEAR(rec.ttft_s, 0.4, 1e-9) << rec.id;
+}
+
+// A closed loop (workload.concurrency 2, benchmark_serving's --max-concurrency): of four requests ready at 0
+// two are sent, prefilled together (200 tokens: 0.2 s) and decoded (4 steps: 0.04 s); the other two are sent
+// when those finish (0.24 s) and take the same time from their send, where the open loop prefills all four at
+// once (0.4 s). TTFT and end-to-end count from the send, as benchmark_serving's clock does.
+TEST(Simulator, ClosedLoopSendsARequestWhenOneFinishes) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.arrival = ArrivalKind::kTrace;
+  o.workload.trace = {{0.0, 100, 5}, {0.0, 100, 5}, {0.0, 100, 5}, {0.0, 100, 5}};
+  o.workload.concurrency = 2;
+  o.keep_records = true;
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->records.size(), 4u);
+  for (const RequestRecord& rec : r->records) {
+    EXPECT_NEAR(rec.ttft_s, 0.2, 1e-9) << rec.id;
+    EXPECT_NEAR(rec.e2e_s, 0.24, 1e-9) << rec.id;
+  }
+  EXPECT_NEAR(r->records[2].arrival_s, 0.24, 1e-9);
+  EXPECT_NEAR(r->metrics.makespan_s, 0.48, 1e-9);
+  o.workload.concurrency = 0;
+  auto open = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+  ASSERT_TRUE(open.ok());
+  EXPECT_NEAR(open->records[3].ttft_s, 0.4, 1e-9);
+}
+
+// A concurrency no smaller than the requests is the open loop, to the byte; below it, Poisson arrivals wait
+// for a slot, so no more than `concurrency` requests are ever in flight.
+TEST(Simulator, ClosedLoopAtOrAboveTheRequestsIsTheOpenLoop) {
+  ServeOptions o = BaseOptions("llama2-7b", "a100-sxm4-80gb");
+  o.workload.rate = 20;
+  o.workload.requests = 300;
+  o.workload.seed = 3;
+  o.keep_records = true;
+  auto open = Simulate(o, Env().catalogs, nullptr);
+  o.workload.concurrency = 300;
+  auto wide = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_TRUE(open.ok() && wide.ok());
+  EXPECT_EQ(open->metrics.ttft_s.mean, wide->metrics.ttft_s.mean);
+  EXPECT_EQ(open->metrics.e2e_s.p99, wide->metrics.e2e_s.p99);
+  o.workload.concurrency = 4;
+  auto closed = Simulate(o, Env().catalogs, nullptr);
+  ASSERT_TRUE(closed.ok()) << closed.error().message;
+  std::vector<std::pair<double, int>> events;  // +1 at a send, -1 at a finish
+  for (const RequestRecord& rec : closed->records) {
+    events.push_back({rec.arrival_s, +1});
+    events.push_back({rec.finish_s, -1});
+  }
+  std::sort(events.begin(), events.end());  // a finish before a send at the same instant
+  int in_flight = 0, most = 0;
+  for (const auto& [t, d] : events) most = std::max(most, in_flight += d);
+  EXPECT_EQ(most, 4);
+  EXPECT_GT(closed->metrics.makespan_s, open->metrics.makespan_s);
 }
 
 class EverySchedulerTest : public ::testing::TestWithParam<std::tuple<std::string, Preemption>> {};
@@ -297,6 +355,19 @@ TEST(Requests, GenerationStaysInsideTheLimits) {
   w.duration_s = 1;
   w.prompt.max = int64_t{1} << 32;
   EXPECT_NE(GenerateRequests(w).error().message.find("allowed: 1..16777216"), std::string::npos);
+  w.prompt.max = 1 << 20;
+  w.rate = 0;  // a closed loop with every request ready at once needs a count, not a duration
+  w.concurrency = 8;
+  EXPECT_NE(GenerateRequests(w).error().message.find("with concurrency and no rate give requests"),
+            std::string::npos);
+  w.concurrency = -1;
+  EXPECT_NE(GenerateRequests(w).error().message.find("workload.concurrency: -1"), std::string::npos);
+  w.concurrency = 8;
+  w.duration_s = 0;
+  w.requests = 5;
+  auto at_once = GenerateRequests(w);
+  ASSERT_TRUE(at_once.ok()) << at_once.error().message;
+  EXPECT_EQ(at_once->back().arrival, TimePoint::Start());
 }
 
 // A 3e9-token prompt wrapped the 32-bit counter (prefill_tokens 0 in the trace): a trace built by hand

@@ -79,7 +79,11 @@ struct SharedPrefix {
 
 struct WorkloadOptions {
   ArrivalKind arrival = ArrivalKind::kPoisson;
-  double rate = 4.0;      // requests per second (all replicas together)
+  double rate = 4.0;  // requests per second (all replicas together); 0 only with concurrency: all ready at 0
+  // Closed loop (benchmark_serving's --max-concurrency): at most `concurrency` requests in flight; a request
+  // is sent at the later of its arrival and the finish of an earlier one, and its TTFT and end-to-end count
+  // from that send. 0 = open loop (every request sent at its arrival).
+  int64_t concurrency = 0;
   double cv = 1.0;        // gamma: coefficient of variation of inter-arrival times
   int64_t requests = 0;   // number of requests; 0 when duration_s is used
   double duration_s = 0;  // arrivals stop after this time when requests == 0
