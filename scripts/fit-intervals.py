@@ -15,8 +15,8 @@ Every residual is the ratio measured / predicted of a row the constants were not
                 measured on profiled steps, not on these runs); it lists the stacks those runs used (their
                 training.stack column), and a stack with measured rates outside the list is `outside`.
   other-stack   the held-out published sets (never fitted on).
-  serving       mean TPOT of the published vLLM runs (serving-vllm-public, in validate.json), each source (a
-                GitHub issue or PR, a results page) counting as one set; rows from a run that also set an engine
+  serving       TPOT of the published vLLM runs (serving-vllm-public, in validate.json: the mean, or the median
+                where the run reported that), each source (a GitHub issue or PR, a results page) one set; rows from a run that also set an engine
                 constant are left out (SERVING_FITTED).
 The interval is the 10th-90th percentile of the ratios with every set weighted equally (vTrain's 731 rows
 count as much as MLPerf's 7). Coverage is printed to stderr: per fit set its share of rows inside the
@@ -73,7 +73,7 @@ def coverage(ratios, lo, hi):
 
 
 def serving_sets(validate):
-    """Source -> measured / predicted mean TPOT of the serving rows no constant was fitted on, and the
+    """Source -> measured / predicted TPOT (mean, or median as the run reported) of the serving rows no constant was fitted on, and the
     engines and GPUs of those rows (the scenarios the regime covers)."""
     import csv
     rows = list(csv.DictReader(l for l in open(SERVING_CSV) if not l.startswith("#")))
