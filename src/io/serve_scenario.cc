@@ -560,8 +560,16 @@ std::string SummarizeServeOptions(const serve::ServeOptions& o) {
   std::ostringstream s;
   s << o.model.name << " on " << o.hardware.replicas << " x " << o.hardware.tp * o.hardware.pp << " "
     << o.gpu.name << " (tp " << o.hardware.tp << ", pp " << o.hardware.pp << "); " << o.scheduler.name << "; "
-    << serve::NameIn(serve::kArrivalNames, o.workload.arrival) << " " << o.workload.rate << " req/s";
-  if (o.workload.requests > 0) s << "; " << o.workload.requests << " requests";
+    << serve::NameIn(serve::kArrivalNames, o.workload.arrival);
+  const serve::WorkloadOptions& w = o.workload;
+  if (w.arrival == serve::ArrivalKind::kTrace && w.trace_arrivals)
+    s << " (its arrival times)";
+  else if (w.rate == 0)
+    s << " (all ready at once)";
+  else
+    s << " " << w.rate << " req/s";
+  if (w.concurrency > 0) s << "; closed loop, " << w.concurrency << " in flight";
+  if (w.requests > 0) s << "; " << w.requests << " requests";
   return s.str();
 }
 

@@ -152,6 +152,9 @@ TEST(TraceFormats, LengthsOnlyCsvHasNoArrivals) {
   ASSERT_TRUE(closed.ok()) << closed.error().message;
   EXPECT_EQ(closed->workload.concurrency, 2);
   EXPECT_EQ(closed->workload.rate, 0);
+  EXPECT_NE(SummarizeServeOptions(*closed).find("trace (all ready at once); closed loop, 2 in flight"),
+            std::string::npos)
+      << SummarizeServeOptions(*closed);
   auto zero =
       ParseServeScenario(y + ", concurrency: 0}\n", "s.yaml", cat->hardware, cat->models, names, kDir);
   ASSERT_FALSE(zero.ok());
