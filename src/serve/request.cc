@@ -74,10 +74,12 @@ Status CheckLimits(const WorkloadOptions& w) {
     return Error::InvalidArgument("workload.concurrency: " + std::to_string(w.concurrency) +
                                   "; allowed: 0.." + std::to_string(kMaxRequests));
   if (w.arrival == ArrivalKind::kTrace && w.trace_arrivals) return Status::Ok();
-  if (w.rate == 0 && w.concurrency > 0 && w.requests <= 0 && w.arrival != ArrivalKind::kTrace)
-    return Error::InvalidArgument(
-        "workload: with concurrency and no rate give requests (all are ready at once)");
-  if (w.rate == 0 && w.concurrency > 0) return Status::Ok();  // all ready at once, sent as slots free
+  if (w.rate == 0 && w.concurrency > 0) {  // all ready at once, sent as slots free: a count, not a duration
+    if (w.requests <= 0 && w.arrival != ArrivalKind::kTrace)
+      return Error::InvalidArgument(
+          "workload: with concurrency and no rate give requests (all are ready at once)");
+    return Status::Ok();
+  }
   if (!(w.rate > 0) || !std::isfinite(w.rate)) return Error::InvalidArgument("workload.rate: must be > 0");
   if (w.arrival == ArrivalKind::kGamma && !(w.cv > 0 && w.cv <= 1e6))
     return Error::InvalidArgument("workload.cv: must be > 0 and finite, found " + Num(w.cv));

@@ -145,7 +145,6 @@ class Simulation {
     touched_.clear();
     while (next_arrival_ < n && reqs_[next_arrival_].arrival <= now && SlotFree()) {
       reqs_[next_arrival_].arrival = now;
-      ++in_flight_;
       Replica* r = Enqueue(next_arrival_++, entry_pool_, *entry_router_, /*start=*/false);
       if (std::find(touched_.begin(), touched_.end(), r) == touched_.end()) touched_.push_back(r);
     }
@@ -154,7 +153,10 @@ class Simulation {
     ScheduleNextArrival();
   }
 
-  bool SlotFree() const { return o_.workload.concurrency <= 0 || in_flight_ < o_.workload.concurrency; }
+  // Requests in flight: those sent (next_arrival_) less those finished.
+  bool SlotFree() const {
+    return o_.workload.concurrency <= 0 || next_arrival_ - completions_ < o_.workload.concurrency;
+  }
 
   // The next request's send: at its arrival, or (closed loop, every slot taken) at the next completion.
   void ScheduleNextArrival() {
@@ -407,7 +409,6 @@ class Simulation {
     req.replica = -1;
     req.finished_on = r.id;
     ++completions_;
-    --in_flight_;
     ScheduleNextArrival();  // a closed loop's slot frees
   }
 
@@ -443,7 +444,6 @@ class Simulation {
   std::vector<int64_t> outstanding_scratch_, requests_scratch_, cached_scratch_, cache_blocks_scratch_;
   BytesPerSecond kv_link_;
   int32_t next_arrival_ = 0;
-  int64_t in_flight_ = 0;           // requests sent and not finished
   bool arrival_scheduled_ = false;  // an OnArrival event is queued
   std::vector<Replica*> touched_;   // replicas that got a request in the current arrival instant
   int64_t preemptions_ = 0;

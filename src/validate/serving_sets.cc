@@ -47,11 +47,9 @@ serve::WorkloadOptions Workload(int64_t requests, double rate, double prompt, do
 }
 
 // benchmark_serving's ShareGPT requests (`lengths` = sharegpt): the first `requests` of vLLM's sampling
-// order, tokenized for Llama 3 (data/lengths/sharegpt_v3_llama3.csv), arriving as a Poisson process at
+// order, tokenized for Llama 3 (`t`: data/lengths/sharegpt_v3_llama3.csv), arriving as a Poisson process at
 // `rate`.
-Result<serve::WorkloadOptions> ShareGptWorkload(int64_t requests, double rate) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t,
-                         ParseCsv(embedded::ShareGptLlama3LengthsCsv(), "sharegpt_v3_llama3.csv"));
+Result<serve::WorkloadOptions> ShareGptWorkload(const CsvTable& t, int64_t requests, double rate) {
   if (requests > static_cast<int64_t>(t.rows.size()) || !(rate > 0))
     return Error::InvalidArgument("vllm_public_serving.csv: a sharegpt row needs 1.." +
                                   std::to_string(t.rows.size()) + " requests and a rate > 0");
@@ -66,12 +64,13 @@ Result<serve::WorkloadOptions> ShareGptWorkload(int64_t requests, double rate) {
   return w;
 }
 
-// The row's workload: fixed lengths (`lengths` empty) or benchmark_serving's ShareGPT requests.
-Result<serve::WorkloadOptions> RowWorkload(const CsvTable& t, size_t i) {
+// The row's workload: fixed lengths (`lengths` empty) or benchmark_serving's ShareGPT requests (`sharegpt`:
+// the parsed sample).
+Result<serve::WorkloadOptions> RowWorkload(const CsvTable& t, size_t i, const CsvTable& sharegpt) {
   auto num = [&](const char* c) { return *t.Number(i, c); };
   const auto requests = static_cast<int64_t>(num("requests"));
   DLSIM_ASSIGN_OR_RETURN(std::string lengths, t.Text(i, "lengths"));
-  if (lengths == "sharegpt") return ShareGptWorkload(requests, num("rate"));
+  if (lengths == "sharegpt") return ShareGptWorkload(sharegpt, requests, num("rate"));
   if (!lengths.empty())
     return Error::Parse("vllm_public_serving.csv: lengths is 'sharegpt' or empty, found '" + lengths + "'");
   return Workload(requests, num("rate"), num("prompt"), num("output"));
@@ -103,7 +102,8 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   return Status::Ok();
 }
 
-Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const catalog::Catalogs& cat) {
+Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const catalog::Catalogs& cat,
+                                            const CsvTable& sharegpt) {
   auto num = [&](const char* c) { return *t.Number(i, c); };
   serve::ServeOptions o;
   DLSIM_ASSIGN_OR_RETURN(o.name, t.Text(i, "label"));
@@ -119,7 +119,7 @@ Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const c
   DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
   o.weight_dtype = dtype == "fp8" ? hw::DType::kFp8 : hw::DType::kFp16;
   DLSIM_RETURN_IF_ERROR(ApplyEngine(t, i, o));
-  DLSIM_ASSIGN_OR_RETURN(o.workload, RowWorkload(t, i));
+  DLSIM_ASSIGN_OR_RETURN(o.workload, RowWorkload(t, i, sharegpt));
   return o;
 }
 
@@ -136,6 +136,8 @@ Result<double> Statistic(const CsvTable& t, size_t i, const Percentiles& p) {
 Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* column,
                                   const Percentiles& (*metric)(const serve::ServeMetrics&)) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::VllmPublicServingCsv(), "vllm_public_serving.csv"));
+  DLSIM_ASSIGN_OR_RETURN(const CsvTable sharegpt,
+                         ParseCsv(embedded::ShareGptLlama3LengthsCsv(), "sharegpt_v3_llama3.csv"));
   set.source = Source(t);
   for (size_t i = 0; i < t.rows.size(); ++i) {
     DLSIM_ASSIGN_OR_RETURN(std::string cell, t.Text(i, column));
@@ -143,7 +145,7 @@ Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* co
     ValidationRow row;
     DLSIM_ASSIGN_OR_RETURN(row.label, t.Text(i, "label"));
     DLSIM_ASSIGN_OR_RETURN(row.measured, t.Number(i, column));
-    DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, ServingScenario(t, i, run.catalogs));
+    DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, ServingScenario(t, i, run.catalogs, sharegpt));
     auto r = serve::Simulate(o, run.catalogs, nullptr);
     row.feasible = r.ok() && r->feasible;
     if (!r.ok()) row.note = r.error().message;
