@@ -7,11 +7,12 @@
 namespace dlsim::cost {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, KernelOpKind>, 4> kKinds = {{
+constexpr std::array<std::pair<std::string_view, KernelOpKind>, 5> kKinds = {{
     {"gemm", KernelOpKind::kGemm},
     {"attention_fwd", KernelOpKind::kAttentionForward},
     {"attention_bwd", KernelOpKind::kAttentionBackward},
     {"elementwise", KernelOpKind::kElementwise},
+    {"attention_fwd_bwd", KernelOpKind::kAttentionForwardBackward},
 }};
 
 }  // namespace
@@ -38,6 +39,8 @@ Duration PriceKernelOp(const ComputeModel& model, const KernelOp& op) {
       return model.AttentionBackward(op.attention, op.dtype);
     case KernelOpKind::kElementwise:
       return model.MemoryBound(op.bytes, Flops(0), MemoryKind::kElementwise);
+    case KernelOpKind::kAttentionForwardBackward:
+      return model.AttentionForward(op.attention, op.dtype) + model.AttentionBackward(op.attention, op.dtype);
   }
   return Duration();
 }

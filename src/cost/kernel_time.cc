@@ -88,12 +88,13 @@ double GemmSeconds(const GemmShape& s, double dtype_bytes, const ArchCalibration
 namespace {
 
 // FLOPs actually computed (whole 128 x 128 blocks, causal skips those above the diagonal and a window
-// those wholly before it) and thread blocks (one per query block and head) of one attention shape.
-void AttentionWork(const AttentionShape& s, double* flops, double* ctas) {
+// those wholly before it, unless the implementation is `unfused`) and thread blocks (one per query block and
+// head) of one attention shape.
+void AttentionWork(const AttentionShape& s, bool unfused, double* flops, double* ctas) {
   const double qb = CeilDiv(static_cast<double>(s.seq_q), kAttentionBlock);
   const double kb = CeilDiv(static_cast<double>(s.seq_kv), kAttentionBlock);
   double blocks = qb * kb;
-  if (s.causal) {
+  if (s.causal && !unfused) {
     const double offset = kb - qb;  // key blocks before the first query block
     // A window of w keys behind a block of 128 queries spans ceil((w + 127) / 128) key blocks.
     const double window_blocks =
@@ -136,26 +137,28 @@ double KeysPerCta(double flops, double ctas, int64_t head_dim) {
 double AttentionSeconds(const AttentionShape& s, bool backward, const ArchCalibration& arch,
                         const DeviceRates& r) {
   if (Empty(s)) return 0.0;
+  const AttentionCalibration& c = arch.Attention(s.backend);
   double flops = 0, ctas = 0;
-  AttentionWork(s, &flops, &ctas);
-  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, s.head_dim), s.head_dim, backward,
-                       arch.Attention(s.backend), r);
+  AttentionWork(s, c.unfused, &flops, &ctas);
+  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, s.head_dim), s.head_dim, backward, c, r);
 }
 
 double AttentionVarlenSeconds(const std::vector<AttentionShape>& blocks, bool backward,
                               const ArchCalibration& arch, const DeviceRates& r) {
+  if (blocks.empty()) return 0.0;
+  const AttentionShape& first = blocks.front();
+  const AttentionCalibration& cal = arch.Attention(first.backend);
   double flops = 0, ctas = 0;
   for (const AttentionShape& s : blocks) {
     if (Empty(s)) continue;
     double f = 0, c = 0;
-    AttentionWork(s, &f, &c);
+    AttentionWork(s, cal.unfused, &f, &c);
     flops += f;
     ctas += c;
   }
   if (ctas <= 0) return 0.0;
-  const AttentionShape& first = blocks.front();
-  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, first.head_dim), first.head_dim, backward,
-                       arch.Attention(first.backend), r);
+  return AttentionTime(flops, ctas, KeysPerCta(flops, ctas, first.head_dim), first.head_dim, backward, cal,
+                       r);
 }
 
 double MemoryBoundSeconds(double bytes, double flops, const MemoryBoundCalibration& c, const DeviceRates& r,

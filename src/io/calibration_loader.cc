@@ -40,6 +40,7 @@ cost::AttentionCalibration ReadAttention(const MapReader& att, cost::AttentionCa
     a.bwd_kv_half = att.Get<double>("bwd_kv_half", a.kv_half, Range::Between(0, 1e6));
   if (att.Has("bwd_head_dim_half"))
     a.bwd_head_dim_half = att.Get<double>("bwd_head_dim_half", a.head_dim_half, Range::Between(0, 1e4));
+  a.unfused = att.Get<bool>("unfused", a.unfused);
   att.Allow({"source", "fit_rows", "fit_mape_pct", "out_of_fold_rows", "out_of_fold_mape_pct"});
   att.Finish();
   return a;
@@ -211,6 +212,8 @@ Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
       ParseComputeCalibration(embedded::ComputeCalibrationYaml(), "data/calibration/compute.yaml"));
   DLSIM_RETURN_IF_ERROR(MergeMeasuredKernels(embedded::AttentionBackendsYaml(),
                                              "data/calibration/attention_backends.yaml", cal));
+  DLSIM_RETURN_IF_ERROR(MergeMeasuredKernels(embedded::AttentionBackendsA100Yaml(),
+                                             "data/calibration/attention_backends_a100.yaml", cal));
   DLSIM_RETURN_IF_ERROR(
       MergeMeasuredKernels(embedded::GemmAlignmentYaml(), "data/calibration/gemm_alignment.yaml", cal));
   DLSIM_RETURN_IF_ERROR(

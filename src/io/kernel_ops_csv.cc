@@ -109,10 +109,11 @@ Result<cost::KernelOp> ReadRow(const CsvTable& t, size_t row) {
   cost::KernelOp op;
   const std::optional<cost::KernelOpKind> kind = cost::ParseKernelOpKind(r.Op());
   if (!kind)
-    return Error::Parse(r.Here("op") +
-                        ": column 'op': expected gemm, attention_fwd, attention_bwd or elementwise, "
-                        "found '" +
-                        r.Op() + "'");
+    return Error::Parse(
+        r.Here("op") +
+        ": column 'op': expected gemm, attention_fwd, attention_bwd, attention_fwd_bwd or elementwise, "
+        "found '" +
+        r.Op() + "'");
   op.kind = *kind;
   const std::string dtype = r.Text("dtype").value_or("bf16");
   const std::optional<hw::DType> dt = hw::ParseDType(dtype);

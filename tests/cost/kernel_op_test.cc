@@ -37,19 +37,25 @@ TEST(KernelOp, EachKindReachesItsOwnMethodWithTheRowsShape) {
   KernelOp bwd = fwd;
   bwd.kind = KernelOpKind::kAttentionBackward;
   EXPECT_NEAR(PriceKernelOp(m, bwd).ToSeconds(), 30e-9, 1e-15);
+  KernelOp both = fwd;  // flash-attention's "forward + backward": one call of each, timed together
+  both.kind = KernelOpKind::kAttentionForwardBackward;
+  EXPECT_NEAR(PriceKernelOp(m, both).ToSeconds(), 40e-9, 1e-15);
   const KernelOp ew{.kind = KernelOpKind::kElementwise, .bytes = Bytes(1e9)};
   EXPECT_NEAR(PriceKernelOp(m, ew).ToSeconds(), 1e-3, 1e-12);  // streamed, not a normalization
 }
 
 TEST(KernelOp, NamesRoundTripAndFamiliesSplitByDtypeAndBackend) {
-  for (KernelOpKind k : {KernelOpKind::kGemm, KernelOpKind::kAttentionForward,
-                         KernelOpKind::kAttentionBackward, KernelOpKind::kElementwise})
+  for (KernelOpKind k :
+       {KernelOpKind::kGemm, KernelOpKind::kAttentionForward, KernelOpKind::kAttentionBackward,
+        KernelOpKind::kElementwise, KernelOpKind::kAttentionForwardBackward})
     EXPECT_EQ(ParseKernelOpKind(KernelOpKindName(k)), k);
   EXPECT_FALSE(ParseKernelOpKind("conv").has_value());
   EXPECT_EQ(KernelOpFamily({.kind = KernelOpKind::kGemm, .dtype = hw::DType::kFp8}), "gemm fp8");
   EXPECT_EQ(KernelOpFamily({.kind = KernelOpKind::kAttentionBackward, .backend = "cudnn"}),
             "attention_bwd cudnn");
   EXPECT_EQ(KernelOpFamily({.kind = KernelOpKind::kAttentionForward}), "attention_fwd unknown");
+  EXPECT_EQ(KernelOpFamily({.kind = KernelOpKind::kAttentionForwardBackward, .backend = "flash"}),
+            "attention_fwd_bwd flash");
 }
 
 }  // namespace

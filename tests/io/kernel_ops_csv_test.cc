@@ -47,9 +47,9 @@ TEST(KernelOpsCsv, ReadsEveryKindWithItsDefaults) {
 }
 
 TEST(KernelOpsCsv, BadCellsAreNamedByFileLineAndColumn) {
-  EXPECT_EQ(
-      ErrorOf("conv,,1,1,1,,,,,,,,,,\n"),
-      "ops.csv:2:1: column 'op': expected gemm, attention_fwd, attention_bwd or elementwise, found 'conv'");
+  EXPECT_EQ(ErrorOf("conv,,1,1,1,,,,,,,,,,\n"),
+            "ops.csv:2:1: column 'op': expected gemm, attention_fwd, attention_bwd, attention_fwd_bwd or "
+            "elementwise, found 'conv'");
   EXPECT_EQ(ErrorOf("gemm,,16,2.5,16,,,,,,,,,,\n"),
             "ops.csv:2:10: column 'n': expected a whole number in 1..16777216, found 2.5");
   EXPECT_EQ(ErrorOf("gemm,,16,,16,,,,,,,,,,\n"), "ops.csv:2:10: column 'n' is required for op 'gemm'");

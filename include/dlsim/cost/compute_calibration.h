@@ -84,6 +84,9 @@ struct AttentionCalibration {
   // own prologue and epilogue); unset: the forward's.
   std::optional<Duration> bwd_overhead;
   std::optional<double> bwd_kv_half, bwd_head_dim_half;
+  // An unfused implementation (PyTorch's math path: two batched GEMMs around a softmax over the whole score
+  // matrix) computes every score whatever the mask: a causal or windowed call costs what a full one does.
+  bool unfused = false;
 };
 
 // Which implementation runs core attention (docs/cost-model.md, "Attention by kernel family").

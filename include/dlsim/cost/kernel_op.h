@@ -1,5 +1,5 @@
-// One GPU operator as a user lists it for `dlsim kernels` (a GEMM, an attention forward or
-// backward, a memory-bound kernel), and its price under a ComputeModel. The CSV reader is
+// One GPU operator as a user lists it for `dlsim kernels` (a GEMM, an attention forward,
+// backward or both, a memory-bound kernel), and its price under a ComputeModel. The CSV reader is
 // io/kernel_ops_csv.h; the command is app/kernels_command.h (docs/cost-model.md, "Pricing any kernel").
 //
 //   KernelOp op{.kind = KernelOpKind::kGemm, .gemm = {.m = 4096, .n = 4096, .k = 4096}};
@@ -17,9 +17,17 @@
 
 namespace dlsim::cost {
 
-enum class KernelOpKind { kGemm, kAttentionForward, kAttentionBackward, kElementwise };
+// kAttentionForwardBackward: one forward and one backward call of the same shape, priced as their sum (what
+// flash-attention's benchmarks report as "forward + backward").
+enum class KernelOpKind {
+  kGemm,
+  kAttentionForward,
+  kAttentionBackward,
+  kElementwise,
+  kAttentionForwardBackward
+};
 
-// The `op` column's names: gemm, attention_fwd, attention_bwd, elementwise.
+// The `op` column's names: gemm, attention_fwd, attention_bwd, elementwise, attention_fwd_bwd.
 std::string_view KernelOpKindName(KernelOpKind k);
 std::optional<KernelOpKind> ParseKernelOpKind(std::string_view s);
 
@@ -27,7 +35,7 @@ struct KernelOp {
   KernelOpKind kind = KernelOpKind::kGemm;
   hw::DType dtype = hw::DType::kBf16;
   GemmShape gemm;            // kGemm
-  AttentionShape attention;  // kAttentionForward / kAttentionBackward
+  AttentionShape attention;  // the attention kinds
   std::string backend;  // attention: the `backend` cell as written ("" none); attention.backend parses it
   Bytes bytes;          // kElementwise: bytes read + written
   std::optional<double> measured_ms;

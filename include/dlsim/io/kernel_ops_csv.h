@@ -1,7 +1,8 @@
 // The operator list of `dlsim kernels OPS.csv`: one kernel per row, as cost::KernelOp.
 //
 // Columns (a header row; `#` lines are comments; a cell may be empty where the column does not apply):
-//   op           gemm | attention_fwd | attention_bwd | elementwise            (required)
+//   op           gemm | attention_fwd | attention_bwd | attention_fwd_bwd | elementwise   (required;
+//                attention_fwd_bwd: a forward and a backward call of the shape, timed together)
 //   dtype        fp32 | tf32 | fp16 | bf16 | fp8 | int8                        (default bf16)
 //   m, n, k      GEMM sizes, C[m,n] = A[m,k] B[k,n]                            (gemm: required)
 //   batch        batched GEMMs or attention sequences                          (default 1)
