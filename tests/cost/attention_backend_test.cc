@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attention_fit.h"
+#include "dlsim/cost/compute_model.h"
 #include "dlsim/cost/kernel_op.h"
 #include "dlsim/cost/kernel_time.h"
 #include "dlsim/io/calibration_loader.h"
@@ -184,19 +185,16 @@ TEST(AttentionBackend, PairedFitRecoversTheConstantsThatTimedThePairs) {
 // other row of the family in file order from the second (the fitter's out-of-fold rows), else all.
 double FamilyMape(const std::vector<KernelOp>& ops, const std::string& family, const hw::GpuSpec& gpu,
                   const ComputeCalibration& cal, bool odd, bool as_model = false) {
-  const ArchCalibration arch = ResolveArchCalibration(gpu, cal);
-  const DeviceRates r = DeviceRates::Of(gpu, hw::DType::kFp16);
+  ComputeModelRegistry reg("compute-model");
+  RegisterComputeModels(reg);
+  auto model = reg.Create("roofline", gpu, cal);  // what `dlsim kernels` prices with by default
+  if (!model.ok()) return INFINITY;
   double sum = 0;
   int n = 0, seen = 0;
-  for (const KernelOp& op : ops) {
+  for (KernelOp op : ops) {
     if (KernelOpFamily(op) != family || (odd && seen++ % 2 == 0)) continue;
-    AttentionShape s = op.attention;
-    if (as_model) s.backend = AttentionBackend::kModel;
-    const bool fwd = op.kind != KernelOpKind::kAttentionBackward,
-               bwd = op.kind != KernelOpKind::kAttentionForward;
-    const double t =
-        (fwd ? AttentionSeconds(s, false, arch, r) : 0) + (bwd ? AttentionSeconds(s, true, arch, r) : 0);
-    sum += std::fabs(t / (*op.measured_ms * 1e-3) - 1);
+    if (as_model) op.attention.backend = AttentionBackend::kModel;
+    sum += std::fabs(PriceKernelOp(**model, op).ToSeconds() / (*op.measured_ms * 1e-3) - 1);
     ++n;
   }
   return n == 0 ? INFINITY : 100 * sum / n;
