@@ -120,6 +120,7 @@ ordered_json ResolvedServeScenario(const serve::ServeOptions& o) {
                    {"memory_margin", o.hardware.memory_margin}};
   j["workload"] = WorkloadJson(o.workload);
   j["engine"] = o.engine;
+  j["attention_backend"] = std::string(cost::AttentionBackendName(serve::AttentionBackendOf(o)));
   j["scheduler"] = SchedulerJson(o.scheduler);
   j["engine_host"] = EngineHostJson(serve::HostOf(o));
   j["offload"] = OffloadJson(o.offload);

@@ -511,6 +511,9 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   o.engine = root.Get<std::string>("engine", o.engine);
   const auto engine = serve::FindEngine(o.engine);
   if (!engine.ok()) root.AddError("engine", engine.error().message);
+  if (root.Has("attention_backend"))
+    o.attention_backend =
+        root.GetEnumOf("attention_backend", cost::AttentionBackend::kModel, cost::kAttentionBackendNames);
   o.scheduler = ReadScheduler(root.Section("scheduler"), names,
                               engine.ok() ? (*engine)->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB())
                                           : serve::SchedulerOptions{});

@@ -89,6 +89,10 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   v05.max_num_seqs = 256;
   v05.max_batched_tokens_from_model = true;
   v05.host = VllmV0Host(6'089, false);
+  // vllm/attention/selector.py (_which_attn_to_use, @00138596, 2024; the same default through 0.6): the
+  // FLASH_ATTN backend (vllm-flash-attn, FlashAttention-2) on compute capability >= 8.0 in fp16/bf16;
+  // xformers on Volta and Turing, which have no measured family here (priced as `model`).
+  v05.attention_backend = cost::AttentionBackend::kFlash2;
   // PR #5908 (v0.5.1, Gemma 2): "vLLM currently ignores it and uses global attention for all layers" and caps
   // the length to the window; an all-windowed model keeps its window (the V0 block manager's sliding window).
   v05.interleaved_window = false;
@@ -217,6 +221,13 @@ Status CheckContextCap(const ServeOptions& o, const std::vector<Request>& reques
 WindowedAttention WindowOf(const ServeOptions& o) {
   auto e = FindEngine(o.engine);
   return (e.ok() ? **e : EngineProfiles().front()).WindowOf(o.model);
+}
+
+cost::AttentionBackend AttentionBackendOf(const ServeOptions& o) {
+  if (o.attention_backend) return *o.attention_backend;
+  auto e = FindEngine(o.engine);
+  return e.ok() ? (*e)->attention_backend.value_or(cost::AttentionBackend::kModel)
+                : cost::AttentionBackend::kModel;
 }
 
 const std::vector<EngineProfile>& EngineProfiles() {

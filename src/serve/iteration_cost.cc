@@ -147,9 +147,14 @@ class ProfiledCostModel final : public IterationCostModel {
   Duration MergedPrefill(double pairs) const {
     if (pairs <= 0) return Duration::Zero();
     const int64_t s = std::max<int64_t>(1, std::llround(std::sqrt(2.0 * pairs)));
-    return in_.compute->AttentionForward(
-        {.batch = 1, .heads = heads_, .kv_heads = kv_heads_, .seq_q = s, .seq_kv = s, .head_dim = head_dim_},
-        in_.dtype);
+    return in_.compute->AttentionForward({.batch = 1,
+                                          .heads = heads_,
+                                          .kv_heads = kv_heads_,
+                                          .seq_q = s,
+                                          .seq_kv = s,
+                                          .head_dim = head_dim_,
+                                          .backend = in_.attention_backend},
+                                         in_.dtype);
   }
 
   Duration PrefillAttention(const BatchShape& b) const {

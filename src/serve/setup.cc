@@ -95,6 +95,7 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.overhead = env.overhead;
   in.allreduce = env.allreduce;
   if (auto e = FindEngine(o.engine); e.ok()) in.engine = **e;  // the readers checked the name
+  in.attention_backend = AttentionBackendOf(o);
   return in;
 }
 

@@ -285,7 +285,8 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"torchtitan-h100-nd-memory", internal::TorchtitanH100Memory},
     {"serving-vllm-public", internal::ServingVllmPublic},
     {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft},
-    {"serving-vllm-public-itl", internal::ServingVllmPublicItl}};
+    {"serving-vllm-public-itl", internal::ServingVllmPublicItl},
+    {"serving-h200-steps", internal::ServingH200Steps}};
 
 // The sets for which `want(name)` holds, in a fixed order.
 Result<std::vector<ValidationSet>> RunWanted(const catalog::Catalogs& catalogs,

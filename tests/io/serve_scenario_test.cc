@@ -162,6 +162,15 @@ TEST(ServeScenarioEngine, ProfileSetsSchedulerDefaults) {
   EXPECT_EQ(trt->scheduler.max_batch_size, 2048);
   EXPECT_EQ(trt->scheduler.max_batched_tokens, 8192);
   EXPECT_EQ(trt->scheduler.max_seq_len, 1);  // reserves max(1, prompt + output): the request's own length
+  // attention_backend: a kernel family by name (overrides the engine's), the closest name on a typo.
+  auto cudnn = parse("model: {name: llama2-7b}\nengine: vllm-0.6\nattention_backend: cudnn\n");
+  ASSERT_TRUE(cudnn.ok()) << cudnn.error().message;
+  EXPECT_EQ(cudnn->attention_backend, cost::AttentionBackend::kCudnn);
+  EXPECT_FALSE(v06->attention_backend.has_value());  // the engine's family applies (serve/engine_profile.h)
+  const std::string typo = ErrorOf("model: {name: llama2-7b}\nattention_backend: cudn\n");
+  EXPECT_NE(typo.find(":2:"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("attention_backend"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("cudnn"), std::string::npos) << typo;
   auto bad = parse("model: {name: llama2-7b}\nengine: vllm-06\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("s.yaml:2:"), std::string::npos) << bad.error().message;

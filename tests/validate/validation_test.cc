@@ -102,7 +102,7 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
       {"torchtitan-a100-fsdp", 3},       {"torchtitan-h100-nd", 12},        {"bloom-a100-jean-zay", 18},
       {"serving-vllm-public", 19},       {"serving-vllm-public-ttft", 6},   {"pytorch-bf16-memory", 4},
       {"torchtitan-h100-nd-memory", 12}, {"torchtitan-h100-405b-2d", 3},    {"flash-attention-gpt3", 4},
-      {"serving-vllm-public-itl", 4}};
+      {"serving-vllm-public-itl", 4},    {"serving-h200-steps", 15}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -250,6 +250,35 @@ TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
       EXPECT_GT(ttft[i].predicted, 0.75 * ttft[i].measured) << ttft[i].label;
     }
   }
+}
+
+// The project's own H200 serving iterations of Llama 3.1 8B (issue 37; docs/validation.md,
+// "serving-h200-steps"). Decode steps replayed as CUDA graphs (the GPU floor) are within 10% up to 64K KV
+// tokens per step; at 32 x 8K (256K tokens, 32 GiB of KV) the paged-attention GEMV is priced 10-25% slower
+// than the measured SDPA decode over a contiguous cache. The eager prefills the GPU bounds are 10-25% too
+// fast (the plain decoder's unfused elementwise kernels and GEMMs ~4% slower than priced), a finding this
+// pins; the short ones the host bounds are priced at the eager decode steps' median issue time.
+TEST_F(ValidationTest, ServingH200StepsDecodeFloorAndEagerPrefill) {
+  const ValidationSet& s = Set("serving-h200-steps");
+  ASSERT_EQ(s.rows.size(), 15u);
+  int host_bound = 0;
+  for (const auto& r : s.rows) {
+    ASSERT_TRUE(r.feasible) << r.label;
+    const bool decode = r.label.rfind("decode", 0) == 0;
+    if (decode && r.label.find("b32 ctx8192") != std::string::npos) {
+      EXPECT_GT(r.ErrorPct(), 10.0) << r.label;
+      EXPECT_LT(r.ErrorPct(), 25.0) << r.label;
+    } else if (decode) {
+      EXPECT_LT(std::fabs(r.ErrorPct()), 10.0) << r.label;
+    } else if (!r.note.empty()) {
+      ++host_bound;
+      EXPECT_NEAR(r.predicted, 13.09, 0.01) << r.label;  // the median eager decode step
+    } else {
+      EXPECT_LT(r.ErrorPct(), -10.0) << r.label;
+      EXPECT_GT(r.ErrorPct(), -25.0) << r.label;
+    }
+  }
+  EXPECT_EQ(host_bound, 2);  // the 128- and 512-token prompts
 }
 
 // The shipped `serving` interval (data/calibration/intervals.yaml) is that of today's predictions: its bounds

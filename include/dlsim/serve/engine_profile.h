@@ -59,6 +59,9 @@ struct EngineProfile {
   std::optional<int64_t> reserve_tokens;
   // Automatic prefix caching on by default (vLLM V1, SGLang's radix cache); unset: off.
   std::optional<bool> prefix_caching;
+  // The attention kernel family its prefills run (a source in engine_profile.cc); unset: not measured,
+  // `model`.
+  std::optional<cost::AttentionBackend> attention_backend;
   // An interleaved sliding-window model (some layers global, Gemma 2/3): whether its windowed layers are
   // computed through the window (false: the engine disables the window, every layer global) and whether their
   // KV outside it is freed (a hybrid KV cache manager; false: every layer keeps every token). A model
@@ -89,6 +92,9 @@ EngineHost HostOf(const ServeOptions& o);
 
 // How the engine of `o` runs its model's sliding window (an unknown engine: the default profile's way).
 WindowedAttention WindowOf(const ServeOptions& o);
+
+// The prefill attention family `o` is priced with: the scenario's, else its engine's, else `model`.
+cost::AttentionBackend AttentionBackendOf(const ServeOptions& o);
 
 // Ok, or kInfeasible when the engine of `o` caps its model's context (EngineProfile::ContextCapOf) below a
 // request's prompt + output: the reason names the engine, the cap, how many requests and the longest.

@@ -112,6 +112,8 @@ struct ProfiledCostInputs {
   hw::DType dtype = hw::DType::kFp16;                      // activations (and the all-reduced messages)
   hw::DType weight_dtype = hw::DType::kFp16;  // the weight GEMMs run in it (fp8: FP8 tensor cores)
   hw::DType kv_dtype = hw::DType::kFp16;      // the KV cache written by prefill and read by decode
+  // The kernel family of prefill attention (ServeOptions::attention_backend, else the engine's, else model).
+  cost::AttentionBackend attention_backend = cost::AttentionBackend::kModel;
   // How TP all-reduces run (serve/engine_profile.h): the custom kernel's measured latency (`allreduce`)
   // for the messages the engine gives it, NCCL (the collective model plus Vidur's 20 us launch) otherwise;
   // `overhead` is added to every NCCL all-reduce only under TpAllReduce::kNcclFitted (splitwise-2023).

@@ -213,6 +213,10 @@ struct ServeOptions {
   double weight_sparsity = 0.0;
   std::string compute_model = "roofline";  // cost.model: prices kernels without a measured profile
   std::string engine = "default";          // serving-engine profile (serve/engine_profile.h)
+  // The prefill attention kernel family (`attention_backend:`; cost/compute_calibration.h): unset, the
+  // engine's (EngineProfile::attention_backend), else `model`. A family the GPU's architecture has no
+  // measured constants for is priced as `model`. Decode attention is the paged kernel whatever this says.
+  std::optional<cost::AttentionBackend> attention_backend;
   // The engine's CPU time (serve/engine_host.h, HostOf): the profile's, then a calibration file's for this
   // engine (`--calibration`, `serving_engines:`; the commands copy the catalogs' in), then the scenario's
   // `engine_host:` keys. `engine_host`, when set, replaces all three (for callers that price a host exactly).
