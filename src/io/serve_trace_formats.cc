@@ -162,13 +162,27 @@ TraceFormat Detect(std::string_view text, const CsvTable* csv) {
   return TraceFormat::kVidur;
 }
 
+// The CSV's leading '#' and blank lines and its header line: all that Detect reads of a CSV (the rows are
+// parsed once, by the format's own reader).
+std::string_view CsvHead(std::string_view text) {
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    const size_t first = line.find_first_not_of(" \t\r");
+    at = end + 1;
+    if (first != std::string_view::npos && line[first] != '#') break;
+  }
+  return text.substr(0, std::min(at, text.size()));
+}
+
 }  // namespace
 
 TraceFormat ResolveTraceFormat(std::string_view text, const std::string& file_name, TraceFormat format) {
   if (format != TraceFormat::kAuto) return format;
   const TraceFormat json = Detect(text, nullptr);
   if (json == TraceFormat::kMooncake || json == TraceFormat::kShareGpt) return json;
-  auto csv = ParseCsv(text, file_name);
+  auto csv = ParseCsv(CsvHead(text), file_name);
   return Detect(text, csv.ok() ? &*csv : nullptr);
 }
 

@@ -49,8 +49,7 @@ Result<std::vector<StepRow>> ParseRows(const CsvTable& t) {
     }
     if (r.batch < 1 || r.tokens < 1 || !(r.eager_ms > 0) || (r.phase == "decode" && !(r.gpu_ms > 0)))
       return Error::Parse(std::string(kFile) + ": row " + std::to_string(i + 1) +
-                          " needs batch, tokens >= 1 "
-                          "and positive times");
+                          " needs batch, tokens >= 1 and positive times");
     rows.push_back(r);
   }
   return rows;
