@@ -52,6 +52,7 @@ Result<std::vector<LabelledScenario>> TorchtitanH100Scenarios(const Runner& run,
 Result<ValidationSet> ServingVllmPublic(Runner& run);
 Result<ValidationSet> ServingVllmPublicTtft(Runner& run);
 Result<ValidationSet> ServingVllmPublicItl(Runner& run);
+Result<ValidationSet> ServingVllmPublicThroughput(Runner& run);
 // serving-h200-steps (serving_steps.cc): the project's own H200 serving iterations of Llama 3.1 8B (decode
 // steps as CUDA-graph replays, eager prefills), against the serving cost model's GPU time of each batch.
 Result<ValidationSet> ServingH200Steps(Runner& run);

@@ -1,8 +1,9 @@
-// serving-vllm-public and its -ttft and -itl sets: published vLLM runs
+// serving-vllm-public and its -ttft, -itl and -throughput sets: published vLLM runs
 // (data/validation/vllm_public_serving.csv), each a serve scenario of its engine release; the metrics are
-// TPOT and, where the run published them, TTFT and ITL, each the statistic the run reported (the `stat`
-// column: mean, or median). Choices the sources leave open are the CSV's columns (docs/validation.md,
-// "serving-vllm-public").
+// TPOT and, where the run published them, TTFT, ITL and request throughput, each latency the statistic the
+// run reported (the `stat` column: mean, or median). Choices the sources leave open are the CSV's columns
+// (docs/validation.md, "serving-vllm-public").
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -48,19 +49,29 @@ serve::WorkloadOptions Workload(int64_t requests, double rate, double prompt, do
 
 // benchmark_serving's ShareGPT requests (`lengths` = sharegpt): the first `requests` of vLLM's sampling
 // order, tokenized for Llama 3 (`t`: data/lengths/sharegpt_v3_llama3.csv), arriving as a Poisson process at
-// `rate`.
-Result<serve::WorkloadOptions> ShareGptWorkload(const CsvTable& t, int64_t requests, double rate) {
-  if (requests > static_cast<int64_t>(t.rows.size()) || !(rate > 0))
+// `rate` (0: all at once). The sample's output lengths are the dataset's, each request's `max_tokens`; where
+// the run printed the mean it generated (`output_mean`: the model stopped earlier at its end-of-sequence
+// token), every output is scaled to that mean, at least one token.
+Result<serve::WorkloadOptions> ShareGptWorkload(const CsvTable& t, int64_t requests, double rate,
+                                                double output_mean) {
+  if (requests > static_cast<int64_t>(t.rows.size()) || requests < 1 || !(rate >= 0))
     return Error::InvalidArgument("vllm_public_serving.csv: a sharegpt row needs 1.." +
-                                  std::to_string(t.rows.size()) + " requests and a rate > 0");
+                                  std::to_string(t.rows.size()) + " requests and a rate >= 0");
   serve::WorkloadOptions w = Workload(requests, rate, 1, 1);
   w.arrival = serve::ArrivalKind::kTrace;
-  w.trace_arrivals = false;
+  w.trace_arrivals = rate == 0;
+  w.trace.clear();
+  double outputs = 0;
   for (size_t i = 0; i < static_cast<size_t>(requests); ++i) {
     DLSIM_ASSIGN_OR_RETURN(double p, t.Number(i, "num_prefill_tokens"));
     DLSIM_ASSIGN_OR_RETURN(double o, t.Number(i, "num_decode_tokens"));
     w.trace.push_back({0.0, static_cast<int64_t>(p), static_cast<int64_t>(o)});
+    outputs += o;
   }
+  if (output_mean > 0)
+    for (auto& r : w.trace)
+      r.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(r.output_tokens) * output_mean *
+                                                          static_cast<double>(requests) / outputs));
   return w;
 }
 
@@ -70,7 +81,9 @@ Result<serve::WorkloadOptions> RowWorkload(const CsvTable& t, size_t i, const Cs
   auto num = [&](const char* c) { return *t.Number(i, c); };
   const auto requests = static_cast<int64_t>(num("requests"));
   DLSIM_ASSIGN_OR_RETURN(std::string lengths, t.Text(i, "lengths"));
-  if (lengths == "sharegpt") return ShareGptWorkload(sharegpt, requests, num("rate"));
+  DLSIM_ASSIGN_OR_RETURN(std::string mean, t.Text(i, "output_mean"));
+  if (lengths == "sharegpt")
+    return ShareGptWorkload(sharegpt, requests, num("rate"), mean.empty() ? 0.0 : num("output_mean"));
   if (!lengths.empty())
     return Error::Parse("vllm_public_serving.csv: lengths is 'sharegpt' or empty, found '" + lengths + "'");
   return Workload(requests, num("rate"), num("prompt"), num("output"));
@@ -131,10 +144,11 @@ Result<double> Statistic(const CsvTable& t, size_t i, const Percentiles& p) {
   return Error::Parse("vllm_public_serving.csv: stat is 'mean', 'median' or empty, found '" + stat + "'");
 }
 
-// The rows of vllm_public_serving.csv with a value in `column` (ms), each against the row's statistic of
-// `metric` of its simulated run (seconds).
-Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* column,
-                                  const Percentiles& (*metric)(const serve::ServeMetrics&)) {
+// The value a row's simulated run gives for a metric column: in the column's unit.
+using MetricOf = Result<double> (*)(const CsvTable& t, size_t i, const serve::ServeMetrics& m);
+
+// The rows of vllm_public_serving.csv with a value in `column`, each against `metric` of its simulated run.
+Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* column, MetricOf metric) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::VllmPublicServingCsv(), "vllm_public_serving.csv"));
   DLSIM_ASSIGN_OR_RETURN(const CsvTable sharegpt,
                          ParseCsv(embedded::ShareGptLlama3LengthsCsv(), "sharegpt_v3_llama3.csv"));
@@ -151,29 +165,45 @@ Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* co
     if (!r.ok()) row.note = r.error().message;
     if (r.ok() && !r->feasible) row.note = r->reason;
     if (row.feasible) {
-      DLSIM_ASSIGN_OR_RETURN(double seconds, Statistic(t, i, metric(r->metrics)));
-      row.predicted = seconds * 1e3;
+      DLSIM_ASSIGN_OR_RETURN(row.predicted, metric(t, i, r->metrics));
     }
     set.rows.push_back(std::move(row));
   }
   return set;
 }
 
+// A latency metric in ms: the row's statistic (`stat`) of the run's distribution.
+template <Percentiles serve::ServeMetrics::*kField>
+Result<double> LatencyMs(const CsvTable& t, size_t i, const serve::ServeMetrics& m) {
+  DLSIM_ASSIGN_OR_RETURN(double seconds, Statistic(t, i, m.*kField));
+  return seconds * 1e3;
+}
+
+// Requests per second as benchmark_serving reports it: completed requests over the benchmark's duration.
+Result<double> RequestsPerSecond(const CsvTable&, size_t, const serve::ServeMetrics& m) {
+  return m.throughput_requests_per_s;
+}
+
 }  // namespace
 
 Result<ValidationSet> ServingVllmPublic(Runner& run) {
   return ServingRows(run, {"serving-vllm-public", "TPOT (ms, mean or median)", "", 0.0, {}}, "tpot_ms",
-                     [](const serve::ServeMetrics& m) -> const Percentiles& { return m.tpot_s; });
+                     LatencyMs<&serve::ServeMetrics::tpot_s>);
 }
 
 Result<ValidationSet> ServingVllmPublicTtft(Runner& run) {
   return ServingRows(run, {"serving-vllm-public-ttft", "TTFT (ms, mean or median)", "", 0.0, {}}, "ttft_ms",
-                     [](const serve::ServeMetrics& m) -> const Percentiles& { return m.ttft_s; });
+                     LatencyMs<&serve::ServeMetrics::ttft_s>);
 }
 
 Result<ValidationSet> ServingVllmPublicItl(Runner& run) {
   return ServingRows(run, {"serving-vllm-public-itl", "ITL (ms, mean or median)", "", 0.0, {}}, "itl_ms",
-                     [](const serve::ServeMetrics& m) -> const Percentiles& { return m.itl_s; });
+                     LatencyMs<&serve::ServeMetrics::itl_s>);
+}
+
+Result<ValidationSet> ServingVllmPublicThroughput(Runner& run) {
+  return ServingRows(run, {"serving-vllm-public-throughput", "requests/s (run duration)", "", 0.0, {}},
+                     "throughput_rps", RequestsPerSecond);
 }
 
 }  // namespace dlsim::validate::internal

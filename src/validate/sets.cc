@@ -286,6 +286,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"serving-vllm-public", internal::ServingVllmPublic},
     {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft},
     {"serving-vllm-public-itl", internal::ServingVllmPublicItl},
+    {"serving-vllm-public-throughput", internal::ServingVllmPublicThroughput},
     {"serving-h200-steps", internal::ServingH200Steps}};
 
 // The sets for which `want(name)` holds, in a fixed order.
