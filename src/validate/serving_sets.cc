@@ -5,7 +5,9 @@
 // (docs/validation.md, "serving-vllm-public").
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "dlsim/core/csv.h"
 #include "dlsim/serve/engine_profile.h"
@@ -144,14 +146,37 @@ Result<double> Statistic(const CsvTable& t, size_t i, const Percentiles& p) {
   return Error::Parse("vllm_public_serving.csv: stat is 'mean', 'median' or empty, found '" + stat + "'");
 }
 
+}  // namespace
+
+// Every row of vllm_public_serving.csv with its simulated run (or why it has none), computed once per runner.
+struct ServingRuns {
+  CsvTable table;
+  std::vector<Result<serve::ServeResult>> runs;
+};
+
+namespace {
+
+Result<std::shared_ptr<const ServingRuns>> SimulateServingRows(const catalog::Catalogs& catalogs) {
+  auto out = std::make_shared<ServingRuns>();
+  DLSIM_ASSIGN_OR_RETURN(out->table, ParseCsv(embedded::VllmPublicServingCsv(), "vllm_public_serving.csv"));
+  DLSIM_ASSIGN_OR_RETURN(const CsvTable sharegpt,
+                         ParseCsv(embedded::ShareGptLlama3LengthsCsv(), "sharegpt_v3_llama3.csv"));
+  for (size_t i = 0; i < out->table.rows.size(); ++i) {
+    DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, ServingScenario(out->table, i, catalogs, sharegpt));
+    out->runs.push_back(serve::Simulate(o, catalogs, nullptr));
+  }
+  return std::shared_ptr<const ServingRuns>(std::move(out));
+}
+
 // The value a row's simulated run gives for a metric column: in the column's unit.
 using MetricOf = Result<double> (*)(const CsvTable& t, size_t i, const serve::ServeMetrics& m);
 
 // The rows of vllm_public_serving.csv with a value in `column`, each against `metric` of its simulated run.
 Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* column, MetricOf metric) {
-  DLSIM_ASSIGN_OR_RETURN(CsvTable t, ParseCsv(embedded::VllmPublicServingCsv(), "vllm_public_serving.csv"));
-  DLSIM_ASSIGN_OR_RETURN(const CsvTable sharegpt,
-                         ParseCsv(embedded::ShareGptLlama3LengthsCsv(), "sharegpt_v3_llama3.csv"));
+  if (!run.serving) {
+    DLSIM_ASSIGN_OR_RETURN(run.serving, SimulateServingRows(run.catalogs));
+  }
+  const CsvTable& t = run.serving->table;
   set.source = Source(t);
   for (size_t i = 0; i < t.rows.size(); ++i) {
     DLSIM_ASSIGN_OR_RETURN(std::string cell, t.Text(i, column));
@@ -159,8 +184,7 @@ Result<ValidationSet> ServingRows(Runner& run, ValidationSet set, const char* co
     ValidationRow row;
     DLSIM_ASSIGN_OR_RETURN(row.label, t.Text(i, "label"));
     DLSIM_ASSIGN_OR_RETURN(row.measured, t.Number(i, column));
-    DLSIM_ASSIGN_OR_RETURN(serve::ServeOptions o, ServingScenario(t, i, run.catalogs, sharegpt));
-    auto r = serve::Simulate(o, run.catalogs, nullptr);
+    const auto& r = run.serving->runs[i];
     row.feasible = r.ok() && r->feasible;
     if (!r.ok()) row.note = r.error().message;
     if (r.ok() && !r->feasible) row.note = r->reason;

@@ -4,6 +4,7 @@
 #ifndef DLSIM_SRC_VALIDATE_SET_SCENARIOS_H_
 #define DLSIM_SRC_VALIDATE_SET_SCENARIOS_H_
 
+#include <memory>
 #include <string>
 
 #include "dlsim/catalog/catalogs.h"
@@ -15,9 +16,13 @@
 
 namespace dlsim::validate::internal {
 
-// Simulates one scenario with the borrowed catalogs (which outlive the runner).
+struct ServingRuns;  // serving_sets.cc: every row of vllm_public_serving.csv, simulated once
+
+// Simulates one scenario with the borrowed catalogs (which outlive the runner). A runner serves one thread;
+// `serving` keeps the serving rows' runs for the four sets that score them.
 struct Runner {
   const catalog::Catalogs& catalogs;
+  std::shared_ptr<const ServingRuns> serving;
   Result<train::StepResult> Run(const train::TrainOptions& o) const;
 };
 
