@@ -268,8 +268,9 @@ TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
 // as a mean) on all four setups. Findings this pins: (1) the
 // H100 prefill-heavy runs (462 prompt, 16 output tokens) finish 1.2-1.5x sooner in dlsim than measured, the
 // A100 ones within 5% (H100 prefill priced too fast, as serving-h200-steps also finds); (2) dlsim's mean TPOT
-// with all requests sent at once is 20-55% below every measured one while the runs' durations agree: how a
-// request's decoding interleaves with the others' prefills under overload is not what vLLM 0.6.0 does;
+// with all requests sent at once is 20-55% below every measured one while the runs' durations agree: with
+// vLLM's default 256 sequences and fixed outputs the 500 requests run as two waves that never overlap, which
+// the measured means contradict (an unstated max_num_seqs or output spread, docs/validation.md);
 // (3) vLLM 0.5.3's CPU time at 32 requests a second is over-priced (TPOT +15..30% on 8B).
 TEST_F(ValidationTest, ServingVllmBlogFiguresDurationsAndOverload) {
   auto blog = [&](const char* set) {
