@@ -2,10 +2,11 @@
 // the 10th-90th percentiles of measured / predicted mean TPOT over the published vLLM runs no constant was
 // fitted on (data/calibration/intervals.yaml, regime `serving`, written by scripts/fit-intervals.py).
 //   serving:  an engine profile and a GPU those runs used (the regime's `engines` and `gpus`; today vllm-0.5,
-//             vllm-0.6 and vllm-0.14 on the H100 SXM);
+//             vllm-0.6 and vllm-0.14 on the A100 SXM 80GB, the H100 SXM and the L40S);
 //   outside:  any other engine (vllm-v1, sglang, trtllm, the GPU alone) or GPU: serving's interval with its
 //             log-width times PredictionIntervals::outside_widen, flagged.
-// TTFT, ITL and end-to-end times carry none: no published run in the project measures them out of fit.
+// TTFT, ITL, end-to-end times and throughput carry none yet: the published runs that measure them out of fit
+// (the serving-vllm-public-ttft, -itl and -throughput sets) are scored, not built into an interval.
 //
 //   r.tpot_interval = serve::TpotIntervalOf(options, r, catalogs.intervals);
 #ifndef DLSIM_SERVE_PREDICTION_INTERVAL_H_
