@@ -117,11 +117,13 @@ def comparison(name, img):
     common base (the last row of the orange bar)."""
     w, h, _ = img
     neutral = lambda c: len(set(c)) == 1 and c[0] < 235
-    frame = groups([x for x in range(w) if sum(neutral(pixel(img, x, y)) for y in range(20, h - 60, 4)) > (h - 80) / 5])
+    frame = groups([x for x in range(w)
+                    if sum(neutral(pixel(img, x, y)) for y in range(20, h - 60, 4)) > (h - 80) / 5])
     out = {}
     for panel, metric in enumerate(["throughput_rps", "tpot_ms"]):
         x0, x1 = frame[2 * panel][1], frame[2 * panel + 1][0]
-        bars = groups([x for x in range(x0, x1) if orange(pixel(img, x, h - 60)) or blue(pixel(img, x, h - 60))], 1)
+        bars = groups([x for x in range(x0, x1)
+                       if orange(pixel(img, x, h - 60)) or blue(pixel(img, x, h - 60))], 1)
         xo, xb = (bars[0][0] + bars[0][1]) // 2, (bars[-1][0] + bars[-1][1]) // 2
         base = max(y for y in range(h) if orange(pixel(img, xo, y))) + 1
         lines = [(a + b) / 2 for a, b in groups([y for y in range(base - 5) if all(

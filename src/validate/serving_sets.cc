@@ -20,6 +20,14 @@ std::string_view ShareGptLlama3LengthsCsv();  // data/lengths/sharegpt_v3_llama3
 }  // namespace dlsim::embedded
 
 namespace dlsim::validate::internal {
+
+// Every row of vllm_public_serving.csv with its simulated run (or why it has none), computed once per runner
+// (Runner::serving) for the four sets that score them.
+struct ServingRuns {
+  CsvTable table;
+  std::vector<Result<serve::ServeResult>> runs;
+};
+
 namespace {
 
 // Seed of the Poisson arrivals of the rate-driven rows (the sources do not give theirs).
@@ -59,10 +67,12 @@ Result<serve::WorkloadOptions> ShareGptWorkload(const CsvTable& t, int64_t reque
   if (requests > static_cast<int64_t>(t.rows.size()) || requests < 1 || !(rate >= 0))
     return Error::InvalidArgument("vllm_public_serving.csv: a sharegpt row needs 1.." +
                                   std::to_string(t.rows.size()) + " requests and a rate >= 0");
-  serve::WorkloadOptions w = Workload(requests, rate, 1, 1);
+  serve::WorkloadOptions w;
+  w.requests = requests;
+  w.seed = kArrivalSeed;
   w.arrival = serve::ArrivalKind::kTrace;
-  w.trace_arrivals = rate == 0;
-  w.trace.clear();
+  w.trace_arrivals = rate == 0;  // every request at 0; else the file gives lengths only, Poisson at `rate`
+  if (rate > 0) w.rate = rate;
   double outputs = 0;
   for (size_t i = 0; i < static_cast<size_t>(requests); ++i) {
     DLSIM_ASSIGN_OR_RETURN(double p, t.Number(i, "num_prefill_tokens"));
@@ -70,10 +80,10 @@ Result<serve::WorkloadOptions> ShareGptWorkload(const CsvTable& t, int64_t reque
     w.trace.push_back({0.0, static_cast<int64_t>(p), static_cast<int64_t>(o)});
     outputs += o;
   }
+  const double scale = output_mean > 0 ? output_mean * static_cast<double>(requests) / outputs : 1.0;
   if (output_mean > 0)
     for (auto& r : w.trace)
-      r.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(r.output_tokens) * output_mean *
-                                                          static_cast<double>(requests) / outputs));
+      r.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(r.output_tokens) * scale));
   return w;
 }
 
@@ -145,16 +155,6 @@ Result<double> Statistic(const CsvTable& t, size_t i, const Percentiles& p) {
   if (stat == "median") return p.p50;
   return Error::Parse("vllm_public_serving.csv: stat is 'mean', 'median' or empty, found '" + stat + "'");
 }
-
-}  // namespace
-
-// Every row of vllm_public_serving.csv with its simulated run (or why it has none), computed once per runner.
-struct ServingRuns {
-  CsvTable table;
-  std::vector<Result<serve::ServeResult>> runs;
-};
-
-namespace {
 
 Result<std::shared_ptr<const ServingRuns>> SimulateServingRows(const catalog::Catalogs& catalogs) {
   auto out = std::make_shared<ServingRuns>();
