@@ -193,7 +193,13 @@ void ReadShape(FlagReader& f, model::ModelSpec& m) {
   // validate_args: with --swiglu, int((4 * h * 2 / 3) / 64) * 64; else 4 * h.
   const int ffn_default = m.gated_mlp ? static_cast<int>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
   m.ffn_hidden = f.Int("ffn-hidden-size", limits::kFfnHidden).value_or(ffn_default);
+  if (m.ffn_hidden < 1 && m.hidden > 0)  // Megatron would build a 0-wide MLP
+    f.Fail("swiglu", "with --hidden-size " + std::to_string(m.hidden) +
+                         " Megatron's default FFN width int(8h/3/64)*64 is 0; give --ffn-hidden-size");
   const std::optional<int> kv_channels = f.Int("kv-channels", limits::kHidden);
+  if (!kv_channels && m.heads > 0 && m.hidden % m.heads != 0)  // validate_args asserts the same
+    f.Fail("num-attention-heads", std::to_string(m.heads) + " heads do not divide --hidden-size " +
+                                      std::to_string(m.hidden) + "; give --kv-channels");
   if (kv_channels && *kv_channels * m.heads != m.hidden) m.explicit_head_dim = *kv_channels;
   m.norm = f.Text("normalization") == "RMSNorm" ? model::Norm::kRmsNorm : model::Norm::kLayerNorm;
   m.position_embedding = PositionOf(f);

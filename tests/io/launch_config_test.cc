@@ -136,6 +136,23 @@ TEST(MegatronArgs, ErrorsNameFileLineAndArgument) {
   EXPECT_NE(e.error().message.find("does not divide"), std::string::npos) << e.error().message;
 }
 
+// Found by fuzz_launch_config: --swiglu on a hidden size under 24 made Megatron's default FFN width
+// int(8h/3/64)*64 zero, a 0-wide MLP accepted; and 32 heads on a hidden size of 4 (head width 0).
+TEST(MegatronArgs, ShapesMegatronWouldRefuseAreErrors) {
+  auto e = Megatron("--num-layers 32 --hidden-size 16 --num-attention-heads 4\n--swiglu");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("run.sh:2: --swiglu"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("give --ffn-hidden-size"), std::string::npos) << e.error().message;
+  EXPECT_TRUE(
+      Megatron("--num-layers 2 --hidden-size 16 --num-attention-heads 4 --swiglu --ffn-hidden-size 48").ok());
+  e = Megatron("--num-layers 32 --hidden-size 4 --num-attention-heads 32");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("--num-attention-heads: 32 heads do not divide --hidden-size 4"),
+            std::string::npos)
+      << e.error().message;
+  EXPECT_TRUE(Megatron("--num-layers 2 --hidden-size 4 --num-attention-heads 32 --kv-channels 8").ok());
+}
+
 TEST(NemoConfig, RecipeGivesShapeAndLayout) {
   const auto c = ParseNemoConfig(ReadTextFile(Data("nemo_llama3_8b.yaml")).value(), "llama3_8b.yaml");
   ASSERT_TRUE(c.ok()) << c.error().message;
