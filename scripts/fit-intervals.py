@@ -18,6 +18,8 @@ Every residual is the ratio measured / predicted of a row the constants were not
   serving       TPOT of the published vLLM runs (serving-vllm-public, in validate.json: the mean, or the median
                 where the run reported that), each source (a GitHub issue or PR, a results page) one set; rows from a run that also set an engine
                 constant are left out (SERVING_FITTED).
+  serving-ttft, serving-throughput  the same for mean TTFT (serving-vllm-public-ttft) and request throughput
+                (serving-vllm-public-throughput); no row of theirs is from a run that set a constant.
 The interval is the 10th-90th percentile of the ratios with every set weighted equally (vTrain's 731 rows
 count as much as MLPerf's 7). Coverage is printed to stderr: per fit set its share of rows inside the
 fitted-stack interval; per other-stack set the share inside the interval derived WITHOUT that set (leave one
@@ -72,23 +74,42 @@ def coverage(ratios, lo, hi):
     return sum(lo <= r <= hi for r in ratios) / len(ratios)
 
 
-def serving_sets(validate):
-    """Source -> measured / predicted TPOT (mean, or median as the run reported) of the serving rows no constant was fitted on, and the
-    engines and GPUs of those rows (the scenarios the regime covers)."""
+def serving_sets(validate, set_name=SERVING_SET, fitted=SERVING_FITTED):
+    """Source -> measured / predicted of set `set_name`'s serving rows no constant was fitted on (the rows' figure:
+    TPOT, TTFT or requests/s, as the run reported it), and the engines and GPUs of those rows (the scenarios
+    the regime covers)."""
     import csv
     rows = list(csv.DictReader(l for l in open(SERVING_CSV) if not l.startswith("#")))
     by_label = {r["label"]: r for r in rows}
     sets, engines, gpus = {}, set(), set()
     for s in validate:
-        if s["name"] != SERVING_SET:
+        if s["name"] != set_name:
             continue
         for r in s["detail"]:
-            if r["feasible"] and r["predicted"] > 0 and r["label"] not in SERVING_FITTED:
+            if r["feasible"] and r["predicted"] > 0 and r["label"] not in fitted:
                 row = by_label[r["label"]]
                 sets.setdefault(row["source"], []).append(r["measured"] / r["predicted"])
                 engines.add(row["engine"])
                 gpus.add(row["gpu"])
     return sets, sorted(engines), sorted(gpus)
+
+
+# The serving regimes: name, validation set, the rows' figure (in words); no TTFT or throughput row is from a
+# run that set a constant.
+SERVING_REGIMES = [("serving", SERVING_SET, "mean TPOT"),
+                   ("serving-ttft", SERVING_SET + "-ttft", "mean TTFT"),
+                   ("serving-throughput", SERVING_SET + "-throughput",
+                    "request throughput (completed requests / the run's duration)")]
+
+
+def print_serving_regime(name, figure, sets, engines, gpus):
+    rows = sum(len(v) for v in sets.values())
+    lo, hi = interval(sets)
+    print("  %s:" % name)
+    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (lo, hi, len(sets), rows))
+    print("    what: \"%s of published vLLM runs; the engine profiles and GPUs below\"" % figure)
+    print("    engines: [%s]" % ", ".join(engines))
+    print("    gpus: [%s]" % ", ".join(gpus))
 
 
 def main(cv_path, val_path, *calibrate_paths):
@@ -98,7 +119,8 @@ def main(cv_path, val_path, *calibrate_paths):
                              if r["kfold_predicted"] > 0]
     other = {}
     validate = json.load(open(val_path))
-    serving, serving_engines, serving_gpus = serving_sets(validate)
+    serving_regimes = [(name, figure) + serving_sets(validate, set_name, SERVING_FITTED if name == "serving" else ())
+                       for name, set_name, figure in SERVING_REGIMES]
     for s in validate:
         if s["name"] in HELD_OUT:
             other[s["name"]] = [r["measured"] / r["predicted"] for r in s["detail"]
@@ -115,16 +137,18 @@ def main(cv_path, val_path, *calibrate_paths):
     print("fitted-stack interval %.4f-%.4f" % (flo, fhi), file=log)
     for name, rs in fitted.items():
         print("  %-28s rows %4d  coverage %5.1f%%" % (name, len(rs), 100 * coverage(rs, flo, fhi)), file=log)
-    slo, shi = interval(serving)
-    for label, sets, lo_, hi_ in (("other-stack", other, olo, ohi), ("measured-stack", measured, mlo, mhi),
-                                  ("serving", serving, slo, shi)):
+    for label, sets, lo_, hi_ in [("other-stack", other, olo, ohi), ("measured-stack", measured, mlo, mhi)] + [
+            (name, sets) + interval(sets) for name, _, sets, _, _ in serving_regimes]:
         print("%s interval %.4f-%.4f (coverage: leave one set out)" % (label, lo_, hi_), file=log)
         for name, rs in sets.items():
+            if len(sets) == 1:
+                print("  %-28s rows %4d  (one source: no leave-one-set-out coverage)" % (name, len(rs)), file=log)
+                continue
             lo, hi = interval({k: v for k, v in sets.items() if k != name})
             print("  %-28s rows %4d  coverage %5.1f%% (interval without it %.3f-%.3f)"
                   % (name, len(rs), 100 * coverage(rs, lo, hi), lo, hi), file=log)
     rows = lambda sets: sum(len(v) for v in sets.values())
-    print("# Prediction intervals of predicted step times and mean TPOT (cost/prediction_intervals.h): per regime the"
+    print("# Prediction intervals of predicted step times and serving figures (cost/prediction_intervals.h): per regime the"
           " %d%%" % int(100 * LEVEL))
     print("# interval of measured / predicted over rows no constant was fitted on, every set weighted equally.")
     print("# Written by scripts/fit-intervals.py (its docstring has the commands); coverage: docs/validation.md.")
@@ -141,12 +165,8 @@ def main(cv_path, val_path, *calibrate_paths):
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (mlo, mhi, len(measured), rows(measured)))
     print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
     print("    stacks: [%s]" % ", ".join(measured_stacks()))
-    print("  serving:")
-    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (slo, shi, len(serving), rows(serving)))
-    print("    what: \"mean TPOT of published vLLM runs; the engine profiles and GPUs below\"")
-    print("    engines: [%s]" % ", ".join(serving_engines))
-    print("    gpus: [%s]" % ", ".join(serving_gpus))
-
+    for regime in serving_regimes:
+        print_serving_regime(*regime)
 
 if __name__ == "__main__":
     main(*sys.argv[1:])

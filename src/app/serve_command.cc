@@ -32,7 +32,7 @@ int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const
     };
   auto cap = serve::FindCapacity(options, cost, env.schedulers, env.routers, c);
   if (!cap.ok()) return ReportError("serve", cap.error(), err);
-  cap->at_capacity.tpot_interval = serve::TpotIntervalOf(options, cap->at_capacity, intervals);
+  serve::AttachIntervals(options, intervals, cap->at_capacity);
   if (args.json) {
     out << JsonOutput(WithInputs(CapacityJson(*cap, args.target), io::ResolvedServeScenario(options)));
   } else {
@@ -111,7 +111,7 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
   if (args.capacity) return RunCapacity(args, *options, **env, **cost, catalogs->intervals, out, err);
   auto result = SimulateWithSinks(*options, **env, **cost, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
-  result->tpot_interval = serve::TpotIntervalOf(*options, *result, catalogs->intervals);
+  serve::AttachIntervals(*options, catalogs->intervals, *result);
   if (args.json) {
     out << JsonOutput(WithInputs(ServeJson(*result), io::ResolvedServeScenario(*options)));
   } else {

@@ -16,6 +16,19 @@ using serve::ServeMetrics;
 using serve::ServeOptions;
 using serve::ServeResult;
 
+namespace {
+
+// Where an interval comes from, as the report's row names it.
+std::string IntervalSource(const serve::MetricInterval& iv) {
+  return iv.outside ? "OUTSIDE the validated runs: widened" : iv.regime;
+}
+
+void AddInterval(nlohmann::ordered_json& j, const char* key, const std::optional<serve::MetricInterval>& iv) {
+  if (iv) j[key] = report::IntervalJson(iv->low, iv->high, iv->level, iv->regime, iv->outside);
+}
+
+}  // namespace
+
 nlohmann::ordered_json ServeJson(const ServeResult& r) {
   auto pct = [](const Percentiles& p) {
     return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
@@ -28,11 +41,9 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["requests_total"] = m.requests_total;
   j["requests_completed"] = m.requests_completed;
   j["ttft_s"] = pct(m.ttft_s);
+  AddInterval(j, "ttft_mean_interval_s", r.ttft_interval);
   j["tpot_s"] = m.tpot_requests > 0 ? pct(m.tpot_s) : nlohmann::ordered_json();  // null: no request has one
-  if (r.tpot_interval)
-    j["tpot_mean_interval_s"] =
-        report::IntervalJson(r.tpot_interval->low_s, r.tpot_interval->high_s, r.tpot_interval->level,
-                             r.tpot_interval->regime, r.tpot_interval->outside);
+  AddInterval(j, "tpot_mean_interval_s", r.tpot_interval);
   nlohmann::ordered_json itl = pct(m.itl_s);
   itl["max"] = m.itl_s.max;                                      // the longest stall
   j["itl_s"] = m.itl_gaps > 0 ? itl : nlohmann::ordered_json();  // null: no gap at all
@@ -40,6 +51,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["queueing_s"] = pct(m.queueing_s);
   j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
   j["throughput_requests_per_s"] = m.throughput_requests_per_s;
+  AddInterval(j, "throughput_requests_per_s_interval", r.throughput_interval);
   j["goodput_requests_per_s"] = m.goodput_requests_per_s;
   j["slo_attainment"] = m.slo_attainment;
   j["makespan_s"] = m.makespan_s;
@@ -87,6 +99,13 @@ namespace {
 
 std::string Sec(double s) { return report::FormatDuration(Seconds(s)); }
 
+// The interval of a latency's mean (serve/prediction_interval.h), when it has one.
+void IntervalRow(report::Table& t, const std::string& name, const std::optional<serve::MetricInterval>& iv) {
+  if (!iv) return;
+  t.AddRow({fmt::format("{} mean, {:.0f}% interval ({})", name, 100 * iv->level, IntervalSource(*iv)), "", "",
+            "", Sec(iv->low) + " - " + Sec(iv->high)});
+}
+
 void LatencyRow(report::Table& t, const std::string& name, const Percentiles& p) {
   t.AddRow({name, Sec(p.p50), Sec(p.p90), Sec(p.p99), Sec(p.mean)});
 }
@@ -102,15 +121,12 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
   report::Table lat("latency");
   lat.AddColumn("metric").AddColumn("p50").AddColumn("p90").AddColumn("p99").AddColumn("mean");
   LatencyRow(lat, "TTFT", m.ttft_s);
+  IntervalRow(lat, "TTFT", r.ttft_interval);
   if (m.tpot_requests > 0)
     LatencyRow(lat, "TPOT", m.tpot_s);
   else
     lat.AddRow({"TPOT", "n/a", "n/a", "n/a", "n/a (every request has one output token)"});
-  if (r.tpot_interval)
-    lat.AddRow({fmt::format("TPOT mean, {:.0f}% interval ({})", 100 * r.tpot_interval->level,
-                            r.tpot_interval->outside ? "OUTSIDE the validated runs: widened"
-                                                     : r.tpot_interval->regime),
-                "", "", "", Sec(r.tpot_interval->low_s) + " - " + Sec(r.tpot_interval->high_s)});
+  IntervalRow(lat, "TPOT", r.tpot_interval);
   if (m.itl_gaps > 0) LatencyRow(lat, "ITL", m.itl_s);
   LatencyRow(lat, "end-to-end", m.e2e_s);
   LatencyRow(lat, "queueing", m.queueing_s);
@@ -121,6 +137,9 @@ std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
             report::FormatCount(m.requests_completed) + " of " + report::FormatCount(m.requests_total)});
   s.AddRow({"throughput", report::FormatRate(m.throughput_tokens_per_s, "tokens/s")});
   s.AddRow({"requests/s", report::FormatRate(m.throughput_requests_per_s, "req/s")});
+  if (const auto& iv = r.throughput_interval)
+    s.AddRow({fmt::format("requests/s, {:.0f}% interval ({})", 100 * iv->level, IntervalSource(*iv)),
+              report::FormatRate(iv->low, "req/s") + " - " + report::FormatRate(iv->high, "req/s")});
   s.AddRow({"goodput", report::FormatRate(m.goodput_requests_per_s, "req/s")});
   s.AddRow({fmt::format("SLO attainment (TTFT <= {} s, TPOT <= {} s)", o.slo.ttft_s, o.slo.tpot_s),
             report::FormatPercent(m.slo_attainment)});

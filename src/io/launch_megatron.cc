@@ -189,6 +189,9 @@ void ReadShape(FlagReader& f, model::ModelSpec& m) {
   m.heads = f.Required("num-attention-heads", limits::kHeads);
   m.kv_heads =
       f.Has("group-query-attention") ? f.Int("num-query-groups", limits::kHeads).value_or(1) : m.heads;
+  if (m.kv_heads > 0 && m.heads % m.kv_heads != 0)  // validate_args asserts the same
+    f.Fail("num-query-groups", std::to_string(m.kv_heads) + " groups do not divide " +
+                                   std::to_string(m.heads) + " attention heads");
   m.gated_mlp = f.Has("swiglu");
   // validate_args: with --swiglu, int((4 * h * 2 / 3) / 64) * 64; else 4 * h.
   const int ffn_default = m.gated_mlp ? static_cast<int>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;

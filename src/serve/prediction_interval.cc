@@ -1,29 +1,42 @@
 #include "dlsim/serve/prediction_interval.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dlsim::serve {
 namespace {
 
-// The regime lists the engines and GPUs of the rows behind it (scripts/fit-intervals.py writes them).
-bool Validated(const ServeOptions& o, const cost::IntervalRegime& serving) {
-  return cost::Lists(serving.engines, o.engine) && cost::Lists(serving.gpus, o.gpu.name);
+// A regime lists the engines and GPUs of the rows behind it (scripts/fit-intervals.py writes them).
+bool Validated(const ServeOptions& o, const cost::IntervalRegime& regime) {
+  return cost::Lists(regime.engines, o.engine) && cost::Lists(regime.gpus, o.gpu.name);
 }
 
 }  // namespace
 
-std::optional<TpotInterval> TpotIntervalOf(const ServeOptions& o, const ServeResult& r,
-                                           const cost::PredictionIntervals& table) {
-  const cost::IntervalRegime* serving = table.Find("serving");
-  const double tpot_s = r.metrics.tpot_s.mean;
-  if (serving == nullptr || !r.feasible || r.metrics.tpot_requests == 0 || !(tpot_s > 0) ||
-      !std::isfinite(tpot_s))
-    return std::nullopt;
-  if (Validated(o, *serving))
-    return TpotInterval{tpot_s * serving->low, tpot_s * serving->high, table.level, "serving"};
+std::optional<MetricInterval> IntervalOf(std::string_view regime, double predicted, const ServeOptions& o,
+                                         const cost::PredictionIntervals& table) {
+  const cost::IntervalRegime* g = table.Find(regime);
+  if (g == nullptr || !(predicted > 0) || !std::isfinite(predicted)) return std::nullopt;
+  if (Validated(o, *g)) return MetricInterval{predicted * g->low, predicted * g->high, table.level, g->name};
   const double w = table.outside_widen;
-  return TpotInterval{tpot_s * std::pow(serving->low, w), tpot_s * std::pow(serving->high, w), table.level,
-                      "outside", true};
+  return MetricInterval{predicted * std::pow(g->low, w), predicted * std::pow(g->high, w), table.level,
+                        "outside", true};
+}
+
+void AttachIntervals(const ServeOptions& o, const cost::PredictionIntervals& table, ServeResult& r) {
+  r.tpot_interval = r.ttft_interval = r.throughput_interval = std::nullopt;
+  if (!r.feasible) return;
+  const ServeMetrics& m = r.metrics;
+  if (m.tpot_requests > 0) r.tpot_interval = IntervalOf("serving", m.tpot_s.mean, o, table);
+  if (m.requests_completed > 0) {
+    r.ttft_interval = IntervalOf("serving-ttft", m.ttft_s.mean, o, table);
+    r.throughput_interval = IntervalOf("serving-throughput", m.throughput_requests_per_s, o, table);
+    // An open loop cannot complete its requests faster than they arrive: however fast the engine, the run
+    // lasts at least from the first arrival to the last.
+    if (r.throughput_interval && o.workload.concurrency <= 0 && m.arrival_span_s > 0)
+      r.throughput_interval->high =
+          std::min(r.throughput_interval->high, static_cast<double>(m.requests_completed) / m.arrival_span_s);
+  }
 }
 
 }  // namespace dlsim::serve

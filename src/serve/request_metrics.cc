@@ -77,7 +77,10 @@ void AddRequestMetrics(const std::vector<Request>& reqs, Duration first_token, c
   m.itl_gaps = itl.count();
   m.e2e_s = Summarize(c.e2e);
   m.queueing_s = Summarize(c.queueing);
-  if (!reqs.empty()) m.makespan_s = (c.last - reqs.front().arrival).ToSeconds();
+  if (!reqs.empty()) {
+    m.makespan_s = (c.last - reqs.front().arrival).ToSeconds();
+    m.arrival_span_s = (reqs.back().arrival - reqs.front().arrival).ToSeconds();
+  }
   if (m.makespan_s > 0) {
     m.throughput_tokens_per_s = static_cast<double>(c.tokens) / m.makespan_s;
     m.throughput_requests_per_s = static_cast<double>(m.requests_completed) / m.makespan_s;

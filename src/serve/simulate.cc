@@ -15,7 +15,7 @@ Result<ServeResult> Simulate(const ServeOptions& options, const catalog::Catalog
   DLSIM_ASSIGN_OR_RETURN(auto env, MakeServeEnvironment(catalogs.compute, catalogs.network));
   DLSIM_ASSIGN_OR_RETURN(auto cost, MakeCostModel(options, *env));
   DLSIM_ASSIGN_OR_RETURN(ServeResult r, Simulate(options, *cost, env->schedulers, env->routers, sink));
-  r.tpot_interval = TpotIntervalOf(options, r, catalogs.intervals);
+  AttachIntervals(options, catalogs.intervals, r);
   return r;
 }
 

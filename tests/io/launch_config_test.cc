@@ -151,6 +151,11 @@ TEST(MegatronArgs, ShapesMegatronWouldRefuseAreErrors) {
             std::string::npos)
       << e.error().message;
   EXPECT_TRUE(Megatron("--num-layers 2 --hidden-size 4 --num-attention-heads 32 --kv-channels 8").ok());
+  e = Megatron(
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 8 --group-query-attention --num-query-groups 3");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("--num-query-groups: 3 groups do not divide 8"), std::string::npos)
+      << e.error().message;
 }
 
 TEST(NemoConfig, RecipeGivesShapeAndLayout) {

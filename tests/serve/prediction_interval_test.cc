@@ -1,5 +1,6 @@
-// The interval of a predicted mean TPOT (serve/prediction_interval.h): which regime a scenario falls in, and
-// the widening outside it.
+// The intervals of a run's predicted mean TPOT, mean TTFT and request throughput
+// (serve/prediction_interval.h): which regime a scenario falls in, the widening outside it, and a figure
+// without a regime or a value.
 #include "dlsim/serve/prediction_interval.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,10 @@ cost::PredictionIntervals Table() {
   serving.engines = {"vllm-0.14", "vllm-0.5", "vllm-0.6"};
   serving.gpus = {"h100-sxm5-80gb"};
   t.regimes.push_back(serving);
+  cost::IntervalRegime ttft{"serving-ttft", 0.5, 1.5, 4, 18, "vLLM TTFT"};
+  ttft.engines = {"vllm-0.6"};
+  ttft.gpus = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+  t.regimes.push_back(ttft);
   return t;
 }
 
@@ -32,7 +37,16 @@ ServeResult RunWithTpot(double tpot_s, int64_t tpot_requests = 100) {
   ServeResult r;
   r.metrics.tpot_s.mean = tpot_s;
   r.metrics.tpot_requests = tpot_requests;
+  r.metrics.requests_completed = 100;
+  r.metrics.ttft_s.mean = 0.2;
+  r.metrics.throughput_requests_per_s = 4;
   return r;
+}
+
+std::optional<MetricInterval> TpotIntervalOf(const ServeOptions& o, ServeResult r,
+                                             const cost::PredictionIntervals& t) {
+  AttachIntervals(o, t, r);
+  return r.tpot_interval;
 }
 
 // The regime's engines on its GPU (the engines and GPUs of the rows behind it).
@@ -40,8 +54,8 @@ TEST(TpotInterval, TheRowsEnginesOnTheirGpuTakeTheServingRegime) {
   for (const char* engine : {"vllm-0.5", "vllm-0.6", "vllm-0.14"}) {
     auto iv = TpotIntervalOf(Options(engine, "h100-sxm5-80gb"), RunWithTpot(0.010), Table());
     ASSERT_TRUE(iv.has_value()) << engine;
-    EXPECT_DOUBLE_EQ(iv->low_s, 0.008);
-    EXPECT_DOUBLE_EQ(iv->high_s, 0.020);
+    EXPECT_DOUBLE_EQ(iv->low, 0.008);
+    EXPECT_DOUBLE_EQ(iv->high, 0.020);
     EXPECT_EQ(iv->regime, "serving");
     EXPECT_FALSE(iv->outside);
     EXPECT_DOUBLE_EQ(iv->level, 0.8);
@@ -58,8 +72,8 @@ TEST(TpotInterval, EverythingElseIsOutsideAndWidened) {
         std::pair{"vllm-0.14", "h200-sxm-141gb"}, std::pair{"vllm-0.6", "b200-sxm-180gb"}}) {
     auto iv = TpotIntervalOf(Options(engine, gpu), RunWithTpot(0.010), Table());
     ASSERT_TRUE(iv.has_value()) << engine << " " << gpu;
-    EXPECT_NEAR(iv->low_s, 0.010 * std::pow(0.8, 1.5), 1e-12);
-    EXPECT_NEAR(iv->high_s, 0.010 * std::pow(2.0, 1.5), 1e-12);
+    EXPECT_NEAR(iv->low, 0.010 * std::pow(0.8, 1.5), 1e-12);
+    EXPECT_NEAR(iv->high, 0.010 * std::pow(2.0, 1.5), 1e-12);
     EXPECT_EQ(iv->regime, "outside");
     EXPECT_TRUE(iv->outside);
   }
@@ -74,8 +88,65 @@ TEST(TpotInterval, NoneWithoutATpotOrAServingRegime) {
   infeasible.feasible = false;
   EXPECT_FALSE(TpotIntervalOf(o, infeasible, Table()).has_value());
   cost::PredictionIntervals training_only = Table();
-  training_only.regimes.pop_back();
+  training_only.regimes.resize(1);  // fitted-stack alone
   EXPECT_FALSE(TpotIntervalOf(o, RunWithTpot(0.010), training_only).has_value());
+  ServeResult r = RunWithTpot(0.010);
+  AttachIntervals(o, training_only, r);
+  EXPECT_FALSE(r.ttft_interval.has_value() || r.throughput_interval.has_value());
+}
+
+// Each figure takes its own regime, with that regime's engines and GPUs: the table has a TTFT regime (vLLM
+// 0.6 on A100 and H100) and no throughput regime, so the throughput carries none.
+TEST(ServeIntervals, EachFigureTakesItsOwnRegime) {
+  ServeResult r = RunWithTpot(0.010);
+  AttachIntervals(Options("vllm-0.6", "h100-sxm5-80gb"), Table(), r);
+  ASSERT_TRUE(r.ttft_interval.has_value());
+  EXPECT_DOUBLE_EQ(r.ttft_interval->low, 0.1);
+  EXPECT_DOUBLE_EQ(r.ttft_interval->high, 0.3);
+  EXPECT_EQ(r.ttft_interval->regime, "serving-ttft");
+  EXPECT_FALSE(r.throughput_interval.has_value());
+  AttachIntervals(Options("vllm-0.5", "h100-sxm5-80gb"), Table(), r);  // TPOT's engines, not TTFT's
+  EXPECT_EQ(r.tpot_interval->regime, "serving");
+  ASSERT_TRUE(r.ttft_interval.has_value());
+  EXPECT_TRUE(r.ttft_interval->outside);
+  EXPECT_NEAR(r.ttft_interval->high, 0.2 * std::pow(1.5, 1.5), 1e-12);
+  cost::PredictionIntervals with_throughput = Table();
+  with_throughput.regimes.push_back({"serving-throughput", 0.7, 1.2, 4, 14, "vLLM requests/s"});
+  AttachIntervals(Options("vllm-0.6", "h100-sxm5-80gb"), with_throughput, r);
+  ASSERT_TRUE(r.throughput_interval.has_value());
+  EXPECT_TRUE(r.throughput_interval->outside);  // the regime lists no engine
+  EXPECT_NEAR(r.throughput_interval->low, 4 * std::pow(0.7, 1.5), 1e-12);
+  r.metrics.requests_completed = 0;  // nothing completed: no TTFT, no throughput
+  AttachIntervals(Options("vllm-0.6", "h100-sxm5-80gb"), with_throughput, r);
+  EXPECT_FALSE(r.ttft_interval.has_value());
+  EXPECT_FALSE(r.throughput_interval.has_value());
+  EXPECT_TRUE(r.tpot_interval.has_value());
+}
+
+// An open loop finishes its requests no sooner than the last arrives: 100 requests arriving over 25 s
+// complete at most 4 per second, so a run at 3.9 req/s (below capacity) gets an upper bound of 4, not 3.9
+// x 1.2. A closed loop sends its requests as slots free, so its sends bound nothing.
+TEST(ServeIntervals, AnOpenLoopsThroughputEndsAtItsArrivalRate) {
+  cost::PredictionIntervals t = Table();
+  cost::IntervalRegime throughput{"serving-throughput", 0.8, 1.2, 1, 14, "vLLM requests/s"};
+  throughput.engines = {"vllm-0.6"};
+  throughput.gpus = {"h100-sxm5-80gb"};
+  t.regimes.push_back(throughput);
+  ServeResult r = RunWithTpot(0.010);
+  r.metrics.throughput_requests_per_s = 3.9;
+  r.metrics.arrival_span_s = 25;
+  ServeOptions o = Options("vllm-0.6", "h100-sxm5-80gb");
+  AttachIntervals(o, t, r);
+  ASSERT_TRUE(r.throughput_interval.has_value());
+  EXPECT_DOUBLE_EQ(r.throughput_interval->low, 3.9 * 0.8);
+  EXPECT_DOUBLE_EQ(r.throughput_interval->high, 4.0);
+  r.metrics.arrival_span_s = 0;  // all at once
+  AttachIntervals(o, t, r);
+  EXPECT_DOUBLE_EQ(r.throughput_interval->high, 3.9 * 1.2);
+  r.metrics.arrival_span_s = 25;
+  o.workload.concurrency = 8;
+  AttachIntervals(o, t, r);
+  EXPECT_DOUBLE_EQ(r.throughput_interval->high, 3.9 * 1.2);
 }
 
 }  // namespace

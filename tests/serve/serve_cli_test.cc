@@ -326,12 +326,18 @@ TEST(ServeCli, ExampleScenarioRunsAndMeetsItsSlo) {
   EXPECT_GE(j["slo_attainment"].get<double>(), 0.9);
   // The mean TPOT carries an interval; no published run covers an A100 without an engine profile, so it is
   // the widened one and says so (serve/prediction_interval.h).
-  const auto& iv = j["tpot_mean_interval_s"];
-  const double mean = j["tpot_s"]["mean"].get<double>();
-  EXPECT_LT(iv["low"].get<double>(), mean);
-  EXPECT_GT(iv["high"].get<double>(), mean);
-  EXPECT_EQ(iv["regime"], "outside");
-  EXPECT_TRUE(iv["outside_validated_regimes"].get<bool>());
+  // So do the mean TTFT and the request throughput, each from its own regime.
+  for (const auto& [key, value] :
+       {std::pair{"tpot_mean_interval_s", j["tpot_s"]["mean"]},
+        std::pair{"ttft_mean_interval_s", j["ttft_s"]["mean"]},
+        std::pair{"throughput_requests_per_s_interval", j["throughput_requests_per_s"]}}) {
+    const auto& iv = j[key];
+    ASSERT_TRUE(iv.is_object()) << key;
+    EXPECT_LT(iv["low"].get<double>(), value.get<double>()) << key;
+    EXPECT_GT(iv["high"].get<double>(), value.get<double>()) << key;
+    EXPECT_EQ(iv["regime"], "outside") << key;
+    EXPECT_TRUE(iv["outside_validated_regimes"].get<bool>()) << key;
+  }
 }
 
 TEST(ServeCli, ListShowsServingRegistries) {

@@ -220,7 +220,7 @@ TEST(Simulator, EntryPointMatchesTheExplicitPath) {
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_TRUE(b->tpot_interval.has_value());
   EXPECT_FALSE(a->tpot_interval.has_value());
-  a->tpot_interval = TpotIntervalOf(o, *a, Env().catalogs.intervals);
+  AttachIntervals(o, Env().catalogs.intervals, *a);
   EXPECT_EQ(report::DumpDeterministic(app::ServeJson(*a)), report::DumpDeterministic(app::ServeJson(*b)));
   ServeOptions big = BaseOptions("llama2-70b", "a100-sxm4-80gb");
   big.workload.requests = 10;

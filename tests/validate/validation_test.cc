@@ -332,27 +332,31 @@ TEST_F(ValidationTest, ServingH200StepsDecodeFloorAndEagerPrefill) {
   EXPECT_EQ(host_bound, 2);  // the 128- and 512-token prompts
 }
 
-// The shipped `serving` interval (data/calibration/intervals.yaml) is that of today's predictions: its bounds
-// are quantiles of measured / predicted over the rows no constant was fitted on (#6913's two rows set
-// vllm-0.5's per-request cost), so each is one of those rows' ratios. A change that moves the serving
-// predictions fails here until scripts/fit-intervals.py is run again.
+// The shipped serving intervals (data/calibration/intervals.yaml) are those of today's predictions: each
+// regime's bounds are quantiles of measured / predicted over its set's rows no constant was fitted on
+// (#6913's two TPOT rows set vllm-0.5's per-request cost), so each is one of those rows' ratios. A change
+// that moves the serving predictions fails here until scripts/fit-intervals.py is run again.
 TEST_F(ValidationTest, ShippedServingIntervalIsTheOutOfFitRowsSpread) {
   auto catalogs = io::LoadCatalogs({});
   ASSERT_TRUE(catalogs.ok());
-  const cost::IntervalRegime* serving = catalogs->intervals.Find("serving");
-  ASSERT_NE(serving, nullptr);
-  std::vector<double> ratios;
-  for (const auto& r : Set("serving-vllm-public").rows)
-    if (r.label.rfind("70B-fp8 tp4", 0) != 0) ratios.push_back(r.measured / r.predicted);
-  EXPECT_EQ(static_cast<int>(ratios.size()), serving->rows);
-  auto is_a_ratio = [&](double bound) {
-    return std::any_of(ratios.begin(), ratios.end(),
-                       [&](double x) { return std::abs(x - bound) < 1e-4 * x; });
-  };
-  EXPECT_TRUE(is_a_ratio(serving->low)) << "low " << serving->low << ": run scripts/fit-intervals.py";
-  EXPECT_TRUE(is_a_ratio(serving->high)) << "high " << serving->high << ": run scripts/fit-intervals.py";
-  EXPECT_LT(serving->low, 1.0);
-  EXPECT_GT(serving->high, 1.0);
+  for (const auto& [regime, set] :
+       {std::pair{"serving", "serving-vllm-public"}, std::pair{"serving-ttft", "serving-vllm-public-ttft"},
+        std::pair{"serving-throughput", "serving-vllm-public-throughput"}}) {
+    const cost::IntervalRegime* g = catalogs->intervals.Find(regime);
+    ASSERT_NE(g, nullptr) << regime;
+    std::vector<double> ratios;
+    for (const auto& r : Set(set).rows)
+      if (r.label.rfind("70B-fp8 tp4", 0) != 0) ratios.push_back(r.measured / r.predicted);
+    EXPECT_EQ(static_cast<int>(ratios.size()), g->rows) << regime;
+    auto is_a_ratio = [&](double bound) {
+      return std::any_of(ratios.begin(), ratios.end(),
+                         [&](double x) { return std::abs(x - bound) < 1e-4 * x; });
+    };
+    EXPECT_TRUE(is_a_ratio(g->low)) << regime << " low " << g->low << ": run scripts/fit-intervals.py";
+    EXPECT_TRUE(is_a_ratio(g->high)) << regime << " high " << g->high << ": run scripts/fit-intervals.py";
+    EXPECT_LT(g->low, 1.0) << regime;
+    EXPECT_GT(g->high, 1.0) << regime;
+  }
 }
 
 TEST_F(ValidationTest, EveryRowHasAPrediction) {

@@ -48,6 +48,7 @@ struct ServeMetrics {
   Percentiles itl_s;
   int64_t itl_gaps = 0;
   double makespan_s = 0;               // first arrival to last completion
+  double arrival_span_s = 0;           // first arrival to last (a closed loop's: sends)
   double throughput_tokens_per_s = 0;  // output tokens
   double throughput_requests_per_s = 0;
   double goodput_requests_per_s = 0;  // requests meeting both SLOs per second
@@ -89,12 +90,13 @@ struct RequestRecord {
   bool met_slo = false;  // TTFT and TPOT (when it has one) within the SLO
 };
 
-// The interval of a predicted mean TPOT (serve/prediction_interval.h).
-struct TpotInterval {
-  double low_s = 0, high_s = 0;  // of the mean TPOT
-  double level = 0.8;            // nominal coverage
-  std::string regime;            // serving, outside
-  bool outside = false;          // no validation run covers the engine and GPU: widened
+// The interval of one predicted figure of a run (serve/prediction_interval.h): the mean TPOT, the mean TTFT
+// or the request throughput, in that figure's unit.
+struct MetricInterval {
+  double low = 0, high = 0;  // of the figure
+  double level = 0.8;        // nominal coverage
+  std::string regime;        // the regime of data/calibration/intervals.yaml it came from, or outside
+  bool outside = false;      // no validation run covers the engine and GPU: widened
 };
 
 struct ServeResult {
@@ -106,8 +108,11 @@ struct ServeResult {
   bool profiled = false;  // token-level operators from measured profiles
   ServeMetrics metrics;
   std::vector<RequestRecord> records;  // arrival order; only with options.keep_records
-  // Set by the callers that hold the catalogs' intervals (serve::Simulate with catalogs, the serve command).
-  std::optional<TpotInterval> tpot_interval;
+  // Set by the callers that hold the catalogs' intervals (serve::Simulate with catalogs, the serve command,
+  // serve::AttachIntervals).
+  std::optional<MetricInterval> tpot_interval;        // of metrics.tpot_s.mean, s
+  std::optional<MetricInterval> ttft_interval;        // of metrics.ttft_s.mean, s
+  std::optional<MetricInterval> throughput_interval;  // of metrics.throughput_requests_per_s, requests/s
 };
 
 // Runs the scenario. `sink` (may be null) receives a span per iteration and KV counters; the
