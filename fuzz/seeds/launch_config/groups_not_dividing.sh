@@ -1,0 +1,2 @@
+--num-layers 2 --hidden-size 64 --num-attention-heads 8
+--group-query-attention --num-query-groups 3

@@ -1,0 +1,1 @@
+--num-layers 32 --hidden-size 4 --num-attention-heads 32

@@ -1,0 +1,1 @@
+--num-layers 32 --hidden-size 16 --num-attention-heads 4 --swiglu
