@@ -18,6 +18,9 @@ Every residual is the ratio measured / predicted of a row the constants were not
   serving       TPOT of the published vLLM runs (serving-vllm-public, in validate.json: the mean, or the median
                 where the run reported that), each source (a GitHub issue or PR, a results page) one set; rows from a run that also set an engine
                 constant are left out (SERVING_FITTED).
+  memory        peak memory of real runs (megatron-lm-memory, pytorch-bf16-memory, torchtitan-h100-nd-memory in
+                validate.json; nothing is fitted to them), each set one; Korthikanti's per-component memory
+                (the paper's own accounting, not a run's log) is left out.
   serving-ttft, serving-throughput  the same for mean TTFT (serving-vllm-public-ttft) and request throughput
                 (serving-vllm-public-throughput); no row of theirs is from a run that set a constant.
 The interval is the 10th-90th percentile of the ratios with every set weighted equally (vTrain's 731 rows
@@ -33,6 +36,7 @@ HELD_OUT = ["megatron-bridge-moe-b200", "megatron-bridge-dense-b200", "nemo-long
             "torchtitan-a100-fsdp", "torchtitan-h100-nd", "torchtitan-h100-405b-2d",
             "bloom-a100-jean-zay", "flash-attention-gpt3"]
 LEVEL = 0.8
+MEMORY_SETS = ["megatron-lm-memory", "pytorch-bf16-memory", "torchtitan-h100-nd-memory"]
 SERVING_SET = "serving-vllm-public"
 SERVING_CSV = "data/validation/vllm_public_serving.csv"
 # Rows whose run also gave a constant: vLLM issue 6913's output-processing times set vllm-0.5's per-request CPU
@@ -125,6 +129,8 @@ def main(cv_path, val_path, *calibrate_paths):
         if s["name"] in HELD_OUT:
             other[s["name"]] = [r["measured"] / r["predicted"] for r in s["detail"]
                                 if r["feasible"] and r["predicted"] > 0]
+    memory = {s["name"]: [r["measured"] / r["predicted"] for r in s["detail"] if r["feasible"] and r["predicted"] > 0]
+              for s in validate if s["name"] in MEMORY_SETS}
     measured = {}
     for path in calibrate_paths:
         runs = json.load(open(path))["runs"]
@@ -137,7 +143,8 @@ def main(cv_path, val_path, *calibrate_paths):
     print("fitted-stack interval %.4f-%.4f" % (flo, fhi), file=log)
     for name, rs in fitted.items():
         print("  %-28s rows %4d  coverage %5.1f%%" % (name, len(rs), 100 * coverage(rs, flo, fhi)), file=log)
-    for label, sets, lo_, hi_ in [("other-stack", other, olo, ohi), ("measured-stack", measured, mlo, mhi)] + [
+    for label, sets, lo_, hi_ in [("other-stack", other, olo, ohi), ("measured-stack", measured, mlo, mhi),
+                                  ("memory", memory) + interval(memory)] + [
             (name, sets) + interval(sets) for name, _, sets, _, _ in serving_regimes]:
         print("%s interval %.4f-%.4f (coverage: leave one set out)" % (label, lo_, hi_), file=log)
         for name, rs in sets.items():
@@ -148,7 +155,7 @@ def main(cv_path, val_path, *calibrate_paths):
             print("  %-28s rows %4d  coverage %5.1f%% (interval without it %.3f-%.3f)"
                   % (name, len(rs), 100 * coverage(rs, lo, hi), lo, hi), file=log)
     rows = lambda sets: sum(len(v) for v in sets.values())
-    print("# Prediction intervals of predicted step times and serving figures (cost/prediction_intervals.h): per regime the"
+    print("# Prediction intervals of predicted step times, peak memory and serving figures (cost/prediction_intervals.h): per regime the"
           " %d%%" % int(100 * LEVEL))
     print("# interval of measured / predicted over rows no constant was fitted on, every set weighted equally.")
     print("# Written by scripts/fit-intervals.py (its docstring has the commands); coverage: docs/validation.md.")
@@ -165,6 +172,9 @@ def main(cv_path, val_path, *calibrate_paths):
     print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (mlo, mhi, len(measured), rows(measured)))
     print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
     print("    stacks: [%s]" % ", ".join(measured_stacks()))
+    print("  memory:")
+    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (interval(memory) + (len(memory), rows(memory))))
+    print("    what: \"peak memory per GPU of real runs (Megatron-LM, plain PyTorch bf16, torchtitan on H100)\"")
     for regime in serving_regimes:
         print_serving_regime(*regime)
 

@@ -54,6 +54,11 @@ nlohmann::ordered_json MemoryJson(const StepResult& r, Bytes capacity) {
   nlohmann::ordered_json mem;
   const StageMemory* peak = r.memory.empty() ? nullptr : &r.memory[r.peak_rank];
   mem["peak_bytes_per_gpu"] = report::JsonBytes(r.peak_memory);
+  if (r.memory_interval)
+    mem["peak_interval_bytes"] =
+        report::IntervalJson(static_cast<double>(report::JsonBytes(GiB(r.memory_interval->low_gib))),
+                             static_cast<double>(report::JsonBytes(GiB(r.memory_interval->high_gib))),
+                             r.memory_interval->level, r.memory_interval->regime, false);
   mem["peak_rank"] = r.peak_rank;
   mem["peak_reserved_bytes_per_gpu"] = report::JsonBytes(r.peak_reserved);
   mem["peak_reserved_range_bytes"] = {report::JsonBytes(r.peak_reserved_low),
@@ -321,6 +326,10 @@ void WriteTrainReport(const TrainOptions& o, const StepResult& r, Bytes capacity
         "ratios; docs/training-model.md \"Memory\")\n",
         FormatBytes(r.peak_memory), r.peak_rank, FormatBytes(r.peak_reserved),
         FormatBytes(r.peak_reserved_low), FormatBytes(r.peak_reserved_high));
+  if (const auto& iv = r.memory_interval)
+    out << fmt::format(
+        "peak allocated, {:.0f}% interval ({}): {} - {} (docs/validation.md \"Prediction intervals\")\n",
+        100 * iv->level, iv->regime, FormatBytes(GiB(iv->low_gib)), FormatBytes(GiB(iv->high_gib)));
 }
 
 }  // namespace dlsim::app

@@ -57,6 +57,12 @@ std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string&
   return r;
 }
 
+std::optional<MemoryInterval> MemoryIntervalOf(double peak_gib, const cost::PredictionIntervals& table) {
+  const cost::IntervalRegime* g = table.Find("memory");
+  if (g == nullptr || !(peak_gib > 0) || !std::isfinite(peak_gib)) return std::nullopt;
+  return MemoryInterval{peak_gib * g->low, peak_gib * g->high, table.level, g->name};
+}
+
 bool Overlaps(const StepInterval& a, const StepInterval& b) {
   return a.low_s <= b.high_s && b.low_s <= a.high_s;
 }

@@ -14,6 +14,7 @@ Result<StepResult> Simulate(const TrainOptions& options, const catalog::Catalogs
   if (r.step_time_s > 0)
     r.interval =
         IntervalOf(options, owned->gpu.architecture, r.step_time_s, catalogs.intervals, catalogs.training);
+  r.memory_interval = MemoryIntervalOf(r.peak_memory.ToGiB(), catalogs.intervals);
   return r;
 }
 

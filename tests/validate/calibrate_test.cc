@@ -294,6 +294,17 @@ TEST(PredictionInterval, SimulateAttachesIt) {
   ASSERT_TRUE(r.ok() && r->interval.has_value());
   EXPECT_LT(r->interval->low_s, r->step_time_s);
   EXPECT_GT(r->interval->high_s, r->step_time_s);
+  // So is the peak memory's: the shipped `memory` regime around the predicted peak, in GiB.
+  const cost::IntervalRegime* memory = c->intervals.Find("memory");
+  ASSERT_NE(memory, nullptr);
+  ASSERT_TRUE(r->memory_interval.has_value());
+  const double peak = r->peak_memory.ToGiB();
+  EXPECT_DOUBLE_EQ(r->memory_interval->low_gib, peak * memory->low);
+  EXPECT_DOUBLE_EQ(r->memory_interval->high_gib, peak * memory->high);
+  EXPECT_LT(r->memory_interval->low_gib, peak);
+  EXPECT_GT(r->memory_interval->high_gib, peak);
+  EXPECT_FALSE(MemoryIntervalOf(0.0, c->intervals).has_value());
+  EXPECT_FALSE(MemoryIntervalOf(peak, cost::PredictionIntervals{}).has_value());
 }
 
 }  // namespace

@@ -359,6 +359,27 @@ TEST_F(ValidationTest, ShippedServingIntervalIsTheOutOfFitRowsSpread) {
   }
 }
 
+// The shipped `memory` interval is the 10th-90th percentile of measured / predicted peak memory over the
+// three real-run memory sets (nothing fitted to them), so each bound is one of their rows' ratios; a change
+// that moves a memory prediction fails here until scripts/fit-intervals.py is run again.
+TEST_F(ValidationTest, ShippedMemoryIntervalIsTheRealRunsSpread) {
+  auto catalogs = io::LoadCatalogs({});
+  ASSERT_TRUE(catalogs.ok());
+  const cost::IntervalRegime* memory = catalogs->intervals.Find("memory");
+  ASSERT_NE(memory, nullptr);
+  std::vector<double> ratios;
+  for (const char* set : {"megatron-lm-memory", "pytorch-bf16-memory", "torchtitan-h100-nd-memory"})
+    for (const auto& r : Set(set).rows) ratios.push_back(r.measured / r.predicted);
+  EXPECT_EQ(static_cast<int>(ratios.size()), memory->rows);
+  EXPECT_EQ(memory->sets, 3);
+  for (double bound : {memory->low, memory->high})
+    EXPECT_TRUE(
+        std::any_of(ratios.begin(), ratios.end(), [&](double x) { return std::abs(x - bound) < 1e-4 * x; }))
+        << bound << ": run scripts/fit-intervals.py";
+  EXPECT_LT(memory->low, 1.0);
+  EXPECT_GT(memory->high, 1.0);
+}
+
 TEST_F(ValidationTest, EveryRowHasAPrediction) {
   for (const auto& s : *sets_)
     for (const auto& r : s.rows) EXPECT_GT(r.predicted, 0) << s.name << " " << r.label << " " << r.note;

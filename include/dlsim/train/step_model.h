@@ -115,6 +115,8 @@ struct StepResult {
   std::optional<CpAttentionSummary> cp_attention;  // set when a context-parallel layout priced attention
   // How sure step_time_s is (train/prediction_interval.h); set by train::Simulate.
   std::optional<StepInterval> interval;
+  // How sure peak_memory is (train/prediction_interval.h); set by train::Simulate.
+  std::optional<MemoryInterval> memory_interval;
 };
 
 // Bytes per parameter of the model state on one GPU before ZeRO sharding: weights (bf16; plus
