@@ -106,14 +106,20 @@ SERVING_REGIMES = [("serving", SERVING_SET, "mean TPOT"),
                     "request throughput (completed requests / the run's duration)")]
 
 
-def print_serving_regime(name, figure, sets, engines, gpus):
-    rows = sum(len(v) for v in sets.values())
+def print_regime(name, sets, what, **lists):
+    """One regime of intervals.yaml: its interval over `sets`, their counts, what it covers and its lists
+    (engines, gpus, stacks)."""
     lo, hi = interval(sets)
     print("  %s:" % name)
-    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (lo, hi, len(sets), rows))
-    print("    what: \"%s of published vLLM runs; the engine profiles and GPUs below\"" % figure)
-    print("    engines: [%s]" % ", ".join(engines))
-    print("    gpus: [%s]" % ", ".join(gpus))
+    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (lo, hi, len(sets), sum(map(len, sets.values()))))
+    print("    what: \"%s\"" % what)
+    for key, names in lists.items():
+        print("    %s: [%s]" % (key, ", ".join(names)))
+
+
+def ratios(s):
+    """measured / predicted of a validate.json set's rows that have a prediction."""
+    return [r["measured"] / r["predicted"] for r in s["detail"] if r["feasible"] and r["predicted"] > 0]
 
 
 def main(cv_path, val_path, *calibrate_paths):
@@ -121,16 +127,11 @@ def main(cv_path, val_path, *calibrate_paths):
     for s in json.load(open(cv_path))["sets"]:
         fitted[s["name"]] = [r["measured"] / r["kfold_predicted"] for r in s["row_predictions"]
                              if r["kfold_predicted"] > 0]
-    other = {}
     validate = json.load(open(val_path))
     serving_regimes = [(name, figure) + serving_sets(validate, set_name, SERVING_FITTED if name == "serving" else ())
                        for name, set_name, figure in SERVING_REGIMES]
-    for s in validate:
-        if s["name"] in HELD_OUT:
-            other[s["name"]] = [r["measured"] / r["predicted"] for r in s["detail"]
-                                if r["feasible"] and r["predicted"] > 0]
-    memory = {s["name"]: [r["measured"] / r["predicted"] for r in s["detail"] if r["feasible"] and r["predicted"] > 0]
-              for s in validate if s["name"] in MEMORY_SETS}
+    other = {s["name"]: ratios(s) for s in validate if s["name"] in HELD_OUT}
+    memory = {s["name"]: ratios(s) for s in validate if s["name"] in MEMORY_SETS}
     measured = {}
     for path in calibrate_paths:
         runs = json.load(open(path))["runs"]
@@ -154,7 +155,6 @@ def main(cv_path, val_path, *calibrate_paths):
             lo, hi = interval({k: v for k, v in sets.items() if k != name})
             print("  %-28s rows %4d  coverage %5.1f%% (interval without it %.3f-%.3f)"
                   % (name, len(rs), 100 * coverage(rs, lo, hi), lo, hi), file=log)
-    rows = lambda sets: sum(len(v) for v in sets.values())
     print("# Prediction intervals of predicted step times, peak memory and serving figures (cost/prediction_intervals.h): per regime the"
           " %d%%" % int(100 * LEVEL))
     print("# interval of measured / predicted over rows no constant was fitted on, every set weighted equally.")
@@ -162,21 +162,15 @@ def main(cv_path, val_path, *calibrate_paths):
     print("level: %.2f" % LEVEL)
     print("outside_widen: 1.5")
     print("regimes:")
-    print("  fitted-stack:")
-    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (flo, fhi, len(fitted), rows(fitted)))
-    print("    what: \"Megatron-LM / NeMo stacks (or none named), mixed precision, dense, A100 or H100; 5-fold CV\"")
-    print("  other-stack:")
-    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (olo, ohi, len(other), rows(other)))
-    print("    what: \"torchtitan, Megatron-DeepSpeed, MoE, B200, plain PyTorch without measured rates; held-out sets\"")
-    print("  measured-stack:")
-    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (mlo, mhi, len(measured), rows(measured)))
-    print("    what: \"stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps\"")
-    print("    stacks: [%s]" % ", ".join(measured_stacks()))
-    print("  memory:")
-    print("    low: %.4f\n    high: %.4f\n    sets: %d\n    rows: %d" % (interval(memory) + (len(memory), rows(memory))))
-    print("    what: \"peak memory per GPU of real runs (Megatron-LM, plain PyTorch bf16, torchtitan on H100)\"")
-    for regime in serving_regimes:
-        print_serving_regime(*regime)
+    print_regime("fitted-stack", fitted, "Megatron-LM / NeMo stacks (or none named), mixed precision, dense, A100 or H100; 5-fold CV")
+    print_regime("other-stack", other, "torchtitan, Megatron-DeepSpeed, MoE, B200, plain PyTorch without measured rates; held-out sets")
+    print_regime("measured-stack", measured, "stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps",
+                 stacks=measured_stacks())
+    print_regime("memory", memory, "peak memory per GPU of real runs (Megatron-LM, plain PyTorch bf16, torchtitan on H100)")
+    for name, figure, sets, engines, gpus in serving_regimes:
+        print_regime(name, sets, "%s of published vLLM runs; the engine profiles and GPUs below" % figure,
+                     engines=engines, gpus=gpus)
+
 
 if __name__ == "__main__":
     main(*sys.argv[1:])

@@ -27,6 +27,19 @@ void AddInterval(nlohmann::ordered_json& j, const char* key, const std::optional
   if (iv) j[key] = report::IntervalJson(iv->low, iv->high, iv->level, iv->regime, iv->outside);
 }
 
+std::string Sec(double s) { return report::FormatDuration(Seconds(s)); }
+
+// The interval of a latency's mean (serve/prediction_interval.h), when it has one.
+void IntervalRow(report::Table& t, const std::string& name, const std::optional<serve::MetricInterval>& iv) {
+  if (!iv) return;
+  t.AddRow({fmt::format("{} mean, {:.0f}% interval ({})", name, 100 * iv->level, IntervalSource(*iv)), "", "",
+            "", Sec(iv->low) + " - " + Sec(iv->high)});
+}
+
+void LatencyRow(report::Table& t, const std::string& name, const Percentiles& p) {
+  t.AddRow({name, Sec(p.p50), Sec(p.p90), Sec(p.p99), Sec(p.mean)});
+}
+
 }  // namespace
 
 nlohmann::ordered_json ServeJson(const ServeResult& r) {
@@ -94,23 +107,6 @@ nlohmann::ordered_json CapacityJson(const CapacityResult& cap, double target) {
   }
   return j;
 }
-
-namespace {
-
-std::string Sec(double s) { return report::FormatDuration(Seconds(s)); }
-
-// The interval of a latency's mean (serve/prediction_interval.h), when it has one.
-void IntervalRow(report::Table& t, const std::string& name, const std::optional<serve::MetricInterval>& iv) {
-  if (!iv) return;
-  t.AddRow({fmt::format("{} mean, {:.0f}% interval ({})", name, 100 * iv->level, IntervalSource(*iv)), "", "",
-            "", Sec(iv->low) + " - " + Sec(iv->high)});
-}
-
-void LatencyRow(report::Table& t, const std::string& name, const Percentiles& p) {
-  t.AddRow({name, Sec(p.p50), Sec(p.p90), Sec(p.p99), Sec(p.mean)});
-}
-
-}  // namespace
 
 std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
   std::string out = fmt::format("{}: {} on {} x {} (tp {}, pp {}), scheduler {}, {} operators\n", o.name,

@@ -22,7 +22,7 @@ struct ServingRuns;  // serving_sets.cc: every row of vllm_public_serving.csv, s
 // `serving` keeps the serving rows' runs for the four sets that score them.
 struct Runner {
   const catalog::Catalogs& catalogs;
-  std::shared_ptr<const ServingRuns> serving;
+  std::shared_ptr<const ServingRuns> serving = nullptr;
   Result<train::StepResult> Run(const train::TrainOptions& o) const;
 };
 
