@@ -11,6 +11,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
+# setup.cfg puts egg_info's metadata here, which setuptools requires to exist.
+(ROOT / "build" / "setuptools").mkdir(parents=True, exist_ok=True)
 
 
 class CMakeBuild(build_ext):

@@ -43,11 +43,18 @@ class TrainTest(unittest.TestCase):
         self.assertEqual([f for f in os.listdir(".") if f.startswith(".dlsim-scenario-")], [])
 
     def test_inline_scenarios_write_no_file(self):
-        # Parsed from text: nothing appears in the working directory (which may be read-only).
-        before = sorted(os.listdir("."))
-        dlsim.train({"model": {"name": "llama3-8b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})
-        dlsim.train("model: {name: llama3-8b}\nhardware: {node: dgx-h100, gpus: 8}\n")
-        self.assertEqual(sorted(os.listdir(".")), before)
+        # Parsed from text: nothing appears in the working directory (which may be read-only). An empty folder of
+        # its own, so that other tests writing beside the repository (pip_install runs at the same time) cannot
+        # change what is listed.
+        home = os.getcwd()
+        with tempfile.TemporaryDirectory() as cwd:
+            os.chdir(cwd)
+            try:
+                dlsim.train({"model": {"name": "llama3-8b"}, "hardware": {"node": "dgx-h100", "gpus": 8}})
+                dlsim.train("model: {name: llama3-8b}\nhardware: {node: dgx-h100, gpus: 8}\n")
+                self.assertEqual(os.listdir("."), [])
+            finally:
+                os.chdir(home)
 
     def test_bad_input_raises_with_the_location(self):
         with self.assertRaises(dlsim.ScenarioError) as e:
