@@ -82,6 +82,7 @@ int RunPlanCommand(const PlanArgs& args, const CommonArgs& common, std::ostream&
   if (auto gpu = catalogs->hardware.FindGpu(base.hardware.gpu); gpu.ok())
     result->unit_interval =
         train::IntervalOf(base, (*gpu)->architecture, 1.0, catalogs->intervals, catalogs->training);
+  result->unit_memory_interval = train::MemoryIntervalOf(1.0, catalogs->intervals);
   if (Status st = WriteFiles(args, base, *result, err); !st.ok()) return ReportError("plan", st.error(), err);
   if (args.json) {
     out << JsonOutput(

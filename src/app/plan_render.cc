@@ -118,6 +118,25 @@ void WriteTies(const PlanResult& r, const std::vector<const EvaluatedCandidate*>
   out << WrapText(line, kReportWidth, 2) << "\n";
 }
 
+// Writes the peak-memory interval (one ratio for every layout) and the rows of the top table, and the
+// scenario's own layout, that fit at their predicted peak but not at the interval's upper end.
+void WriteMemoryRisk(const PlanResult& r, const std::vector<const EvaluatedCandidate*>& top,
+                     std::ostream& out) {
+  if (!r.unit_memory_interval || top.empty()) return;
+  const train::MemoryInterval& u = *r.unit_memory_interval;
+  std::vector<std::string> risky;
+  for (size_t k = 0; k < top.size(); ++k)
+    if (r.MemoryAtRisk(*top[k])) risky.push_back("#" + std::to_string(k + 1));
+  if (r.baseline && r.MemoryAtRisk(r.evaluated[*r.baseline])) risky.push_back("the scenario's own layout");
+  std::string line = fmt::format("{:.0f}% interval of peak memory: x{:.3f}-{:.3f} ({}); ", 100 * u.level,
+                                 u.low_gib, u.high_gib, u.regime);
+  line += risky.empty() ? fmt::format("every row fits the usable {} GiB at its upper end",
+                                      FormatNumber(r.usable_memory_bytes / kGiB, 4))
+                        : fmt::format("may not fit the usable {} GiB at its upper end: {}",
+                                      FormatNumber(r.usable_memory_bytes / kGiB, 4), Join(risky, ", "));
+  out << WrapText(line, kReportWidth, 2) << "\n";
+}
+
 // Writes, for each row of the top table after the first, why it is not first (its gap, the component
 // that grew most, the keys that differ), wrapped to kReportWidth.
 void WriteWhyNotFirst(const std::vector<const EvaluatedCandidate*>& top, Objective objective,
@@ -146,6 +165,14 @@ void WriteBaselineLine(const train::TrainOptions& base, const PlanResult& r, con
   out << "\n" << WrapText(line, kReportWidth, 2) << "\n";
 }
 
+// A feasible candidate's peak-memory interval and whether its upper end exceeds the usable memory.
+void AddMemoryInterval(const PlanResult& r, const EvaluatedCandidate& c, nlohmann::ordered_json& e) {
+  if (!r.unit_memory_interval || !c.eval.feasible) return;
+  e["peak_memory_interval_gib"] = {c.eval.peak_memory_bytes / kGiB * r.unit_memory_interval->low_gib,
+                                   c.eval.peak_memory_bytes / kGiB * r.unit_memory_interval->high_gib};
+  e["memory_at_risk"] = r.MemoryAtRisk(c);
+}
+
 // The top_k feasible candidates by rank, each with why it is not first.
 nlohmann::ordered_json TopJson(const PlanResult& r, const PlanOptions& options) {
   nlohmann::ordered_json top = nlohmann::ordered_json::array();
@@ -157,6 +184,7 @@ nlohmann::ordered_json TopJson(const PlanResult& r, const PlanOptions& options) 
                                    c.eval.step_time_s * r.unit_interval->high_s};
       e["tie_with_best"] = r.TiesBest(c);
     }
+    AddMemoryInterval(r, c, e);
     e["why"] = WhyDifferent(*r.Best(), c, r.objective);
     top.push_back(e);
   }
@@ -180,6 +208,7 @@ nlohmann::ordered_json BaselineJson(const PlanResult& r) {
     base = CandidateJson(r.evaluated[*r.baseline]);
     base["rank"] =
         r.baseline_rank ? nlohmann::ordered_json(*r.baseline_rank) : nlohmann::ordered_json(nullptr);
+    AddMemoryInterval(r, r.evaluated[*r.baseline], base);
   }
   return base;
 }
@@ -236,6 +265,7 @@ nlohmann::ordered_json PlanJson(const PlanResult& r, const PlanOptions& options,
   j["space_size"] = r.space_size;
   j["elapsed_s"] = r.elapsed_s;
   j["backend"] = r.backend;
+  j["usable_memory_gib"] = r.usable_memory_bytes / kGiB;
   j["baseline"] = BaselineJson(r);
   j["pareto"] = ParetoJson(r);
   if (all) {
@@ -286,6 +316,7 @@ void WritePlanReport(const train::TrainOptions& base, const PlanOptions& options
   const std::vector<const EvaluatedCandidate*> top = TopCandidates(r, options);
   out << "\n" << TopTable(r, top);
   WriteTies(r, top, out);
+  WriteMemoryRisk(r, top, out);
   WriteWhyNotFirst(top, r.objective, out);
   out << "\nPareto front, step time vs GPUs:\n" << Pareto(r, r.pareto_gpus);
   out << "Pareto front, step time vs peak memory per GPU:\n" << Pareto(r, r.pareto_memory);

@@ -296,6 +296,7 @@ Result<PlanResult> RunPlanner(const train::TrainOptions& base, const PlanOptions
       EvaluateCandidates(en, base_id, options.dominance, backend, fn, progress);
   PlanResult r = ScoreEvaluations(base, options.constraints, en, evals, base_id);
   r.backend = backend.Describe();
+  r.usable_memory_bytes = usable.ToBytes();
   RankFeasible(r);
   r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

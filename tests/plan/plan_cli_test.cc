@@ -50,6 +50,34 @@ TEST(PlanCli, JsonHasTheContractFields) {
   EXPECT_EQ(j["pruned"]["by_reason"].size(), 8u);
 }
 
+// Each top row's peak memory carries the `memory` regime's interval (one ratio for all), and a row is "at
+// risk" exactly when it fits at its predicted peak but its interval's upper end exceeds the usable memory.
+// Memory is tight in this space (13B on 8-16 GPUs), so some top rows must be at risk and the report names
+// them.
+TEST(PlanCli, TopRowsCarryAMemoryIntervalAndItsRisk) {
+  const Outcome o = Shell(Dlsim() + " plan " + Scenario() + " --json --threads 2 --top 40");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const nlohmann::json j = nlohmann::json::parse(o.output);
+  const double usable = j["usable_memory_gib"].get<double>();
+  EXPECT_NEAR(usable, 80.0 * 0.95, 1e-9);  // H100 80 GiB less the 5% headroom
+  int risky = 0, safe = 0;
+  for (const auto& row : j["top"]) {
+    const double peak = row["peak_memory_gib"].get<double>();
+    const auto& band = row["peak_memory_interval_gib"];
+    ASSERT_LT(band[0].get<double>(), peak);
+    ASSERT_GT(band[1].get<double>(), peak);
+    ASSERT_LE(peak, usable);
+    EXPECT_EQ(row["memory_at_risk"].get<bool>(), band[1].get<double>() > usable) << row.dump();
+    (row["memory_at_risk"].get<bool>() ? risky : safe) += 1;
+  }
+  EXPECT_GT(risky, 0);
+  EXPECT_GT(safe, 0);
+  const Outcome text = Shell(Dlsim() + " plan " + Scenario() + " --threads 2 --top 40");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("may not fit the usable 76 GiB at its upper end: #"), std::string::npos)
+      << text.output;
+}
+
 TEST(PlanCli, CsvAndBestScenario) {
   const std::string csv = Tmp("all.csv"), best = Tmp("best.yaml");
   const Outcome o = Shell(Dlsim() + " plan " + Scenario() + " --csv " + csv + " --write-best " + best);

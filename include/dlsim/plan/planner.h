@@ -57,12 +57,21 @@ struct PlanResult {
   // The interval of a 1 s prediction in the scenario's regime (train/prediction_interval.h; every
   // candidate shares the scenario's stack, model and GPU, so one ratio applies to all); set by the caller.
   std::optional<train::StepInterval> unit_interval;
+  // The same for a peak memory of 1 GiB (the `memory` regime: one ratio for every layout); set by the caller.
+  std::optional<train::MemoryInterval> unit_memory_interval;
+  double usable_memory_bytes = 0;  // what feasibility was judged against: capacity less the headroom
 
   const EvaluatedCandidate* Best() const { return ranking.empty() ? nullptr : &evaluated[ranking[0]]; }
   // Whether `c`'s step-time interval overlaps the best's (a tie: the model cannot tell them apart).
   bool TiesBest(const EvaluatedCandidate& c) const {
     if (!unit_interval || Best() == nullptr) return false;
     return c.eval.step_time_s * unit_interval->low_s <= Best()->eval.step_time_s * unit_interval->high_s;
+  }
+  // Whether `c` fits at its predicted peak but not at its interval's upper end: a layout that may run out
+  // of memory on the real stack (the memory interval's spread is that of real runs' logged peaks).
+  bool MemoryAtRisk(const EvaluatedCandidate& c) const {
+    if (!unit_memory_interval || !c.eval.feasible) return false;
+    return c.eval.peak_memory_bytes * unit_memory_interval->high_gib > usable_memory_bytes;
   }
   size_t Feasible() const { return ranking.size(); }
 };
