@@ -74,6 +74,34 @@ std::string Pruned(const plan::PlanResult& r) {
   return out;
 }
 
+// The best layout's step-time interval and how many of the feasible layouts tie with it, then how many fit
+// at their predicted peak but not at the memory interval's upper end; "" without intervals.
+std::string IntervalSummary(const plan::PlanResult& r, const plan::EvaluatedCandidate& best) {
+  std::string out;
+  if (r.unit_interval) {
+    size_t ties = 0;
+    for (size_t i : r.ranking) ties += &r.evaluated[i] != &best && r.TiesBest(r.evaluated[i]);
+    out = fmt::format(
+        " ({:.0f}% interval {} - {}, {}; {} other feasible layouts tie with it)",
+        100 * r.unit_interval->level,
+        report::FormatDuration(Duration::FromSeconds(best.eval.step_time_s * r.unit_interval->low_s)),
+        report::FormatDuration(Duration::FromSeconds(best.eval.step_time_s * r.unit_interval->high_s)),
+        r.unit_interval->regime, ties);
+  }
+  return out;
+}
+
+// How many feasible layouts may not fit on the real stack (plan::PlanResult::MemoryAtRisk).
+std::string MemoryRiskSummary(const plan::PlanResult& r) {
+  size_t risky = 0;
+  for (size_t i : r.ranking) risky += r.MemoryAtRisk(r.evaluated[i]);
+  return fmt::format(
+      "{} of {} feasible layouts fit at their predicted peak but not at the {:.0f}% interval's "
+      "upper end (x{:.3f}) of the usable {}",
+      risky, r.Feasible(), 100 * r.unit_memory_interval->level, r.unit_memory_interval->high_gib,
+      report::FormatBytes(ByteCount(r.usable_memory_bytes)));
+}
+
 }  // namespace
 
 report::HtmlPage PlanHtml(const train::TrainOptions& base, const plan::PlanResult& r) {
@@ -84,9 +112,11 @@ report::HtmlPage PlanHtml(const train::TrainOptions& base, const plan::PlanResul
                                  r.evaluated.size(), r.Feasible())}};
   if (const plan::EvaluatedCandidate* best = r.Best()) {
     items.emplace_back("best", plan::DescribeCandidate(best->candidate, true));
-    items.emplace_back("best step time",
-                       report::FormatDuration(Duration::FromSeconds(best->eval.step_time_s)));
+    items.emplace_back(
+        "best step time",
+        report::FormatDuration(Duration::FromSeconds(best->eval.step_time_s)) + IntervalSummary(r, *best));
   }
+  if (r.unit_memory_interval) items.emplace_back("memory risk", MemoryRiskSummary(r));
   page.AddSummary(std::move(items));
   page.AddChart(
       "Step time against memory",

@@ -60,10 +60,11 @@ Status WriteCsv(const std::string& dir, const serve::ServeResult& r, std::ostrea
 }
 
 // Simulates with the trace and the HTML recorder (if any) attached; says on `err` where the
-// trace went; writes the HTML report and the CSV folder when asked.
+// trace went; attaches the intervals; writes the HTML report and the CSV folder when asked.
 Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const serve::ServeEnvironment& env,
-                                             const serve::IterationCostModel& cost, const ServeArgs& args,
-                                             std::ostream& err) {
+                                             const serve::IterationCostModel& cost,
+                                             const cost::PredictionIntervals& intervals,
+                                             const ServeArgs& args, std::ostream& err) {
   const report::RunInfo run{options.name, "serve", {{"seed", static_cast<int64_t>(options.workload.seed)}}};
   DLSIM_ASSIGN_OR_RETURN(RunSinks sinks, RunSinks::Open(args.trace_path, args.html_path, run, {args.file}));
   if (!args.trace_path.empty() && options.workload.requests > kTraceWarnRequests)
@@ -73,6 +74,7 @@ Result<serve::ServeResult> SimulateWithSinks(serve::ServeOptions options, const 
   DLSIM_ASSIGN_OR_RETURN(serve::ServeResult r, serve::Simulate(options, cost, env.schedulers, env.routers,
                                                                sinks.sink(), args.progress));
   DLSIM_RETURN_IF_ERROR(sinks.Finish(err));
+  serve::AttachIntervals(options, intervals, r);
   if (!args.csv_dir.empty()) DLSIM_RETURN_IF_ERROR(WriteCsv(args.csv_dir, r, err));
   if (!args.html_path.empty()) {
     DLSIM_RETURN_IF_ERROR(WritePage(ServeHtml(options, r, *sinks.recorder()), args.html_path, err));
@@ -109,9 +111,8 @@ int RunServeCommand(const ServeArgs& args, const CommonArgs& common, std::ostrea
     return kExitUsage;
   }
   if (args.capacity) return RunCapacity(args, *options, **env, **cost, catalogs->intervals, out, err);
-  auto result = SimulateWithSinks(*options, **env, **cost, args, err);
+  auto result = SimulateWithSinks(*options, **env, **cost, catalogs->intervals, args, err);
   if (!result.ok()) return ReportError("serve", result.error(), err);
-  serve::AttachIntervals(*options, catalogs->intervals, *result);
   if (args.json) {
     out << JsonOutput(WithInputs(ServeJson(*result), io::ResolvedServeScenario(*options)));
   } else {

@@ -18,6 +18,22 @@ std::string Pct(const Percentiles& p, double scale, const char* unit) {
   return fmt::format("p50 {:.4g} {}, p99 {:.4g} {}", p.p50 * scale, unit, p.p99 * scale, unit);
 }
 
+// " (80% interval LOW - HIGH UNIT, REGIME)": how sure a figure is (serve/prediction_interval.h); "" without
+// an interval. `scale` and `unit` as Pct's.
+std::string IntervalText(const std::optional<serve::MetricInterval>& iv, double scale, const char* unit) {
+  if (!iv) return "";
+  return fmt::format(" ({:.0f}% interval {:.4g} - {:.4g} {}, {})", 100 * iv->level, iv->low * scale,
+                     iv->high * scale, unit,
+                     iv->outside ? "OUTSIDE the validated runs: widened" : iv->regime);
+}
+
+// "; mean M UNIT (80% interval ...)": a latency's mean, which is what its interval is of.
+std::string MeanWithInterval(double mean, const std::optional<serve::MetricInterval>& iv, double scale,
+                             const char* unit) {
+  if (!iv) return "";
+  return fmt::format("; mean {:.4g} {}", mean * scale, unit) + IntervalText(iv, scale, unit);
+}
+
 void AddSummary(const serve::ServeOptions& o, const serve::ServeResult& r, report::HtmlPage& page) {
   const serve::ServeMetrics& m = r.metrics;
   std::vector<std::pair<std::string, std::string>> items{
@@ -27,9 +43,15 @@ void AddSummary(const serve::ServeOptions& o, const serve::ServeResult& r, repor
   if (!r.feasible) items.emplace_back("infeasible", r.reason);
   items.emplace_back("requests", fmt::format("{} of {} completed", m.requests_completed, m.requests_total));
   items.emplace_back("output throughput", fmt::format("{:.1f} tokens/s", m.throughput_tokens_per_s));
+  items.emplace_back("request throughput", fmt::format("{:.4g} requests/s", m.throughput_requests_per_s) +
+                                               IntervalText(r.throughput_interval, 1, "requests/s"));
   items.emplace_back("SLO attainment", report::FormatPercent(m.slo_attainment));
-  items.emplace_back("TTFT", Pct(m.ttft_s, 1, "s"));
-  items.emplace_back("TPOT", m.tpot_requests > 0 ? Pct(m.tpot_s, 1e3, "ms") : "n/a (one output token each)");
+  items.emplace_back("TTFT",
+                     Pct(m.ttft_s, 1, "s") + MeanWithInterval(m.ttft_s.mean, r.ttft_interval, 1, "s"));
+  items.emplace_back(
+      "TPOT", m.tpot_requests > 0
+                  ? Pct(m.tpot_s, 1e3, "ms") + MeanWithInterval(m.tpot_s.mean, r.tpot_interval, 1e3, "ms")
+                  : "n/a (one output token each)");
   page.AddSummary(std::move(items));
 }
 

@@ -16,17 +16,36 @@ std::string Layout(const train::ParallelPlan& p) {
                      p.chunks > 1 ? fmt::format(", {} chunks", p.chunks) : "");
 }
 
+// " (80% interval LOW - HIGH, REGIME)": how sure the step time is (train/prediction_interval.h).
+std::string StepIntervalText(const train::StepResult& r) {
+  if (!r.interval) return "";
+  const train::StepInterval& iv = *r.interval;
+  return fmt::format(" ({:.0f}% interval {} - {}, {}{})", 100 * iv.level,
+                     report::FormatDuration(Duration::FromSeconds(iv.low_s)),
+                     report::FormatDuration(Duration::FromSeconds(iv.high_s)), iv.regime,
+                     iv.outside ? ", OUTSIDE every validated regime: widened" : "");
+}
+
+// The same for the peak memory.
+std::string MemoryIntervalText(const train::StepResult& r) {
+  if (!r.memory_interval) return "";
+  const train::MemoryInterval& iv = *r.memory_interval;
+  return fmt::format(", {:.0f}% interval {} - {}, {}", 100 * iv.level, report::FormatBytes(GiB(iv.low_gib)),
+                     report::FormatBytes(GiB(iv.high_gib)), iv.regime);
+}
+
 void AddSummary(const train::TrainOptions& o, const train::StepResult& r, report::HtmlPage& page) {
   std::vector<std::pair<std::string, std::string>> items{{"model", o.model.name}, {"layout", Layout(r.plan)}};
   if (!r.feasible) items.emplace_back("infeasible", r.reason);
   if (r.step_time_s > 0) {
-    items.emplace_back("step time", report::FormatDuration(Duration::FromSeconds(r.step_time_s)));
+    items.emplace_back("step time",
+                       report::FormatDuration(Duration::FromSeconds(r.step_time_s)) + StepIntervalText(r));
     items.emplace_back("tokens/s per GPU", fmt::format("{:.0f}", r.tokens_per_s_per_gpu));
     items.emplace_back("MFU", report::FormatPercent(r.mfu));
     items.emplace_back("bottleneck", r.bottleneck);
   }
-  items.emplace_back("peak memory",
-                     report::FormatBytes(r.peak_memory) + " (rank " + std::to_string(r.peak_rank) + ")");
+  items.emplace_back("peak memory", report::FormatBytes(r.peak_memory) + " (rank " +
+                                        std::to_string(r.peak_rank) + MemoryIntervalText(r) + ")");
   page.AddSummary(std::move(items));
 }
 

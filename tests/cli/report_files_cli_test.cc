@@ -53,6 +53,11 @@ TEST(HtmlReport, TrainShowsTheTimelineMemoryAndBreakdownAndChangesNoResult) {
   EXPECT_NE(html.find(">forward</text>"), std::string::npos);  // the legend names the span kinds
   EXPECT_NE(html.find(">backward</text>"), std::string::npos);
   EXPECT_NE(html.find("<h2>Memory</h2>"), std::string::npos);
+  // The summary says how sure its two predictions are, as the report does: the step time's interval in its
+  // regime and the peak memory's.
+  EXPECT_EQ(Count(html, "80% interval"), 2u);
+  EXPECT_NE(html.find(", fitted-stack)"), std::string::npos);
+  EXPECT_NE(html.find(" GiB, memory)"), std::string::npos);
 }
 
 // The nearest-rank quantile, as core/stats Summarize computes it.
@@ -115,6 +120,9 @@ TEST(HtmlReport, ServeHasLatencyCdfsAndTimeSeries) {
   EXPECT_EQ(Count(html, "no data"), 0u);
   // The TTFT and TPOT SLOs (1 s, 50 ms) as lines on their CDFs (issue 36), each named in its legend.
   EXPECT_EQ(Count(html, ">SLO</text>"), 2u);
+  // The request throughput, mean TTFT and mean TPOT carry their intervals, as in the report (issue 37).
+  EXPECT_EQ(Count(html, "80% interval"), 3u);
+  EXPECT_NE(html.find("requests/s (80% interval"), std::string::npos);
 }
 
 TEST(HtmlReport, PlanMarksTheBestLayoutOnItsParetoFront) {
@@ -127,6 +135,10 @@ TEST(HtmlReport, PlanMarksTheBestLayoutOnItsParetoFront) {
   EXPECT_EQ(Count(html, ">best</text>"), 2u);
   EXPECT_EQ(Count(html, ">scenario</text>"), 2u);
   EXPECT_NE(html.find(">Pareto front</text>"), std::string::npos);
+  // The best layout's interval, the layouts that tie with it, and those that may not fit (issue 32).
+  EXPECT_NE(html.find("other feasible layouts tie with it)"), std::string::npos);
+  EXPECT_NE(html.find("feasible layouts fit at their predicted peak but not at the 80% interval"),
+            std::string::npos);
   // Reasons group with their figures replaced, not the digits of names (issue 36: "h#-sxm#-#gb").
   EXPECT_NE(html.find("needs # GiB, the h100-sxm5-80gb has # GiB"), std::string::npos);
   EXPECT_EQ(html.find("h#-sxm"), std::string::npos);
