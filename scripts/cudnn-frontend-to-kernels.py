@@ -12,6 +12,8 @@ Each row's published time is kept as measured; its TFLOP/s is checked against th
 """
 import csv, os, sys
 
+from kernels_csv import write_per_gpu
+
 FILES = {"NVIDIA H200": "kernels-h200.csv", "NVIDIA GB200": "kernels-gb200.csv"}
 COLUMNS = ["op", "dtype", "batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "causal", "backend",
            "measured_ms", "source"]
@@ -41,17 +43,9 @@ def rows(path):
 
 
 def main(folder):
-    out = {gpu: [] for gpu in FILES}
-    for gpu, row in rows(os.path.join(folder, "llama3.1_sdpa_bf16.csv")):
-        out[gpu].append(row)
-    for gpu, name in FILES.items():
-        with open(os.path.join(folder, name), "w", newline="") as f:
-            f.write(f"# dlsim kernels input: cudnn-frontend's published {gpu} cuDNN SDPA timings "
-                    "(llama3.1_sdpa_bf16.csv beside this file; README.md), written by scripts/cudnn-frontend-to-kernels.py\n")
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(COLUMNS)
-            w.writerows(out[gpu])
-        print(f"{name}: {len(out[gpu])} rows", file=sys.stderr)
+    write_per_gpu(folder, FILES, COLUMNS, rows(os.path.join(folder, "llama3.1_sdpa_bf16.csv")),
+                  lambda gpu: f"dlsim kernels input: cudnn-frontend's published {gpu} cuDNN SDPA timings "
+                    "(llama3.1_sdpa_bf16.csv beside this file; README.md), written by scripts/cudnn-frontend-to-kernels.py")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ FlashAttention-3 are families dlsim does not price: their rows stay in figures.c
 """
 import csv, os, sys
 
+from kernels_csv import write_per_gpu
+
 FAMILY = {"pytorch": "math", "flash2": "flash", "xformers": "efficient", "flash_triton": "triton",
           "triton": "triton", "cudnn": "cudnn"}
 FILES = {"a100-sxm4-80gb": "kernels-a100.csv", "h100-sxm5-80gb": "kernels-h100.csv"}
@@ -41,17 +43,9 @@ def rows(figures):
 
 
 def main(folder):
-    out = {gpu: [] for gpu in FILES}
-    for gpu, row in rows(os.path.join(folder, "figures.csv")):
-        out[gpu].append(row)
-    for gpu, name in FILES.items():
-        with open(os.path.join(folder, name), "w", newline="") as f:
-            f.write(f"# dlsim kernels input: flash-attention's published {gpu} attention speeds "
-                    "(figures.csv beside this file; README.md), written by scripts/fa-figures-to-kernels.py\n")
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(COLUMNS)
-            w.writerows(out[gpu])
-        print(f"{name}: {len(out[gpu])} rows", file=sys.stderr)
+    write_per_gpu(folder, FILES, COLUMNS, rows(os.path.join(folder, "figures.csv")),
+                  lambda gpu: f"dlsim kernels input: flash-attention's published {gpu} attention speeds "
+                    "(figures.csv beside this file; README.md), written by scripts/fa-figures-to-kernels.py")
 
 
 if __name__ == "__main__":
