@@ -5,6 +5,7 @@
 #include <map>
 
 #include "dlsim/app/plan_render.h"
+#include "dlsim/app/train_render.h"
 #include "dlsim/report/format.h"
 #include "dlsim/report/svg_chart.h"
 
@@ -86,7 +87,7 @@ std::string IntervalSummary(const plan::PlanResult& r, const plan::EvaluatedCand
         100 * r.unit_interval->level,
         report::FormatDuration(Duration::FromSeconds(best.eval.step_time_s * r.unit_interval->low_s)),
         report::FormatDuration(Duration::FromSeconds(best.eval.step_time_s * r.unit_interval->high_s)),
-        r.unit_interval->regime, ties);
+        IntervalRegimeLabel(*r.unit_interval), ties);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/app/train_render.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/report/table.h"
 
@@ -110,9 +111,9 @@ void WriteTies(const PlanResult& r, const std::vector<const EvaluatedCandidate*>
   std::vector<std::string> ties;
   for (size_t k = 1; k < top.size(); ++k)
     if (r.TiesBest(*top[k])) ties.push_back("#" + std::to_string(k + 1));
-  std::string line = fmt::format("{:.0f}% interval of #1: {}-{} s ({}{}); ", 100 * u.level,
-                                 FormatNumber(best * u.low_s, 4), FormatNumber(best * u.high_s, 4), u.regime,
-                                 u.outside ? ", OUTSIDE every validated regime" : "");
+  std::string line =
+      fmt::format("{:.0f}% interval of #1: {}-{} s ({}); ", 100 * u.level, FormatNumber(best * u.low_s, 4),
+                  FormatNumber(best * u.high_s, 4), IntervalRegimeLabel(u));
   line +=
       ties.empty() ? "no other row ties with it" : "ties with it (intervals overlap): " + Join(ties, ", ");
   out << WrapText(line, kReportWidth, 2) << "\n";

@@ -23,8 +23,7 @@ std::string Pct(const Percentiles& p, double scale, const char* unit) {
 std::string IntervalText(const std::optional<serve::MetricInterval>& iv, double scale, const char* unit) {
   if (!iv) return "";
   return fmt::format(" ({:.0f}% interval {:.4g} - {:.4g} {}, {})", 100 * iv->level, iv->low * scale,
-                     iv->high * scale, unit,
-                     iv->outside ? "OUTSIDE the validated runs: widened" : iv->regime);
+                     iv->high * scale, unit, IntervalSource(*iv));
 }
 
 // "; mean M UNIT (80% interval ...)": a latency's mean, which is what its interval is of.

@@ -16,12 +16,11 @@ using serve::ServeMetrics;
 using serve::ServeOptions;
 using serve::ServeResult;
 
-namespace {
-
-// Where an interval comes from, as the report's row names it.
 std::string IntervalSource(const serve::MetricInterval& iv) {
   return iv.outside ? "OUTSIDE the validated runs: widened" : iv.regime;
 }
+
+namespace {
 
 void AddInterval(nlohmann::ordered_json& j, const char* key, const std::optional<serve::MetricInterval>& iv) {
   if (iv) j[key] = report::IntervalJson(iv->low, iv->high, iv->level, iv->regime, iv->outside);

@@ -20,10 +20,9 @@ std::string Layout(const train::ParallelPlan& p) {
 std::string StepIntervalText(const train::StepResult& r) {
   if (!r.interval) return "";
   const train::StepInterval& iv = *r.interval;
-  return fmt::format(" ({:.0f}% interval {} - {}, {}{})", 100 * iv.level,
+  return fmt::format(" ({:.0f}% interval {} - {}, {})", 100 * iv.level,
                      report::FormatDuration(Duration::FromSeconds(iv.low_s)),
-                     report::FormatDuration(Duration::FromSeconds(iv.high_s)), iv.regime,
-                     iv.outside ? ", OUTSIDE every validated regime: widened" : "");
+                     report::FormatDuration(Duration::FromSeconds(iv.high_s)), IntervalRegimeLabel(iv));
 }
 
 // The same for the peak memory.

@@ -157,6 +157,10 @@ nlohmann::ordered_json CpAttentionJson(const train::CpAttentionSummary& s) {
 
 }  // namespace
 
+std::string IntervalRegimeLabel(const train::StepInterval& iv) {
+  return iv.outside ? iv.regime + ", OUTSIDE every validated regime" : iv.regime;
+}
+
 nlohmann::ordered_json TrainJson(const TrainOptions& o, const StepResult& r, Bytes capacity) {
   nlohmann::ordered_json j;
   j["feasible"] = r.feasible;
@@ -210,10 +214,10 @@ report::Table StepTable(const StepResult& r) {
   step.AddColumn("metric", "", report::Align::kLeft).AddColumn("value", "", report::Align::kRight);
   step.AddRow({"step time", report::FormatDuration(Seconds(r.step_time_s))});
   if (r.interval)
-    step.AddRow({fmt::format("{:.0f}% interval ({}{})", 100 * r.interval->level, r.interval->regime,
-                             r.interval->outside ? ", OUTSIDE every validated regime" : ""),
-                 report::FormatDuration(Seconds(r.interval->low_s)) + " - " +
-                     report::FormatDuration(Seconds(r.interval->high_s))});
+    step.AddRow(
+        {fmt::format("{:.0f}% interval ({})", 100 * r.interval->level, IntervalRegimeLabel(*r.interval)),
+         report::FormatDuration(Seconds(r.interval->low_s)) + " - " +
+             report::FormatDuration(Seconds(r.interval->high_s))});
   step.AddRow({"throughput", report::FormatRate(r.tokens_per_s, "tokens/s")});
   step.AddRow({"throughput per GPU", report::FormatRate(r.tokens_per_s_per_gpu, "tokens/s")});
   step.AddRow({"model FLOP/s per GPU", report::FormatRate(TFLOPS(r.model_tflops_per_gpu))});

@@ -18,6 +18,10 @@ namespace dlsim::app {
 // At least feasible (and reason), requests_completed, ttft_s, tpot_s, e2e_s (p50, p90, p99,
 // mean), throughput_tokens_per_s, throughput_requests_per_s and slo_attainment.
 nlohmann::ordered_json ServeJson(const serve::ServeResult& r);
+
+// Where a serving interval comes from, as every rendering names it: its regime, or that the run's engine and
+// GPU are outside the validated runs (the interval is then widened; serve/prediction_interval.h).
+std::string IntervalSource(const serve::MetricInterval& iv);
 // target_slo_attainment, rate_per_replica, probes, met, at_capacity (a ServeJson; null when no rate met
 // the target, with `reason` and `at_lowest_rate` instead).
 nlohmann::ordered_json CapacityJson(const serve::CapacityResult& cap, double target);

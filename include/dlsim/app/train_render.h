@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
 
 #include "dlsim/core/units.h"
 #include "dlsim/report/html_page.h"
@@ -17,6 +18,10 @@ struct TraceComparison;  // validate/trace_compare.h
 }
 
 namespace dlsim::app {
+
+// Where a step-time interval comes from, as every rendering names it: its regime, flagged when the scenario
+// is outside every validated regime (the interval is then widened; train/prediction_interval.h).
+std::string IntervalRegimeLabel(const train::StepInterval& iv);
 
 // `capacity` is the GPU's memory (the report's "capacity_bytes").
 nlohmann::ordered_json TrainJson(const train::TrainOptions& options, const train::StepResult& r,
