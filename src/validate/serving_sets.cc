@@ -80,6 +80,9 @@ Result<serve::WorkloadOptions> ShareGptWorkload(const CsvTable& t, int64_t reque
     w.trace.push_back({0.0, static_cast<int64_t>(p), static_cast<int64_t>(o)});
     outputs += o;
   }
+  if (output_mean > 0 && !(outputs > 0))
+    return Error::InvalidArgument("sharegpt_v3_llama3.csv: the first " + std::to_string(requests) +
+                                  " requests have no output tokens to scale to output_mean");
   const double scale = output_mean > 0 ? output_mean * static_cast<double>(requests) / outputs : 1.0;
   if (output_mean > 0)
     for (auto& r : w.trace)
