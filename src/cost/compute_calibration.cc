@@ -142,9 +142,20 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
   return d;
 }
 
+ArchCalibration ArchOrFallback(const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
+  if (const ArchCalibration* found = cal.FindArchOrNull(gpu.architecture)) return *found;
+  ArchCalibration a = DefaultArchCalibration(gpu, cal);
+  for (const ArchFamilyOverlay& o : cal.family_overlays) {
+    if (o.architecture != gpu.architecture) continue;
+    a.attention_backends = o.attention_backends;
+    a.pytorch_default = o.pytorch_default;
+    a.source += "; attention families measured: " + o.source;
+  }
+  return a;
+}
+
 ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal) {
-  const ArchCalibration* found = cal.FindArchOrNull(gpu.architecture);
-  ArchCalibration a = found ? *found : DefaultArchCalibration(gpu, cal);
+  ArchCalibration a = ArchOrFallback(gpu, cal);
   for (const GpuGemmCalibration& g : cal.gpu_gemms) {
     if (g.gpu != gpu.name) continue;
     for (const auto& [dt, curve] : g.gemm) a.gemm[dt] = curve;

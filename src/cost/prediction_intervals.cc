@@ -1,6 +1,7 @@
 #include "dlsim/cost/prediction_intervals.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dlsim::cost {
 
@@ -12,6 +13,10 @@ const IntervalRegime* PredictionIntervals::Find(std::string_view name) const {
   for (const IntervalRegime& r : regimes)
     if (r.name == name) return &r;
   return nullptr;
+}
+
+std::pair<double, double> PredictionIntervals::WidenedOutside(const IntervalRegime& r) const {
+  return {std::pow(r.low, outside_widen), std::pow(r.high, outside_widen)};
 }
 
 }  // namespace dlsim::cost

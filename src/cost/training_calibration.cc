@@ -20,43 +20,58 @@ void ApplyToGpuGemms(const ArchTrainingCalibration& t, std::vector<GpuGemmCalibr
   }
 }
 
+// One architecture's entry with `t`'s constants laid over it.
+void ApplyToArch(const ArchTrainingCalibration& t, ArchCalibration& a) {
+  if (t.gemm_max_efficiency) {
+    for (hw::DType dt : {hw::DType::kFp16, hw::DType::kBf16}) {
+      GemmCalibration g = a.Gemm(dt);
+      g.max_efficiency = *t.gemm_max_efficiency;
+      a.gemm[dt] = g;
+    }
+  }
+  if (t.fp8_gemm_max_efficiency) {
+    GemmCalibration g = a.Gemm(hw::DType::kFp8);
+    g.max_efficiency = *t.fp8_gemm_max_efficiency;
+    a.gemm[hw::DType::kFp8] = g;
+  }
+  if (t.elementwise_efficiency) a.memory.efficiency = *t.elementwise_efficiency;
+  if (t.optimizer_efficiency) a.memory.optimizer_efficiency = *t.optimizer_efficiency;
+  if (t.copy_efficiency) a.memory.copy_efficiency = *t.copy_efficiency;
+  if (t.attention_efficiency) {
+    const double ratio = a.attention.bwd_efficiency / a.attention.fwd_efficiency;
+    a.attention.fwd_efficiency = *t.attention_efficiency;
+    a.attention.bwd_efficiency = *t.attention_efficiency * ratio;
+  }
+  for (const auto& [backend, eff] : t.attention_backend_efficiency) {
+    auto it = a.attention_backends.find(backend);
+    if (it == a.attention_backends.end()) continue;
+    const double ratio = it->second.bwd_efficiency / it->second.fwd_efficiency;
+    it->second.fwd_efficiency = eff;
+    it->second.bwd_efficiency = eff * ratio;
+  }
+}
+
 }  // namespace
 
-ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel) const {
+ComputeCalibration TrainingCalibration::Apply(const ComputeCalibration& kernel,
+                                              const hw::GpuSpec* gpu) const {
   ComputeCalibration out = kernel;
   for (const ArchTrainingCalibration& t : archs) {
     ApplyToGpuGemms(t, out.gpu_gemms);
-    for (ArchCalibration& a : out.archs) {
-      if (a.architecture != t.architecture) continue;
-      if (t.gemm_max_efficiency) {
-        for (hw::DType dt : {hw::DType::kFp16, hw::DType::kBf16}) {
-          GemmCalibration g = a.Gemm(dt);
-          g.max_efficiency = *t.gemm_max_efficiency;
-          a.gemm[dt] = g;
-        }
-      }
-      if (t.fp8_gemm_max_efficiency) {
-        GemmCalibration g = a.Gemm(hw::DType::kFp8);
-        g.max_efficiency = *t.fp8_gemm_max_efficiency;
-        a.gemm[hw::DType::kFp8] = g;
-      }
-      if (t.elementwise_efficiency) a.memory.efficiency = *t.elementwise_efficiency;
-      if (t.optimizer_efficiency) a.memory.optimizer_efficiency = *t.optimizer_efficiency;
-      if (t.copy_efficiency) a.memory.copy_efficiency = *t.copy_efficiency;
-      if (t.attention_efficiency) {
-        const double ratio = a.attention.bwd_efficiency / a.attention.fwd_efficiency;
-        a.attention.fwd_efficiency = *t.attention_efficiency;
-        a.attention.bwd_efficiency = *t.attention_efficiency * ratio;
-      }
-      for (const auto& [backend, eff] : t.attention_backend_efficiency) {
-        auto it = a.attention_backends.find(backend);
-        if (it == a.attention_backends.end()) continue;
-        const double ratio = it->second.bwd_efficiency / it->second.fwd_efficiency;
-        it->second.fwd_efficiency = eff;
-        it->second.bwd_efficiency = eff * ratio;
-      }
-    }
+    for (ArchCalibration& a : out.archs)
+      if (a.architecture == t.architecture) ApplyToArch(t, a);
   }
+  if (gpu == nullptr || out.FindArchOrNull(gpu->architecture) != nullptr) return out;
+  // The GPU's architecture has no entry: its fallback as it prices uncalibrated (the mean of the others
+  // with their constants applied), then this file's constants for it, if any.
+  ArchCalibration own = ArchOrFallback(*gpu, out);
+  bool set = false;
+  for (const ArchTrainingCalibration& t : archs) {
+    if (t.architecture != gpu->architecture) continue;
+    ApplyToArch(t, own);
+    set = true;
+  }
+  if (set) out.archs.push_back(std::move(own));
   return out;
 }
 

@@ -161,6 +161,19 @@ void ReadGpuGemms(const MapReader& root, cost::ComputeCalibration& cal) {
   }
 }
 
+// An architecture `cal` has no entry for: its measured attention families kept as an overlay of the
+// fallback (cost::ArchFamilyOverlay), replacing an earlier overlay of the same architecture. Nothing else
+// (a GEMM alignment penalty) is invented for it.
+void ReadFamilyOverlay(const MapReader& a, const std::string& name, cost::ComputeCalibration& cal) {
+  if (!a.Has("attention_backends")) return;
+  cost::ArchCalibration measured;
+  ReadAttentionBackends(a, measured);
+  std::erase_if(cal.family_overlays,
+                [&](const cost::ArchFamilyOverlay& o) { return o.architecture == name; });
+  cal.family_overlays.push_back(
+      {name, a.Get<std::string>("source", ""), measured.attention_backends, measured.pytorch_default});
+}
+
 }  // namespace
 
 Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_text, std::string file_name) {
@@ -177,9 +190,9 @@ Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_t
   return cal;
 }
 
-// The measured kernel constants of data/calibration/attention_backends.yaml (attention families) and
-// gemm_alignment.yaml merged into `cal`'s architectures (an architecture `cal` lacks is skipped: they refine
-// calibrated constants, they do not invent them).
+// The measured kernel constants of data/calibration/attention_backends*.yaml (attention families) and
+// gemm_alignment.yaml merged into `cal`'s architectures; an architecture `cal` lacks keeps its attention
+// families as an overlay of the fallback (ReadFamilyOverlay).
 Status MergeMeasuredKernels(std::string_view yaml_text, const std::string& file_name,
                             cost::ComputeCalibration& cal) {
   DLSIM_ASSIGN_OR_RETURN(Document doc, ParseYaml(yaml_text, file_name));
@@ -188,11 +201,14 @@ Status MergeMeasuredKernels(std::string_view yaml_text, const std::string& file_
   for (const std::string& name : archs.Keys()) {
     const MapReader a = archs.Section(name);
     a.Allow({"source", "command"});
+    bool calibrated = false;
     for (cost::ArchCalibration& arch : cal.archs)
       if (arch.architecture == name) {
         ReadAttentionBackends(a, arch);
         ReadGemmAlignment(a, arch.gemm_alignment);
+        calibrated = true;
       }
+    if (!calibrated) ReadFamilyOverlay(a, name, cal);
     a.Finish();
   }
   ReadGpuGemms(root, cal);
@@ -214,6 +230,8 @@ Result<cost::ComputeCalibration> LoadDefaultComputeCalibration() {
                                              "data/calibration/attention_backends.yaml", cal));
   DLSIM_RETURN_IF_ERROR(MergeMeasuredKernels(embedded::AttentionBackendsA100Yaml(),
                                              "data/calibration/attention_backends_a100.yaml", cal));
+  DLSIM_RETURN_IF_ERROR(MergeMeasuredKernels(embedded::AttentionBackendsB200Yaml(),
+                                             "data/calibration/attention_backends_b200.yaml", cal));
   DLSIM_RETURN_IF_ERROR(
       MergeMeasuredKernels(embedded::GemmAlignmentYaml(), "data/calibration/gemm_alignment.yaml", cal));
   DLSIM_RETURN_IF_ERROR(

@@ -18,9 +18,8 @@ std::optional<MetricInterval> IntervalOf(std::string_view regime, double predict
   const cost::IntervalRegime* g = table.Find(regime);
   if (g == nullptr || !(predicted > 0) || !std::isfinite(predicted)) return std::nullopt;
   if (Validated(o, *g)) return MetricInterval{predicted * g->low, predicted * g->high, table.level, g->name};
-  const double w = table.outside_widen;
-  return MetricInterval{predicted * std::pow(g->low, w), predicted * std::pow(g->high, w), table.level,
-                        "outside", true};
+  const auto [low, high] = table.WidenedOutside(*g);
+  return MetricInterval{predicted * low, predicted * high, table.level, "outside", true};
 }
 
 void AttachIntervals(const ServeOptions& o, const cost::PredictionIntervals& table, ServeResult& r) {

@@ -32,8 +32,9 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   // The stack's kernel rates under the training constants: the shipped file's and a user's calibration win.
   cost::TrainingCalibration stack;
   stack.archs = o.training.stack_calibration;
-  const cost::ComputeCalibration base = stack.archs.empty() ? compute_cal : stack.Apply(compute_cal);
-  const cost::ComputeCalibration cal = training ? training->Apply(base) : base;
+  const cost::ComputeCalibration base =
+      stack.archs.empty() ? compute_cal : stack.Apply(compute_cal, &owned->gpu);
+  const cost::ComputeCalibration cal = training ? training->Apply(base, &owned->gpu) : base;
   DLSIM_ASSIGN_OR_RETURN(
       owned->compute,
       computes.Create(choice.compute.empty() ? o.compute_model : choice.compute, owned->gpu, cal));

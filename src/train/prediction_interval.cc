@@ -51,8 +51,8 @@ std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string&
   if (Validated(architecture) && !unvalidated)
     return Make(step_s, other->low, other->high, table.level, other->name);
   // Outside: the other-stack interval's log-width scaled by outside_widen on both sides.
-  StepInterval r = Make(step_s, std::pow(other->low, table.outside_widen),
-                        std::pow(other->high, table.outside_widen), table.level, "outside");
+  const auto [low, high] = table.WidenedOutside(*other);
+  StepInterval r = Make(step_s, low, high, table.level, "outside");
   r.outside = true;
   return r;
 }

@@ -58,7 +58,9 @@ double ShippedValue(Kind k, const catalog::Catalogs& c, const hw::GpuSpec& gpu, 
   if (auto v = c.training.ArchValue(gpu.architecture, ArchField(k))) return *v;
   for (const A& a : run.options.training.stack_calibration)
     if (a.architecture == gpu.architecture && (a.*ArchField(k)).has_value()) return *(a.*ArchField(k));
-  const cost::ArchCalibration a = cost::ResolveArchCalibration(gpu, c.compute);
+  // What the GPU is priced with otherwise: for an architecture compute.yaml does not calibrate, the fallback
+  // over the other architectures with the shipped training constants applied (TrainingCalibration::Apply).
+  const cost::ArchCalibration a = cost::ResolveArchCalibration(gpu, c.training.Apply(c.compute, &gpu));
   switch (k) {
     case kGemm:
       return a.Gemm(hw::DType::kBf16).max_efficiency;

@@ -36,7 +36,7 @@ Result<std::unique_ptr<cost::ComputeModel>> ModelWith(const catalog::Catalogs& c
   const cost::TrainingCalibration cal = cost::Overlay(c.training, over);
   cost::ComputeModelRegistry reg("compute-model");
   cost::RegisterComputeModels(reg);
-  return reg.Create("roofline", gpu, cal.Apply(c.compute));
+  return reg.Create("roofline", gpu, cal.Apply(c.compute, &gpu));
 }
 
 cost::TrainingCalibration WithValue(const Family& f, const std::string& arch, double v) {
@@ -212,7 +212,7 @@ Result<TraceCalibrateResult> CalibrateFromTraces(const std::vector<ProfiledStep>
   TraceCalibrateResult r;
   r.gpu = gpu.name;
   r.architecture = gpu.architecture;
-  const cost::ComputeCalibration applied = catalogs.training.Apply(catalogs.compute);
+  const cost::ComputeCalibration applied = catalogs.training.Apply(catalogs.compute, &gpu);
   const cost::ArchCalibration arch = cost::ResolveArchCalibration(gpu, applied);
   std::map<std::string, Family> by;
   for (size_t i = 0; i < steps.size(); ++i) r.traces.push_back(Summarize(steps[i], i, arch, by));

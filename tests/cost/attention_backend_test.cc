@@ -14,6 +14,7 @@
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/cost/kernel_op.h"
 #include "dlsim/cost/kernel_time.h"
+#include "dlsim/cost/training_calibration.h"
 #include "dlsim/io/calibration_loader.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/kernel_ops_csv.h"
@@ -248,9 +249,10 @@ TEST(AttentionBackend, HopperFamiliesHoldOnPublishedH100Figures) {
 // 64/8 d128, batch 2, 2K-32K tokens, causal and full, cuDNN backend 9.27:
 // data/profiles/published/cudnn_frontend) are a second held-out check of the Hopper cuDNN family measured on
 // our H200 (PyTorch 2.11's cuDNN): nothing is fitted on them. On 2026-12-07 forward 11.1% and backward 6.9%
-// (dlsim slower: the newer cuDNN is faster at 2-8K tokens). On Blackwell no family is shipped: the fallback
-// (the mean of Ampere's and Hopper's constants) prices the same kernels on a GB200 43.6% slow, which this
-// test pins until a Blackwell family lands.
+// (dlsim slower: the newer cuDNN is faster at 2-8K tokens). The GB200 rows are where Blackwell's cuDNN
+// family comes from (data/calibration/attention_backends_b200.yaml, fitted on the even rows): its odd rows
+// are out of fold (5.0%), while the fallback's own constants (the mean of Ampere's and Hopper's, what
+// Blackwell priced SDPA with before 2026-12-07) are over 40% off.
 TEST(AttentionBackend, HopperCudnnFamilyHoldsOnNvidiasPublishedH200Timings) {
   auto cal = io::LoadDefaultComputeCalibration();
   ASSERT_TRUE(cal.ok()) << cal.error().message;
@@ -264,8 +266,55 @@ TEST(AttentionBackend, HopperCudnnFamilyHoldsOnNvidiasPublishedH200Timings) {
   ASSERT_TRUE(h200 != nullptr && b200 != nullptr);
   EXPECT_LT(FamilyMape(*h200_ops, "attention_fwd cudnn", *h200, *cal, false), 12.0);
   EXPECT_LT(FamilyMape(*h200_ops, "attention_bwd cudnn", *h200, *cal, false), 8.0);
+  // Blackwell stays uncalibrated in compute.yaml; its measured family is an overlay of the fallback.
   EXPECT_EQ(cal->FindArchOrNull("blackwell"), nullptr);
-  EXPECT_GT(FamilyMape(*gb200_ops, "attention_fwd cudnn", *b200, *cal, false), 40.0);
+  EXPECT_EQ(ResolveArchCalibration(*b200, *cal).pytorch_default, AttentionBackend::kCudnn);
+  EXPECT_LT(FamilyMape(*gb200_ops, "attention_fwd cudnn", *b200, *cal, true), 8.0);
+  EXPECT_LT(FamilyMape(*gb200_ops, "attention_bwd cudnn", *b200, *cal, true), 8.0);
+  EXPECT_GT(FamilyMape(*gb200_ops, "attention_fwd cudnn", *b200, *cal, false, true), 40.0);
+}
+
+// A measured family for an architecture compute.yaml does not calibrate is laid over the fallback and
+// replaces nothing else; a calibrated architecture takes the families into its own entry.
+TEST(AttentionBackend, FamiliesOfAnUncalibratedArchitectureOverlayTheFallback) {
+  auto cal = io::ParseComputeCalibration(
+      "architectures:\n  hopper:\n    gemm:\n      bf16: {max_efficiency: 0.7, k_half: 64, tiles_half: 0.5, "
+      "mem_efficiency: 0.8}\n",
+      "c.yaml");
+  ASSERT_TRUE(cal.ok()) << cal.error().message;
+  const char* families =
+      "architectures:\n  blackwell:\n    source: measured\n    pytorch_default: cudnn\n"
+      "    attention_backends:\n      cudnn: {fwd_efficiency: 0.8, bwd_efficiency: 0.7}\n";
+  ASSERT_TRUE(io::MergeMeasuredKernels(families, "f.yaml", *cal).ok());
+  const hw::GpuSpec* b200 = Gpu("b200-sxm-180gb");
+  ASSERT_NE(b200, nullptr);
+  const ArchCalibration fallback = DefaultArchCalibration(*b200, *cal);
+  const ArchCalibration a = ResolveArchCalibration(*b200, *cal);
+  EXPECT_DOUBLE_EQ(a.Attention(AttentionBackend::kPytorchDefault).fwd_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(a.Attention(AttentionBackend::kCudnn).bwd_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(a.attention.fwd_efficiency, fallback.attention.fwd_efficiency);
+  EXPECT_DOUBLE_EQ(a.Gemm(hw::DType::kBf16).max_efficiency, 0.7);
+  EXPECT_NE(a.source.find("measured"), std::string::npos);
+  // A training calibration that sets Blackwell constants reaches the B200 through an entry made from that
+  // fallback (TrainingCalibration::Apply with the GPU); one that does not leaves the B200 priced as before.
+  TrainingCalibration none;
+  none.archs.emplace_back().architecture = "hopper";
+  none.archs.back().gemm_max_efficiency = 0.6;
+  const ComputeCalibration untouched = none.Apply(*cal, b200);
+  EXPECT_EQ(untouched.FindArchOrNull("blackwell"), nullptr);
+  // The fallback is the mean over the calibrated architectures with their constants applied: hopper's 0.6.
+  EXPECT_DOUBLE_EQ(ResolveArchCalibration(*b200, untouched).Gemm(hw::DType::kBf16).max_efficiency, 0.6);
+  TrainingCalibration mine;
+  mine.archs.emplace_back().architecture = "blackwell";
+  mine.archs.back().gemm_max_efficiency = 0.5;
+  const ComputeCalibration without_gpu = mine.Apply(*cal);
+  EXPECT_EQ(without_gpu.FindArchOrNull("blackwell"), nullptr);  // without the GPU: nowhere to go
+  const ComputeCalibration applied = mine.Apply(*cal, b200);
+  ASSERT_NE(applied.FindArchOrNull("blackwell"), nullptr);
+  const ArchCalibration calibrated = ResolveArchCalibration(*b200, applied);
+  EXPECT_DOUBLE_EQ(calibrated.Gemm(hw::DType::kBf16).max_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(calibrated.Attention(AttentionBackend::kCudnn).fwd_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(calibrated.attention.fwd_efficiency, fallback.attention.fwd_efficiency);
 }
 
 TEST(AttentionBackend, BadFamiliesAreErrorsAtTheirKey) {

@@ -188,12 +188,24 @@ struct GpuGemmCalibration {
   SplitKCalibration split_k;
 };
 
+// Measured attention families of an architecture compute.yaml has no entry for (attention_backends*.yaml):
+// ResolveArchCalibration() lays them over DefaultArchCalibration(), so the families are measured while the
+// rest of the architecture stays the fallback.
+struct ArchFamilyOverlay {
+  std::string architecture;
+  std::string source;
+  std::map<AttentionBackend, AttentionCalibration> attention_backends;
+  AttentionBackend pytorch_default = AttentionBackend::kModel;
+};
+
 struct TreeEnsemble;  // cost/tree_ensemble.h
 
 struct ComputeCalibration {
   std::string source;  // header of the file it came from
   std::vector<ArchCalibration> archs;
   std::vector<GpuGemmCalibration> gpu_gemms;  // GPUs with a measured GEMM curve of their own
+  // Architectures without an entry in `archs` whose attention families were measured.
+  std::vector<ArchFamilyOverlay> family_overlays;
   // The learned GEMM latency model ("learned" compute model; cost/learned_fit.h fits it), or
   // null when none is loaded (io loads data/calibration/learned_gemm.txt). Shared, immutable.
   std::shared_ptr<const TreeEnsemble> learned_gemm;
@@ -208,8 +220,11 @@ struct ComputeCalibration {
 // overheads; the built-in defaults above when `cal` is empty. Documented in docs/cost-model.md.
 ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
 
-// The calibration entry for gpu.architecture, or DefaultArchCalibration(), with the GPU's own measured
-// GEMM curve (cal.gpu_gemms) over it where it has one.
+// The calibration entry for gpu.architecture, or DefaultArchCalibration() with the architecture's measured
+// attention families (cal.family_overlays) over it.
+ArchCalibration ArchOrFallback(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
+
+// ArchOrFallback() with the GPU's own measured GEMM curve (cal.gpu_gemms) over it where it has one.
 ArchCalibration ResolveArchCalibration(const hw::GpuSpec& gpu, const ComputeCalibration& cal);
 
 }  // namespace dlsim::cost

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dlsim::cost {
@@ -35,6 +36,9 @@ struct PredictionIntervals {
   double outside_widen = 1.5;  // outside every validated regime: other-stack's interval, its log-width x this
   std::vector<IntervalRegime> regimes;
   const IntervalRegime* Find(std::string_view name) const;
+  // `r`'s bounds for a scenario outside every validated regime: each bound's logarithm times outside_widen
+  // (the interval's log-width around the point prediction widened by that factor on both sides).
+  std::pair<double, double> WidenedOutside(const IntervalRegime& r) const;
 };
 
 }  // namespace dlsim::cost

@@ -78,8 +78,12 @@ struct TrainingCalibration {
   std::optional<Bytes> memory_overhead;
   std::optional<CalibratedInterval> interval;
 
-  // The kernel-level calibration with this file's constants applied.
-  ComputeCalibration Apply(const ComputeCalibration& kernel) const;
+  // The kernel-level calibration with this file's constants applied to the architectures it calibrates.
+  // With `gpu`, constants for an architecture `kernel` has no entry for (Blackwell) reach that GPU too: its
+  // entry is added, the fallback it is priced with uncalibrated (cost::ArchOrFallback over the other
+  // architectures with their constants applied) with this file's constants over it. The result is then for
+  // pricing that GPU only (the added entry joins the fallback mean of other uncalibrated architectures).
+  ComputeCalibration Apply(const ComputeCalibration& kernel, const hw::GpuSpec* gpu = nullptr) const;
   // The constant `field` of architecture `arch`, when this calibration sets it.
   std::optional<double> ArchValue(const std::string& arch,
                                   std::optional<double> ArchTrainingCalibration::*field) const;

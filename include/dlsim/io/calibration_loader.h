@@ -40,8 +40,14 @@ namespace dlsim::io {
 
 Result<cost::ComputeCalibration> ParseComputeCalibration(std::string_view yaml_text, std::string file_name);
 Result<cost::ComputeCalibration> LoadComputeCalibrationFile(const std::string& path);
-// The copy of data/calibration/compute.yaml compiled into the binary.
+// The copy of data/calibration/compute.yaml compiled into the binary, with the measured kernel files merged
+// into it (attention_backends*.yaml, gemm_alignment.yaml, gemm_measured.yaml: MergeMeasuredKernels).
 Result<cost::ComputeCalibration> LoadDefaultComputeCalibration();
+// Merges a measured-kernel file into `cal`: attention families and GEMM alignment into the architectures
+// `cal` calibrates, the attention families of an architecture it does not as a cost::ArchFamilyOverlay, and
+// `gpus:` GEMM curves. A bad key is an error naming `file_name` and the key.
+Status MergeMeasuredKernels(std::string_view yaml_text, const std::string& file_name,
+                            cost::ComputeCalibration& cal);
 
 }  // namespace dlsim::io
 

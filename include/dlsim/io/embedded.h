@@ -14,6 +14,7 @@ std::string_view DefaultTrainScenarioYaml();   // data/scenarios/default_train.y
 std::string_view ComputeCalibrationYaml();     // data/calibration/compute.yaml
 std::string_view AttentionBackendsYaml();      // data/calibration/attention_backends.yaml
 std::string_view AttentionBackendsA100Yaml();  // data/calibration/attention_backends_a100.yaml
+std::string_view AttentionBackendsB200Yaml();  // data/calibration/attention_backends_b200.yaml
 std::string_view GemmAlignmentYaml();          // data/calibration/gemm_alignment.yaml
 std::string_view GemmMeasuredYaml();           // data/calibration/gemm_measured.yaml
 std::string_view NetworkCalibrationYaml();     // data/calibration/network.yaml
