@@ -23,7 +23,8 @@ namespace {
 int RunCapacity(const ServeArgs& args, const serve::ServeOptions& options, const serve::ServeEnvironment& env,
                 const serve::IterationCostModel& cost, const cost::PredictionIntervals& intervals,
                 std::ostream& out, std::ostream& err) {
-  serve::CapacityOptions c{.target = args.target};
+  serve::CapacityOptions c;
+  c.target = args.target;
   // One line per probe on a terminal (not --quiet): the search runs up to 34 simulations.
   if (args.progress)
     c.on_probe = [&err](int i, const serve::CapacityProbe& p) {
