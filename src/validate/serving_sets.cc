@@ -109,6 +109,8 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(o.engine, t.Text(i, "engine"));
   DLSIM_ASSIGN_OR_RETURN(const serve::EngineProfile* e, serve::FindEngine(o.engine));
   o.scheduler = e->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB());
+  DLSIM_ASSIGN_OR_RETURN(std::string seqs, t.Text(i, "max_num_seqs"));  // the server's --max-num-seqs
+  if (!seqs.empty()) o.scheduler.max_batch_size = static_cast<int>(*t.Number(i, "max_num_seqs"));
   DLSIM_ASSIGN_OR_RETURN(std::string scheduler, t.Text(i, "scheduler"));
   if (!scheduler.empty()) {
     o.scheduler.name = scheduler;
