@@ -264,14 +264,14 @@ TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
 // vLLM's v0.6.0 blog figures (docs/validation.md, "serving-vllm-public": 500 requests, v0.6.0 with
 // multi-step 10 on one or four A100 / H100, and v0.5.3 beside it on H100). Mechanism: with every request sent
 // at once the run's length is the work of the whole batch, so request throughput (the run's duration) is
-// priced within 12% on the decode-heavy prompts and 20% on ShareGPT (whose generated lengths are known only
-// as a mean) on all four setups. Findings this pins: (1) the
+// priced within 12% on the decode-heavy prompts and 27% on ShareGPT (whose generated lengths are known only
+// as a mean) on all four setups, with the benchmark's own --max-num-seqs 512. Findings this pins: (1) the
 // H100 prefill-heavy runs (462 prompt, 16 output tokens) finish 1.2-1.5x sooner in dlsim than measured, the
-// A100 ones within 5% (H100 prefill priced too fast, as serving-h200-steps also finds); (2) dlsim's mean TPOT
-// with all requests sent at once is 20-55% below every measured one while the runs' durations agree: with
-// vLLM's default 256 sequences and fixed outputs the 500 requests run as two waves that never overlap, which
-// the measured means contradict (an unstated max_num_seqs or output spread, docs/validation.md);
-// (3) vLLM 0.5.3's CPU time at 32 requests a second is over-priced (TPOT +15..30% on 8B).
+// A100 ones within 5% (H100 prefill priced too fast, as serving-h200-steps also finds); (2) with every
+// request admitted at once the decode-heavy TPOTs are within 12%, while on ShareGPT dlsim's mean TPOT is over
+// 20% slow and on one H100 its mean TTFT under 60% of the measured: dlsim's 500 requests all arrive at t = 0,
+// the runs' enter one after another through the API server (docs/validation.md); (3) vLLM 0.5.3's CPU time at
+// 32 requests a second is over-priced (TPOT +15..30% on 8B).
 TEST_F(ValidationTest, ServingVllmBlogFiguresDurationsAndOverload) {
   auto blog = [&](const char* set) {
     std::map<std::string, ValidationRow> out;
@@ -280,16 +280,23 @@ TEST_F(ValidationTest, ServingVllmBlogFiguresDurationsAndOverload) {
     return out;
   };
   const auto throughput = blog("serving-vllm-public-throughput"), tpot = blog("serving-vllm-public");
+  const auto ttft = blog("serving-vllm-public-ttft");
   ASSERT_EQ(throughput.size(), 14u);
   EXPECT_EQ(Set("serving-vllm-public-throughput").metric, "requests/s (run duration)");
   for (const char* setup : {"8B H100", "70B 4xH100", "8B A100", "70B 4xA100"}) {
     for (const auto& [workload, tolerance] :
-         {std::pair{" ShareGPT all at once", 0.20}, std::pair{" decode-heavy all at once", 0.12}}) {
+         {std::pair{" ShareGPT all at once", 0.27}, std::pair{" decode-heavy all at once", 0.12}}) {
       const ValidationRow& r = throughput.at(std::string(setup) + workload);
       EXPECT_NEAR(r.predicted, r.measured, tolerance * r.measured) << r.label;
-      const ValidationRow& t = tpot.at(std::string(setup) + workload);
-      EXPECT_LT(t.predicted, 0.80 * t.measured) << t.label;
     }
+    const ValidationRow& decode = tpot.at(std::string(setup) + " decode-heavy all at once");
+    EXPECT_NEAR(decode.predicted, decode.measured, 0.12 * decode.measured) << decode.label;
+    const ValidationRow& sharegpt = tpot.at(std::string(setup) + " ShareGPT all at once");
+    EXPECT_GT(sharegpt.predicted, 1.20 * sharegpt.measured) << sharegpt.label;
+  }
+  for (const char* workload : {"ShareGPT", "decode-heavy", "prefill-heavy"}) {
+    const ValidationRow& t = ttft.at(std::string("8B H100 ") + workload + " all at once");
+    EXPECT_LT(t.predicted, 0.60 * t.measured) << t.label;
   }
   EXPECT_GT(throughput.at("8B H100 prefill-heavy all at once").predicted,
             1.3 * throughput.at("8B H100 prefill-heavy all at once").measured);
@@ -352,9 +359,13 @@ TEST_F(ValidationTest, ShippedServingIntervalIsTheOutOfFitRowsSpread) {
       return std::any_of(ratios.begin(), ratios.end(),
                          [&](double x) { return std::abs(x - bound) < 1e-4 * x; });
     };
-    EXPECT_TRUE(is_a_ratio(g->low)) << regime << " low " << g->low << ": run scripts/fit-intervals.py";
+    // An interval contains its prediction: a quantile beyond 1 is clamped to 1 (scripts/fit-intervals.py; the
+    // TTFT's lower end since the v0.6.0 blog's runs admit every request at once, dlsim's TTFTs nearly all
+    // low).
+    EXPECT_TRUE(is_a_ratio(g->low) || g->low == 1.0)
+        << regime << " low " << g->low << ": run scripts/fit-intervals.py";
     EXPECT_TRUE(is_a_ratio(g->high)) << regime << " high " << g->high << ": run scripts/fit-intervals.py";
-    EXPECT_LT(g->low, 1.0) << regime;
+    EXPECT_LE(g->low, 1.0) << regime;
     EXPECT_GT(g->high, 1.0) << regime;
   }
 }
