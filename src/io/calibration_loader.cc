@@ -162,16 +162,25 @@ void ReadGpuGemms(const MapReader& root, cost::ComputeCalibration& cal) {
 }
 
 // An architecture `cal` has no entry for: its measured attention families kept as an overlay of the
-// fallback (cost::ArchFamilyOverlay), replacing an earlier overlay of the same architecture. Nothing else
-// (a GEMM alignment penalty) is invented for it.
+// fallback (cost::ArchFamilyOverlay), merged family by family into an earlier overlay of the same
+// architecture as a calibrated architecture's are. Nothing else (a GEMM alignment penalty) is invented for
+// it.
 void ReadFamilyOverlay(const MapReader& a, const std::string& name, cost::ComputeCalibration& cal) {
   if (!a.Has("attention_backends")) return;
+  auto it = std::find_if(cal.family_overlays.begin(), cal.family_overlays.end(),
+                         [&](const cost::ArchFamilyOverlay& o) { return o.architecture == name; });
+  if (it == cal.family_overlays.end()) {
+    it = cal.family_overlays.emplace(it);
+    it->architecture = name;
+  }
   cost::ArchCalibration measured;
+  measured.attention_backends = it->attention_backends;
+  measured.pytorch_default = it->pytorch_default;
   ReadAttentionBackends(a, measured);
-  std::erase_if(cal.family_overlays,
-                [&](const cost::ArchFamilyOverlay& o) { return o.architecture == name; });
-  cal.family_overlays.push_back(
-      {name, a.Get<std::string>("source", ""), measured.attention_backends, measured.pytorch_default});
+  it->attention_backends = measured.attention_backends;
+  it->pytorch_default = measured.pytorch_default;
+  const std::string source = a.Get<std::string>("source", "");
+  it->source += (it->source.empty() || source.empty() ? "" : "; ") + source;
 }
 
 }  // namespace

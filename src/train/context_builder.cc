@@ -30,11 +30,13 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   cost::ComputeModelRegistry computes("compute-model");
   cost::RegisterComputeModels(computes);
   // The stack's kernel rates under the training constants: the shipped file's and a user's calibration win.
+  // Laid over the kernel-level file in one pass, so that an architecture compute.yaml lacks gets one entry
+  // holding both (TrainingCalibration::Apply).
   cost::TrainingCalibration stack;
   stack.archs = o.training.stack_calibration;
-  const cost::ComputeCalibration base =
-      stack.archs.empty() ? compute_cal : stack.Apply(compute_cal, &owned->gpu);
-  const cost::ComputeCalibration cal = training ? training->Apply(base, &owned->gpu) : base;
+  const cost::TrainingCalibration constants = training ? cost::Overlay(stack, *training) : stack;
+  const cost::ComputeCalibration cal =
+      constants.archs.empty() ? compute_cal : constants.Apply(compute_cal, &owned->gpu);
   DLSIM_ASSIGN_OR_RETURN(
       owned->compute,
       computes.Create(choice.compute.empty() ? o.compute_model : choice.compute, owned->gpu, cal));

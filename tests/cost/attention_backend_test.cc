@@ -295,6 +295,14 @@ TEST(AttentionBackend, FamiliesOfAnUncalibratedArchitectureOverlayTheFallback) {
   EXPECT_DOUBLE_EQ(a.attention.fwd_efficiency, fallback.attention.fwd_efficiency);
   EXPECT_DOUBLE_EQ(a.Gemm(hw::DType::kBf16).max_efficiency, 0.7);
   EXPECT_NE(a.source.find("measured"), std::string::npos);
+  // A second file for the same architecture adds its families to the overlay, as for a calibrated one.
+  const char* more =
+      "architectures:\n  blackwell:\n    attention_backends:\n      flash: {fwd_efficiency: 0.4}\n";
+  ASSERT_TRUE(io::MergeMeasuredKernels(more, "g.yaml", *cal).ok());
+  const ArchCalibration both = ResolveArchCalibration(*b200, *cal);
+  EXPECT_DOUBLE_EQ(both.Attention(AttentionBackend::kFlash2).fwd_efficiency, 0.4);
+  EXPECT_DOUBLE_EQ(both.Attention(AttentionBackend::kCudnn).fwd_efficiency, 0.8);
+  EXPECT_EQ(both.pytorch_default, AttentionBackend::kCudnn);
   // A training calibration that sets Blackwell constants reaches the B200 through an entry made from that
   // fallback (TrainingCalibration::Apply with the GPU); one that does not leaves the B200 priced as before.
   TrainingCalibration none;
