@@ -14,12 +14,12 @@ cost::PredictionIntervals Table() {
   cost::PredictionIntervals t;
   t.level = 0.8;
   t.outside_widen = 1.5;
-  t.regimes.push_back({"fitted-stack", 0.9, 1.1, 7, 700, "training"});
-  cost::IntervalRegime serving{"serving", 0.8, 2.0, 3, 8, "vLLM on H100"};
+  t.regimes.push_back({"fitted-stack", 0.9, 1.1, 7, 700, "training", {}, {}, {}});
+  cost::IntervalRegime serving{"serving", 0.8, 2.0, 3, 8, "vLLM on H100", {}, {}, {}};
   serving.engines = {"vllm-0.14", "vllm-0.5", "vllm-0.6"};
   serving.gpus = {"h100-sxm5-80gb"};
   t.regimes.push_back(serving);
-  cost::IntervalRegime ttft{"serving-ttft", 0.5, 1.5, 4, 18, "vLLM TTFT"};
+  cost::IntervalRegime ttft{"serving-ttft", 0.5, 1.5, 4, 18, "vLLM TTFT", {}, {}, {}};
   ttft.engines = {"vllm-0.6"};
   ttft.gpus = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
   t.regimes.push_back(ttft);
@@ -111,7 +111,7 @@ TEST(ServeIntervals, EachFigureTakesItsOwnRegime) {
   EXPECT_TRUE(r.ttft_interval->outside);
   EXPECT_NEAR(r.ttft_interval->high, 0.2 * std::pow(1.5, 1.5), 1e-12);
   cost::PredictionIntervals with_throughput = Table();
-  with_throughput.regimes.push_back({"serving-throughput", 0.7, 1.2, 4, 14, "vLLM requests/s"});
+  with_throughput.regimes.push_back({"serving-throughput", 0.7, 1.2, 4, 14, "vLLM requests/s", {}, {}, {}});
   AttachIntervals(Options("vllm-0.6", "h100-sxm5-80gb"), with_throughput, r);
   ASSERT_TRUE(r.throughput_interval.has_value());
   EXPECT_TRUE(r.throughput_interval->outside);  // the regime lists no engine
@@ -128,7 +128,7 @@ TEST(ServeIntervals, EachFigureTakesItsOwnRegime) {
 // x 1.2. A closed loop sends its requests as slots free, so its sends bound nothing.
 TEST(ServeIntervals, AnOpenLoopsThroughputEndsAtItsArrivalRate) {
   cost::PredictionIntervals t = Table();
-  cost::IntervalRegime throughput{"serving-throughput", 0.8, 1.2, 1, 14, "vLLM requests/s"};
+  cost::IntervalRegime throughput{"serving-throughput", 0.8, 1.2, 1, 14, "vLLM requests/s", {}, {}, {}};
   throughput.engines = {"vllm-0.6"};
   throughput.gpus = {"h100-sxm5-80gb"};
   t.regimes.push_back(throughput);

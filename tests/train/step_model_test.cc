@@ -351,7 +351,9 @@ TEST_F(StepModelTest, EagerHostFloorScalesWithTheLayersOperators) {
   ASSERT_TRUE(plan.ok());
   o_.training.kernels = model::Kernels::kEager;
   ChunkCostModel eager(o_, *plan, ctx_);
-  const double scale = model::EagerHostScale(o_.model, {.kernels = model::Kernels::kEager});
+  model::LayerOptions eager_ops;
+  eager_ops.kernels = model::Kernels::kEager;
+  const double scale = model::EagerHostScale(o_.model, eager_ops);
   EXPECT_LT(scale, 0.97);  // GELU and LayerNorm: fewer operators than the measured layer's SwiGLU and RMSNorm
   EXPECT_EQ(eager.uniform_layer_cost().fwd.compute, Millis(10) * scale);
   EXPECT_EQ(eager.uniform_layer_cost().bwd.compute, Millis(10) * scale * int64_t{2});
