@@ -258,6 +258,16 @@ hw::DType ReadStorageDType(const MapReader& m, const char* key) {
                    {{"fp16", hw::DType::kFp16}, {"bf16", hw::DType::kBf16}, {"fp8", hw::DType::kFp8}});
 }
 
+// model.weight_dtype: a storage dtype, or int4: 4-bit weights in groups of 128 with 16-bit activations
+// (GPTQ / AWQ checkpoints on Marlin's kernels, serve/weight_quant.h), read as fp16 plus WeightQuant::kInt4.
+void ReadWeightDType(const MapReader& m, serve::ServeOptions& o) {
+  enum class W { kFp16, kBf16, kFp8, kInt4 };
+  const W w = m.GetEnum("weight_dtype", W::kFp16,
+                        {{"fp16", W::kFp16}, {"bf16", W::kBf16}, {"fp8", W::kFp8}, {"int4", W::kInt4}});
+  o.weight_dtype = w == W::kBf16 ? hw::DType::kBf16 : w == W::kFp8 ? hw::DType::kFp8 : hw::DType::kFp16;
+  o.weight_quant = w == W::kInt4 ? serve::WeightQuant::kInt4 : serve::WeightQuant::kNone;
+}
+
 void ReadServeModel(const MapReader& root, const Document& doc, const model::ModelCatalog& models,
                     serve::ServeOptions& o) {
   model::ModelSpec& spec = o.model;
@@ -278,17 +288,24 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
   for (std::string_view key : kLaunchKeys) is_new = is_new && !m.Has(key);
   if (is_new) spec.name = "custom";
   o.weight_sparsity = m.Get<double>("weight_sparsity", 0.0, Range::Between(0.0, 0.99));
-  o.weight_dtype = ReadStorageDType(m, "weight_dtype");
+  ReadWeightDType(m, o);
   o.kv_dtype = ReadStorageDType(m, "kv_cache_dtype");
-  if (o.weight_sparsity > 0 && o.weight_dtype == hw::DType::kFp8)
+  if (o.weight_sparsity > 0 &&
+      (o.weight_dtype == hw::DType::kFp8 || o.weight_quant != serve::WeightQuant::kNone))
     m.AddError("weight_dtype",
-               "fp8 weights with weight_sparsity: the sparse-weight kernel is fp16 (Flash-LLM)");
+               "fp8 or int4 weights with weight_sparsity: the sparse-weight kernel is fp16 (Flash-LLM)");
   ReadModelShape(m, spec, is_new);
   m.Finish();
 }
 
-// FP8 weights or KV cache need a GPU with FP8 tensor cores (vLLM's FP8 paths run on Hopper and later).
-void CheckFp8(const MapReader& m, const serve::ServeOptions& o) {
+// FP8 weights or KV cache need a GPU with FP8 tensor cores (vLLM's FP8 paths run on Hopper and later); int4
+// weights a GPU that runs Marlin's kernels (compute capability 8.0 or newer).
+void CheckPrecisionOnGpu(const MapReader& m, const serve::ServeOptions& o) {
+  if (o.weight_quant == serve::WeightQuant::kInt4 && !serve::RunsInt4Weights(o.gpu))
+    m.AddError("weight_dtype",
+               "int4 weights run on Marlin's kernels, which need compute capability 8.0 or newer (Ampere "
+               "and later); " +
+                   o.gpu.name + " is " + o.gpu.architecture + ": use fp16");
   if (o.gpu.Peak(hw::DType::kFp8).value() > 0) return;
   for (const auto& [key, dt] :
        {std::pair<const char*, hw::DType>{"weight_dtype", o.weight_dtype}, {"kv_cache_dtype", o.kv_dtype}})
@@ -506,7 +523,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   ReadServeModel(root, doc, models, o);
   MapReader h = root.Section("hardware");
   ReadServeHardware(h, hardware, o);
-  CheckFp8(root.Section("model"), o);
+  CheckPrecisionOnGpu(root.Section("model"), o);
   o.workload = ReadWorkload(root.Section("workload"), base_dir);
   o.engine = root.Get<std::string>("engine", o.engine);
   const auto engine = serve::FindEngine(o.engine);

@@ -73,8 +73,10 @@ class ProfiledCostModel final : public IterationCostModel {
            in_.overhead.per_large_ring_mib * large_mib;
   }
 
-  // A linear layer's GEMM: dense, or Flash-LLM's sparse-weight kernel.
+  // A linear layer's GEMM (an expert's too): dense, Flash-LLM's sparse-weight kernel, or Marlin's W4A16.
   Duration WeightGemm(const cost::GemmShape& g) const {
+    if (in_.weight_quant == WeightQuant::kInt4)
+      return in_.compute->SparseWeightGemm(g, in_.dtype, 0.0, Int4WeightFormat());
     if (in_.weight_sparsity > 0)
       return in_.compute->SparseWeightGemm(g, in_.dtype, in_.weight_sparsity, in_.sparse_format);
     return in_.compute->Gemm(g, in_.weight_dtype);
@@ -94,6 +96,14 @@ class ProfiledCostModel final : public IterationCostModel {
     d += c.MemoryBound(Bytes(2.0 * t * qkv * elem_), Flops(3.0 * t * qkv));
     d += c.MemoryBound(Bytes(3 * act), Flops(1.0 * t * h));
     return d;
+  }
+
+  // The experts' batched GEMM: dense in the weight dtype, or Marlin's W4A16 (sparse weights are refused for
+  // MoE).
+  Duration ExpertGemm(const cost::GemmShape& g) const {
+    if (in_.weight_quant == WeightQuant::kInt4)
+      return in_.compute->SparseWeightGemm(g, in_.dtype, 0.0, Int4WeightFormat());
+    return in_.compute->Gemm(g, in_.weight_dtype);
   }
 
   // A dense MLP of `t` tokens and width `ffn` on one GPU: up (and gate), the activation, down.
@@ -119,9 +129,8 @@ class ProfiledCostModel final : public IterationCostModel {
     const int64_t h = in_.model.hidden, m = s.tokens_per_expert, w = s.width;
     auto at = [&](int64_t experts) {
       if (experts <= 0) return Duration::Zero();
-      return in_.compute->Gemm({.m = m, .n = (in_.model.gated_mlp ? 2 : 1) * w, .k = h, .batch = experts},
-                               in_.weight_dtype) +
-             in_.compute->Gemm({.m = m, .n = h, .k = w, .batch = experts}, in_.weight_dtype) +
+      return ExpertGemm({.m = m, .n = (in_.model.gated_mlp ? 2 : 1) * w, .k = h, .batch = experts}) +
+             ExpertGemm({.m = m, .n = h, .k = w, .batch = experts}) +
              in_.compute->MemoryBound(Bytes(3.0 * m * w * experts * elem_), Flops(8.0 * m * w * experts));
     };
     const auto whole = static_cast<int64_t>(s.experts_per_gpu);

@@ -85,13 +85,14 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.collective = env.collective;
   in.fabric = SingleNodeFabric(o.gpu);
   // Measured profiles are of dense fp16 weights (and of dense models).
-  const bool fp16 = o.weight_dtype != hw::DType::kFp8;
+  const bool fp16 = o.weight_dtype != hw::DType::kFp8 && o.weight_quant == WeightQuant::kNone;
   in.profile = o.weight_sparsity > 0 || !fp16 || o.model.moe.enabled()
                    ? nullptr
                    : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
   in.weight_dtype = o.weight_dtype;
   in.kv_dtype = o.kv_dtype;
   in.weight_sparsity = o.weight_sparsity;
+  in.weight_quant = o.weight_quant;
   in.overhead = env.overhead;
   in.allreduce = env.allreduce;
   if (auto e = FindEngine(o.engine); e.ok()) in.engine = **e;  // the readers checked the name
@@ -110,6 +111,7 @@ Result<std::unique_ptr<IterationCostModel>> MakeCostModel(const ServeOptions& o,
     ServeOptions d = o;  // the draft on the same GPUs, with the same TP and precision
     d.model = *spec.draft;
     d.weight_sparsity = 0;
+    d.weight_quant = WeightQuant::kNone;  // a draft checkpoint is 16-bit, as the memory plan counts it
     draft = MakeProfiledCostModel(CostInputs(d, env));
   }
   return MakeSpeculativeCostModel(std::move(target), std::move(draft), spec.num_tokens,

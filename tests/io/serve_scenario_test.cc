@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/train_scenario.h"
@@ -183,25 +184,66 @@ TEST(ServeScenarioEngine, ProfileSetsSchedulerDefaults) {
 namespace dlsim::io {
 namespace {
 
+struct PrecisionPair {
+  serve::ServeOptions variant;
+  serve::ServeResult base, other;  // fp16, and with the variant's keys
+};
+
+// llama3-8b at 2 requests/s on `gpu` as the catalog gives it and with `keys` added to its model section, both
+// simulated.
+PrecisionPair SimulatePrecisions(const std::string& gpu, const std::string& keys) {
+  const std::string rest = "}\nhardware: {gpu: " + gpu + "}\nworkload: {requests: 50, rate: 2}\n";
+  auto fp16 = Parse("model: {name: llama3-8b" + rest);
+  auto other = Parse("model: {name: llama3-8b, " + keys + rest);
+  PrecisionPair p;
+  EXPECT_TRUE(fp16.ok() && other.ok()) << (other.ok() ? "" : other.error().message);
+  if (!fp16.ok() || !other.ok()) return p;
+  p.variant = *other;
+  auto a = serve::Simulate(*fp16, Cat(), nullptr);
+  auto b = serve::Simulate(*other, Cat(), nullptr);
+  EXPECT_TRUE(a.ok() && b.ok());
+  if (a.ok() && b.ok()) {
+    p.base = std::move(a).value();
+    p.other = std::move(b).value();
+  }
+  return p;
+}
+
 // FP8 weights and KV cache (issue 37): half the bytes of each, FP8 GEMMs, a faster memory-bound decode on
 // H100; refused at the key on a GPU without FP8 tensor cores.
 TEST(ServeScenarioFp8, HalvesTheBytesAndSpeedsUpDecode) {
-  const std::string base = "model: {name: llama3-8b";
-  const std::string rest = "}\nhardware: {gpu: h100-sxm5-80gb}\nworkload: {requests: 50, rate: 2}\n";
-  auto fp16 = Parse(base + rest);
-  auto fp8 = Parse(base + ", weight_dtype: fp8, kv_cache_dtype: fp8" + rest);
-  ASSERT_TRUE(fp16.ok() && fp8.ok()) << (fp8.ok() ? "" : fp8.error().message);
-  EXPECT_EQ(fp8->weight_dtype, hw::DType::kFp8);
-  auto a = serve::Simulate(*fp16, Cat(), nullptr);
-  auto b = serve::Simulate(*fp8, Cat(), nullptr);
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_NEAR(b->memory.weights.ToBytes() / a->memory.weights.ToBytes(), 0.5, 1e-9);
-  EXPECT_NEAR(b->memory.block_bytes / a->memory.block_bytes, 0.5, 1e-9);
-  EXPECT_LT(b->metrics.tpot_s.mean, 0.8 * a->metrics.tpot_s.mean);
+  const PrecisionPair p = SimulatePrecisions("h100-sxm5-80gb", "weight_dtype: fp8, kv_cache_dtype: fp8");
+  EXPECT_EQ(p.variant.weight_dtype, hw::DType::kFp8);
+  EXPECT_NEAR(p.other.memory.weights.ToBytes() / p.base.memory.weights.ToBytes(), 0.5, 1e-9);
+  EXPECT_NEAR(p.other.memory.block_bytes / p.base.memory.block_bytes, 0.5, 1e-9);
+  EXPECT_LT(p.other.metrics.tpot_s.mean, 0.8 * p.base.metrics.tpot_s.mean);
   const std::string e =
       ErrorOf("model: {name: llama2-7b, weight_dtype: fp8}\nhardware: {gpu: a100-sxm4-80gb}\n");
   EXPECT_NE(e.find("model.weight_dtype: fp8 needs FP8 tensor cores"), std::string::npos) << e;
   EXPECT_NE(ErrorOf("model: {name: llama2-7b, kv_cache_dtype: int3}\n").find("kv_cache_dtype"),
+            std::string::npos);
+}
+
+// 4-bit weights (serve/weight_quant.h): 16-bit activations with the layers at 4.125 bits a weight, a faster
+// memory-bound decode on an A100; refused at the key before Ampere, with sparse weights, and for the KV
+// cache.
+TEST(ServeScenarioInt4, ShrinksTheLayersAndSpeedsUpDecode) {
+  const PrecisionPair p = SimulatePrecisions("a100-sxm4-80gb", "weight_dtype: int4");
+  EXPECT_EQ(p.variant.weight_dtype, hw::DType::kFp16);
+  EXPECT_EQ(p.variant.weight_quant, serve::WeightQuant::kInt4);
+  const double ratio = p.other.memory.weights.ToBytes() / p.base.memory.weights.ToBytes();
+  EXPECT_GT(ratio, 0.25);  // the layers at 0.516 / 2 of their bytes; the embeddings and LM head stay 16-bit
+  EXPECT_LT(ratio, 0.40);
+  EXPECT_DOUBLE_EQ(p.other.memory.block_bytes.ToBytes(), p.base.memory.block_bytes.ToBytes());
+  EXPECT_LT(p.other.metrics.tpot_s.mean, 0.6 * p.base.metrics.tpot_s.mean);
+  const std::string old_gpu =
+      ErrorOf("model: {name: llama2-7b, weight_dtype: int4}\nhardware: {gpu: v100-sxm2-32gb}\n");
+  EXPECT_NE(old_gpu.find("model.weight_dtype: int4 weights run on Marlin's kernels"), std::string::npos)
+      << old_gpu;
+  const std::string sparse = ErrorOf("model: {name: llama2-7b, weight_dtype: int4, weight_sparsity: 0.5}\n");
+  EXPECT_NE(sparse.find("model.weight_dtype: fp8 or int4 weights with weight_sparsity"), std::string::npos)
+      << sparse;
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b, kv_cache_dtype: int4}\n").find("kv_cache_dtype"),
             std::string::npos);
 }
 

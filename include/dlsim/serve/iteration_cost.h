@@ -39,6 +39,7 @@
 #include "dlsim/serve/engine_profile.h"
 #include "dlsim/serve/operator_profile.h"
 #include "dlsim/serve/tp_allreduce.h"
+#include "dlsim/serve/weight_quant.h"
 
 namespace dlsim::serve {
 
@@ -124,6 +125,9 @@ struct ProfiledCostInputs {
   // through ComputeModel::SparseWeightGemm and the measured dense profile is not used.
   double weight_sparsity = 0.0;
   cost::SparseWeightFormat sparse_format;
+  // 4-bit weights (ServeOptions::weight_quant): every weight GEMM, experts included, goes through
+  // ComputeModel::SparseWeightGemm at sparsity 0 in Int4WeightFormat() (serve/weight_quant.h).
+  WeightQuant weight_quant = WeightQuant::kNone;
 };
 
 std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs& in);

@@ -96,7 +96,7 @@ struct MetricInterval {
   double low = 0, high = 0;  // of the figure
   double level = 0.8;        // nominal coverage
   std::string regime;        // the regime of data/calibration/intervals.yaml it came from, or outside
-  bool outside = false;      // no validation run covers the engine and GPU: widened
+  bool outside = false;      // no validation run covers the engine, GPU and weight format: widened
 };
 
 struct ServeResult {

@@ -1,0 +1,48 @@
+// Weight-only quantization of a served model's linear layers (`model.weight_dtype: int4`).
+//
+// GPTQ / AWQ checkpoints store each linear weight in 4 bits, in groups of 128 along K with one fp16 scale per
+// group, and vLLM runs them with Marlin's W4A16 kernels (IST-DASLab, PPoPP'25): the kernel streams the packed
+// weights from HBM, dequantizes them in registers and multiplies on the fp16 tensor cores, so a GEMM costs
+//   memory  = (m k + m n) x 2 + k n x (0.5 + 2 / 128) bytes
+//   compute = the dense fp16 GEMM's (same FLOPs, wave fill and K efficiency)
+//   time    = overhead + max(compute, memory)
+// which is cost::SparseWeightGemmSeconds at sparsity 0 with a format of 4.125 bits a weight and no expansion
+// term (the dequantization hides under the loads: Marlin's design, and its published A10 timings below). The
+// embeddings and the LM head stay 16-bit (GPTQ / AWQ quantize the decoder's linear layers only).
+//
+// Checked against Marlin's published A10 timings (data/profiles/published/marlin/README.md;
+// tests/serve/weight_quant_test.cc): dlsim's int4 / fp16 speed-up is within 5% of the measured one on the
+// paper's 72K x 18K GEMM at batch 1-32 and 128 and on five models' layers at batch 16, 7% low at batch 64.
+//
+//   double bytes = serve::LinearWeightBytes(hw::DType::kFp16, serve::WeightQuant::kInt4);  // 0.515625
+//
+// Pure functions; thread-safe.
+#ifndef DLSIM_SERVE_WEIGHT_QUANT_H_
+#define DLSIM_SERVE_WEIGHT_QUANT_H_
+
+#include "dlsim/cost/compute_model.h"
+#include "dlsim/hw/gpu.h"
+
+namespace dlsim::serve {
+
+enum class WeightQuant {
+  kNone,  // the linear weights are stored in the weight dtype
+  kInt4,  // 4-bit weights, groups of 128 with an fp16 scale (GPTQ / AWQ), Marlin W4A16 kernels
+};
+
+inline constexpr int kInt4GroupSize = 128;
+
+// Bytes per stored linear-layer weight: the dtype's, or 0.5 + 2 / 128 under kInt4.
+double LinearWeightBytes(hw::DType weight_dtype, WeightQuant q);
+
+// The kernel's weight format for ComputeModel::SparseWeightGemm at sparsity 0: 4.125 bits a weight, expanded
+// for free (the dequantization overlaps the loads).
+cost::SparseWeightFormat Int4WeightFormat();
+
+// Whether `gpu` runs Marlin's kernels: compute capability 8.0 or newer (Ampere, Ada, Hopper, Blackwell;
+// vLLM's gptq_marlin / awq_marlin need it).
+bool RunsInt4Weights(const hw::GpuSpec& gpu);
+
+}  // namespace dlsim::serve
+
+#endif  // DLSIM_SERVE_WEIGHT_QUANT_H_
