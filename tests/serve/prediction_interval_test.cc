@@ -77,6 +77,15 @@ TEST(TpotInterval, EverythingElseIsOutsideAndWidened) {
     EXPECT_EQ(iv->regime, "outside");
     EXPECT_TRUE(iv->outside);
   }
+  // A validated engine and GPU with a weight format no validation run served: 4-bit or sparse weights.
+  ServeOptions int4 = Options("vllm-0.6", "h100-sxm5-80gb"), sparse = int4;
+  int4.weight_quant = WeightQuant::kInt4;
+  sparse.weight_sparsity = 0.8;
+  for (const ServeOptions& o : {int4, sparse}) {
+    auto iv = TpotIntervalOf(o, RunWithTpot(0.010), Table());
+    ASSERT_TRUE(iv.has_value());
+    EXPECT_TRUE(iv->outside);
+  }
 }
 
 TEST(TpotInterval, NoneWithoutATpotOrAServingRegime) {
