@@ -98,14 +98,6 @@ class ProfiledCostModel final : public IterationCostModel {
     return d;
   }
 
-  // The experts' batched GEMM: dense in the weight dtype, or Marlin's W4A16 (sparse weights are refused for
-  // MoE).
-  Duration ExpertGemm(const cost::GemmShape& g) const {
-    if (in_.weight_quant == WeightQuant::kInt4)
-      return in_.compute->SparseWeightGemm(g, in_.dtype, 0.0, Int4WeightFormat());
-    return in_.compute->Gemm(g, in_.weight_dtype);
-  }
-
   // A dense MLP of `t` tokens and width `ffn` on one GPU: up (and gate), the activation, down.
   Duration DenseMlp(int64_t t, int64_t ffn) const {
     const int64_t h = in_.model.hidden;
@@ -129,8 +121,8 @@ class ProfiledCostModel final : public IterationCostModel {
     const int64_t h = in_.model.hidden, m = s.tokens_per_expert, w = s.width;
     auto at = [&](int64_t experts) {
       if (experts <= 0) return Duration::Zero();
-      return ExpertGemm({.m = m, .n = (in_.model.gated_mlp ? 2 : 1) * w, .k = h, .batch = experts}) +
-             ExpertGemm({.m = m, .n = h, .k = w, .batch = experts}) +
+      return WeightGemm({.m = m, .n = (in_.model.gated_mlp ? 2 : 1) * w, .k = h, .batch = experts}) +
+             WeightGemm({.m = m, .n = h, .k = w, .batch = experts}) +
              in_.compute->MemoryBound(Bytes(3.0 * m * w * experts * elem_), Flops(8.0 * m * w * experts));
     };
     const auto whole = static_cast<int64_t>(s.experts_per_gpu);

@@ -110,7 +110,13 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(const serve::EngineProfile* e, serve::FindEngine(o.engine));
   o.scheduler = e->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB());
   DLSIM_ASSIGN_OR_RETURN(std::string seqs, t.Text(i, "max_num_seqs"));  // the server's --max-num-seqs
-  if (!seqs.empty()) o.scheduler.max_batch_size = static_cast<int>(*t.Number(i, "max_num_seqs"));
+  if (!seqs.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(double n, t.Number(i, "max_num_seqs"));
+    if (!(n >= 1 && n <= 65536) || n != std::floor(n))
+      return Error::Parse("vllm_public_serving.csv row " + std::to_string(i + 1) +
+                          ": column 'max_num_seqs' is a whole number 1..65536, found '" + seqs + "'");
+    o.scheduler.max_batch_size = static_cast<int>(n);
+  }
   DLSIM_ASSIGN_OR_RETURN(std::string scheduler, t.Text(i, "scheduler"));
   if (!scheduler.empty()) {
     o.scheduler.name = scheduler;
