@@ -48,11 +48,13 @@ struct LabelledScenario {
 Result<std::vector<LabelledScenario>> TorchtitanH100Scenarios(const Runner& run, const CsvTable& t);
 // serving-vllm-public (serving_sets.cc): published vLLM runs, TPOT (mean, or median where the run reported
 // that), each a serve scenario of its engine; serving-vllm-public-ttft and -itl: the rows that published a
-// TTFT or an ITL, against it.
+// TTFT or an ITL, against it; -throughput: request throughput; -latency: offline batches' duration
+// (benchmark_latency).
 Result<ValidationSet> ServingVllmPublic(Runner& run);
 Result<ValidationSet> ServingVllmPublicTtft(Runner& run);
 Result<ValidationSet> ServingVllmPublicItl(Runner& run);
 Result<ValidationSet> ServingVllmPublicThroughput(Runner& run);
+Result<ValidationSet> ServingVllmPublicLatency(Runner& run);
 // serving-h200-steps (serving_steps.cc): the project's own H200 serving iterations of Llama 3.1 8B (decode
 // steps as CUDA-graph replays, eager prefills), against the serving cost model's GPU time of each batch.
 Result<ValidationSet> ServingH200Steps(Runner& run);

@@ -1,4 +1,4 @@
-// serving-vllm-public and its -ttft, -itl and -throughput sets: published vLLM runs
+// serving-vllm-public and its -ttft, -itl, -throughput and -latency sets: published vLLM runs
 // (data/validation/vllm_public_serving.csv), each a serve scenario of its engine release; the metrics are
 // TPOT and, where the run published them, TTFT, ITL and request throughput, each latency the statistic the
 // run reported (the `stat` column: mean, or median). Choices the sources leave open are the CSV's columns
@@ -138,6 +138,22 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   return Status::Ok();
 }
 
+// The row's weights: fp16 / bf16, fp8, or int4 (4-bit weights on Marlin's kernels, serve/weight_quant.h).
+Status ApplyWeightDType(const CsvTable& t, size_t i, serve::ServeOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
+  if (dtype == "fp16" || dtype == "bf16" || dtype == "int4") {
+    o.weight_dtype = dtype == "bf16" ? hw::DType::kBf16 : hw::DType::kFp16;
+    o.weight_quant = dtype == "int4" ? serve::WeightQuant::kInt4 : serve::WeightQuant::kNone;
+    return Status::Ok();
+  }
+  if (dtype == "fp8") {
+    o.weight_dtype = hw::DType::kFp8;
+    return Status::Ok();
+  }
+  return Error::Parse("vllm_public_serving.csv row " + std::to_string(i + 1) +
+                      ": column 'weight_dtype' is fp16, bf16, fp8 or int4, found '" + dtype + "'");
+}
+
 Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const catalog::Catalogs& cat,
                                             const CsvTable& sharegpt) {
   auto num = [&](const char* c) { return *t.Number(i, c); };
@@ -152,8 +168,7 @@ Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const c
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* g, cat.hardware.FindGpu(gpu));
   o.gpu = *g;
   o.hardware.tp = static_cast<int>(num("tp"));
-  DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
-  o.weight_dtype = dtype == "fp8" ? hw::DType::kFp8 : hw::DType::kFp16;
+  DLSIM_RETURN_IF_ERROR(ApplyWeightDType(t, i, o));
   DLSIM_RETURN_IF_ERROR(ApplyEngine(t, i, o));
   DLSIM_ASSIGN_OR_RETURN(o.workload, RowWorkload(t, i, sharegpt));
   return o;
@@ -219,6 +234,12 @@ Result<double> RequestsPerSecond(const CsvTable&, size_t, const serve::ServeMetr
   return m.throughput_requests_per_s;
 }
 
+// An offline batch's latency as benchmark_latency reports it (ms): the run's duration, every request of the
+// batch sent at once.
+Result<double> BatchLatencyMs(const CsvTable&, size_t, const serve::ServeMetrics& m) {
+  return m.makespan_s * 1e3;
+}
+
 }  // namespace
 
 Result<ValidationSet> ServingVllmPublic(Runner& run) {
@@ -239,6 +260,11 @@ Result<ValidationSet> ServingVllmPublicItl(Runner& run) {
 Result<ValidationSet> ServingVllmPublicThroughput(Runner& run) {
   return ServingRows(run, {"serving-vllm-public-throughput", "requests/s (run duration)", "", 0.0, {}},
                      "throughput_rps", RequestsPerSecond);
+}
+
+Result<ValidationSet> ServingVllmPublicLatency(Runner& run) {
+  return ServingRows(run, {"serving-vllm-public-latency", "batch latency (ms, offline)", "", 0.0, {}},
+                     "latency_ms", BatchLatencyMs);
 }
 
 }  // namespace dlsim::validate::internal

@@ -287,6 +287,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"serving-vllm-public-ttft", internal::ServingVllmPublicTtft},
     {"serving-vllm-public-itl", internal::ServingVllmPublicItl},
     {"serving-vllm-public-throughput", internal::ServingVllmPublicThroughput},
+    {"serving-vllm-public-latency", internal::ServingVllmPublicLatency},
     {"serving-h200-steps", internal::ServingH200Steps}};
 
 // The sets for which `want(name)` holds, in a fixed order.
