@@ -102,8 +102,8 @@ ordered_json EngineHostJson(const serve::EngineHost& h) {
 ordered_json ModelJson(const serve::ServeOptions& o) {
   ordered_json m = YamlToJson(FormatModelSectionYaml(o.model))["model"];
   if (o.weight_sparsity > 0) m["weight_sparsity"] = o.weight_sparsity;
-  m["weight_dtype"] = o.weight_quant == serve::WeightQuant::kInt4
-                          ? std::string("int4")
+  m["weight_dtype"] = o.weight_quant != serve::WeightQuant::kNone
+                          ? std::string(serve::WeightQuantName(o.weight_quant))
                           : std::string(hw::DTypeName(o.weight_dtype));
   m["kv_cache_dtype"] = std::string(hw::DTypeName(o.kv_dtype));
   return m;

@@ -258,14 +258,18 @@ hw::DType ReadStorageDType(const MapReader& m, const char* key) {
                    {{"fp16", hw::DType::kFp16}, {"bf16", hw::DType::kBf16}, {"fp8", hw::DType::kFp8}});
 }
 
-// model.weight_dtype: a storage dtype, or int4: 4-bit weights in groups of 128 with 16-bit activations
-// (GPTQ / AWQ checkpoints on Marlin's kernels, serve/weight_quant.h), read as fp16 plus WeightQuant::kInt4.
+// model.weight_dtype: a storage dtype, or int4 / int8: 4- or 8-bit weights in groups of 128 with 16-bit
+// activations (GPTQ / AWQ / RTN checkpoints on Marlin's kernels, serve/weight_quant.h), read as fp16 plus
+// the WeightQuant.
 void ReadWeightDType(const MapReader& m, serve::ServeOptions& o) {
-  enum class W { kFp16, kBf16, kFp8, kInt4 };
-  const W w = m.GetEnum("weight_dtype", W::kFp16,
-                        {{"fp16", W::kFp16}, {"bf16", W::kBf16}, {"fp8", W::kFp8}, {"int4", W::kInt4}});
+  enum class W { kFp16, kBf16, kFp8, kInt4, kInt8 };
+  const W w = m.GetEnum(
+      "weight_dtype", W::kFp16,
+      {{"fp16", W::kFp16}, {"bf16", W::kBf16}, {"fp8", W::kFp8}, {"int4", W::kInt4}, {"int8", W::kInt8}});
   o.weight_dtype = w == W::kBf16 ? hw::DType::kBf16 : w == W::kFp8 ? hw::DType::kFp8 : hw::DType::kFp16;
-  o.weight_quant = w == W::kInt4 ? serve::WeightQuant::kInt4 : serve::WeightQuant::kNone;
+  o.weight_quant = w == W::kInt4   ? serve::WeightQuant::kInt4
+                   : w == W::kInt8 ? serve::WeightQuant::kInt8
+                                   : serve::WeightQuant::kNone;
 }
 
 void ReadServeModel(const MapReader& root, const Document& doc, const model::ModelCatalog& models,
@@ -292,20 +296,21 @@ void ReadServeModel(const MapReader& root, const Document& doc, const model::Mod
   o.kv_dtype = ReadStorageDType(m, "kv_cache_dtype");
   if (o.weight_sparsity > 0 &&
       (o.weight_dtype == hw::DType::kFp8 || o.weight_quant != serve::WeightQuant::kNone))
-    m.AddError("weight_dtype",
-               "fp8 or int4 weights with weight_sparsity: the sparse-weight kernel is fp16 (Flash-LLM)");
+    m.AddError(
+        "weight_dtype",
+        "fp8, int4 or int8 weights with weight_sparsity: the sparse-weight kernel is fp16 (Flash-LLM)");
   ReadModelShape(m, spec, is_new);
   m.Finish();
 }
 
 // FP8 weights or KV cache need a GPU with FP8 tensor cores (vLLM's FP8 paths run on Hopper and later); int4
-// weights a GPU that runs Marlin's kernels (compute capability 8.0 or newer).
+// and int8 weights a GPU that runs Marlin's kernels (compute capability 8.0 or newer).
 void CheckPrecisionOnGpu(const MapReader& m, const serve::ServeOptions& o) {
-  if (o.weight_quant == serve::WeightQuant::kInt4 && !serve::RunsInt4Weights(o.gpu))
-    m.AddError("weight_dtype",
-               "int4 weights run on Marlin's kernels, which need compute capability 8.0 or newer (Ampere "
-               "and later); " +
-                   o.gpu.name + " is " + o.gpu.architecture + ": use fp16");
+  if (o.weight_quant != serve::WeightQuant::kNone && !serve::RunsMarlinWeights(o.gpu))
+    m.AddError("weight_dtype", std::string(serve::WeightQuantName(o.weight_quant)) +
+                                   " weights run on Marlin's kernels, which need compute capability 8.0 or "
+                                   "newer (Ampere and later); " +
+                                   o.gpu.name + " is " + o.gpu.architecture + ": use fp16");
   if (o.gpu.Peak(hw::DType::kFp8).value() > 0) return;
   for (const auto& [key, dt] :
        {std::pair<const char*, hw::DType>{"weight_dtype", o.weight_dtype}, {"kv_cache_dtype", o.kv_dtype}})

@@ -73,10 +73,11 @@ class ProfiledCostModel final : public IterationCostModel {
            in_.overhead.per_large_ring_mib * large_mib;
   }
 
-  // A linear layer's GEMM (an expert's too): dense, Flash-LLM's sparse-weight kernel, or Marlin's W4A16.
+  // A linear layer's GEMM (an expert's too): dense, Flash-LLM's sparse-weight kernel, or Marlin's W4A16 /
+  // W8A16.
   Duration WeightGemm(const cost::GemmShape& g) const {
-    if (in_.weight_quant == WeightQuant::kInt4)
-      return in_.compute->SparseWeightGemm(g, in_.dtype, 0.0, Int4WeightFormat());
+    if (in_.weight_quant != WeightQuant::kNone)
+      return in_.compute->SparseWeightGemm(g, in_.dtype, 0.0, QuantizedWeightFormat(in_.weight_quant));
     if (in_.weight_sparsity > 0)
       return in_.compute->SparseWeightGemm(g, in_.dtype, in_.weight_sparsity, in_.sparse_format);
     return in_.compute->Gemm(g, in_.weight_dtype);

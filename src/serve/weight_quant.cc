@@ -5,17 +5,22 @@
 
 namespace dlsim::serve {
 
+const char* WeightQuantName(WeightQuant q) {
+  return q == WeightQuant::kInt4 ? "int4" : q == WeightQuant::kInt8 ? "int8" : "";
+}
+
 double LinearWeightBytes(hw::DType weight_dtype, WeightQuant q) {
-  if (q == WeightQuant::kInt4) return 0.5 + hw::DTypeBytes(hw::DType::kFp16) / kInt4GroupSize;
+  const double scales = hw::DTypeBytes(hw::DType::kFp16) / kQuantGroupSize;
+  if (q == WeightQuant::kInt4) return 0.5 + scales;
+  if (q == WeightQuant::kInt8) return 1.0 + scales;
   return hw::DTypeBytes(weight_dtype);
 }
 
-cost::SparseWeightFormat Int4WeightFormat() {
-  return {.bytes_per_nonzero = LinearWeightBytes(hw::DType::kFp16, WeightQuant::kInt4),
-          .extract_nonzeros_per_sm_s = INFINITY};
+cost::SparseWeightFormat QuantizedWeightFormat(WeightQuant q) {
+  return {.bytes_per_nonzero = LinearWeightBytes(hw::DType::kFp16, q), .extract_nonzeros_per_sm_s = INFINITY};
 }
 
-bool RunsInt4Weights(const hw::GpuSpec& gpu) {
+bool RunsMarlinWeights(const hw::GpuSpec& gpu) {
   return gpu.architecture == "ampere" || gpu.architecture == "ada" || gpu.architecture == "hopper" ||
          gpu.architecture == "blackwell";
 }

@@ -138,12 +138,13 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   return Status::Ok();
 }
 
-// The row's weights: fp16 / bf16, fp8, or int4 (4-bit weights on Marlin's kernels, serve/weight_quant.h).
+// The row's weights: fp16 / bf16, fp8, or int4 / int8 (weights on Marlin's kernels, serve/weight_quant.h).
 Status ApplyWeightDType(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
-  if (dtype == "fp16" || dtype == "bf16" || dtype == "int4") {
+  for (serve::WeightQuant q : {serve::WeightQuant::kInt4, serve::WeightQuant::kInt8})
+    if (dtype == serve::WeightQuantName(q)) o.weight_quant = q;
+  if (dtype == "fp16" || dtype == "bf16" || o.weight_quant != serve::WeightQuant::kNone) {
     o.weight_dtype = dtype == "bf16" ? hw::DType::kBf16 : hw::DType::kFp16;
-    o.weight_quant = dtype == "int4" ? serve::WeightQuant::kInt4 : serve::WeightQuant::kNone;
     return Status::Ok();
   }
   if (dtype == "fp8") {
@@ -151,7 +152,7 @@ Status ApplyWeightDType(const CsvTable& t, size_t i, serve::ServeOptions& o) {
     return Status::Ok();
   }
   return Error::Parse("vllm_public_serving.csv row " + std::to_string(i + 1) +
-                      ": column 'weight_dtype' is fp16, bf16, fp8 or int4, found '" + dtype + "'");
+                      ": column 'weight_dtype' is fp16, bf16, fp8, int4 or int8, found '" + dtype + "'");
 }
 
 Result<serve::ServeOptions> ServingScenario(const CsvTable& t, size_t i, const catalog::Catalogs& cat,

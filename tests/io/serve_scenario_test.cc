@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/resolved_scenario.h"
 #include "dlsim/io/train_scenario.h"
 #include "dlsim/serve/simulate.h"
 
@@ -241,9 +242,28 @@ TEST(ServeScenarioInt4, ShrinksTheLayersAndSpeedsUpDecode) {
   EXPECT_NE(old_gpu.find("model.weight_dtype: int4 weights run on Marlin's kernels"), std::string::npos)
       << old_gpu;
   const std::string sparse = ErrorOf("model: {name: llama2-7b, weight_dtype: int4, weight_sparsity: 0.5}\n");
-  EXPECT_NE(sparse.find("model.weight_dtype: fp8 or int4 weights with weight_sparsity"), std::string::npos)
+  EXPECT_NE(sparse.find("model.weight_dtype: fp8, int4 or int8 weights with weight_sparsity"),
+            std::string::npos)
       << sparse;
   EXPECT_NE(ErrorOf("model: {name: llama2-7b, kv_cache_dtype: int4}\n").find("kv_cache_dtype"),
+            std::string::npos);
+}
+
+// 8-bit weights (W8A16 on Marlin): the layers at 8.125 bits a weight, decode faster than fp16; the resolved
+// scenario names them; refused before Ampere and for the KV cache.
+TEST(ServeScenarioInt8, HalvesTheLayersAndNamesThemInTheResolvedScenario) {
+  const PrecisionPair p = SimulatePrecisions("a100-sxm4-80gb", "weight_dtype: int8");
+  EXPECT_EQ(p.variant.weight_quant, serve::WeightQuant::kInt8);
+  const double ratio = p.other.memory.weights.ToBytes() / p.base.memory.weights.ToBytes();
+  EXPECT_GT(ratio, 0.50);  // the layers at 1.016 / 2 of their bytes; the embeddings and LM head stay 16-bit
+  EXPECT_LT(ratio, 0.60);
+  EXPECT_LT(p.other.metrics.tpot_s.mean, 0.8 * p.base.metrics.tpot_s.mean);
+  EXPECT_EQ(ResolvedServeScenario(p.variant)["model"]["weight_dtype"], "int8");
+  const std::string old_gpu =
+      ErrorOf("model: {name: llama2-7b, weight_dtype: int8}\nhardware: {gpu: t4-16gb}\n");
+  EXPECT_NE(old_gpu.find("model.weight_dtype: int8 weights run on Marlin's kernels"), std::string::npos)
+      << old_gpu;
+  EXPECT_NE(ErrorOf("model: {name: llama2-7b, kv_cache_dtype: int8}\n").find("kv_cache_dtype"),
             std::string::npos);
 }
 

@@ -125,8 +125,8 @@ struct ProfiledCostInputs {
   // through ComputeModel::SparseWeightGemm and the measured dense profile is not used.
   double weight_sparsity = 0.0;
   cost::SparseWeightFormat sparse_format;
-  // 4-bit weights (ServeOptions::weight_quant): every weight GEMM, experts included, goes through
-  // ComputeModel::SparseWeightGemm at sparsity 0 in Int4WeightFormat() (serve/weight_quant.h).
+  // 4- or 8-bit weights (ServeOptions::weight_quant): every weight GEMM, experts included, goes through
+  // ComputeModel::SparseWeightGemm at sparsity 0 in QuantizedWeightFormat() (serve/weight_quant.h).
   WeightQuant weight_quant = WeightQuant::kNone;
 };
 

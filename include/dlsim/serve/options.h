@@ -228,8 +228,8 @@ struct ServeOptions {
   // (2 bytes) or fp8 (1 byte; FP8 checkpoints, vLLM's kv_cache_dtype fp8). FP8 weights run FP8 GEMMs.
   hw::DType weight_dtype = hw::DType::kFp16;
   hw::DType kv_dtype = hw::DType::kFp16;
-  // Weight-only quantization of the linear layers (model.weight_dtype: int4, read with weight_dtype fp16: the
-  // activations and the tensor cores stay 16-bit; serve/weight_quant.h).
+  // Weight-only quantization of the linear layers (model.weight_dtype: int4 or int8, read with weight_dtype
+  // fp16: the activations and the tensor cores stay 16-bit; serve/weight_quant.h).
   WeightQuant weight_quant = WeightQuant::kNone;
   int64_t max_iterations = kMaxIterations;  // the simulation stops with an error past it (tests lower it)
   bool keep_records = false;  // ServeResult::records: one per request (memory grows with the requests)

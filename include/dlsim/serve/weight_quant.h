@@ -1,18 +1,23 @@
-// Weight-only quantization of a served model's linear layers (`model.weight_dtype: int4`).
+// Weight-only quantization of a served model's linear layers (`model.weight_dtype: int4` or `int8`).
 //
-// GPTQ / AWQ checkpoints store each linear weight in 4 bits, in groups of 128 along K with one fp16 scale per
-// group, and vLLM runs them with Marlin's W4A16 kernels (IST-DASLab, PPoPP'25): the kernel streams the packed
-// weights from HBM, dequantizes them in registers and multiplies on the fp16 tensor cores, so a GEMM costs
-//   memory  = (m k + m n) x 2 + k n x (0.5 + 2 / 128) bytes
+// GPTQ / AWQ checkpoints (and vLLM's RTN) store each linear weight in 4 or 8 bits, in groups of 128 along K
+// with one 16-bit scale per group, and vLLM runs them with Marlin's W4A16 / W8A16 kernels (IST-DASLab,
+// PPoPP'25; 8-bit weights since vLLM's gptq_marlin): the kernel streams the packed weights from HBM,
+// dequantizes them in registers and multiplies on the 16-bit tensor cores, so a GEMM costs
+//   memory  = (m k + m n) x 2 + k n x (bits / 8 + 2 / 128) bytes
 //   compute = the dense fp16 GEMM's (same FLOPs, wave fill and K efficiency)
 //   time    = overhead + max(compute, memory)
-// which is cost::SparseWeightGemmSeconds at sparsity 0 with a format of 4.125 bits a weight and no expansion
-// term (the dequantization hides under the loads: Marlin's design, and its published A10 timings below). The
-// embeddings and the LM head stay 16-bit (GPTQ / AWQ quantize the decoder's linear layers only).
+// which is cost::SparseWeightGemmSeconds at sparsity 0 with a format of 4.125 (8.125) bits a weight and no
+// expansion term (the dequantization hides under the loads: Marlin's design, and its published A10 timings
+// below). The embeddings and the LM head stay 16-bit (GPTQ / AWQ quantize the decoder's linear layers only).
+// Activations stay 16-bit: int8 here is W8A16, not SmoothQuant's W8A8.
 //
 // Checked against Marlin's published A10 timings (data/profiles/published/marlin/README.md;
 // tests/serve/weight_quant_test.cc): dlsim's int4 / fp16 speed-up is within 5% of the measured one on the
 // paper's 72K x 18K GEMM at batch 1-32 and 128 and on five models' layers at batch 16, 7% low at batch 64.
+//
+// The 8-bit rule has no kernel-level check of its own (no published W8A16 timings beyond humming's three H100
+// rows, docs/validation.md "serving-vllm-public-latency"); vLLM PR #23197's end-to-end int8 rows score it.
 //
 //   double bytes = serve::LinearWeightBytes(hw::DType::kFp16, serve::WeightQuant::kInt4);  // 0.515625
 //
@@ -27,21 +32,25 @@ namespace dlsim::serve {
 
 enum class WeightQuant {
   kNone,  // the linear weights are stored in the weight dtype
-  kInt4,  // 4-bit weights, groups of 128 with an fp16 scale (GPTQ / AWQ), Marlin W4A16 kernels
+  kInt4,  // 4-bit weights, groups of 128 with a 16-bit scale (GPTQ / AWQ / RTN), Marlin W4A16 kernels
+  kInt8,  // 8-bit weights, groups of 128 with a 16-bit scale (GPTQ / RTN), Marlin W8A16 kernels
 };
 
-inline constexpr int kInt4GroupSize = 128;
+inline constexpr int kQuantGroupSize = 128;
 
-// Bytes per stored linear-layer weight: the dtype's, or 0.5 + 2 / 128 under kInt4.
+// The scenario's name of a quantization: "int4", "int8" ("" for kNone).
+const char* WeightQuantName(WeightQuant q);
+
+// Bytes per stored linear-layer weight: the dtype's, or bits / 8 + 2 / 128 when quantized.
 double LinearWeightBytes(hw::DType weight_dtype, WeightQuant q);
 
-// The kernel's weight format for ComputeModel::SparseWeightGemm at sparsity 0: 4.125 bits a weight, expanded
-// for free (the dequantization overlaps the loads).
-cost::SparseWeightFormat Int4WeightFormat();
+// The kernel's weight format for ComputeModel::SparseWeightGemm at sparsity 0: 4.125 or 8.125 bits a weight,
+// expanded for free (the dequantization overlaps the loads). Precondition: q != kNone.
+cost::SparseWeightFormat QuantizedWeightFormat(WeightQuant q);
 
 // Whether `gpu` runs Marlin's kernels: compute capability 8.0 or newer (Ampere, Ada, Hopper, Blackwell;
 // vLLM's gptq_marlin / awq_marlin need it).
-bool RunsInt4Weights(const hw::GpuSpec& gpu);
+bool RunsMarlinWeights(const hw::GpuSpec& gpu);
 
 }  // namespace dlsim::serve
 
