@@ -1,8 +1,8 @@
 // GNN data pipeline speed: sampled edges per second of uniform neighbour sampling (GraphSAGE
 // [25, 10], batches of 1024 shuffled seeds) on Graph500 R-MAT graphs, one core; and a whole simulated
 // epoch (sampling + FIFO cache + pipeline) of the largest shared real graph, when ../shared is there.
-//   build/bench/bench_gnn --benchmark_filter=Sampling --benchmark_repetitions=5 \
-//       --benchmark_report_aggregates_only=true
+//   build/bench/bench_gnn --benchmark_filter=Sampling --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true   (one command)
 #include <benchmark/benchmark.h>
 
 #include <filesystem>

@@ -279,7 +279,9 @@ TEST(TrainCliTest, MeasuredH200OutOfMemoryVerdicts) {
                         << "parallel: {recompute: none}\n";
     const Outcome r = RunDlsim("train " + file, /*merge_stderr=*/true);
     EXPECT_EQ(r.exit_code, c.exit_code) << c.config << " " << c.stack << ": " << r.output;
-    if (c.exit_code == 3) EXPECT_NE(r.output.find("out of memory"), std::string::npos) << r.output;
+    if (c.exit_code == 3) {
+      EXPECT_NE(r.output.find("out of memory"), std::string::npos) << r.output;
+    }
   }
   std::filesystem::remove(file);
 }

@@ -16,8 +16,6 @@ using cluster_test::Jct;
 using cluster_test::Job;
 using cluster_test::RunCluster;
 
-TimePoint At(double s) { return TimePoint::Start() + Seconds(s); }
-
 double Value(const std::vector<std::vector<double>>& v, const std::vector<int>& k) {
   double s = 0;
   for (size_t j = 0; j < v.size(); ++j) s += k[j] == 0 ? 0 : v[j][k[j]];

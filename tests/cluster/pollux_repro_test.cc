@@ -151,7 +151,9 @@ TEST(PolluxRepro, PolicyNeverOverAllocatesAndGrowsJobsByDoubling) {
       int used = 0;
       for (const AllocationTarget& t : targets) used += t.gpus;
       EXPECT_LE(used, 8) << jobs << " jobs, round " << round;
-      if (jobs == 1) EXPECT_EQ(used, std::min(8, 1 << round));  // 1, 2, 4, 8 (twice the most run on)
+      if (jobs == 1) {  // 1, 2, 4, 8 (twice the most run on)
+        EXPECT_EQ(used, std::min(8, 1 << round));
+      }
       for (const AllocationTarget& t : targets) view.Hold(t.job, t.gpus);
       view.now_ = view.now_ + params.round;
     }

@@ -132,9 +132,11 @@ TEST(PolluxGoodput, FitConvergesAndPredictsTheMeasuredSteps) {
   EXPECT_GE(p.gamma, 1.0);
   EXPECT_LE(p.gamma, 10.0);
   // One replica of 128 samples: the fit is within 25% of the measurement.
-  for (const PolluxStepSample& s : all)
-    if (s.placement == std::vector<int>{1} && s.local_bsz == 129)
+  for (const PolluxStepSample& s : all) {
+    if (s.placement == std::vector<int>{1} && s.local_bsz == 129) {
       EXPECT_NEAR(PolluxStepTimes(p, 1, 1, 129).second / s.step_time, 1.0, 0.25);
+    }
+  }
 }
 
 TEST(PolluxGoodput, MeasuredPlacementsInterpolateInTheLocalBatch) {

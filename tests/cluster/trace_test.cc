@@ -252,7 +252,9 @@ TEST(GavelMix, JobTypesFromTheThroughputTable) {
   int b = 0;
   for (const JobSpec& j : jobs) {
     ASSERT_TRUE(j.speed == "a" || j.speed == "b");
-    if (j.gpus > 1) EXPECT_EQ(j.speed, "a");
+    if (j.gpus > 1) {
+      EXPECT_EQ(j.speed, "a");
+    }
     b += j.speed == "b";
     const double duration = j.work / table->steps_per_s.at({j.speed, "v100", j.gpus, true});
     EXPECT_GE(duration, 60 * std::pow(10, 1.5) - 1e-6);

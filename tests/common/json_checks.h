@@ -21,7 +21,9 @@ inline void ExpectSaneJson(const nlohmann::json& j, const std::string& path = ""
   } else if (j.is_number()) {
     const double v = j.get<double>();
     EXPECT_TRUE(std::isfinite(v) && v >= 0) << path << " = " << j.dump();
-    if (bytes) EXPECT_TRUE(j.is_number_integer()) << path << " = " << j.dump() << " (bytes are integers)";
+    if (bytes) {
+      EXPECT_TRUE(j.is_number_integer()) << path << " = " << j.dump() << " (bytes are integers)";
+    }
   }
 }
 

@@ -34,7 +34,7 @@ class Gen {
 
 std::vector<std::string> SeedFiles() {
   std::vector<std::string> texts;
-  for (const std::string dir :
+  for (const std::string& dir :
        {std::string(DLSIM_DATA_DIR) + "/scenarios", std::string(DLSIM_TEST_DATA_DIR) + "/bad"}) {
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
       if (e.path().extension() != ".yaml") continue;

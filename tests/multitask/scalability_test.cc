@@ -24,7 +24,9 @@ TEST(Scalability, TheCurveNeverRisesAndEachPointFitsItsCount) {
       ASSERT_TRUE(p.feasible);
       EXPECT_LE(p.config.devices(), n);
       EXPECT_LE(p.config.dp, op.samples);
-      if (n > 1) EXPECT_LE(p.total(), c.at(n - 1).total()) << op.name << " n " << n;
+      if (n > 1) {
+        EXPECT_LE(p.total(), c.at(n - 1).total()) << op.name << " n " << n;
+      }
     }
     const std::optional<ScalePoint> one = est.Price(op, w, {1, 1});
     ASSERT_TRUE(one);

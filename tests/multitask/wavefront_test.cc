@@ -170,7 +170,9 @@ TEST(Wavefront, MoreHeterogeneousScalingGainsMore) {
     const SchedulerInputs in{&w, &g, &curves, 16, nullptr, Placement::kMinMovement};
     const double gain =
         Evaluate(in, SequentialSchedule(in).value()).step / Evaluate(in, WavefrontSchedule(in).value()).step;
-    if (h == 0) EXPECT_NEAR(gain, 1.0, 0.01);
+    if (h == 0) {
+      EXPECT_NEAR(gain, 1.0, 0.01);
+    }
     EXPECT_GT(gain, last + 0.1) << "h " << h;
     last = gain;
   }

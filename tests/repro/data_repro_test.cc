@@ -87,7 +87,9 @@ void ExpectSameJson(const nlohmann::ordered_json& printed, const nlohmann::order
     ASSERT_EQ(printed.size(), computed.size()) << where;
     auto p = printed.begin();
     for (auto c = computed.begin(); c != computed.end(); ++c, ++p) {
-      if (computed.is_object()) ASSERT_EQ(p.key(), c.key()) << where;
+      if (computed.is_object()) {
+        ASSERT_EQ(p.key(), c.key()) << where;
+      }
       ExpectSameJson(*p, *c, where + "/" + (computed.is_object() ? c.key() : ""));
     }
   } else {
@@ -133,7 +135,9 @@ TEST(ByteTransformerRepro, EachEnginePaysForWhatItPads) {
     }
     EXPECT_GT(row["ratio_vs_ft"].get<double>(), 1.0) << row.dump();
     EXPECT_GT(row["flops_ratio_vs_ft"].get<double>(), 1.3) << row.dump();  // mean length 0.6 max
-    if (row["batch"] == 1) EXPECT_DOUBLE_EQ(row["old_ratio"].get<double>(), 1.0) << row.dump();
+    if (row["batch"] == 1) {
+      EXPECT_DOUBLE_EQ(row["old_ratio"].get<double>(), 1.0) << row.dump();
+    }
   }
 }
 

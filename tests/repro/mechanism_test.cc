@@ -141,7 +141,9 @@ TEST(DistCaMechanism, StepTimeNoWorseThanWlbAtTheSameSplit) {
     ASSERT_TRUE(wlb.feasible && dca.feasible) << wlb.reason << dca.reason;
     // Observed (s): dp4 cp1 wlb 1.247 distca 0.805; dp2 cp2 0.726 / 0.583; dp1 cp4 0.528 both.
     EXPECT_LE(dca.mean_s, wlb.mean_s) << "dp " << dp << " cp " << cp;
-    if (dp > 1) EXPECT_LT(dca.mean_s, 0.9 * wlb.mean_s) << "dp " << dp << " cp " << cp;
+    if (dp > 1) {
+      EXPECT_LT(dca.mean_s, 0.9 * wlb.mean_s) << "dp " << dp << " cp " << cp;
+    }
   }
 }
 

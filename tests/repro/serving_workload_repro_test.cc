@@ -46,7 +46,9 @@ TEST(StepAudioRepro, AccountingMatchesThePublishedMemoryAndSizingNeedsRealTime) 
   for (size_t row = 0; row < r.details.size(); ++row) {
     const double per_replica = At(r, row, "conversations_per_replica");
     // A replica counts only when it meets the token period; the GPUs follow from it.
-    if (per_replica == 0) EXPECT_EQ(At(r, row, "gpus_for_100"), 0) << row;
+    if (per_replica == 0) {
+      EXPECT_EQ(At(r, row, "gpus_for_100"), 0) << row;
+    }
     if (per_replica > 0) {
       some_replica_streams = true;
       EXPECT_LE(At(r, row, "p99_tpot_ms"), 1.1 * At(r, row, "tpot_slo_ms")) << row;

@@ -216,8 +216,11 @@ TEST(MigServing, OptimisersOnRandomMixes) {
       EXPECT_LE(d->gpus.size(), greedy->gpus.size()) << opt << " trial " << trial;
       EXPECT_TRUE(MeetsDemand(p, Served(p, d->gpus))) << opt;
       EXPECT_GE(static_cast<double>(d->gpus.size()), MigLowerBoundGpus(p) - 1e-9);
-      for (const GpuConfig& g : d->gpus)
-        if (g.partition >= 0) EXPECT_EQ(g.service.size(), p.partitions[g.partition].instances().size());
+      for (const GpuConfig& g : d->gpus) {
+        if (g.partition >= 0) {
+          EXPECT_EQ(g.service.size(), p.partitions[g.partition].instances().size());
+        }
+      }
     }
   }
 }

@@ -80,7 +80,9 @@ TEST(PerformanceRecord, MaxBatchIsTheFeasiblePrefixAndMeetsTheSlo) {
     for (int64_t b = 1; b <= cap; ++b) {
       const RecordEntry& e = rec.At(b, c);
       EXPECT_TRUE(e.feasible || cap == 1) << b << " x " << c;
-      if (e.feasible) EXPECT_LE(e.tpot, Seconds(o.slo.tpot_s));
+      if (e.feasible) {
+        EXPECT_LE(e.tpot, Seconds(o.slo.tpot_s));
+      }
     }
     if (cap < o.scheduler.max_batch_size) {
       EXPECT_FALSE(rec.At(cap + 1, c).feasible) << c;

@@ -180,7 +180,9 @@ TEST_P(EverySchedulerTest, KvNeverOvercommittedAndEveryRequestFinishesOnce) {
   EXPECT_EQ(m.kv_overcommits, 0);
   EXPECT_LE(m.kv_peak_utilization, 1.0);
   EXPECT_GT(m.kv_peak_utilization, 0.8);
-  if (o.scheduler.name == "vllm") EXPECT_GT(m.preemptions, 0);
+  if (o.scheduler.name == "vllm") {
+    EXPECT_GT(m.preemptions, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EverySchedulerTest,
