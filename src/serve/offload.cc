@@ -85,7 +85,8 @@ MemoryPlan PlanWeights(const ServeOptions& o) {
   p.usable = o.gpu.hbm_capacity * (1.0 - o.hardware.memory_margin);
   // Sparse linear weights (Flash-LLM's Tiled-CSL) shrink every layer to (1 - s) x 4 / 2 of its
   // dense bytes (norms and biases included: under 0.1% of a layer); embeddings stay dense.
-  // 4-bit weights (serve/weight_quant.h) store the layers at 4.125 bits a weight, the embeddings at 16.
+  // Quantized weights (serve/weight_quant.h) store the layers at 4.125 or 8.125 bits a weight, the embeddings
+  // at 16.
   const double wbytes = hw::DTypeBytes(o.weight_dtype);
   const double layer_scale = o.weight_sparsity > 0
                                  ? (1.0 - o.weight_sparsity) * 4.0 / kWeightBytes

@@ -7,7 +7,8 @@ namespace dlsim::serve {
 namespace {
 
 // A regime lists the engines and GPUs of the rows behind it (scripts/fit-intervals.py writes them); none of
-// those runs served 4-bit or sparse weights, so a scenario with them is outside every regime.
+// those runs served quantized (int4, int8) or sparse weights, so a scenario with them is outside every
+// regime.
 bool Validated(const ServeOptions& o, const cost::IntervalRegime& regime) {
   return cost::Lists(regime.engines, o.engine) && cost::Lists(regime.gpus, o.gpu.name) &&
          o.weight_quant == WeightQuant::kNone && o.weight_sparsity == 0;
