@@ -259,17 +259,12 @@ hw::DType ReadStorageDType(const MapReader& m, const char* key) {
 }
 
 // model.weight_dtype: a storage dtype, or int4 / int8: 4- or 8-bit weights in groups of 128 with 16-bit
-// activations (GPTQ / AWQ / RTN checkpoints on Marlin's kernels, serve/weight_quant.h), read as fp16 plus
-// the WeightQuant.
+// activations (GPTQ / AWQ / RTN checkpoints on Marlin's kernels, serve/weight_quant.h).
 void ReadWeightDType(const MapReader& m, serve::ServeOptions& o) {
-  enum class W { kFp16, kBf16, kFp8, kInt4, kInt8 };
-  const W w = m.GetEnum(
-      "weight_dtype", W::kFp16,
-      {{"fp16", W::kFp16}, {"bf16", W::kBf16}, {"fp8", W::kFp8}, {"int4", W::kInt4}, {"int8", W::kInt8}});
-  o.weight_dtype = w == W::kBf16 ? hw::DType::kBf16 : w == W::kFp8 ? hw::DType::kFp8 : hw::DType::kFp16;
-  o.weight_quant = w == W::kInt4   ? serve::WeightQuant::kInt4
-                   : w == W::kInt8 ? serve::WeightQuant::kInt8
-                                   : serve::WeightQuant::kNone;
+  const serve::WeightPrecision p =
+      m.GetEnumOf("weight_dtype", serve::WeightPrecision{}, serve::kWeightPrecisionNames);
+  o.weight_dtype = p.dtype;
+  o.weight_quant = p.quant;
 }
 
 void ReadServeModel(const MapReader& root, const Document& doc, const model::ModelCatalog& models,

@@ -138,17 +138,13 @@ Status ApplyEngine(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   return Status::Ok();
 }
 
-// The row's weights: fp16 / bf16, fp8, or int4 / int8 (weights on Marlin's kernels, serve/weight_quant.h).
+// The row's weights: a name of model.weight_dtype (fp16, bf16, fp8, int4, int8; serve/weight_quant.h).
 Status ApplyWeightDType(const CsvTable& t, size_t i, serve::ServeOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(std::string dtype, t.Text(i, "weight_dtype"));
-  for (serve::WeightQuant q : {serve::WeightQuant::kInt4, serve::WeightQuant::kInt8})
-    if (dtype == serve::WeightQuantName(q)) o.weight_quant = q;
-  if (dtype == "fp16" || dtype == "bf16" || o.weight_quant != serve::WeightQuant::kNone) {
-    o.weight_dtype = dtype == "bf16" ? hw::DType::kBf16 : hw::DType::kFp16;
-    return Status::Ok();
-  }
-  if (dtype == "fp8") {
-    o.weight_dtype = hw::DType::kFp8;
+  for (const auto& [name, precision] : serve::kWeightPrecisionNames) {
+    if (dtype != name) continue;
+    o.weight_dtype = precision.dtype;
+    o.weight_quant = precision.quant;
     return Status::Ok();
   }
   return Error::Parse("vllm_public_serving.csv row " + std::to_string(i + 1) +

@@ -25,6 +25,9 @@
 #ifndef DLSIM_SERVE_WEIGHT_QUANT_H_
 #define DLSIM_SERVE_WEIGHT_QUANT_H_
 
+#include <string_view>
+#include <utility>
+
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/hw/gpu.h"
 
@@ -37,6 +40,20 @@ enum class WeightQuant {
 };
 
 inline constexpr int kQuantGroupSize = 128;
+
+// A precision `model.weight_dtype` names: the stored dtype and the weight-only quantization (quantized
+// weights are read as fp16: the activations and the tensor cores stay 16-bit).
+struct WeightPrecision {
+  hw::DType dtype = hw::DType::kFp16;
+  WeightQuant quant = WeightQuant::kNone;
+};
+
+// Every name `model.weight_dtype` takes (the scenario reader and the validation CSV read through it).
+inline constexpr std::pair<std::string_view, WeightPrecision> kWeightPrecisionNames[] = {
+    {"fp16", {hw::DType::kFp16, WeightQuant::kNone}}, {"bf16", {hw::DType::kBf16, WeightQuant::kNone}},
+    {"fp8", {hw::DType::kFp8, WeightQuant::kNone}},   {"int4", {hw::DType::kFp16, WeightQuant::kInt4}},
+    {"int8", {hw::DType::kFp16, WeightQuant::kInt8}},
+};
 
 // The scenario's name of a quantization: "int4", "int8" ("" for kNone).
 const char* WeightQuantName(WeightQuant q);
