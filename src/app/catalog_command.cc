@@ -56,6 +56,7 @@ ordered_json GpuJson(const hw::GpuSpec& g) {
   j["pcie_lanes"] = g.pcie_lanes;
   j["pcie_gb_per_s"] = g.PcieBandwidth().ToGBps();
   j["power_w"] = g.power_watts;
+  if (g.max_sm_clock_mhz > 0) j["max_sm_clock_mhz"] = g.max_sm_clock_mhz;
   j["nvls"] = g.nvls;
   j["mig"] = ordered_json::array();
   for (const auto& p : g.mig) {
@@ -267,18 +268,20 @@ void PrintGpu(const hw::GpuSpec& g, std::ostream& out) {
     rows.emplace_back(fmt::format("dense peak {}", hw::DTypeName(t)),
                       v > 0 ? Num(v) + " TFLOP/s" + sustained : "unsupported");
   }
-  rows.insert(rows.end(), {{"memory", Num(g.hbm_capacity.ToGiB()) + " GiB"},
-                           {"memory bandwidth", Num(g.hbm_bandwidth.ToGBps()) + " GB/s"},
-                           {"SMs", std::to_string(g.sm_count)},
-                           {"L2 cache", Num(g.l2_size.ToMiB()) + " MiB"},
-                           {"NVLink", g.nvlink_bandwidth.value() > 0
-                                          ? Num(g.nvlink_bandwidth.ToGBps()) + " GB/s per direction"
-                                          : "none"},
-                           {"PCIe", fmt::format("Gen{} x{} = {} GB/s per direction", g.pcie_gen, g.pcie_lanes,
-                                                Num(g.PcieBandwidth().ToGBps(), 4))},
-                           {"power", Num(g.power_watts) + " W"},
-                           {"NVLink SHARP (NVLS)", g.nvls ? "yes" : "no"},
-                           {"source", g.source}});
+  rows.insert(
+      rows.end(),
+      {{"memory", Num(g.hbm_capacity.ToGiB()) + " GiB"},
+       {"memory bandwidth", Num(g.hbm_bandwidth.ToGBps()) + " GB/s"},
+       {"SMs", std::to_string(g.sm_count)},
+       {"L2 cache", Num(g.l2_size.ToMiB()) + " MiB"},
+       {"NVLink",
+        g.nvlink_bandwidth.value() > 0 ? Num(g.nvlink_bandwidth.ToGBps()) + " GB/s per direction" : "none"},
+       {"PCIe", fmt::format("Gen{} x{} = {} GB/s per direction", g.pcie_gen, g.pcie_lanes,
+                            Num(g.PcieBandwidth().ToGBps(), 4))},
+       {"power", Num(g.power_watts) + " W"},
+       {"max SM clock", g.max_sm_clock_mhz > 0 ? Num(g.max_sm_clock_mhz) + " MHz" : "unknown"},
+       {"NVLink SHARP (NVLS)", g.nvls ? "yes" : "no"},
+       {"source", g.source}});
   out << FieldTable("GPU " + g.name, rows);
   if (g.mig.empty()) {
     out << "\nMIG: not supported\n";

@@ -19,8 +19,8 @@ DeviceRates DeviceRates::Of(const hw::GpuSpec& gpu, hw::DType dt) {
   if (!gpu.Supports(use)) use = hw::DType::kFp16;
   if (!gpu.Supports(use)) use = hw::DType::kFp32;
   r.peak_flops = gpu.SustainedPeak(use).value();
-  r.vector_flops =
-      gpu.Peak(hw::DType::kFp32).value() > 0 ? gpu.Peak(hw::DType::kFp32).value() : r.peak_flops / 16;
+  r.vector_flops = gpu.Peak(hw::DType::kFp32).value() > 0 ? gpu.SustainedPeak(hw::DType::kFp32).value()
+                                                          : r.peak_flops / 16;
   r.hbm_bytes = gpu.hbm_bandwidth.value();
   r.sms = std::max(1, gpu.sm_count);
   return r;

@@ -63,6 +63,7 @@ Status ValidateGpu(const GpuSpec& g) {
   if (g.pcie_gen < 0 || g.pcie_gen > 6) return Invalid("GPU", g.name, "pcie_gen must be 0..6");
   if (g.pcie_lanes < 0 || g.pcie_lanes > 32) return Invalid("GPU", g.name, "pcie_lanes must be 0..32");
   if (g.power_watts < 0) return Invalid("GPU", g.name, "power must not be negative");
+  if (g.max_sm_clock_mhz < 0) return Invalid("GPU", g.name, "max_sm_clock_mhz must not be negative");
   if (g.nvls && g.nvlink_bandwidth.value() <= 0)
     return Invalid("GPU", g.name, "nvls needs NVLink (nvlink bandwidth is zero)");
   for (const auto& p : g.mig) DLSIM_RETURN_IF_ERROR(ValidateMig(g, p));

@@ -105,6 +105,7 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   g.pcie_gen = e.Get<int>("pcie_gen", g.pcie_gen, Range::Between(0, 6));
   g.pcie_lanes = e.Get<int>("pcie_lanes", g.pcie_lanes, Range::Between(0, 32));
   g.power_watts = e.Get<double>("power_w", g.power_watts, limits::kPowerWatts);
+  g.max_sm_clock_mhz = e.Get<double>("max_sm_clock_mhz", g.max_sm_clock_mhz, limits::kSmClockMhz);
   g.nvls = e.Get<bool>("nvls", g.nvls);
   if (e.Has("mig")) g.mig = ReadMig(e);
   e.Allow({"mig"});

@@ -155,6 +155,7 @@ void WriteHardwareYaml(const train::HardwareOptions& h, std::ostringstream& y) {
       "  gpu: {}\n  gpus: {}\n  gpus_per_node: {}\n  "
       "nics_per_node: {}\n  nic_gbps: {}\n  network: {}\n",
       h.gpu, h.gpus, h.gpus_per_node, h.nics_per_node, h.nic_gbps, h.network);
+  if (h.sm_clock_mhz) y << "  sm_clock_mhz: " << *h.sm_clock_mhz << "\n";
 }
 
 // Writes the training section: the stack first (its host time comes back with it; the keys written after it

@@ -5,6 +5,7 @@
 
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
+#include "dlsim/hw/sm_clock.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cost_section.h"
 #include "dlsim/io/data_section.h"
@@ -158,6 +159,11 @@ const hw::GpuSpec* ReadHardware(const MapReader& h, const hw::Catalog& cat, trai
   hw_opts->gpus_per_node = h.Get<int>("gpus_per_node", hw_opts->gpus_per_node, limits::kGpusPerNode);
   hw_opts->nics_per_node = h.Get<int>("nics_per_node", hw_opts->nics_per_node, limits::kNicsPerNode);
   hw_opts->nic_gbps = h.Get<double>("nic_gbps", hw_opts->nic_gbps, limits::kNicGbps);
+  if (auto mhz = h.Find<double>("sm_clock_mhz", limits::kSmClockMhz)) {
+    hw_opts->sm_clock_mhz = *mhz;
+    if (Result<double> share = gpu ? hw::SmClockShare(*gpu, *mhz) : 1.0; !share.ok())
+      h.AddError("sm_clock_mhz", share.error().message);
+  }
   std::string network = h.Get<std::string>("network", hw_opts->network);
   auto net = cat.FindNetwork(network);
   if (net.ok()) {

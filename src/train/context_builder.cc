@@ -1,5 +1,7 @@
 #include "dlsim/train/context_builder.h"
 
+#include "dlsim/hw/sm_clock.h"
+
 namespace dlsim::train {
 
 Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o, const hw::Catalog& catalog,
@@ -10,6 +12,10 @@ Result<std::unique_ptr<OwnedStepContext>> MakeStepContext(const TrainOptions& o,
   auto owned = std::make_unique<OwnedStepContext>();
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, catalog.FindGpu(o.hardware.gpu));
   owned->gpu = *gpu;
+  if (o.hardware.sm_clock_mhz) {
+    const Status locked = hw::LockSmClock(*o.hardware.sm_clock_mhz, owned->gpu);
+    if (!locked.ok()) return Error::InvalidArgument("hardware.sm_clock_mhz: " + locked.error().message);
+  }
   hw::NodeSpec node;
   if (!o.hardware.node.empty()) {
     DLSIM_ASSIGN_OR_RETURN(const hw::NodeSpec* n, catalog.FindNode(o.hardware.node));

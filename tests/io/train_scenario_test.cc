@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/plan_scenario.h"
 #include "dlsim/io/stack_profiles.h"
 #include "dlsim/train/context_builder.h"
 #include "dlsim/train/simulate.h"
@@ -695,6 +696,65 @@ TEST(StackProfilesTest, CompiledStacksFuseKernelsAndIssueLayersFaster) {
   const double compiled_big = step("llama3-8b", 4096, "pytorch-compile-bf16");
   EXPECT_LT(compiled_big, eager_big);  // fused memory-bound work
   EXPECT_GT(compiled_big, 0.6 * eager_big);
+}
+
+// hardware.sm_clock_mhz (a clock locked with nvidia-smi -lgc): the arithmetic slows by the clock's share of
+// the part's maximum, the memory-bound kernels do not; the key comes back in the resolved scenario; a clock
+// above the part's maximum, or on a part whose maximum the catalog does not give, is a located error.
+TEST(LockedSmClock, SlowsTheArithmeticNotTheMemory) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  const std::string base =
+      "model: {name: llama3-8b}\ntraining: {seq_len: 4096, global_batch: 1, micro_batch: 1}\n"
+      "parallel: {zero: 0}\nhardware: {gpu: h200, gpus: 1, gpus_per_node: 1";
+  auto free = ParseTrainScenario(base + "}\n", "s.yaml", cat->hardware, cat->models);
+  auto locked = ParseTrainScenario(base + ", sm_clock_mhz: 1500}\n", "s.yaml", cat->hardware, cat->models);
+  ASSERT_TRUE(free.ok() && locked.ok()) << (free.ok() ? locked.error().message : free.error().message);
+  EXPECT_EQ(locked->hardware.sm_clock_mhz, 1500.0);
+  auto a = train::Simulate(*free, *cat, nullptr);
+  auto b = train::Simulate(*locked, *cat, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const double share = 1980.0 / 1500.0;
+  // Every large GEMM and the flash attention are compute-bound at 4,096 tokens; a few small ones are not.
+  EXPECT_GT(b->breakdown.gemm_s / a->breakdown.gemm_s, 1.25);
+  EXPECT_LE(b->breakdown.gemm_s / a->breakdown.gemm_s, share + 1e-9);
+  EXPECT_NEAR(b->breakdown.attention_s / a->breakdown.attention_s, share, 0.02);
+  EXPECT_NEAR(b->breakdown.memory_s / a->breakdown.memory_s, 1.0, 0.01);
+  EXPECT_DOUBLE_EQ(b->mfu * b->step_time_s, a->mfu * a->step_time_s);  // MFU against the datasheet peak
+  const std::string yaml = FormatTrainScenarioYaml(*locked, "");
+  EXPECT_NE(yaml.find("sm_clock_mhz: 1500"), std::string::npos) << yaml;
+  auto again = ParseTrainScenario(yaml, "r.yaml", cat->hardware, cat->models);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->hardware.sm_clock_mhz, 1500.0);
+}
+
+TEST(LockedSmClock, ClocksThePartCannotRunAreLocatedErrors) {
+  auto cat = LoadCatalogs({});
+  ASSERT_TRUE(cat.ok());
+  auto parse = [&](const std::string& hw) {
+    return ParseTrainScenario("model: {name: llama3-8b}\nhardware:\n  gpus: 1\n" + hw, "s.yaml",
+                              cat->hardware, cat->models);
+  };
+  auto above = parse("  gpu: h200\n  sm_clock_mhz: 2100\n");
+  ASSERT_FALSE(above.ok());
+  EXPECT_NE(above.error().message.find("s.yaml:5"), std::string::npos) << above.error().message;
+  EXPECT_NE(above.error().message.find("sm_clock_mhz"), std::string::npos) << above.error().message;
+  EXPECT_NE(above.error().message.find("(0, 1980] MHz"), std::string::npos) << above.error().message;
+  auto unknown = parse("  gpu: h100-sxm5-80gb\n  sm_clock_mhz: 1500\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("no maximum SM clock for GPU 'h100-sxm5-80gb'"), std::string::npos)
+      << unknown.error().message;
+  for (const char* bad : {"  gpu: h200\n  sm_clock_mhz: 0\n", "  gpu: h200\n  sm_clock_mhz: fast\n"}) {
+    auto r = parse(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("sm_clock_mhz"), std::string::npos) << r.error().message;
+  }
+  // Options built without the YAML reader (Python, sweeps) meet the same check when the step is priced.
+  train::TrainOptions o = *parse("  gpu: h200\n");
+  o.hardware.sm_clock_mhz = 2500;
+  auto r = train::Simulate(o, *cat, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("hardware.sm_clock_mhz"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

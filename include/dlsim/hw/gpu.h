@@ -47,6 +47,10 @@ struct GpuSpec {
   // a measurement gives it (catalog `sustained_fraction`); zero where none does (the whole peak). The compute
   // models price with SustainedPeak; MFU stays against Peak, the datasheet's convention.
   std::array<double, kNumDTypes> sustained_fraction{};
+  // The highest SM clock the part runs at (nvidia-smi -q "Max Clocks / SM", MHz): the clock the measured
+  // rates hold at, since unlocked kernels boost to it when power permits; 0 where no source gives it (catalog
+  // `max_sm_clock_mhz`). hw/sm_clock.h prices a locked clock against it.
+  double max_sm_clock_mhz = 0;
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
   int sm_count = 0;

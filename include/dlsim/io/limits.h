@@ -76,7 +76,8 @@ inline const Range kOversubscription = Range::Between(1, 1000);
 inline const Range kSmCount = Range::Between(1, 1 << 16);
 inline const Range kCacheMib = Range::Between(0, 1e6);
 inline const Range kPowerWatts = Range::Between(0, 1e5);
-inline const Range kCount = Range::Between(0, 1 << 16);  // CPU cores, GPUs per PCIe switch, NICs
+inline const Range kSmClockMhz = Range::Between(100, 10'000);  // an SM clock, MHz (catalog and scenarios)
+inline const Range kCount = Range::Between(0, 1 << 16);        // CPU cores, GPUs per PCIe switch, NICs
 inline const Range kDiskTb = Range::Between(0, 1e6);
 inline const Range kDiskKiops = Range::Between(0, 1e6);  // thousands of 4 KiB random reads/s; 0: unknown
 

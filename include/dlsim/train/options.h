@@ -161,6 +161,8 @@ struct HardwareOptions {
   int nics_per_node = 8;
   double nic_gbps = 400;           // per NIC, Gbit/s per direction
   std::string network = "ib-ndr";  // catalog network
+  // A locked SM clock in MHz (`nvidia-smi -lgc`); unset: the part's own clocks. hw/sm_clock.h prices it.
+  std::optional<double> sm_clock_mhz;
 };
 
 struct TrainingOptions {
