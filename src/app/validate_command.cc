@@ -6,6 +6,7 @@
 #include "dlsim/core/cancel.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/io/catalog_loader.h"
+#include "dlsim/io/runs_file_sets.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
 #include "dlsim/validate/calibrate.h"
@@ -108,6 +109,9 @@ int RunValidateCommand(const ValidateArgs& args, const CommonArgs& common, std::
   if (args.cross_validate) return RunCrossValidation(args, *catalogs, out, err);
   auto sets = validate::RunValidation(*catalogs, args.only);
   if (!sets.ok()) return ReportError("validate", sets.error(), err);
+  auto runs_sets = io::RunRunsFileSets(*catalogs, args.only);  // the sets kept as runs files
+  if (!runs_sets.ok()) return ReportError("validate", runs_sets.error(), err);
+  sets->insert(sets->end(), runs_sets->begin(), runs_sets->end());
   if (sets->empty())
     return ReportError("validate", Error::NotFound("no validation set matches '" + args.only + "'"), err);
   if (args.calibrate_with > 0) return RunCalibratedColumns(args, *catalogs, *sets, out);

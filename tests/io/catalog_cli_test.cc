@@ -63,9 +63,9 @@ TEST(CatalogCliTest, HubIdsNameTheirPublishedConfigs) {
   EXPECT_NE(Dlsim("catalog show meta-llama/Llama-3.1-8B-Instruct").second.find("Model llama3.1-8b"),
             std::string::npos);
   EXPECT_NE(Dlsim("catalog show qwen/qwen2.5-7b").second.find("Model qwen2.5-7b"), std::string::npos);
-  auto [code, out] = Dlsim("catalog show meta-llama/Llama-3.2-1B");
+  auto [code, out] = Dlsim("catalog show meta-llama/Llama-3.2-3B");
   EXPECT_NE(code, 0);
-  EXPECT_NE(out.find("'meta-llama/Llama-3.2-1B' is a Hugging Face hub id that is not in dlsim's table"),
+  EXPECT_NE(out.find("'meta-llama/Llama-3.2-3B' is a Hugging Face hub id that is not in dlsim's table"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("dlsim catalog import"), std::string::npos) << out;

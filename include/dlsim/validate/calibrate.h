@@ -105,6 +105,12 @@ struct SetCalibration {
 Result<SetCalibration> CalibrateOnRows(const ValidationSet& set, const catalog::Catalogs& catalogs, size_t n,
                                        int threads);
 
+// A validation set of measured runs (a runs file, io/calibration_runs.h): every run's scenario priced with
+// `catalogs` against its measured step time, in order, each row keeping its scenario (so CalibrateOnRows
+// can re-price it). Held out: bound_pct 0. A run that does not simulate is an infeasible row with the reason.
+ValidationSet ScoreRuns(std::string name, std::string source, const std::vector<CalibrationRun>& runs,
+                        const catalog::Catalogs& catalogs);
+
 }  // namespace dlsim::validate
 
 #endif  // DLSIM_VALIDATE_CALIBRATE_H_
