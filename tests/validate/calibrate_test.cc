@@ -207,6 +207,32 @@ TEST(Recipes, StateBytesPerParameter) {
   EXPECT_LT(bf16->step_time_s, mixed->step_time_s);  // the bf16 AdamW step moves fewer bytes
 }
 
+// ScoreRuns: a runs file as a held-out set. Runs whose measurements are dlsim's own predictions score 0%,
+// rows keep their scenarios (what CalibrateOnRows re-prices), and a run that does not simulate is an
+// infeasible row with the reason, not an error.
+TEST(ScoreRuns, PricesEveryRunAndKeepsItsScenario) {
+  const catalog::Catalogs shipped = Shipped();
+  std::vector<CalibrationRun> runs = Measured(cost::TrainingCalibration{});
+  const ValidationSet exact = ScoreRuns("mine", "my runs", runs, shipped);
+  EXPECT_EQ(exact.name, "mine");
+  EXPECT_EQ(exact.source, "my runs");
+  EXPECT_EQ(exact.metric, "step time (s)");
+  EXPECT_EQ(exact.bound_pct, 0.0);
+  ASSERT_EQ(exact.rows.size(), runs.size());
+  EXPECT_NEAR(exact.Mape(), 0.0, 1e-9);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(exact.rows[i].label, runs[i].label);
+    ASSERT_NE(exact.rows[i].options, nullptr);
+    EXPECT_EQ(exact.rows[i].options->model.hidden, runs[i].options.model.hidden);
+  }
+  runs[0].step_time_s *= 2;  // measured twice the prediction: -50%
+  runs[1].options.hardware.gpu = "no-such-gpu";
+  const ValidationSet scored = ScoreRuns("mine", "my runs", runs, shipped);
+  EXPECT_NEAR(scored.rows[0].ErrorPct(), -50.0, 1e-9);
+  EXPECT_FALSE(scored.rows[1].feasible);
+  EXPECT_NE(scored.rows[1].note.find("no-such-gpu"), std::string::npos) << scored.rows[1].note;
+}
+
 }  // namespace
 }  // namespace dlsim::validate
 
