@@ -740,9 +740,9 @@ TEST(LockedSmClock, ClocksThePartCannotRunAreLocatedErrors) {
   EXPECT_NE(above.error().message.find("s.yaml:5"), std::string::npos) << above.error().message;
   EXPECT_NE(above.error().message.find("sm_clock_mhz"), std::string::npos) << above.error().message;
   EXPECT_NE(above.error().message.find("(0, 1980] MHz"), std::string::npos) << above.error().message;
-  auto unknown = parse("  gpu: h100-sxm5-80gb\n  sm_clock_mhz: 1500\n");
+  auto unknown = parse("  gpu: h100-hbm2e-96gb\n  sm_clock_mhz: 1500\n");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().message.find("no maximum SM clock for GPU 'h100-sxm5-80gb'"), std::string::npos)
+  EXPECT_NE(unknown.error().message.find("no maximum SM clock for GPU 'h100-hbm2e-96gb'"), std::string::npos)
       << unknown.error().message;
   for (const char* bad : {"  gpu: h200\n  sm_clock_mhz: 0\n", "  gpu: h200\n  sm_clock_mhz: fast\n"}) {
     auto r = parse(bad);
