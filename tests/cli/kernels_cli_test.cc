@@ -2,6 +2,7 @@
 // codes of a bad row (1, named by file and line), an unknown GPU (1) and a missing --gpu (2).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -49,6 +50,26 @@ TEST(KernelsCli, BadInputsExitWithTheirCodes) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   r = RunDlsim("kernels " + kDir + "ops.csv", true);
   EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// XLA's published matmul table (data/profiles/published/xla, docs/validation.md "Kernels: XLA's matmul
+// table"): the Blackwell fallback's GEMM curve holds on a B200's 375 bf16 and 375 fp8 GEMMs (no Blackwell
+// constant was fitted on them), and Hopper's curve prices an H100's bf16 GEMMs slow. Pins both findings.
+TEST(KernelsCli, XlaMatmulTablesScoreAsDocumented) {
+  const std::string dir = std::string(DLSIM_DATA_DIR) + "/profiles/published/xla/";
+  const Outcome b200 = RunDlsim("kernels " + dir + "kernels-b200.csv --gpu b200 --json", false);
+  ASSERT_EQ(b200.exit_code, 0) << b200.output;
+  const auto b = nlohmann::json::parse(b200.output)["summary"]["families"];
+  EXPECT_EQ(b["gemm bf16"]["rows"], 375);
+  EXPECT_LT(b["gemm bf16"]["mape_pct"].get<double>(), 10.0);
+  EXPECT_LT(std::abs(b["gemm bf16"]["signed_pct"].get<double>()), 3.0);
+  EXPECT_LT(b["gemm fp8"]["mape_pct"].get<double>(), 14.0);
+  const Outcome h100 = RunDlsim("kernels " + dir + "kernels-h100.csv --gpu h100 --json", false);
+  ASSERT_EQ(h100.exit_code, 0) << h100.output;
+  const auto h = nlohmann::json::parse(h100.output)["summary"]["families"];
+  EXPECT_EQ(h["gemm bf16"]["rows"], 375);
+  EXPECT_GT(h["gemm bf16"]["signed_pct"].get<double>(), 10.0);  // priced slower than XLA measured
+  EXPECT_FALSE(h.contains("gemm fp8"));
 }
 
 }  // namespace
