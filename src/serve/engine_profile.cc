@@ -102,6 +102,10 @@ void AddVllmProfiles(const EngineProfile& def, std::vector<EngineProfile>& p) {
   v06.name = "vllm-0.6";
   v06.description = "vLLM 0.6.0: as 0.5.4, output processing asynchronous (multi-step off by default)";
   v06.host = VllmV0Host(4'000, true);
+  // vllm/engine/async_llm_engine.py step_async at v0.6.0: step N's output is queued unprocessed
+  // (ctx.output_queue), processed by the async callback while step N+1 executes, and returned (streamed) with
+  // step N+1's call; drained at once when no request is unfinished.
+  v06.host.async_output_lags = true;
   p.push_back(v06);
   EngineProfile v1 = def;
   v1.name = "vllm-v1";

@@ -38,8 +38,9 @@ struct Replica {
   int64_t interval_sum = 0;
   int run_left = 0;      // multi-step: decode steps left in the current run that do not pay the scheduler
   bool delivers = true;  // the current step streams its tokens (multi-step: only a run's last step)
-  std::vector<int32_t> held;  // requests with tokens generated in the current run and not yet streamed
-  Duration host;              // engine CPU time its steps exposed (EngineHost::StepWall less the GPU time)
+  std::vector<int32_t> held;    // requests with tokens generated in the current run and not yet streamed
+  std::vector<int32_t> lagged;  // held tokens of the last stream point, streamed when the next step ends
+  Duration host;                // engine CPU time its steps exposed (EngineHost::StepWall less the GPU time)
 };
 
 // Events between two progress reports (a report is a callback; the loop runs ~1e7 events a second).
@@ -55,6 +56,7 @@ class Simulation {
         offloader_(plan, o.offload),
         reqs_(std::move(requests)),
         host_(HostOf(o)),
+        lags_(host_.async_output && host_.async_output_lags),
         window_(WindowOf(o)),
         tokens_per_step_(o.speculative.TokensPerStep()),
         sink_(sink) {
@@ -333,6 +335,7 @@ class Simulation {
 
   void FinishIteration(Replica& r) {
     const TimePoint now = queue_.Now();
+    if (!r.lagged.empty()) StreamLagged(r, now);
     r.kv.Advance(now);
     r.transferring = false;
     if (r.kv.used() > r.kv.total()) ++overcommits_;
@@ -354,7 +357,7 @@ class Simulation {
       }
       r.outstanding -= before - req.remaining_tokens();
       if (!req.prefill_done()) continue;
-      if (r.delivers) {
+      if (r.delivers && !lags_) {
         NoteToken(req, now);
       } else if (!req.held) {
         req.held = true;  // streamed with the run's last step (StreamHeld)
@@ -373,8 +376,21 @@ class Simulation {
       run.erase(std::remove_if(run.begin(), run.end(), [this](int32_t i) { return reqs_[i].replica < 0; }),
                 run.end());
     }
-    if (r.delivers || r.q.running.empty()) StreamHeld(r, now);
+    if (r.delivers || r.q.running.empty()) {
+      if (lags_ && !(r.q.running.empty() && r.q.waiting.empty()))
+        std::swap(r.held, r.lagged);  // streamed when the next step ends (r.lagged was emptied above)
+      else
+        StreamHeld(r, now);
+    }
     StartIteration(r);
+  }
+
+  // vLLM 0.6's asynchronous output processing (EngineHost::async_output_lags): the last stream point's tokens
+  // reach the client when the step after it ends, before this step's tokens are counted.
+  void StreamLagged(Replica& r, TimePoint now) {
+    std::swap(r.held, r.lagged);
+    StreamHeld(r, now);
+    std::swap(r.held, r.lagged);  // r.held is the current run's again; r.lagged is empty
   }
 
   // The tokens a decode step emits for `req`: 1, or under speculative decoding the expected tokens per step
@@ -433,6 +449,7 @@ class Simulation {
   std::unique_ptr<PerformanceRecord> record_;  // select-n's admission control; null otherwise
   std::vector<Request> reqs_;
   EngineHost host_;
+  bool lags_;                   // tokens stream when the next step ends (EngineHost::async_output_lags)
   WindowedAttention window_;    // the model's sliding window as the engine runs it (engine_profile.h)
   double tokens_per_step_ = 1;  // speculative decoding's expected tokens per decode step
   report::Sink* sink_;

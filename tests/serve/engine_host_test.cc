@@ -145,6 +145,39 @@ TEST(EngineHost, MultiStepStreamsEachRunAsOneChunk) {
   EXPECT_NEAR(multi->records[0].e2e_s, single->records[0].e2e_s, 1e-12);
 }
 
+// vLLM 0.6's asynchronous output processing streams step N's outputs when step N+1 ends (EngineHost::
+// async_output_lags): one request of 100 prompt tokens (1 ms each) and 10 decode steps (10 ms each) sees its
+// first token at 110 ms, not 100; its last token streams at once (nothing is left to run), so it finishes at
+// 200 ms either way and its TPOT is (200 - 110) / 10. Two requests in flight: the first one's last token
+// waits for the second one's next step. Without async_output nothing lags; the profiles: only vllm-0.6 lags.
+TEST(EngineHost, Vllm06StreamsEachStepWhenTheNextEnds) {
+  const auto cost = MakeConstantCostModel(Micros(1000), Millis(10));
+  auto run = [&](ServeOptions o, bool async) {
+    EngineHost h = Host(0, 0, async, 0);
+    h.async_output_lags = true;
+    o.engine_host = h;
+    auto r = Simulate(o, *cost, Env().env->schedulers, Env().env->routers);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return *r;
+  };
+  const ServeResult lag = run(OneRequest(11), true);
+  EXPECT_NEAR(lag.records[0].ttft_s, 0.110, 1e-9);
+  EXPECT_NEAR(lag.records[0].e2e_s, 0.200, 1e-9);
+  EXPECT_NEAR(lag.records[0].tpot_s, 0.009, 1e-9);
+  const ServeResult plain = run(OneRequest(11), false);
+  EXPECT_NEAR(plain.records[0].ttft_s, 0.100, 1e-9);
+  EXPECT_NEAR(plain.records[0].tpot_s, 0.010, 1e-9);
+  ServeOptions two = OneRequest(3);
+  two.workload.trace = {{0.0, 100, 3}, {0.0, 100, 11}};  // prefilled together (200 ms), then decode together
+  const ServeResult both = run(two, true);
+  EXPECT_NEAR(both.records[0].ttft_s, 0.210, 1e-9);
+  EXPECT_NEAR(both.records[0].e2e_s, 0.230, 1e-9);  // last token at 220 ms, streamed with the next step
+  EXPECT_NEAR(both.records[1].e2e_s, 0.300, 1e-9);  // the last request: streamed at once
+  EXPECT_TRUE((*FindEngine("vllm-0.6"))->host.async_output_lags);
+  EXPECT_FALSE((*FindEngine("vllm-0.5"))->host.async_output_lags);
+  EXPECT_FALSE((*FindEngine("vllm-v1"))->host.async_output_lags);
+}
+
 // vLLM's multi-step engine schedules once per run and the run keeps its batch (LLMEngine.step skips
 // schedule() while the batch has steps left): a request arriving 15 ms into a run of four 10 ms decode steps
 // waits for the run's end (25 ms) before its 100 ms prefill; with single steps it waits for the step's end (5

@@ -231,9 +231,10 @@ TEST_F(ValidationTest, ServingTtftRowsAreTheRunsThatPublishedOne) {
 // 2,400 requests at 4 and 8 a second; Llama 3.1 8B on an A100, 70B on four H100s), replayed with the first
 // requests of vLLM's ShareGPT sampling order (data/lengths/sharegpt_v3_llama3.csv). Mechanism: a run streams
 // its ten tokens as one chunk, so the median ITL is several TPOTs, and a new request waits for the run in
-// flight, so TTFT is a good part of a run. Verdict: TPOT within 6% and ITL within 8% on all four; TTFT within
-// 10% on one GPU; on four it is 10-25% early (docs/validation.md: the tensor-parallel prefill step's CPU
-// time is not measured), a finding this pins.
+// flight, so TTFT is a good part of a run; vLLM 0.6 streams every token one step late (async output
+// processing), the first included. Verdict: TPOT within 6% and ITL within 8% on all four; TTFT within 6% on
+// four H100s and 5-25% late on one A100 (docs/validation.md: the first-token path, derived from V1, or A100
+// prefill is not settled), a finding this pins.
 TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
   const auto rows = [&](const char* set) {
     std::vector<ValidationRow> out;
@@ -254,10 +255,10 @@ TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
     EXPECT_GT(ttft[i].predicted, 0.5 * 10 * tpot[i].predicted) << ttft[i].label;
     const bool one_gpu = ttft[i].label.rfind("8B", 0) == 0;
     if (one_gpu) {
-      EXPECT_NEAR(ttft[i].predicted, ttft[i].measured, 0.10 * ttft[i].measured) << ttft[i].label;
+      EXPECT_GT(ttft[i].predicted, 1.05 * ttft[i].measured) << ttft[i].label;
+      EXPECT_LT(ttft[i].predicted, 1.25 * ttft[i].measured) << ttft[i].label;
     } else {
-      EXPECT_LT(ttft[i].predicted, 0.90 * ttft[i].measured) << ttft[i].label;
-      EXPECT_GT(ttft[i].predicted, 0.75 * ttft[i].measured) << ttft[i].label;
+      EXPECT_NEAR(ttft[i].predicted, ttft[i].measured, 0.06 * ttft[i].measured) << ttft[i].label;
     }
   }
 }
@@ -270,7 +271,7 @@ TEST_F(ValidationTest, ServingShareGptRowsOfVllm060UnderLoad) {
 // H100 prefill-heavy runs (462 prompt, 16 output tokens) finish 1.2-1.5x sooner in dlsim than measured, the
 // A100 ones within 5% (H100 prefill priced too fast, as serving-h200-steps also finds); (2) with every
 // request admitted at once the decode-heavy TPOTs are within 12%, while on ShareGPT dlsim's mean TPOT is over
-// 20% slow and on one H100 its mean TTFT under 60% of the measured: dlsim's early short-output requests wait
+// 10% slow and on one H100 its mean TTFT under 65% of the measured: dlsim's early short-output requests wait
 // through every other prefill; a serial API-server intake alone does not explain it (docs/validation.md); (3)
 // vLLM 0.5.3's CPU time at 32 requests a second is over-priced (TPOT +15..30% on 8B).
 TEST_F(ValidationTest, ServingVllmBlogFiguresDurationsAndOverload) {
@@ -293,11 +294,11 @@ TEST_F(ValidationTest, ServingVllmBlogFiguresDurationsAndOverload) {
     const ValidationRow& decode = tpot.at(std::string(setup) + " decode-heavy all at once");
     EXPECT_NEAR(decode.predicted, decode.measured, 0.12 * decode.measured) << decode.label;
     const ValidationRow& sharegpt = tpot.at(std::string(setup) + " ShareGPT all at once");
-    EXPECT_GT(sharegpt.predicted, 1.20 * sharegpt.measured) << sharegpt.label;
+    EXPECT_GT(sharegpt.predicted, 1.10 * sharegpt.measured) << sharegpt.label;
   }
   for (const char* workload : {"ShareGPT", "decode-heavy", "prefill-heavy"}) {
     const ValidationRow& t = ttft.at(std::string("8B H100 ") + workload + " all at once");
-    EXPECT_LT(t.predicted, 0.60 * t.measured) << t.label;
+    EXPECT_LT(t.predicted, 0.65 * t.measured) << t.label;
   }
   EXPECT_GT(throughput.at("8B H100 prefill-heavy all at once").predicted,
             1.3 * throughput.at("8B H100 prefill-heavy all at once").measured);

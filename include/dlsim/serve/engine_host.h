@@ -24,6 +24,10 @@ struct EngineHost {
   // step (vLLM 0.6's asynchronous output processor), so only what exceeds that step's GPU time shows.
   Duration per_request;
   bool async_output = false;
+  // With async_output, a step's outputs reach the client when the next step ends (vLLM 0.6's AsyncLLMEngine:
+  // step N's outputs are processed during step N+1 and returned with it), the first token included; at once
+  // when the replica has no request left to run. No effect without async_output.
+  bool async_output_lags = false;
   // Asynchronous scheduling (vLLM's AsyncScheduler, PR #19970; on by default from v0.14): the scheduler runs
   // one step ahead, so the step's CPU work (scheduling and the previous step's output processing) overlaps
   // its GPU work and only what exceeds it shows: wall = max(GPU, step + output).
