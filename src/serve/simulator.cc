@@ -56,10 +56,10 @@ class Simulation {
         offloader_(plan, o.offload),
         reqs_(std::move(requests)),
         host_(HostOf(o)),
-        lags_(host_.async_output && host_.async_output_lags),
         window_(WindowOf(o)),
         tokens_per_step_(o.speculative.TokensPerStep()),
         sink_(sink) {
+    lags_ = host_.async_output && host_.async_output_lags;
     if (o.offload.mode == OffloadMode::kSelectN && o.offload.slo_admission && plan.min_interval > 0)
       record_ = std::make_unique<PerformanceRecord>(PerformanceRecord::Build(o, plan, cost));
   }
@@ -335,7 +335,9 @@ class Simulation {
 
   void FinishIteration(Replica& r) {
     const TimePoint now = queue_.Now();
-    if (!r.lagged.empty()) StreamLagged(r, now);
+    if (!r.lagged.empty()) [[unlikely]]
+      StreamLagged(r, now);
+    const bool stream_now = r.delivers && !lags_;  // else held: streamed at the run's end or, lagging, after
     r.kv.Advance(now);
     r.transferring = false;
     if (r.kv.used() > r.kv.total()) ++overcommits_;
@@ -357,7 +359,7 @@ class Simulation {
       }
       r.outstanding -= before - req.remaining_tokens();
       if (!req.prefill_done()) continue;
-      if (r.delivers && !lags_) {
+      if (stream_now) {
         NoteToken(req, now);
       } else if (!req.held) {
         req.held = true;  // streamed with the run's last step (StreamHeld)
@@ -377,7 +379,7 @@ class Simulation {
                 run.end());
     }
     if (r.delivers || r.q.running.empty()) {
-      if (lags_ && !(r.q.running.empty() && r.q.waiting.empty()))
+      if (lags_ && !(r.q.running.empty() && r.q.waiting.empty())) [[unlikely]]
         std::swap(r.held, r.lagged);  // streamed when the next step ends (r.lagged was emptied above)
       else
         StreamHeld(r, now);
@@ -387,7 +389,7 @@ class Simulation {
 
   // vLLM 0.6's asynchronous output processing (EngineHost::async_output_lags): the last stream point's tokens
   // reach the client when the step after it ends, before this step's tokens are counted.
-  void StreamLagged(Replica& r, TimePoint now) {
+  [[gnu::noinline, gnu::cold]] void StreamLagged(Replica& r, TimePoint now) {
     std::swap(r.held, r.lagged);
     StreamHeld(r, now);
     std::swap(r.held, r.lagged);  // r.held is the current run's again; r.lagged is empty
@@ -449,7 +451,6 @@ class Simulation {
   std::unique_ptr<PerformanceRecord> record_;  // select-n's admission control; null otherwise
   std::vector<Request> reqs_;
   EngineHost host_;
-  bool lags_;                   // tokens stream when the next step ends (EngineHost::async_output_lags)
   WindowedAttention window_;    // the model's sliding window as the engine runs it (engine_profile.h)
   double tokens_per_step_ = 1;  // speculative decoding's expected tokens per decode step
   report::Sink* sink_;
@@ -460,6 +461,7 @@ class Simulation {
   std::unique_ptr<Router> entry_router_, decode_router_;
   std::vector<int64_t> outstanding_scratch_, requests_scratch_, cached_scratch_, cache_blocks_scratch_;
   BytesPerSecond kv_link_;
+  bool lags_ = false;  // tokens stream when the next step ends (EngineHost::async_output_lags)
   int32_t next_arrival_ = 0;
   bool arrival_scheduled_ = false;  // an OnArrival event is queued
   std::vector<Replica*> touched_;   // replicas that got a request in the current arrival instant
