@@ -88,7 +88,7 @@ TEST(ValidateCliTest, CalibrateWithFiveRowsPrintsTheThreeColumns) {
 // The sets kept as runs files (io/runs_file_sets.h): NVIDIA's Llama-3.2-1B training runs at locked SM clocks
 // (docs/validation.md "Locked-clock eager training"), scored as shipped. The H200 rows at 1500 MHz come out
 // slow (the lock is priced against the maximum clock, 1980 MHz, above what the free-clock rates held at) and
-// the B200 rows at 1665 MHz fast (no Blackwell eager-kernel, xformers or FlashAttention rates; the GEMM price
+// the B200 rows at 1665 MHz fast (no Blackwell eager-kernel or xformers rates; the GEMM price
 // holds on XLA's B200 table): a change to either moves this test. The same file read by `calibrate --fit
 // none` gives the same predictions, and `--calibrate-with` calibrates on its rows.
 TEST(ValidateCliTest, RunsFileSetsAreScoredAsPublished) {

@@ -182,6 +182,50 @@ TEST(AttentionBackend, PairedFitRecoversTheConstantsThatTimedThePairs) {
   EXPECT_FALSE(c.unfused);
 }
 
+// A backward measured at one head dimension cannot tell head_dim_half from its efficiency; the fitter gives
+// it the forward's (measured at two), so the backward's efficiency is the one that timed it. Forward rows at
+// head dims 64 and 128, backward rows at 64 only, all timed with head_dim_half 32.
+TEST(AttentionBackend, BackwardAtOneHeadDimTakesTheForwardsHeadDimHalf) {
+  ArchCalibration truth;
+  truth.attention = {.fwd_efficiency = 0.6, .bwd_efficiency = 0.45, .kv_half = 128, .head_dim_half = 32};
+  truth.attention.bwd_kv_half = 384;
+  truth.attention.bwd_head_dim_half = 32;
+  const hw::GpuSpec* a100 = Gpu("a100-sxm4-80gb");
+  ASSERT_NE(a100, nullptr);
+  const DeviceRates r = DeviceRates::Of(*a100, hw::DType::kBf16);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("one_dim_fit_" + std::to_string(::getpid()) + ".csv"))
+          .string();
+  {
+    std::ofstream f(path);
+    f << "op,batch,heads,seq_q,head_dim,causal,backend,measured_ms\n";
+    for (int d : {64, 128})
+      for (int s : {512, 1024, 2048, 4096, 8192, 16384}) {
+        const AttentionShape a{.batch = 16384 / s,
+                               .heads = 2048 / d,
+                               .kv_heads = 2048 / d,
+                               .seq_q = s,
+                               .seq_kv = s,
+                               .head_dim = d,
+                               .causal = false};
+        const std::string shape = std::to_string(a.batch) + "," + std::to_string(a.heads) + "," +
+                                  std::to_string(s) + "," + std::to_string(d) + ",false,triton,";
+        f << "attention_fwd," << shape << AttentionSeconds(a, false, truth, r) * 1e3 << "\n";
+        if (d == 64) f << "attention_bwd," << shape << AttentionSeconds(a, true, truth, r) * 1e3 << "\n";
+      }
+  }
+  auto yaml = fit::FitAttentionBackends({path}, "a100-sxm4-80gb", "triton", "test");
+  std::filesystem::remove(path);
+  ASSERT_TRUE(yaml.ok()) << yaml.error().message;
+  auto cal = io::ParseComputeCalibration(*yaml, "fitted.yaml");
+  ASSERT_TRUE(cal.ok()) << cal.error().message;
+  const AttentionCalibration& c = cal->archs[0].attention_backends.at(AttentionBackend::kTriton);
+  EXPECT_EQ(c.head_dim_half, 32);
+  EXPECT_EQ(c.bwd_head_dim_half, 32.0);
+  EXPECT_NEAR(c.fwd_efficiency, 0.6, 0.01);
+  EXPECT_NEAR(c.bwd_efficiency, 0.45, 0.01);
+}
+
 // MAPE (%) of the shipped calibration over one family's rows of a `dlsim kernels` CSV; `odd` keeps every
 // other row of the family in file order from the second (the fitter's out-of-fold rows), else all.
 double FamilyMape(const std::vector<KernelOp>& ops, const std::string& family, const hw::GpuSpec& gpu,
@@ -272,6 +316,32 @@ TEST(AttentionBackend, HopperCudnnFamilyHoldsOnNvidiasPublishedH200Timings) {
   EXPECT_LT(FamilyMape(*gb200_ops, "attention_fwd cudnn", *b200, *cal, true), 8.0);
   EXPECT_LT(FamilyMape(*gb200_ops, "attention_bwd cudnn", *b200, *cal, true), 8.0);
   EXPECT_GT(FamilyMape(*gb200_ops, "attention_fwd cudnn", *b200, *cal, false, true), 40.0);
+}
+
+// FlashAttention-2 has no Blackwell kernels: on a B200 its Ampere (mma.sync) kernels run at 300-380 TFLOP/s,
+// about a third of cuDNN's rate at the same shapes (data/profiles/published/b200_attention: three public
+// threads). Blackwell's `flash` family is fitted on those rows' even half and prices the odd half within 8%;
+// priced as the cudnn family (what Blackwell's `flash` fell back to before 2026-12-07) they come out over 60%
+// fast. The same file's cuDNN rows (head dim 64, on a B200) hold within 8% too.
+TEST(AttentionBackend, BlackwellFlashIsFlashAttention2OnAmpereKernels) {
+  auto cal = io::LoadDefaultComputeCalibration();
+  ASSERT_TRUE(cal.ok()) << cal.error().message;
+  auto ops = io::ReadKernelOpsCsv(std::string(DLSIM_DATA_DIR) +
+                                  "/profiles/published/b200_attention/kernels-b200.csv");
+  ASSERT_TRUE(ops.ok()) << ops.error().message;
+  ASSERT_EQ(ops->size(), 30u);
+  const hw::GpuSpec* b200 = Gpu("b200-sxm-180gb");
+  ASSERT_NE(b200, nullptr);
+  EXPECT_LT(FamilyMape(*ops, "attention_fwd flash", *b200, *cal, true), 8.0);
+  EXPECT_LT(FamilyMape(*ops, "attention_bwd flash", *b200, *cal, true), 8.0);
+  EXPECT_LT(FamilyMape(*ops, "attention_fwd cudnn", *b200, *cal, true), 8.0);
+  std::vector<KernelOp> as_cudnn;
+  for (KernelOp op : *ops)
+    if (op.attention.backend == AttentionBackend::kFlash2) {
+      op.attention.backend = AttentionBackend::kCudnn;
+      as_cudnn.push_back(op);
+    }
+  EXPECT_GT(FamilyMape(as_cudnn, "attention_fwd cudnn", *b200, *cal, false), 60.0);
 }
 
 // A measured family for an architecture compute.yaml does not calibrate is laid over the fallback and

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "dlsim/cost/kernel_op.h"
@@ -91,20 +92,29 @@ bool Paired(const std::vector<Point>& pts) {
          std::all_of(pts.begin(), pts.end(), [](const Point& p) { return p.dir == Dir::kBoth; });
 }
 
-// One direction's constants: kv_half on a 32-key grid up to 4096, head_dim_half on an 8 grid up to 256, the
-// overhead on a 0.5 us grid up to 30 us (a launch and tail, not more) unless `overhead` (s) fixes it, the
-// efficiency in closed form at each: the least squared relative error over the points of that direction.
-// Returned in the forward fields (a paired direction: both directions share them).
+// The number of distinct head dimensions among the points of `dir`.
+size_t HeadDims(const std::vector<Point>& pts, Dir dir) {
+  std::set<int64_t> dims;
+  for (const Point& p : pts)
+    if (p.dir == dir) dims.insert(p.shape.head_dim);
+  return dims.size();
+}
+
+// One direction's constants: kv_half on a 32-key grid up to 4096, head_dim_half on an 8 grid up to 256 unless
+// `head_dim_half` fixes it, the overhead on a 0.5 us grid up to 30 us (a launch and tail, not more) unless
+// `overhead` (s) fixes it, the efficiency in closed form at each: the least squared relative error over the
+// points of that direction. Returned in the forward fields (a paired direction: both directions share them).
 cost::AttentionCalibration FitDirection(const std::vector<Point>& pts, Dir dir, int step, bool unfused,
-                                        const cost::DeviceRates& r, std::optional<double> overhead) {
+                                        const cost::DeviceRates& r, std::optional<double> overhead,
+                                        std::optional<double> head_dim_half = std::nullopt) {
   cost::AttentionCalibration best;
   double best_err = INFINITY;
-  for (int dh = 0; dh <= 32; ++dh)
+  for (int dh = 0; dh <= (head_dim_half ? 0 : 32); ++dh)
     for (int h = 0; h <= 128; ++h) {
       cost::AttentionCalibration c;
       c.kv_half = 32.0 * h;
       c.head_dim_step = step;
-      c.head_dim_half = 8.0 * dh;
+      c.head_dim_half = head_dim_half.value_or(8.0 * dh);
       c.unfused = unfused;
       c.bwd_kv_half = c.kv_half;
       c.bwd_head_dim_half = c.head_dim_half;
@@ -132,7 +142,9 @@ cost::AttentionCalibration FitDirection(const std::vector<Point>& pts, Dir dir, 
 // call's kernels (the smallest measured call is 103 us), not GPU time: in the profiled H200 steps GPT-2 XL's
 // whole backward call is 86 us of kernels (docs/cost-model.md).
 // A family measured only as forward + backward pairs has one set of constants for both directions: the split
-// between them is not measured.
+// between them is not measured. A backward measured at one head dimension cannot tell its head_dim_half from
+// its efficiency (any value fits those rows equally, and extrapolates differently), so it takes the
+// forward's.
 cost::AttentionCalibration FitFamily(const std::vector<Point>& pts, int step, bool unfused,
                                      const cost::DeviceRates& r) {
   if (Paired(pts)) {
@@ -144,7 +156,10 @@ cost::AttentionCalibration FitFamily(const std::vector<Point>& pts, int step, bo
     return c;
   }
   cost::AttentionCalibration c = FitDirection(pts, Dir::kFwd, step, unfused, r, std::nullopt);
-  const cost::AttentionCalibration b = FitDirection(pts, Dir::kBwd, step, unfused, r, c.overhead.ToSeconds());
+  const std::optional<double> one_dim =
+      HeadDims(pts, Dir::kBwd) == 1 ? std::optional<double>(c.head_dim_half) : std::nullopt;
+  const cost::AttentionCalibration b =
+      FitDirection(pts, Dir::kBwd, step, unfused, r, c.overhead.ToSeconds(), one_dim);
   c.bwd_efficiency = b.fwd_efficiency;
   c.bwd_overhead = b.overhead;
   c.bwd_kv_half = b.kv_half;
