@@ -12,9 +12,10 @@ Every residual is the ratio measured / predicted of a row the constants were not
   fitted-stack  the 5-fold cross-validated predictions of the seven fit sets (each row predicted by a fit
                 that left its fold out);
   measured-stack  the project's plain-PyTorch H200 steps (shipped constants; their stacks carry kernel rates
-                measured on profiled steps, not on these runs); it lists the stacks those runs used (their
-                training.stack column), and a stack with measured rates outside the list is `outside`.
-  other-stack   the held-out published sets (never fitted on).
+                measured on profiled steps, not on these runs) and NVIDIA's eager Llama-3.2-1B runs on an H200 at a
+                locked clock (MEASURED_HELD_OUT); it lists the stacks those runs used (their training.stack
+                column), and a stack with measured rates outside the list is `outside`.
+  other-stack   the held-out published sets (never fitted on), NVIDIA's B200 runs among them.
   serving       TPOT of the published vLLM runs (serving-vllm-public, in validate.json: the mean, or the median
                 where the run reported that), each source (a GitHub issue or PR, a results page) one set; rows from a run that also set an engine
                 constant are left out (SERVING_FITTED).
@@ -34,7 +35,10 @@ import sys
 
 HELD_OUT = ["megatron-bridge-moe-b200", "megatron-bridge-dense-b200", "nemo-long-context-cp-b200",
             "torchtitan-a100-fsdp", "torchtitan-h100-nd", "torchtitan-h100-405b-2d",
-            "bloom-a100-jean-zay", "flash-attention-gpt3"]
+            "bloom-a100-jean-zay", "flash-attention-gpt3", "cudnn-frontend-llama3.2-1b-b200"]
+# Held-out sets in validate.json whose scenarios fall in the measured-stack regime (a stack with measured rates
+# on the GPU's architecture): NVIDIA's eager Llama-3.2-1B runs on an H200.
+MEASURED_HELD_OUT = ["cudnn-frontend-llama3.2-1b-h200"]
 LEVEL = 0.8
 MEMORY_SETS = ["megatron-lm-memory", "pytorch-bf16-memory", "torchtitan-h100-nd-memory"]
 SERVING_SET = "serving-vllm-public"
@@ -43,7 +47,8 @@ SERVING_CSV = "data/validation/vllm_public_serving.csv"
 # cost (data/serving/engine_host.csv), so its two TPOT rows are not out of fit (docs/validation.md).
 SERVING_FITTED = {"70B-fp8 tp4 batch 1", "70B-fp8 tp4 batch 32"}
 # The measured-stack rows' runs: the regime covers the stacks they ran (their training.stack column).
-MEASURED_CSVS = ["examples/calibrate/h200-fit-runs.csv", "examples/calibrate/h200-heldout-runs.csv"]
+MEASURED_CSVS = ["examples/calibrate/h200-fit-runs.csv", "examples/calibrate/h200-heldout-runs.csv",
+                 "data/validation/cudnn_frontend_llama32_1b_h200_runs.csv"]
 
 
 def measured_stacks():
@@ -137,6 +142,7 @@ def main(cv_path, val_path, *calibrate_paths):
         runs = json.load(open(path))["runs"]
         measured["h200-pytorch-" + path.rsplit("/", 1)[-1].split(".")[0]] = [r["measured_s"] / r["shipped_s"]
                                                                             for r in runs]
+    measured.update({s["name"]: ratios(s) for s in validate if s["name"] in MEASURED_HELD_OUT})
     flo, fhi = interval(fitted)
     olo, ohi = interval(other)
     mlo, mhi = interval(measured)
@@ -164,7 +170,7 @@ def main(cv_path, val_path, *calibrate_paths):
     print("regimes:")
     print_regime("fitted-stack", fitted, "Megatron-LM / NeMo stacks (or none named), mixed precision, dense, A100 or H100; 5-fold CV")
     print_regime("other-stack", other, "torchtitan, Megatron-DeepSpeed, MoE, B200, plain PyTorch without measured rates; held-out sets")
-    print_regime("measured-stack", measured, "stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps",
+    print_regime("measured-stack", measured, "stacks that carry kernel rates measured for the GPU's architecture; plain-PyTorch H200 steps, ours and NVIDIA's",
                  stacks=measured_stacks())
     print_regime("memory", memory, "peak memory per GPU of real runs (Megatron-LM, plain PyTorch bf16, torchtitan on H100)")
     for name, figure, sets, engines, gpus in serving_regimes:
