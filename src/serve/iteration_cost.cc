@@ -11,6 +11,8 @@ namespace {
 // Token counts below this are tabulated at construction (one lookup per
 // iteration).
 constexpr int64_t kTableTokens = 8192;
+// Logits counts up to this (a batch's requests) have their LM head tabulated at construction.
+constexpr int64_t kTableLogits = 1024;
 // Vidur's nccl_cpu_launch_overhead_ms: host cost of launching one NCCL
 // collective.
 constexpr Duration kNcclLaunchOverhead = Duration::Nanos(20'000);
@@ -31,7 +33,13 @@ class ProfiledCostModel final : public IterationCostModel {
     window_ = in_.engine.WindowOf(m);
     elem_ = hw::DTypeBytes(in_.dtype);
     table_.resize(kTableTokens + 1);
-    for (int64_t t = 1; t <= kTableTokens; ++t) table_[t] = ComputeLinear(t);
+    embedding_.resize(kTableTokens + 1);
+    for (int64_t t = 1; t <= kTableTokens; ++t) {
+      table_[t] = ComputeLinear(t);
+      embedding_[t] = Embedding(t);
+    }
+    lm_head_.resize(kTableLogits + 1);
+    for (int64_t n = 1; n <= kTableLogits; ++n) lm_head_[n] = LmHead(n);
   }
 
   IterationTime Time(const BatchShape& b) const override {
@@ -41,7 +49,9 @@ class ProfiledCostModel final : public IterationCostModel {
     Duration layer = t <= kTableTokens ? table_[t] : ComputeLinear(t);
     layer += PrefillAttention(b) + DecodeAttention(b);
     out.per_layer = layer;
-    out.fixed = Embedding(t) + LmHead(b.logits) + PipelineSends(t);
+    out.fixed = (t <= kTableTokens ? embedding_[t] : Embedding(t)) +
+                (b.logits > 0 && b.logits <= kTableLogits ? lm_head_[b.logits] : LmHead(b.logits)) +
+                PipelineSends(t);
     return out;
   }
   bool profiled() const override { return has_profile_; }
@@ -221,7 +231,7 @@ class ProfiledCostModel final : public IterationCostModel {
   int heads_ = 1, kv_heads_ = 1, head_dim_ = 128;
   WindowedAttention window_;
   double elem_ = 2;
-  std::vector<Duration> table_;
+  std::vector<Duration> table_, embedding_, lm_head_;
 };
 
 class ConstantCostModel final : public IterationCostModel {

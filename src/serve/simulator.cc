@@ -285,9 +285,12 @@ class Simulation {
     return stall;
   }
 
-  // Records `now` as the first scheduling time of the batch's requests not scheduled before.
+  // Records `now` as the first scheduling time of the batch's requests not scheduled before. Only a prefill
+  // can be a request's first step (a decode follows its own prefill, here or in a prefill pool; a swapped-in
+  // request ran before), so decodes are skipped; CheckSane catches a request never marked.
   void MarkScheduled(const Batch& batch, TimePoint now) {
     for (const BatchEntry& e : batch.entries) {
+      if (!e.prefill) continue;
       Request& req = reqs_[e.request];
       if (!req.scheduled) {
         req.scheduled = true;
