@@ -120,6 +120,7 @@ ordered_json ResolvedServeScenario(const serve::ServeOptions& o) {
                    {"ep", o.hardware.ep},
                    {"replicas", o.hardware.replicas},
                    {"memory_margin", o.hardware.memory_margin}};
+  if (o.hardware.sm_clock_mhz) j["hardware"]["sm_clock_mhz"] = *o.hardware.sm_clock_mhz;
   j["workload"] = WorkloadJson(o.workload);
   j["engine"] = o.engine;
   j["attention_backend"] = std::string(cost::AttentionBackendName(serve::AttentionBackendOf(o)));

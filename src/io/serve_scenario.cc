@@ -9,6 +9,7 @@
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
 #include "dlsim/hw/mig.h"
+#include "dlsim/hw/sm_clock.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cost_section.h"
 #include "dlsim/io/hf_config.h"
@@ -349,7 +350,12 @@ void ReadServeHardware(const MapReader& h, const hw::Catalog& hardware, serve::S
   o.hardware.ep = h.Get<int>("ep", 1, limits::kServeDegree);
   o.hardware.replicas = h.Get<int>("replicas", 1, limits::kServeReplicas);
   o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, limits::kMemoryMargin);
-  if (h.Has("mig") && !o.gpu.name.empty()) ReadServeMig(h, o);
+  if (auto mhz = h.Find<double>("sm_clock_mhz", limits::kSmClockMhz)) {
+    o.hardware.sm_clock_mhz = *mhz;
+    if (Status locked = o.gpu.name.empty() ? Status() : hw::LockSmClock(*mhz, o.gpu); !locked.ok())
+      h.AddError("sm_clock_mhz", locked.error().message);
+  }
+  if (h.Has("mig") && !o.gpu.name.empty()) ReadServeMig(h, o);  // the instances of the (locked) GPU
   h.Finish();
 }
 

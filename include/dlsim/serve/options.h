@@ -111,6 +111,9 @@ struct HardwareOptions {
   int ep = 1;
   int replicas = 1;
   double memory_margin = 0.1;  // fraction of HBM kept free (Vidur's memory_margin_fraction)
+  // A locked SM clock in MHz (`nvidia-smi -lgc`; `hardware.sm_clock_mhz`), as training's. ServeOptions::gpu
+  // already carries it (hw::LockSmClock: arithmetic at clock / max, HBM unchanged); kept to write it back.
+  std::optional<double> sm_clock_mhz;
 };
 
 enum class Preemption { kRecompute, kSwap };
