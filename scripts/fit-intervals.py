@@ -33,6 +33,7 @@ import json
 import math
 import sys
 
+# ValidateCliTest.ShippedHeldOutIntervalsAreTodaysSpread (tests/cli) lists the same sets and recomputes both regimes.
 HELD_OUT = ["megatron-bridge-moe-b200", "megatron-bridge-dense-b200", "nemo-long-context-cp-b200",
             "torchtitan-a100-fsdp", "torchtitan-h100-nd", "torchtitan-h100-405b-2d",
             "bloom-a100-jean-zay", "flash-attention-gpt3", "cudnn-frontend-llama3.2-1b-b200"]
