@@ -57,6 +57,7 @@ ordered_json GpuJson(const hw::GpuSpec& g) {
   j["pcie_gb_per_s"] = g.PcieBandwidth().ToGBps();
   j["power_w"] = g.power_watts;
   if (g.max_sm_clock_mhz > 0) j["max_sm_clock_mhz"] = g.max_sm_clock_mhz;
+  if (g.sustained_sm_clock_mhz > 0) j["sustained_sm_clock_mhz"] = g.sustained_sm_clock_mhz;
   j["nvls"] = g.nvls;
   j["mig"] = ordered_json::array();
   for (const auto& p : g.mig) {
@@ -280,6 +281,8 @@ void PrintGpu(const hw::GpuSpec& g, std::ostream& out) {
                             Num(g.PcieBandwidth().ToGBps(), 4))},
        {"power", Num(g.power_watts) + " W"},
        {"max SM clock", g.max_sm_clock_mhz > 0 ? Num(g.max_sm_clock_mhz) + " MHz" : "unknown"},
+       {"sustained SM clock (full load)",
+        g.sustained_sm_clock_mhz > 0 ? "at most " + Num(g.sustained_sm_clock_mhz) + " MHz" : "the max"},
        {"NVLink SHARP (NVLS)", g.nvls ? "yes" : "no"},
        {"source", g.source}});
   out << FieldTable("GPU " + g.name, rows);

@@ -17,7 +17,8 @@ Result<double> SmClockShare(const GpuSpec& gpu, double mhz) {
     return Error::InvalidArgument(
         fmt::format("SM clock {} MHz is outside (0, {}] MHz, the maximum SM clock of {}", mhz,
                     gpu.max_sm_clock_mhz, gpu.name));
-  return mhz / gpu.max_sm_clock_mhz;
+  const double reference = gpu.sustained_sm_clock_mhz > 0 ? gpu.sustained_sm_clock_mhz : gpu.max_sm_clock_mhz;
+  return std::min(1.0, mhz / reference);
 }
 
 Status LockSmClock(double mhz, GpuSpec& gpu) {

@@ -74,6 +74,17 @@ std::vector<hw::MigProfile> ReadMig(const MapReader& e) {
   return out;
 }
 
+// The SM clocks of entry `e` (max_sm_clock_mhz, sustained_sm_clock_mhz: hw/sm_clock.h); the sustained one at
+// most the maximum.
+void ReadSmClocks(const MapReader& e, hw::GpuSpec& g) {
+  g.max_sm_clock_mhz = e.Get<double>("max_sm_clock_mhz", g.max_sm_clock_mhz, limits::kSmClockMhz);
+  g.sustained_sm_clock_mhz =
+      e.Get<double>("sustained_sm_clock_mhz", g.sustained_sm_clock_mhz, limits::kSmClockMhz);
+  if (g.sustained_sm_clock_mhz > 0 && !(g.sustained_sm_clock_mhz <= g.max_sm_clock_mhz))
+    e.AddError("sustained_sm_clock_mhz", "expected at most max_sm_clock_mhz (" +
+                                             std::to_string(static_cast<int>(g.max_sm_clock_mhz)) + " MHz)");
+}
+
 // Shared memory, registers and blocks per SM (the tile GEMM model's occupancy) and L2 bandwidth.
 void ReadSmLimits(const MapReader& e, hw::GpuSpec& g) {
   g.smem_per_sm =
@@ -105,7 +116,7 @@ hw::GpuSpec ReadGpu(const MapReader& e, const hw::GpuSpec* found) {
   g.pcie_gen = e.Get<int>("pcie_gen", g.pcie_gen, Range::Between(0, 6));
   g.pcie_lanes = e.Get<int>("pcie_lanes", g.pcie_lanes, Range::Between(0, 32));
   g.power_watts = e.Get<double>("power_w", g.power_watts, limits::kPowerWatts);
-  g.max_sm_clock_mhz = e.Get<double>("max_sm_clock_mhz", g.max_sm_clock_mhz, limits::kSmClockMhz);
+  ReadSmClocks(e, g);
   g.nvls = e.Get<bool>("nvls", g.nvls);
   if (e.Has("mig")) g.mig = ReadMig(e);
   e.Allow({"mig"});

@@ -1,6 +1,7 @@
-// hw::SmClockShare and hw::LockSmClock on hand-built parts: the share is the clock over the part's maximum,
-// a lock lowers every type's sustained peak to it (keeping a lower power-limited share), and a clock the part
-// cannot run or a part without a maximum clock is an error that leaves the part unchanged.
+// hw::SmClockShare and hw::LockSmClock on hand-built parts: the share is the clock over the part's maximum
+// (or its sustained full-load clock, where the catalog bounds one), a lock lowers every type's sustained peak
+// to it (keeping a lower power-limited share), and a clock the part cannot run or a part without a maximum
+// clock is an error that leaves the part unchanged.
 #include "dlsim/hw/sm_clock.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,20 @@ GpuSpec Part(double max_mhz) {
 TEST(SmClock, ShareIsTheClockOverTheMaximum) {
   EXPECT_DOUBLE_EQ(*SmClockShare(Part(1980), 1500), 1500.0 / 1980.0);
   EXPECT_DOUBLE_EQ(*SmClockShare(Part(1980), 1980), 1.0);
+}
+
+// A part whose catalog bounds the clock it holds under full load (sustained_sm_clock_mhz): the measured rates
+// held at most that clock, so a lock is priced against it, and a lock at or above it changes nothing (the
+// power limit pulls the clock down to it under load).
+TEST(SmClock, ASustainedClockIsTheReference) {
+  GpuSpec g = Part(1980);
+  g.sustained_sm_clock_mhz = 1830;
+  EXPECT_DOUBLE_EQ(*SmClockShare(g, 1500), 1500.0 / 1830.0);
+  EXPECT_DOUBLE_EQ(*SmClockShare(g, 1830), 1.0);
+  EXPECT_DOUBLE_EQ(*SmClockShare(g, 1980), 1.0);
+  EXPECT_FALSE(SmClockShare(g, 1981).ok());  // the maximum still bounds a lock
+  ASSERT_TRUE(LockSmClock(915, g).ok());
+  EXPECT_NEAR(g.SustainedPeak(DType::kBf16).ToTFLOPS(), 989.4 / 2, 1e-9);
 }
 
 TEST(SmClock, LockScalesEveryArithmeticPeakAndNotTheMemory) {

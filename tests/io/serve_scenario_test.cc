@@ -300,16 +300,17 @@ namespace dlsim::io {
 namespace {
 
 // hardware.sm_clock_mhz (a clock locked with nvidia-smi -lgc), as training reads it: the GPU's arithmetic at
-// clock / max (hw/sm_clock.h), its HBM unchanged, so a compute-bound prefill slows by about the ratio and a
-// memory-bound batch-1 decode hardly; the resolved scenario keeps the key; errors at the key.
+// the clock over the one its rates held at (hw/sm_clock.h), its HBM unchanged, so a compute-bound prefill
+// slows by about the ratio and a memory-bound batch-1 decode hardly; the resolved scenario keeps the key;
+// errors at the key.
 TEST(ServeScenarioSmClock, LockedClockSlowsArithmeticNotMemory) {
   const std::string rest =
       "workload: {requests: 20, rate: 0.1, prompt_tokens: {distribution: fixed, value: 4096}, "
       "output_tokens: {distribution: fixed, value: 64}}\n";
   auto free = Parse("model: {name: llama3-8b}\nhardware: {gpu: h200}\n" + rest);
-  auto locked = Parse("model: {name: llama3-8b}\nhardware: {gpu: h200, sm_clock_mhz: 990}\n" + rest);
+  auto locked = Parse("model: {name: llama3-8b}\nhardware: {gpu: h200, sm_clock_mhz: 915}\n" + rest);
   ASSERT_TRUE(free.ok() && locked.ok()) << (locked.ok() ? "" : locked.error().message);
-  EXPECT_EQ(locked->hardware.sm_clock_mhz, 990.0);
+  EXPECT_EQ(locked->hardware.sm_clock_mhz, 915.0);  // half the H200's sustained 1830 MHz
   EXPECT_NEAR(
       locked->gpu.SustainedPeak(hw::DType::kBf16).value() / free->gpu.SustainedPeak(hw::DType::kBf16).value(),
       0.5, 1e-9);
@@ -324,7 +325,7 @@ TEST(ServeScenarioSmClock, LockedClockSlowsArithmeticNotMemory) {
   EXPECT_LT(tpot, 1.15) << tpot;  // batch-1 decode streams the weights
   EXPECT_GT(tpot, 1.0) << tpot;
   const auto resolved = ResolvedServeScenario(*locked);
-  EXPECT_EQ(resolved["hardware"]["sm_clock_mhz"], 990.0);
+  EXPECT_EQ(resolved["hardware"]["sm_clock_mhz"], 915.0);
   EXPECT_FALSE(ResolvedServeScenario(*free)["hardware"].contains("sm_clock_mhz"));
   const std::string above = ErrorOf("model: {name: llama3-8b}\nhardware: {gpu: h200, sm_clock_mhz: 2100}\n");
   EXPECT_NE(above.find("s.yaml:2:37: hardware.sm_clock_mhz: SM clock 2100 MHz is outside (0, 1980]"),

@@ -699,8 +699,9 @@ TEST(StackProfilesTest, CompiledStacksFuseKernelsAndIssueLayersFaster) {
 }
 
 // hardware.sm_clock_mhz (a clock locked with nvidia-smi -lgc): the arithmetic slows by the clock's share of
-// the part's maximum, the memory-bound kernels do not; the key comes back in the resolved scenario; a clock
-// above the part's maximum, or on a part whose maximum the catalog does not give, is a located error.
+// the clock the rates held at (the H200's sustained full-load clock, at most 1830 MHz: catalog
+// sustained_sm_clock_mhz), the memory-bound kernels do not; the key comes back in the resolved scenario; a
+// clock above the part's maximum, or on a part whose maximum the catalog does not give, is a located error.
 TEST(LockedSmClock, SlowsTheArithmeticNotTheMemory) {
   auto cat = LoadCatalogs({});
   ASSERT_TRUE(cat.ok());
@@ -714,9 +715,9 @@ TEST(LockedSmClock, SlowsTheArithmeticNotTheMemory) {
   auto a = train::Simulate(*free, *cat, nullptr);
   auto b = train::Simulate(*locked, *cat, nullptr);
   ASSERT_TRUE(a.ok() && b.ok());
-  const double share = 1980.0 / 1500.0;
+  const double share = 1830.0 / 1500.0;
   // Every large GEMM and the flash attention are compute-bound at 4,096 tokens; a few small ones are not.
-  EXPECT_GT(b->breakdown.gemm_s / a->breakdown.gemm_s, 1.25);
+  EXPECT_GT(b->breakdown.gemm_s / a->breakdown.gemm_s, 1.18);
   EXPECT_LE(b->breakdown.gemm_s / a->breakdown.gemm_s, share + 1e-9);
   EXPECT_NEAR(b->breakdown.attention_s / a->breakdown.attention_s, share, 0.02);
   EXPECT_NEAR(b->breakdown.memory_s / a->breakdown.memory_s, 1.0, 0.01);

@@ -49,8 +49,12 @@ struct GpuSpec {
   std::array<double, kNumDTypes> sustained_fraction{};
   // The highest SM clock the part runs at (nvidia-smi -q "Max Clocks / SM", MHz): the clock the measured
   // rates hold at, since unlocked kernels boost to it when power permits; 0 where no source gives it (catalog
-  // `max_sm_clock_mhz`). hw/sm_clock.h prices a locked clock against it.
+  // `max_sm_clock_mhz`). hw/sm_clock.h prices a locked clock against it, or against the next field.
   double max_sm_clock_mhz = 0;
+  // The highest SM clock the part holds under full tensor-core load at its power limit, MHz, where a source
+  // bounds it below the maximum (catalog `sustained_sm_clock_mhz`); 0 where none does. Measured full-load
+  // rates held at most this clock, so a lock is priced against it (hw/sm_clock.h).
+  double sustained_sm_clock_mhz = 0;
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
   int sm_count = 0;

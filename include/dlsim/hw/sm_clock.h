@@ -17,7 +17,9 @@
 
 namespace dlsim::hw {
 
-// The share of its maximum-clock arithmetic `gpu` keeps at `mhz`: mhz / max_sm_clock_mhz. Errors: the catalog
+// The share of its measured arithmetic `gpu` keeps at `mhz`: mhz over the clock those rates held at, the
+// part's sustained full-load clock where the catalog gives one (GpuSpec::sustained_sm_clock_mhz), else its
+// maximum; at most 1 (a lock above the sustained clock is pulled down to it under load). Errors: the catalog
 // gives no maximum clock for the part, or `mhz` is not in (0, max_sm_clock_mhz].
 Result<double> SmClockShare(const GpuSpec& gpu, double mhz);
 
