@@ -205,6 +205,26 @@ models:
   EXPECT_EQ(m.ffn_hidden, 1024);  // default: 4 x hidden
 }
 
+// The SM clocks: the H200 ships its sustained full-load bound (1830 MHz, under its 1980 maximum); a user file
+// may give another part one, which must not exceed that part's maximum (an error at the key, the part
+// unchanged).
+TEST(CatalogFileTest, SustainedSmClockIsAtMostTheMaximum) {
+  Catalogs cat = Embedded();
+  const hw::GpuSpec& h200 = **cat.hardware.FindGpu("h200");
+  EXPECT_EQ(h200.max_sm_clock_mhz, 1980);
+  EXPECT_EQ(h200.sustained_sm_clock_mhz, 1830);
+  EXPECT_EQ((*cat.hardware.FindGpu("b200"))->sustained_sm_clock_mhz, 0);  // no source: the maximum stands
+  ASSERT_TRUE(Merge("gpus:\n  - name: h100\n    sustained_sm_clock_mhz: 1755\n", cat).ok());
+  EXPECT_EQ((*cat.hardware.FindGpu("h100-sxm5-80gb"))->sustained_sm_clock_mhz, 1755);
+  const Status above = Merge("gpus:\n  - name: h100\n    sustained_sm_clock_mhz: 2000\n", cat);
+  ASSERT_FALSE(above.ok());
+  EXPECT_NE(above.error().message.find("user.yaml:3:29: gpus[0].sustained_sm_clock_mhz: expected at most "
+                                       "max_sm_clock_mhz (1980 MHz)"),
+            std::string::npos)
+      << above.error().message;
+  EXPECT_EQ((*cat.hardware.FindGpu("h100-sxm5-80gb"))->sustained_sm_clock_mhz, 1755);
+}
+
 // sustained_fraction scales the rate the compute models price with, per type, and leaves the peak (MFU's
 // convention) alone; a type it does not name keeps its whole peak.
 TEST(CatalogFileTest, SustainedFractionScalesThePricedRateNotThePeak) {
