@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -338,6 +340,25 @@ TEST(ServeCli, ExampleScenarioRunsAndMeetsItsSlo) {
     EXPECT_EQ(iv["regime"], "outside") << key;
     EXPECT_TRUE(iv["outside_validated_regimes"].get<bool>()) << key;
   }
+}
+
+// A locked SM clock (hardware.sm_clock_mhz) is named in the report's first line, for serve as for train: the
+// figures below it are priced at that clock.
+TEST(ServeCli, ReportsNameALockedClock) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("locked_" + std::to_string(::getpid()) + ".yaml")).string();
+  std::ofstream(path) << "model: {name: llama3-8b}\nhardware: {gpu: h200, sm_clock_mhz: 1500}\n"
+                         "workload: {requests: 20, rate: 1}\n";
+  const Outcome serve = RunDlsim("serve " + path + " --quiet", false);
+  std::ofstream(path) << "model: {name: llama3-8b}\nhardware: {gpu: h200, gpus: 8, sm_clock_mhz: 1500}\n";
+  const Outcome train = RunDlsim("train " + path, false);
+  std::filesystem::remove(path);
+  ASSERT_EQ(serve.exit_code, 0) << serve.output;
+  ASSERT_EQ(train.exit_code, 0) << train.output;
+  EXPECT_NE(serve.output.find("h200-sxm-141gb at a locked 1500 MHz SM clock (tp 1"), std::string::npos)
+      << serve.output;
+  EXPECT_NE(train.output.find("on 8 x h200-sxm-141gb at a locked 1500 MHz SM clock\n"), std::string::npos)
+      << train.output;
 }
 
 TEST(ServeCli, ListShowsServingRegistries) {
