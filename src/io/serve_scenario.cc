@@ -8,8 +8,6 @@
 
 #include "dlsim/core/csv.h"
 #include "dlsim/core/strings.h"
-#include "dlsim/hw/mig.h"
-#include "dlsim/hw/sm_clock.h"
 #include "dlsim/io/catalog_loader.h"
 #include "dlsim/io/cost_section.h"
 #include "dlsim/io/hf_config.h"
@@ -20,6 +18,7 @@
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/serve/engine_profile.h"
 #include "serve_engine_host.h"
+#include "serve_hardware_section.h"
 #include "serve_moe_checks.h"
 #include "serve_speculative.h"
 #include "serve_trace_section.h"
@@ -314,72 +313,11 @@ void CheckPrecisionOnGpu(const MapReader& m, const serve::ServeOptions& o) {
       m.AddError(key, "fp8 needs FP8 tensor cores, which " + o.gpu.name + " does not have; use fp16 or bf16");
 }
 
-// hardware.mig: a partition of every GPU into instances of one profile, each instance a replica
-// (tp 1, pp 1); `replicas` counts the partitioned GPUs. The device becomes the instance
-// (hw::MigInstanceSpec: its SMs, memory, bandwidth and L2 share).
-void ReadServeMig(const MapReader& h, serve::ServeOptions& o) {
-  const std::vector<std::string> mig = h.FindList<std::string>("mig").value_or(std::vector<std::string>{});
-  if (mig.empty()) return h.AddError("mig", "expected a list of MIG profiles, e.g. [3g.40gb, 3g.40gb]");
-  Result<hw::MigPartition> part = hw::MigPartition::Place(o.gpu, mig);
-  if (!part.ok()) return h.AddError("mig", part.error().message);
-  for (const std::string& name : mig) {
-    if (name != mig[0])
-      return h.AddError("mig", "instances of different profiles (" + mig[0] + ", " + name +
-                                   ") would be replicas of different speeds; give one profile");
-  }
-  if (o.hardware.tp != 1 || o.hardware.pp != 1)
-    return h.AddError("mig", "MIG instances do not share NVLink: each instance is one replica (tp 1, pp 1)");
-  const int64_t replicas = static_cast<int64_t>(o.hardware.replicas) * part->size();
-  if (replicas > serve::kMaxReplicas)
-    return h.AddError("mig", std::to_string(replicas) + " replicas (" + std::to_string(o.hardware.replicas) +
-                                 " GPUs x " + std::to_string(part->size()) + " instances); at most " +
-                                 std::to_string(serve::kMaxReplicas));
-  o.hardware.replicas = static_cast<int>(replicas);
-  o.gpu = hw::MigInstanceSpec(o.gpu, *o.gpu.FindMigProfile(mig[0]));
-}
-
-// Reads the hardware section `h` into the GPU (a catalog entry) and the hardware options of `o`.
-void ReadServeHardware(const MapReader& h, const hw::Catalog& hardware, serve::ServeOptions& o) {
-  const std::string gpu = h.Get<std::string>("gpu", "a100-sxm4-80gb");
-  if (auto g = hardware.FindGpu(gpu); g.ok())
-    o.gpu = **g;
-  else
-    h.AddError("gpu", g.error().message);
-  o.hardware.tp = h.Get<int>("tp", 1, limits::kServeDegree);
-  o.hardware.pp = h.Get<int>("pp", 1, limits::kServeDegree);
-  o.hardware.ep = h.Get<int>("ep", 1, limits::kServeDegree);
-  o.hardware.replicas = h.Get<int>("replicas", 1, limits::kServeReplicas);
-  o.hardware.memory_margin = h.Get<double>("memory_margin", 0.1, limits::kMemoryMargin);
-  if (auto mhz = h.Find<double>("sm_clock_mhz", limits::kSmClockMhz)) {
-    o.hardware.sm_clock_mhz = *mhz;
-    if (Status locked = o.gpu.name.empty() ? Status() : hw::LockSmClock(*mhz, o.gpu); !locked.ok())
-      h.AddError("sm_clock_mhz", locked.error().message);
-  }
-  if (h.Has("mig") && !o.gpu.name.empty()) ReadServeMig(h, o);  // the instances of the (locked) GPU
-  h.Finish();
-}
-
 // Reads the slo section into `o` (absent keys keep their defaults).
 void ReadSlo(const MapReader& slo, serve::SloOptions& o) {
   o.ttft_s = slo.Get<double>("ttft_s", o.ttft_s, limits::kSloSeconds);
   o.tpot_s = slo.Get<double>("tpot_s", o.tpot_s, limits::kSloSeconds);
   slo.Finish();
-}
-
-// Records at hardware section `h` the layout errors that types cannot catch: tp must divide the model's heads
-// and KV heads, pp its layers.
-void CheckServeLayout(const serve::ServeOptions& o, const MapReader& h, const Document& doc) {
-  if (o.model.heads % o.hardware.tp != 0 || o.model.kv_heads % o.hardware.tp != 0) {
-    doc.AddError(h.LocationOf("tp"), h.PathOf("tp"),
-                 "tp " + std::to_string(o.hardware.tp) + " does not divide the model's " +
-                     std::to_string(o.model.heads) + " heads and " + std::to_string(o.model.kv_heads) +
-                     " KV heads");
-  }
-  if (o.model.layers % o.hardware.pp != 0) {
-    doc.AddError(h.LocationOf("pp"), h.PathOf("pp"),
-                 "pp " + std::to_string(o.hardware.pp) + " does not divide the model's " +
-                     std::to_string(o.model.layers) + " layers");
-  }
 }
 
 // The largest prompt `d` can draw when it is explicit data (a file's values), else 0.
@@ -528,7 +466,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   o.name = std::filesystem::path(file_name).stem().string();
   ReadServeModel(root, doc, models, o);
   MapReader h = root.Section("hardware");
-  ReadServeHardware(h, hardware, o);
+  internal::ReadServeHardware(h, hardware, o);
   CheckPrecisionOnGpu(root.Section("model"), o);
   o.workload = ReadWorkload(root.Section("workload"), base_dir);
   o.engine = root.Get<std::string>("engine", o.engine);
@@ -568,7 +506,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
                      " (arch " + std::string(model::ArchName(m.arch)) +
                      "); dlsim serve generates tokens autoregressively and serves decoder models only");
   DLSIM_RETURN_IF_ERROR(doc.status());
-  CheckServeLayout(o, h, doc);
+  internal::CheckServeLayout(o, h, doc);
   CheckPromptContext(root.Section("workload"), o.workload, o.model.max_seq_len);
   DLSIM_RETURN_IF_ERROR(doc.status());
   return o;

@@ -43,13 +43,9 @@ void AddDecode(const Request& r, int32_t index, Batch& batch, int lookahead, int
 
 namespace {
 
-// Blocks `r` needs in addition to what it holds to store `tokens` more tokens. BlocksFor never exceeds
-// the whole blocks of the tokens, so blocks that already cover them need no more (no division: the common
-// decode step).
+// Blocks `r` needs in addition to what it holds to store `tokens` more tokens.
 int64_t ExtraBlocks(const KvCache& kv, const Request& r, int64_t tokens) {
-  const int64_t need = r.kv_tokens + tokens;
-  if (static_cast<int64_t>(r.blocks) * kv.block_size() >= need) return 0;
-  return std::max<int64_t>(0, kv.BlocksFor(need) - r.blocks);
+  return std::max<int64_t>(0, kv.BlocksFor(r.kv_tokens + tokens) - r.blocks);
 }
 
 void Grow(KvCache& kv, Request& r, int64_t extra) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -137,6 +139,26 @@ TEST(AttentionBackend, UnfusedCostsTheWholeScoreMatrixWhateverTheMask) {
   EXPECT_TRUE(cal->archs[0].attention_backends.at(AttentionBackend::kMath).unfused);
 }
 
+// What dlsim-fit attention makes of `rows` (a dlsim kernels CSV body, triton family, measured on an A100):
+// the YAML it writes and the triton family read back from it; nullopt (a test failure) if either step fails.
+struct TritonFit {
+  std::string yaml;
+  AttentionCalibration family;
+};
+std::optional<TritonFit> FitTriton(const std::string& rows, const std::string& name) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".csv")).string();
+  std::ofstream(path) << "op,batch,heads,seq_q,head_dim,causal,backend,measured_ms\n" << rows;
+  auto yaml = fit::FitAttentionBackends({path}, "a100-sxm4-80gb", "triton", "test");
+  std::filesystem::remove(path);
+  EXPECT_TRUE(yaml.ok()) << yaml.error().message;
+  if (!yaml.ok()) return std::nullopt;
+  auto cal = io::ParseComputeCalibration(*yaml, "fitted.yaml");
+  EXPECT_TRUE(cal.ok()) << cal.error().message;
+  if (!cal.ok()) return std::nullopt;
+  return TritonFit{*yaml, cal->archs[0].attention_backends.at(AttentionBackend::kTriton)};
+}
+
 // dlsim-fit attention on forward + backward pairs only (as FlashAttention's A100 figure publishes them)
 // recovers the one set of constants that timed them, for both directions, and marks the math family unfused.
 TEST(AttentionBackend, PairedFitRecoversTheConstantsThatTimedThePairs) {
@@ -151,28 +173,19 @@ TEST(AttentionBackend, PairedFitRecoversTheConstantsThatTimedThePairs) {
   const hw::GpuSpec* a100 = Gpu("a100-sxm4-80gb");
   ASSERT_NE(a100, nullptr);
   const DeviceRates r = DeviceRates::Of(*a100, hw::DType::kBf16);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("paired_fit_" + std::to_string(::getpid()) + ".csv"))
-          .string();
-  {
-    std::ofstream f(path);
-    f << "op,batch,heads,seq_q,head_dim,causal,backend,measured_ms\n";
-    for (int d : {64, 128})  // the fitter takes every other row of a family: both head dimensions in it
-      for (int s : {512, 1024, 2048, 4096, 8192, 16384}) {
-        const AttentionShape a{
-            .batch = 16384 / s, .heads = 2048 / d, .seq_q = s, .seq_kv = s, .head_dim = d, .causal = true};
-        const double t = AttentionSeconds(a, false, truth, r) + AttentionSeconds(a, true, truth, r);
-        f << "attention_fwd_bwd," << a.batch << "," << a.heads << "," << s << "," << d << ",true,triton,"
-          << t * 1e3 << "\n";
-      }
-  }
-  auto yaml = fit::FitAttentionBackends({path}, "a100-sxm4-80gb", "triton", "test");
-  std::filesystem::remove(path);
-  ASSERT_TRUE(yaml.ok()) << yaml.error().message;
-  EXPECT_NE(yaml->find("whose split is not measured"), std::string::npos) << *yaml;
-  auto cal = io::ParseComputeCalibration(*yaml, "fitted.yaml");
-  ASSERT_TRUE(cal.ok()) << cal.error().message;
-  const AttentionCalibration& c = cal->archs[0].attention_backends.at(AttentionBackend::kTriton);
+  std::ostringstream rows;
+  for (int d : {64, 128})  // the fitter takes every other row of a family: both head dimensions in it
+    for (int s : {512, 1024, 2048, 4096, 8192, 16384}) {
+      const AttentionShape a{
+          .batch = 16384 / s, .heads = 2048 / d, .seq_q = s, .seq_kv = s, .head_dim = d, .causal = true};
+      const double t = AttentionSeconds(a, false, truth, r) + AttentionSeconds(a, true, truth, r);
+      rows << "attention_fwd_bwd," << a.batch << "," << a.heads << "," << s << "," << d << ",true,triton,"
+           << t * 1e3 << "\n";
+    }
+  const std::optional<TritonFit> fitted = FitTriton(rows.str(), "paired_fit");
+  ASSERT_TRUE(fitted.has_value());
+  EXPECT_NE(fitted->yaml.find("whose split is not measured"), std::string::npos) << fitted->yaml;
+  const AttentionCalibration& c = fitted->family;
   EXPECT_NEAR(c.fwd_efficiency, 0.6, 0.01);
   EXPECT_DOUBLE_EQ(c.bwd_efficiency, c.fwd_efficiency);
   EXPECT_EQ(c.kv_half, 160);
@@ -193,33 +206,24 @@ TEST(AttentionBackend, BackwardAtOneHeadDimTakesTheForwardsHeadDimHalf) {
   const hw::GpuSpec* a100 = Gpu("a100-sxm4-80gb");
   ASSERT_NE(a100, nullptr);
   const DeviceRates r = DeviceRates::Of(*a100, hw::DType::kBf16);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("one_dim_fit_" + std::to_string(::getpid()) + ".csv"))
-          .string();
-  {
-    std::ofstream f(path);
-    f << "op,batch,heads,seq_q,head_dim,causal,backend,measured_ms\n";
-    for (int d : {64, 128})
-      for (int s : {512, 1024, 2048, 4096, 8192, 16384}) {
-        const AttentionShape a{.batch = 16384 / s,
-                               .heads = 2048 / d,
-                               .kv_heads = 2048 / d,
-                               .seq_q = s,
-                               .seq_kv = s,
-                               .head_dim = d,
-                               .causal = false};
-        const std::string shape = std::to_string(a.batch) + "," + std::to_string(a.heads) + "," +
-                                  std::to_string(s) + "," + std::to_string(d) + ",false,triton,";
-        f << "attention_fwd," << shape << AttentionSeconds(a, false, truth, r) * 1e3 << "\n";
-        if (d == 64) f << "attention_bwd," << shape << AttentionSeconds(a, true, truth, r) * 1e3 << "\n";
-      }
-  }
-  auto yaml = fit::FitAttentionBackends({path}, "a100-sxm4-80gb", "triton", "test");
-  std::filesystem::remove(path);
-  ASSERT_TRUE(yaml.ok()) << yaml.error().message;
-  auto cal = io::ParseComputeCalibration(*yaml, "fitted.yaml");
-  ASSERT_TRUE(cal.ok()) << cal.error().message;
-  const AttentionCalibration& c = cal->archs[0].attention_backends.at(AttentionBackend::kTriton);
+  std::ostringstream rows;
+  for (int d : {64, 128})
+    for (int s : {512, 1024, 2048, 4096, 8192, 16384}) {
+      const AttentionShape a{.batch = 16384 / s,
+                             .heads = 2048 / d,
+                             .kv_heads = 2048 / d,
+                             .seq_q = s,
+                             .seq_kv = s,
+                             .head_dim = d,
+                             .causal = false};
+      const std::string shape = std::to_string(a.batch) + "," + std::to_string(a.heads) + "," +
+                                std::to_string(s) + "," + std::to_string(d) + ",false,triton,";
+      rows << "attention_fwd," << shape << AttentionSeconds(a, false, truth, r) * 1e3 << "\n";
+      if (d == 64) rows << "attention_bwd," << shape << AttentionSeconds(a, true, truth, r) * 1e3 << "\n";
+    }
+  const std::optional<TritonFit> fitted = FitTriton(rows.str(), "one_dim_fit");
+  ASSERT_TRUE(fitted.has_value());
+  const AttentionCalibration& c = fitted->family;
   EXPECT_EQ(c.head_dim_half, 32);
   EXPECT_EQ(c.bwd_head_dim_half, 32.0);
   EXPECT_NEAR(c.fwd_efficiency, 0.6, 0.01);

@@ -112,7 +112,7 @@ struct HardwareOptions {
   int replicas = 1;
   double memory_margin = 0.1;  // fraction of HBM kept free (Vidur's memory_margin_fraction)
   // A locked SM clock in MHz (`nvidia-smi -lgc`; `hardware.sm_clock_mhz`), as training's. ServeOptions::gpu
-  // already carries it (hw::LockSmClock: arithmetic at clock / max, HBM unchanged); kept to write it back.
+  // already carries it (hw::LockSmClock, HBM unchanged); kept to write it back and to name it in the report.
   std::optional<double> sm_clock_mhz;
 };
 
