@@ -111,7 +111,7 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
   const double n = static_cast<double>(cal.archs.size());
   GemmCalibration g16{0, 0, 0, 0};
   AttentionCalibration att{0, 0, Duration::Zero()};
-  MemoryBoundCalibration mem{0, 0, 0, 0, 0, Duration::Zero()};
+  MemoryBoundCalibration mem{0, 0, 0, 0, 0, 0, Duration::Zero()};
   TileCalibration tile{0, 0, Duration::Zero(), Duration::Zero(), Duration::Zero()};
   double gemm_overhead_s = 0;
   for (const auto& a : cal.archs) {
@@ -128,6 +128,7 @@ ArchCalibration DefaultArchCalibration(const hw::GpuSpec& gpu, const ComputeCali
     mem.gather_efficiency += a.memory.Efficiency(MemoryKind::kGather) / n;
     mem.optimizer_efficiency += a.memory.Efficiency(MemoryKind::kOptimizer) / n;
     mem.copy_efficiency += a.memory.Efficiency(MemoryKind::kCopy) / n;
+    mem.permute_efficiency += a.memory.Efficiency(MemoryKind::kPermute) / n;
     mem.overhead += Seconds(a.memory.overhead.ToSeconds() / n);
     gemm_overhead_s += a.gemm_overhead.ToSeconds() / n;
     AddTile(a.tile, n, tile);

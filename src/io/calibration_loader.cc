@@ -128,6 +128,7 @@ cost::ArchCalibration ReadArch(const MapReader& r, const std::string& name) {
       mem.Get<double>("optimizer_efficiency", a.memory.optimizer_efficiency, kFraction);
   a.memory.gather_efficiency = mem.Get<double>("gather_efficiency", a.memory.gather_efficiency, kFraction);
   a.memory.copy_efficiency = mem.Get<double>("copy_efficiency", a.memory.copy_efficiency, kFraction);
+  a.memory.permute_efficiency = mem.Get<double>("permute_efficiency", a.memory.permute_efficiency, kFraction);
   a.memory.overhead = Micros(mem, "overhead_us", a.memory.overhead);
   mem.Finish();
   ReadTile(r, a.tile);

@@ -103,12 +103,11 @@ std::vector<Op> BuildLayerOps(const ModelSpec& m, const LayerOptions& o) {
   return ops;
 }
 
-std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o) {
+std::vector<Op> BuildMoeBlockOps(const ModelSpec& m, const LayerOptions& o) {
   const double a = o.activation_bytes;
   const double h = m.hidden;
   const MoeSpec& e = m.moe;
   std::vector<Op> ops;
-  AddAttentionOps(m, o, ops);
   // Router: logits over the experts, fp32 softmax / top-k (kept for the backward).
   ops.push_back(Gemm("router", Shard::kTokens, e.experts, m.hidden, a * h));
   ops.push_back(Memory("router_topk", Shard::kTokens, 8.0 * e.experts, 5.0 * e.experts, 4.0 * e.experts));
@@ -116,12 +115,20 @@ std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o) {
     AddMlpOps(m, a, static_cast<double>(e.shared_experts) * e.expert_ffn_hidden, "shared_", false, ops);
   // Routed experts, per routed copy: permute (gather into expert order), the expert MLP, unpermute
   // (scatter back, weighted by the router probability).
-  ops.push_back(Memory("permute", Shard::kInner, 2 * a * h, 0, 0, Access::kGather));
+  ops.push_back(Memory("permute", Shard::kInner, 2 * a * h, 0, 0, Access::kPermute));
   ops.back().routed = true;
   AddMlpOps(m, a, e.expert_ffn_hidden, "expert_", true, ops);
-  ops.push_back(Memory("unpermute", Shard::kInner, 2 * a * h, h, a * h, Access::kGather));
+  ops.push_back(Memory("unpermute", Shard::kInner, 2 * a * h, h, a * h, Access::kPermute));
   ops.back().routed = true;
-  AddResidual(m, a, ops);
+  return ops;
+}
+
+std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o) {
+  std::vector<Op> ops;
+  AddAttentionOps(m, o, ops);
+  const std::vector<Op> block = BuildMoeBlockOps(m, o);
+  ops.insert(ops.end(), block.begin(), block.end());
+  AddResidual(m, o.activation_bytes, ops);
   return ops;
 }
 

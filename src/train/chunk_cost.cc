@@ -105,6 +105,7 @@ OpCost PriceGemm(const Op& op, const Pricing& p, OverlapSums& sums) {
 cost::MemoryKind MemoryKindOf(model::Access access) {
   return access == model::Access::kNormalization ? cost::MemoryKind::kNormalization
          : access == model::Access::kGather      ? cost::MemoryKind::kGather
+         : access == model::Access::kPermute     ? cost::MemoryKind::kPermute
                                                  : cost::MemoryKind::kElementwise;
 }
 
@@ -273,11 +274,8 @@ double JointTextTokens(const TrainOptions& o, const ParallelPlan& plan) {
   return std::ceil(static_cast<double>(plan.micro_batch) * m.dit.text_tokens / plan.cp);
 }
 
-}  // namespace
-
-ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
-                               const CpAttentionPlan* cp_attention)
-    : o_(o), plan_(plan), ctx_(ctx), cp_attention_(cp_attention) {
+// The operator builders' options of a scenario's layers.
+model::LayerOptions LayerOptionsOf(const TrainOptions& o) {
   model::LayerOptions lo;
   lo.attention = o.training.attention;
   lo.activation_bytes = kActBytes;
@@ -287,6 +285,15 @@ ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, 
   // Autocast keeps the residual stream (and so the norms and the rotary arithmetic) in the fp32 of its
   // weights.
   lo.residual_bytes = o.training.recipe == Recipe::kAutocast ? 4.0 : kActBytes;
+  return lo;
+}
+
+}  // namespace
+
+ChunkCostModel::ChunkCostModel(const TrainOptions& o, const ParallelPlan& plan, const StepContext& ctx,
+                               const CpAttentionPlan* cp_attention)
+    : o_(o), plan_(plan), ctx_(ctx), cp_attention_(cp_attention) {
+  const model::LayerOptions lo = LayerOptionsOf(o);
   if (o.model.arch == model::Arch::kDit) {
     DitParts d = BuildDit(o.model, lo, plan.tp);
     layer_ops_ = std::move(d.layer);
@@ -382,6 +389,11 @@ std::vector<ChunkCosts> ChunkCostModel::PriceRouted(const std::vector<int64_t>& 
     }
   }
   return out;
+}
+
+ChunkCostModel::LayerCost ChunkCostModel::MoeBlockCost() const {
+  return PriceOps(model::BuildMoeBlockOps(o_.model, LayerOptionsOf(o_)), uniform_load_, true,
+                  moe_.balanced_shard_tokens);
 }
 
 int ChunkCostModel::MoeLayersOf(int rank, int chunk, int* first_moe) const {

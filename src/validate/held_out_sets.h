@@ -33,6 +33,9 @@ Result<ValidationSet> TorchtitanH100405b(Runner& run);   // torchtitan-h100-405b
 Result<ValidationSet> BloomJeanZay(Runner& run);         // bloom-a100-jean-zay (held_out_bloom.cc)
 // flash-attention-gpt3 (held_out_flash_attn.cc): GPT-3 style models on FlashAttention-2's training code.
 Result<ValidationSet> FlashAttentionGpt3(Runner& run);
+// megatron-moe-layer-h100 (held_out_moe_layer.cc): Megatron-LM's MoE-layer benchmark on eight H100s, the
+// forward and backward of one MoE block (not a step: rows carry no scenario).
+Result<ValidationSet> MegatronMoeLayerH100(Runner& run);
 // Peak memory of real runs (memory_sets.cc): Megatron-LM's functional tests (CI bound 10%) and plain-PyTorch
 // bf16 runs (torchtune, litgpt; held out, informational).
 Result<ValidationSet> MegatronLmMemory(Runner& run);   // megatron-lm-memory

@@ -271,6 +271,7 @@ constexpr std::pair<const char*, SetBuilder> kLaterSets[] = {
     {"nemo-24.07-h100-fp8", Nemo},
     {"megatron-bridge-moe-b200", internal::MegatronBridgeMoe},
     {"megatron-core-moe-h100", internal::MegatronCoreMoeH100},
+    {"megatron-moe-layer-h100", internal::MegatronMoeLayerH100},
     {"megatron-bridge-dense-b200", internal::MegatronBridgeDense},
     {"mlperf-v3.1-gpt3-h100", internal::MlperfGpt3},
     {"nemo-long-context-cp-h100", internal::NemoLongContextH100},

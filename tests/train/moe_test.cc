@@ -4,6 +4,7 @@
 // rules and bad scenario inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/train_fixture.h"
@@ -117,6 +118,44 @@ TEST_F(MoeTest, AllToAllVolumeAndTimeAreClosedForm) {
   EXPECT_GT(across, a2a);
   // Experts under EP: 8 experts / ep 8 = one expert per GPU per layer.
   EXPECT_DOUBLE_EQ(c.expert_params, 2 * o_.model.ExpertParameters());
+}
+
+// The MoE block alone (what a benchmark of Megatron-Core's MoELayer times) is the MoE layer without its
+// attention block and residual: its operators are the layer's from the router on, and its cost is the
+// layer's less the attention part. The token permute and unpermute are priced at the permute kind's
+// bandwidth (Hopper: FBGEMM's measured MoE gather/scatter rate), not the embedding lookup's gather rate.
+TEST_F(MoeTest, MoeBlockIsTheLayerFromTheRouterOnAtThePermuteRate) {
+  model::LayerOptions lo;
+  lo.activation_bytes = 2;
+  const std::vector<model::Op> layer = model::BuildMoeLayerOps(o_.model, lo);
+  const std::vector<model::Op> block = model::BuildMoeBlockOps(o_.model, lo);
+  auto router =
+      std::find_if(layer.begin(), layer.end(), [](const model::Op& op) { return op.name == "router"; });
+  ASSERT_NE(router, layer.end());
+  ASSERT_EQ(static_cast<size_t>(layer.end() - router), block.size() + 1);  // + the MLP residual
+  for (size_t i = 0; i < block.size(); ++i) EXPECT_EQ(router[i].name, block[i].name);
+  EXPECT_EQ(layer.back().name, "mlp_residual");
+  for (const model::Op& op : block)
+    if (op.name == "permute" || op.name == "unpermute")
+      EXPECT_EQ(op.access, model::Access::kPermute) << op.name;
+
+  auto plan = MakeParallelPlan(o_);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto owned = MakeStepContext(o_, *catalogs_);
+  ASSERT_TRUE(owned.ok());
+  const cost::ComputeModel& cm = *(*owned)->ctx.compute;
+  const ChunkCostModel costs(o_, *plan, (*owned)->ctx);
+  const ChunkCostModel::LayerCost b = costs.MoeBlockCost();
+  EXPECT_EQ(b.fwd.ep_comm, costs.Get(1, 0).forward.ep_comm * 0.5);  // Get(1, 0): two MoE layers
+  EXPECT_GT(b.fwd.mix.gemm, Duration::Zero());
+  EXPECT_EQ(b.fwd.mix.attention, Duration::Zero());
+  // 8,192 routed copies of 4,096 bf16 elements read and written by the permute, at 0.773 of 3,350 GB/s.
+  const Bytes moved(8192.0 * 2 * 2 * 4096);
+  const Duration permute = cm.MemoryBound(moved, Flops(0), cost::MemoryKind::kPermute);
+  EXPECT_NEAR(
+      permute.ToSeconds() - cm.MemoryBound(Bytes(0.0), Flops(1), cost::MemoryKind::kPermute).ToSeconds(),
+      moved.ToBytes() / (3350e9 * 0.773), 2e-6);
+  EXPECT_LT(permute, cm.MemoryBound(moved, Flops(0), cost::MemoryKind::kGather) * 0.5);
 }
 
 // Megatron-Core's all-gather dispatcher gathers all of the ep group's tokens (8 x 4,096 here, whatever

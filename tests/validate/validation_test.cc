@@ -112,7 +112,8 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
                                                      {"serving-vllm-public-itl", 4},
                                                      {"serving-h200-steps", 15},
                                                      {"serving-vllm-public-throughput", 14},
-                                                     {"serving-vllm-public-latency", 16}};
+                                                     {"serving-vllm-public-latency", 16},
+                                                     {"megatron-moe-layer-h100", 8}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -154,11 +155,12 @@ TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
 
 // Megatron-Bridge's Qwen3-30B-A3B on 8 B200 across six containers: 25.09's token drop (capacity 1.0, padded)
 // computes what dropless does under forced balance, so 25.09, 25.11 and 26.02 (same layout) get one
-// prediction; the rows that avoid the dropless host synchronisation (25.09: padded, whole-layer CUDA graphs)
-// or amortise it (26.02.01+: micro-batch 4, HybridEP) are within 25%, while the 25.11 / 26.02 micro-batch-1
-// dropless rows, NVIDIA's acknowledged 2x regression (Megatron-Bridge issue #1998), stay more than 50% too
-// fast: dlsim does not price a Megatron MoE layer's host time behind the dispatcher's device-to-host sync
-// (docs/validation.md).
+// prediction; the rows that amortise the dropless host synchronisation (26.02.01+: micro-batch 4, HybridEP)
+// are within 20% and the one that avoids it (25.09: padded, whole-layer CUDA graphs) within 40%, while the
+// 25.11 / 26.02 micro-batch-1 dropless rows, NVIDIA's acknowledged 2x regression (Megatron-Bridge issue
+// #1998), stay more than 60% too fast: dlsim does not price a Megatron MoE layer's host time behind the
+// dispatcher's device-to-host sync (docs/validation.md). (Within 25% / beyond -50% until 2026-12-07, when the
+// token permutation's over-priced gather rate stopped hiding part of what is missing.)
 TEST_F(ValidationTest, MegatronBridgeQwenMoeRowsSplitByTheDroplessSync) {
   std::map<std::string, const ValidationRow*> qwen;
   for (const auto& r : Set("megatron-bridge-moe-b200").rows) {
@@ -168,9 +170,10 @@ TEST_F(ValidationTest, MegatronBridgeQwenMoeRowsSplitByTheDroplessSync) {
   ASSERT_EQ(qwen.size(), 6u);
   EXPECT_NEAR(qwen.at("25.09")->predicted, qwen.at("25.11")->predicted, 1e-9);
   EXPECT_NEAR(qwen.at("25.11")->predicted, qwen.at("26.02")->predicted, 1e-9);
-  for (const char* c : {"25.09", "26.02.01", "26.04", "26.04.01"})
-    EXPECT_LE(std::fabs(qwen.at(c)->ErrorPct()), 25.0) << c;
-  for (const char* c : {"25.11", "26.02"}) EXPECT_LT(qwen.at(c)->ErrorPct(), -50.0) << c;
+  for (const char* c : {"26.02.01", "26.04", "26.04.01"})
+    EXPECT_LE(std::fabs(qwen.at(c)->ErrorPct()), 20.0) << c;
+  EXPECT_LE(std::fabs(qwen.at("25.09")->ErrorPct()), 40.0);
+  for (const char* c : {"25.11", "26.02"}) EXPECT_LT(qwen.at(c)->ErrorPct(), -60.0) << c;
 }
 
 TEST_F(ValidationTest, TorchtitanH100LayoutsAllFit) {
@@ -178,13 +181,32 @@ TEST_F(ValidationTest, TorchtitanH100LayoutsAllFit) {
 }
 
 // Megatron-Core's MoE README: Mixtral 8x7B at 438 TFLOPS on 64 H100 with its reference mapping fits, and the
-// step derived from Megatron-LM's FLOP count (3.102 s) is predicted within 25% (observed -14.3%, too fast).
+// step derived from Megatron-LM's FLOP count (3.102 s) is predicted within 25% (observed -17.9%, too fast).
 TEST_F(ValidationTest, MegatronCoreMixtralReferenceMappingFitsAndIsNear) {
   const ValidationSet& s = Set("megatron-core-moe-h100");
   ASSERT_EQ(s.rows.size(), 1u);
   EXPECT_TRUE(s.rows[0].feasible) << s.rows[0].note;
   EXPECT_NEAR(s.rows[0].measured, 3.1021, 1e-9);
   EXPECT_NEAR(s.rows[0].predicted, 3.1021, 0.25 * 3.1021);
+}
+
+// Megatron-LM's MoE-layer benchmark on eight H100s (the all-to-all dispatcher's four cases, forward and
+// backward): every row is priced, each names its parts, and the DeepSeek-style block (32 experts, top-8,
+// hidden 7,168), whose permute and unpermute move 940 MB each per pass, lands within 15% with the permute at
+// FBGEMM's measured MoE gather rate (+25% / +41% when it was priced at the embedding lookup's 0.19 of HBM).
+TEST_F(ValidationTest, MegatronMoeLayerBlocksArePricedFromTheirParts) {
+  const ValidationSet& s = Set("megatron-moe-layer-h100");
+  EXPECT_EQ(s.metric, "MoE layer time (ms)");
+  for (const auto& r : s.rows) {
+    EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
+    EXPECT_NE(r.note.find("all-to-all"), std::string::npos) << r.label;
+  }
+  for (const char* label : {"deepseek-proxy bf16 forward", "deepseek-proxy bf16 backward"}) {
+    const auto it =
+        std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.label == label; });
+    ASSERT_NE(it, s.rows.end()) << label;
+    EXPECT_LE(std::fabs(it->ErrorPct()), 15.0) << label << " " << it->predicted << " vs " << it->measured;
+  }
 }
 
 // BLOOM's layouts ran on 80 GB A100s (the sweep's two OOM layouts are not in the file): every row fits.

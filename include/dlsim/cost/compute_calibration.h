@@ -114,6 +114,7 @@ enum class MemoryKind {
   kGather,         // indexed rows: embedding lookup
   kOptimizer,      // the optimizer step (fused / multi-tensor AdamW over every parameter)
   kCopy,           // whole contiguous tensors copied or cast (autocast's weight and gradient casts)
+  kPermute,        // MoE token permutation: hidden-wide token rows gathered into expert order and back
 };
 
 // Memory-bound kernels: time = overhead + max(bytes / (hbm * efficiency), flops / vector peak).
@@ -123,6 +124,7 @@ struct MemoryBoundCalibration {
   double gather_efficiency = 0;                // gathers (0: use `efficiency`)
   double optimizer_efficiency = 0;             // the optimizer step (0: use `efficiency`)
   double copy_efficiency = 0;                  // contiguous copies and casts (0: use `efficiency`)
+  double permute_efficiency = 0;               // MoE token permute / unpermute (0: use `efficiency`)
   Duration overhead = Duration::Nanos(5'000);  // per kernel (launch and tail)
 
   double Efficiency(MemoryKind k) const {
@@ -130,6 +132,7 @@ struct MemoryBoundCalibration {
     if (k == MemoryKind::kGather && gather_efficiency > 0) return gather_efficiency;
     if (k == MemoryKind::kOptimizer && optimizer_efficiency > 0) return optimizer_efficiency;
     if (k == MemoryKind::kCopy && copy_efficiency > 0) return copy_efficiency;
+    if (k == MemoryKind::kPermute && permute_efficiency > 0) return permute_efficiency;
     return efficiency;
   }
 };

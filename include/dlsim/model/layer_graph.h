@@ -36,8 +36,10 @@ enum class Shard {
   kReplicated,  // GEMM every TP rank runs whole on every token, sp or not (MLA's down projections)
 };
 
-// Memory access pattern of a memory-bound operator (sets its achievable bandwidth).
-enum class Access { kElementwise, kNormalization, kGather };
+// Memory access pattern of a memory-bound operator (sets its achievable bandwidth): streaming, a row
+// reduction, indexed rows of a table (embedding lookup), or an MoE layer's token rows moved into expert order
+// and back (permute).
+enum class Access { kElementwise, kNormalization, kGather, kPermute };
 
 // Which tokens an operator runs on. Every operator of a language model runs on the layer's tokens; a
 // diffusion transformer (model/dit.h) adds its text stream and per-sample conditioning.
@@ -163,6 +165,10 @@ double EagerHostScale(const ModelSpec& m, const LayerOptions& o);
 // of shared_experts * expert_ffn_hidden) and the routed experts (permute, up, activation, down,
 // unpermute; `routed` set). The token all-to-all is communication, priced by train.
 std::vector<Op> BuildMoeLayerOps(const ModelSpec& m, const LayerOptions& o);
+// The MoE block of that layer alone (what Megatron-Core's MoELayer runs): router, shared experts and routed
+// experts, without the attention block, the norms or the residual add. BuildMoeLayerOps is the attention
+// block, these, then the MLP residual.
+std::vector<Op> BuildMoeBlockOps(const ModelSpec& m, const LayerOptions& o);
 // Operators of the input embedding (first pipeline stage) and of the final norm, LM head
 // and loss (last pipeline stage).
 std::vector<Op> BuildEmbeddingOps(const ModelSpec& m, const LayerOptions& o);

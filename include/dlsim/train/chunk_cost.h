@@ -103,6 +103,11 @@ class ChunkCostModel {
   // (multitask/scalability.h) without a chunk's embedding or head around them.
   const LayerCost& uniform_layer_cost() const { return uniform_.layer; }
   const LayerCost& uniform_head_cost() const { return uniform_.head; }
+  // The uniform micro-batch's MoE block of one MoE layer on one GPU at balanced routing (model::
+  // BuildMoeBlockOps: router, shared and routed experts, the expert-parallel all-to-all; no attention, norms
+  // or residual), with the layer's host floor: what a benchmark of Megatron-Core's MoELayer alone times.
+  // Precondition: a MoE model.
+  LayerCost MoeBlockCost() const;
 
   // Costs of `ops` (one layer when `layer`, else the embedding or the head) on one GPU for `load`: the
   // operators, then tensor- and context-parallel communication, the host floor and recomputation. What Get()

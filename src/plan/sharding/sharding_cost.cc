@@ -12,6 +12,7 @@ constexpr double kActBytes = 2;  // bf16 activations, as train/chunk_cost.cc
 cost::MemoryKind KindOf(model::Access a) {
   return a == model::Access::kNormalization ? cost::MemoryKind::kNormalization
          : a == model::Access::kGather      ? cost::MemoryKind::kGather
+         : a == model::Access::kPermute     ? cost::MemoryKind::kPermute
                                             : cost::MemoryKind::kElementwise;
 }
 
