@@ -115,10 +115,16 @@ std::vector<Op> BuildMoeBlockOps(const ModelSpec& m, const LayerOptions& o) {
     AddMlpOps(m, a, static_cast<double>(e.shared_experts) * e.expert_ffn_hidden, "shared_", false, ops);
   // Routed experts, per routed copy: permute (gather into expert order), the expert MLP, unpermute
   // (scatter back, weighted by the router probability).
-  ops.push_back(Memory("permute", Shard::kInner, 2 * a * h, 0, 0, Access::kPermute));
-  ops.back().routed = true;
+  // A dispatcher that permutes inside its communication (o.moe_fused_permute) leaves neither pass, and the
+  // unpermute only its saved expert outputs.
+  const bool fused = o.moe_fused_permute;
+  if (!fused) {
+    ops.push_back(Memory("permute", Shard::kInner, 2 * a * h, 0, 0, Access::kPermute));
+    ops.back().routed = true;
+  }
   AddMlpOps(m, a, e.expert_ffn_hidden, "expert_", true, ops);
-  ops.push_back(Memory("unpermute", Shard::kInner, 2 * a * h, h, a * h, Access::kPermute));
+  ops.push_back(
+      Memory("unpermute", Shard::kInner, fused ? 0 : 2 * a * h, fused ? 0 : h, a * h, Access::kPermute));
   ops.back().routed = true;
   return ops;
 }

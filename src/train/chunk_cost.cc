@@ -285,6 +285,7 @@ model::LayerOptions LayerOptionsOf(const TrainOptions& o) {
   // Autocast keeps the residual stream (and so the norms and the rotary arithmetic) in the fp32 of its
   // weights.
   lo.residual_bytes = o.training.recipe == Recipe::kAutocast ? 4.0 : kActBytes;
+  lo.moe_fused_permute = o.parallel.moe_dispatcher == MoeDispatcher::kHybridEp;
   return lo;
 }
 

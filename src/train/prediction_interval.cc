@@ -36,6 +36,10 @@ std::optional<StepInterval> IntervalOf(const TrainOptions& o, const std::string&
     return Make(step_s, calibration.interval->low, calibration.interval->high, table.level, "calibrated");
   const cost::IntervalRegime* fitted = table.Find("fitted-stack");
   const cost::IntervalRegime* other = table.Find("other-stack");
+  // MoE models have their own held-out sets, which dlsim misses in one direction (too fast).
+  const cost::IntervalRegime* moe = table.Find("moe");
+  if (moe != nullptr && o.model.moe.enabled() && Validated(architecture))
+    return Make(step_s, moe->low, moe->high, table.level, moe->name);
   if (fitted != nullptr && FittedStack(o, architecture))
     return Make(step_s, fitted->low, fitted->high, table.level, fitted->name);
   const cost::IntervalRegime* measured = table.Find("measured-stack");

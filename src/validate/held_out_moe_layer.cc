@@ -2,8 +2,8 @@
 // data/validation/megatron_moe_layer_h100.csv gives the source): forward and backward of the MoE block at
 // forced-balanced routing against ChunkCostModel::MoeBlockCost on the row's scenario. A kernel-level check
 // of the MoE pricing (router, permute, grouped expert GEMMs, the all-to-all) that no training constant is
-// fitted to (bound_pct 0). Only the all-to-all dispatcher's rows are scored: dlsim has no DeepEP or HybridEP
-// dispatcher (their rows stay in the CSV).
+// fitted to (bound_pct 0). The all-to-all and HybridEP dispatchers' rows are scored; dlsim has no DeepEP
+// dispatcher (its rows stay in the CSV).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -62,7 +62,8 @@ TrainOptions ProxyScenario(const CsvTable& t, size_t i) {
   o.parallel.ep = num("ep");
   o.parallel.etp = 1;
   o.parallel.recompute = train::Recompute::kNone;
-  o.parallel.moe_dispatcher = train::MoeDispatcher::kAllToAll;
+  o.parallel.moe_dispatcher = *t.Text(i, "dispatcher") == "hybridep" ? train::MoeDispatcher::kHybridEp
+                                                                     : train::MoeDispatcher::kAllToAll;
   return o;
 }
 
@@ -103,9 +104,10 @@ Result<ValidationSet> MegatronMoeLayerH100(Runner& run) {
                          ParseCsv(embedded::MegatronMoeLayerH100Csv(), "megatron_moe_layer_h100.csv"));
   ValidationSet set{"megatron-moe-layer-h100", "MoE layer time (ms)", Source(t), 0.0, {}};
   for (size_t i = 0; i < t.rows.size(); ++i) {
-    if (*t.Text(i, "dispatcher") != "alltoall") continue;
+    if (*t.Text(i, "dispatcher") == "deepep") continue;
     const Result<train::ChunkCostModel::LayerCost> block = PriceBlock(ProxyScenario(t, i), run.catalogs);
-    const std::string label = *t.Text(i, "model") + " " + *t.Text(i, "precision");
+    const std::string label =
+        *t.Text(i, "model") + " " + *t.Text(i, "dispatcher") + " " + *t.Text(i, "precision");
     const double fwd = *t.Number(i, "forward_ms"), bwd = *t.Number(i, "backward_ms");
     if (!block.ok()) {
       set.rows.push_back(InfeasibleRow(label + " forward", fwd, block.error().message));

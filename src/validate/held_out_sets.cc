@@ -40,10 +40,10 @@ using train::TrainOptions;
 // Megatron-Bridge's MoE rows on DGX B200 (MXFP8 as fp8): NeMo's recipe (flash attention, distributed
 // optimizer, bf16 gradient reduction, no full recomputation) with expert parallelism, expert-TP 1 and the
 // row's layout. 25.09's token drop (capacity factor 1.0, padded) is the model's capacity; under the pages'
-// force-balanced routing it computes what dropless does. The CSV's dispatcher, CUDA-graph, selective-
-// recompute and MTP columns are the recipes' and are not priced (docs/validation.md says what each would
-// move). A held-out check: no constant is fitted to it (not in the fitting program's sets), and bound_pct
-// is 0 (informational).
+// force-balanced routing it computes what dropless does. The CSV's dispatcher is priced (HybridEP: no
+// separate permutation); its CUDA-graph, selective-recompute and MTP columns are the recipes' and are not
+// (docs/validation.md says what each would move). A held-out check: no constant is fitted to it (not in the
+// fitting program's sets), and bound_pct is 0 (informational).
 Result<ValidationSet> MegatronBridgeMoe(Runner& run) {
   DLSIM_ASSIGN_OR_RETURN(CsvTable t,
                          ParseCsv(embedded::MegatronBridgeMoeB200Csv(), "megatron_bridge_moe_b200.csv"));
@@ -57,6 +57,7 @@ Result<ValidationSet> MegatronBridgeMoe(Runner& run) {
     o.parallel.ep = static_cast<int>(std::lround(*t.Number(i, "ep")));
     o.parallel.etp = 1;
     if (*t.Number(i, "token_drop") == 1) o.model.moe.capacity_factor = 1.0;
+    if (*t.Text(i, "dispatcher") == "hybridep") o.parallel.moe_dispatcher = train::MoeDispatcher::kHybridEp;
     const double measured = StepFromTokensPerGpu(t, i, o);
     set.rows.push_back(
         Row(label + " " + *t.Text(i, "container") + " " + std::to_string(o.hardware.gpus) + "gpu", measured,

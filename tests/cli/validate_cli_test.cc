@@ -194,12 +194,14 @@ TEST(ValidateCliTest, ShippedHeldOutIntervalsAreTodaysSpread) {
     return out;
   };
   Sets other;
-  for (const char* name :
-       {"megatron-bridge-moe-b200", "megatron-bridge-dense-b200", "nemo-long-context-cp-b200",
-        "torchtitan-a100-fsdp", "torchtitan-h100-nd", "torchtitan-h100-405b-2d", "bloom-a100-jean-zay",
-        "flash-attention-gpt3", "cudnn-frontend-llama3.2-1b-b200"})
+  for (const char* name : {"megatron-bridge-dense-b200", "nemo-long-context-cp-b200", "torchtitan-a100-fsdp",
+                           "torchtitan-h100-nd", "torchtitan-h100-405b-2d", "bloom-a100-jean-zay",
+                           "flash-attention-gpt3", "cudnn-frontend-llama3.2-1b-b200"})
     other[name] = ratios(name);
   ExpectShippedIs("other-stack", other);
+  Sets moe;
+  for (const char* name : {"megatron-bridge-moe-b200", "megatron-core-moe-h100"}) moe[name] = ratios(name);
+  ExpectShippedIs("moe", moe);
   Sets measured{{"cudnn-frontend-llama3.2-1b-h200", ratios("cudnn-frontend-llama3.2-1b-h200")}};
   for (const char* file : {"h200-fit-runs", "h200-heldout-runs"}) {
     const Outcome c = RunDlsim(std::string("calibrate ") + DLSIM_DATA_DIR + "/../examples/calibrate/" + file +

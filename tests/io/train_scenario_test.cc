@@ -242,9 +242,13 @@ TEST_F(TrainScenarioTest, MoeDispatcherFromTheStackOrTheScenario) {
   auto own = Parse(megatron + "  moe_dispatcher: alltoall\n");
   ASSERT_TRUE(own.ok()) << own.error().message;
   EXPECT_EQ(own->parallel.moe_dispatcher, train::MoeDispatcher::kAllToAll);
+  auto hybrid = Parse(std::string(kBase) + "  moe_dispatcher: hybridep\n");
+  ASSERT_TRUE(hybrid.ok()) << hybrid.error().message;
+  EXPECT_EQ(hybrid->parallel.moe_dispatcher, train::MoeDispatcher::kHybridEp);
   const std::string e = ErrorOf(std::string(kBase) + "  moe_dispatcher: flex\n");
   EXPECT_NE(e.find("moe_dispatcher"), std::string::npos) << e;
   EXPECT_NE(e.find("allgather"), std::string::npos) << e;
+  EXPECT_NE(e.find("hybridep"), std::string::npos) << e;
 }
 
 // MoE and MLA keys on a model without experts or latent attention were silently ignored (issue 35).

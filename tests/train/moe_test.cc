@@ -156,6 +156,16 @@ TEST_F(MoeTest, MoeBlockIsTheLayerFromTheRouterOnAtThePermuteRate) {
       permute.ToSeconds() - cm.MemoryBound(Bytes(0.0), Flops(1), cost::MemoryKind::kPermute).ToSeconds(),
       moved.ToBytes() / (3350e9 * 0.773), 2e-6);
   EXPECT_LT(permute, cm.MemoryBound(moved, Flops(0), cost::MemoryKind::kGather) * 0.5);
+
+  // HybridEP permutes inside its dispatch and combine: the same all-to-all and GEMMs, no permute pass, an
+  // unpermute that moves nothing but keeps the expert outputs it saves.
+  TrainOptions h = o_;
+  h.parallel.moe_dispatcher = MoeDispatcher::kHybridEp;
+  const ChunkCostModel::LayerCost f = ChunkCostModel(h, *plan, (*owned)->ctx).MoeBlockCost();
+  EXPECT_EQ(f.fwd.ep_comm, b.fwd.ep_comm);
+  EXPECT_EQ(f.fwd.mix.gemm, b.fwd.mix.gemm);
+  EXPECT_EQ(f.saved, b.saved);
+  EXPECT_NEAR((b.fwd.mix.memory - f.fwd.mix.memory).ToSeconds(), 2 * permute.ToSeconds(), 1e-9);
 }
 
 // Megatron-Core's all-gather dispatcher gathers all of the ep group's tokens (8 x 4,096 here, whatever

@@ -264,6 +264,16 @@ TEST(PredictionInterval, RegimeFollowsTheScenario) {
   o.training.stack = "nemo-24.07";
   EXPECT_EQ(at("hopper")->regime, "fitted-stack");
   EXPECT_EQ(at("blackwell")->regime, "other-stack");  // no Blackwell constant is fitted
+  // A MoE model has the MoE sets' own regime on any validated architecture, whatever its stack.
+  const cost::IntervalRegime* moe = c->intervals.Find("moe");
+  ASSERT_NE(moe, nullptr);
+  o.model.moe.experts = 8;
+  EXPECT_EQ(at("hopper")->regime, "moe");
+  EXPECT_EQ(at("blackwell")->regime, "moe");
+  EXPECT_DOUBLE_EQ(at("hopper")->high_s, 2.0 * moe->high);
+  EXPECT_EQ(moe->low, 1.0);  // every MoE row of the held-out sets is priced too fast (docs/validation.md)
+  EXPECT_TRUE(at("volta")->outside);
+  o.model.moe.experts = 0;
   o.training.recipe = Recipe::kAutocast;
   EXPECT_EQ(at("hopper")->regime, "other-stack");
   // A stack that carries kernel rates measured for the GPU's architecture has its own regime.
@@ -287,7 +297,7 @@ TEST(PredictionInterval, RegimeFollowsTheScenario) {
   o.training.stack_calibration.clear();
   o.training.recipe = Recipe::kMixed;
   o.model.moe.experts = 8;
-  EXPECT_EQ(at("hopper")->regime, "other-stack");
+  EXPECT_EQ(at("hopper")->regime, "moe");  // not fitted-stack: no MoE row is fitted on
   o.model.moe.experts = 0;
   auto outside = at("volta");
   EXPECT_TRUE(outside->outside);

@@ -113,7 +113,7 @@ TEST_F(ValidationTest, HeldOutSetsLoadAndAreNotFitted) {
                                                      {"serving-h200-steps", 15},
                                                      {"serving-vllm-public-throughput", 14},
                                                      {"serving-vllm-public-latency", 16},
-                                                     {"megatron-moe-layer-h100", 8}};
+                                                     {"megatron-moe-layer-h100", 16}};
   const auto& fit = TrainingFitSets();
   for (const auto& [name, rows] : held_out) {
     const ValidationSet& s = Set(name);
@@ -156,11 +156,12 @@ TEST_F(ValidationTest, FlashAttentionGpt3RowsFitAndA100IsClose) {
 // Megatron-Bridge's Qwen3-30B-A3B on 8 B200 across six containers: 25.09's token drop (capacity 1.0, padded)
 // computes what dropless does under forced balance, so 25.09, 25.11 and 26.02 (same layout) get one
 // prediction; the rows that amortise the dropless host synchronisation (26.02.01+: micro-batch 4, HybridEP)
-// are within 20% and the one that avoids it (25.09: padded, whole-layer CUDA graphs) within 40%, while the
+// are within 30% and the one that avoids it (25.09: padded, whole-layer CUDA graphs) within 40%, while the
 // 25.11 / 26.02 micro-batch-1 dropless rows, NVIDIA's acknowledged 2x regression (Megatron-Bridge issue
 // #1998), stay more than 60% too fast: dlsim does not price a Megatron MoE layer's host time behind the
 // dispatcher's device-to-host sync (docs/validation.md). (Within 25% / beyond -50% until 2026-12-07, when the
-// token permutation's over-priced gather rate stopped hiding part of what is missing.)
+// token permutation's over-priced gather rate stopped hiding part of what is missing and HybridEP's rows lost
+// their separate permutation.)
 TEST_F(ValidationTest, MegatronBridgeQwenMoeRowsSplitByTheDroplessSync) {
   std::map<std::string, const ValidationRow*> qwen;
   for (const auto& r : Set("megatron-bridge-moe-b200").rows) {
@@ -171,7 +172,7 @@ TEST_F(ValidationTest, MegatronBridgeQwenMoeRowsSplitByTheDroplessSync) {
   EXPECT_NEAR(qwen.at("25.09")->predicted, qwen.at("25.11")->predicted, 1e-9);
   EXPECT_NEAR(qwen.at("25.11")->predicted, qwen.at("26.02")->predicted, 1e-9);
   for (const char* c : {"26.02.01", "26.04", "26.04.01"})
-    EXPECT_LE(std::fabs(qwen.at(c)->ErrorPct()), 20.0) << c;
+    EXPECT_LE(std::fabs(qwen.at(c)->ErrorPct()), 30.0) << c;
   EXPECT_LE(std::fabs(qwen.at("25.09")->ErrorPct()), 40.0);
   for (const char* c : {"25.11", "26.02"}) EXPECT_LT(qwen.at(c)->ErrorPct(), -60.0) << c;
 }
@@ -190,10 +191,11 @@ TEST_F(ValidationTest, MegatronCoreMixtralReferenceMappingFitsAndIsNear) {
   EXPECT_NEAR(s.rows[0].predicted, 3.1021, 0.25 * 3.1021);
 }
 
-// Megatron-LM's MoE-layer benchmark on eight H100s (the all-to-all dispatcher's four cases, forward and
-// backward): every row is priced, each names its parts, and the DeepSeek-style block (32 experts, top-8,
-// hidden 7,168), whose permute and unpermute move 940 MB each per pass, lands within 15% with the permute at
-// FBGEMM's measured MoE gather rate (+25% / +41% when it was priced at the embedding lookup's 0.19 of HBM).
+// Megatron-LM's MoE-layer benchmark on eight H100s (the all-to-all and HybridEP dispatchers' eight cases,
+// forward and backward): every row is priced, each names its parts, and the DeepSeek-style block (32 experts,
+// top-8, hidden 7,168), whose permute and unpermute move 940 MB each per pass, lands within 15% in bf16 with
+// the permute at FBGEMM's measured MoE gather rate (+25% / +41% when it was priced at the embedding lookup's
+// 0.19 of HBM), and within 10% under HybridEP, which permutes inside its communication kernels.
 TEST_F(ValidationTest, MegatronMoeLayerBlocksArePricedFromTheirParts) {
   const ValidationSet& s = Set("megatron-moe-layer-h100");
   EXPECT_EQ(s.metric, "MoE layer time (ms)");
@@ -201,11 +203,15 @@ TEST_F(ValidationTest, MegatronMoeLayerBlocksArePricedFromTheirParts) {
     EXPECT_TRUE(r.feasible) << r.label << ": " << r.note;
     EXPECT_NE(r.note.find("all-to-all"), std::string::npos) << r.label;
   }
-  for (const char* label : {"deepseek-proxy bf16 forward", "deepseek-proxy bf16 backward"}) {
+  const std::pair<const char*, double> bounds[] = {{"deepseek-proxy alltoall bf16 forward", 15.0},
+                                                   {"deepseek-proxy alltoall bf16 backward", 15.0},
+                                                   {"deepseek-proxy hybridep bf16 forward", 10.0},
+                                                   {"deepseek-proxy hybridep bf16 backward", 10.0}};
+  for (const auto& [label, bound] : bounds) {
     const auto it =
         std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.label == label; });
     ASSERT_NE(it, s.rows.end()) << label;
-    EXPECT_LE(std::fabs(it->ErrorPct()), 15.0) << label << " " << it->predicted << " vs " << it->measured;
+    EXPECT_LE(std::fabs(it->ErrorPct()), bound) << label << " " << it->predicted << " vs " << it->measured;
   }
 }
 

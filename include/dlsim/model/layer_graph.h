@@ -129,6 +129,9 @@ struct LayerOptions {
   // How the head (final norm, LM head, loss) runs; unset: as `kernels`. Eager where only the transformer
   // blocks are compiled (torchtitan): the loss upcasts the logits to fp32 (EagerHeadOps).
   std::optional<Kernels> head_kernels;
+  // MoE layers: the token dispatcher permutes the tokens into expert order inside its communication kernels
+  // (HybridEP), so the block has no permute pass and its unpermute moves no bytes (it keeps what it saves).
+  bool moe_fused_permute = false;
 };
 
 // Operators of one transformer layer with a dense MLP, in execution order (MLA attention when m.mla

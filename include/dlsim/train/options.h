@@ -90,10 +90,17 @@ inline constexpr double kOverlapContention = 0.189;
 //     all-to-all over the ep ranks (with expert-TP, an all-gather and a reduce-scatter over etp);
 //   kAllGather: every rank all-gathers all tokens of its tp x ep group (Megatron-Core: "this allgather
 //     spans the communication domain of TP*EP"), computes its local experts' copies, and the combine
-//     reduce-scatters the outputs back; moves ep x the tokens whatever top_k is.
-enum class MoeDispatcher { kAllToAll, kAllGather };
+//     reduce-scatters the outputs back; moves ep x the tokens whatever top_k is;
+//   kHybridEp: the flex dispatcher's HybridEP backend (--moe-flex-dispatcher-backend hybridep): the
+//   all-to-all's
+//     volumes, with the permutation into expert order inside its dispatch and combine kernels (Megatron-Core
+//     0.16 _HybridEPManager: "permute tokens for communication, perform all-to-all communication, and permute
+//     tokens for experts in single step"), so no separate permute / unpermute pass.
+enum class MoeDispatcher { kAllToAll, kAllGather, kHybridEp };
 inline constexpr std::pair<std::string_view, MoeDispatcher> kMoeDispatcherNames[] = {
-    {"alltoall", MoeDispatcher::kAllToAll}, {"allgather", MoeDispatcher::kAllGather}};
+    {"alltoall", MoeDispatcher::kAllToAll},
+    {"allgather", MoeDispatcher::kAllGather},
+    {"hybridep", MoeDispatcher::kHybridEp}};
 // How the training state is kept (docs/scenario-format.md, `training.recipe`):
 //   kMixed: Megatron / DeepSpeed mixed precision: bf16 (fp16) weights, fp32 master weights and Adam
 //     moments (12 B per parameter), gradients in grad_dtype;
