@@ -207,7 +207,8 @@ TEST_F(ValidationTest, MegatronMoeLayerBlocksArePricedFromTheirParts) {
                                                    {"deepseek-proxy alltoall bf16 backward", 15.0},
                                                    {"deepseek-proxy hybridep bf16 forward", 10.0},
                                                    {"deepseek-proxy hybridep bf16 backward", 10.0}};
-  for (const auto& [label, bound] : bounds) {
+  for (const auto& [name, bound] : bounds) {
+    const std::string label = name;  // a structured binding cannot be captured before C++20's clang 16
     const auto it =
         std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.label == label; });
     ASSERT_NE(it, s.rows.end()) << label;
