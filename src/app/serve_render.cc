@@ -108,12 +108,10 @@ nlohmann::ordered_json CapacityJson(const CapacityResult& cap, double target) {
 }
 
 std::string FormatServeReport(const ServeOptions& o, const ServeResult& r) {
-  const std::string clock =
-      o.hardware.sm_clock_mhz ? fmt::format(" at a locked {:g} MHz SM clock", *o.hardware.sm_clock_mhz) : "";
-  std::string out =
-      fmt::format("{}: {} on {} x {}{} (tp {}, pp {}), scheduler {}, {} operators\n", o.name, o.model.name,
-                  o.hardware.replicas, o.gpu.name, clock, o.hardware.tp, o.hardware.pp, r.scheduler,
-                  r.profiled ? "profiled (Vidur)" : o.compute_model);
+  std::string out = fmt::format(
+      "{}: {} on {} x {}{} (tp {}, pp {}), scheduler {}, {} operators\n", o.name, o.model.name,
+      o.hardware.replicas, o.gpu.name, report::FormatLockedClock(o.hardware.sm_clock_mhz), o.hardware.tp,
+      o.hardware.pp, r.scheduler, r.profiled ? "profiled (Vidur)" : o.compute_model);
   if (!r.feasible) return out + "infeasible: " + r.reason + "\n";
   const ServeMetrics& m = r.metrics;
   report::Table lat("latency");

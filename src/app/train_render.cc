@@ -196,10 +196,8 @@ using report::FormatBytes;
 using report::FormatPercent;
 
 void WriteHeader(const TrainOptions& o, const ParallelPlan& p, std::ostream& out) {
-  const std::string clock =
-      o.hardware.sm_clock_mhz ? fmt::format(" at a locked {:g} MHz SM clock", *o.hardware.sm_clock_mhz) : "";
   out << fmt::format("dlsim train: {} on {} x {}{}\n", o.model.name.empty() ? "custom model" : o.model.name,
-                     o.hardware.gpus, o.hardware.gpu, clock);
+                     o.hardware.gpus, o.hardware.gpu, report::FormatLockedClock(o.hardware.sm_clock_mhz));
   out << fmt::format("cost model: {}\n", o.compute_model);
   if (p.layers.empty()) return;
   out << fmt::format(

@@ -88,4 +88,8 @@ std::string FormatCount(int64_t n) {
   return out;
 }
 
+std::string FormatLockedClock(std::optional<double> sm_clock_mhz) {
+  return sm_clock_mhz ? fmt::format(" at a locked {:g} MHz SM clock", *sm_clock_mhz) : "";
+}
+
 }  // namespace dlsim::report

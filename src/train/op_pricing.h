@@ -1,5 +1,6 @@
 // The pricing of one chunk's operators on one GPU (chunk_cost.cc), shared by the files that price parts of
-// it: the core attention (attention_pricing.cc) and the exposed communication of a pass (layer_comm.cc).
+// it: GEMMs and memory-bound operators (op_pricing.cc), the core attention (attention_pricing.cc) and the
+// exposed communication of a pass (layer_comm.cc).
 // Internal to the train module.
 #ifndef DLSIM_SRC_TRAIN_OP_PRICING_H_
 #define DLSIM_SRC_TRAIN_OP_PRICING_H_
@@ -85,6 +86,13 @@ struct OverlapSums {
 struct PassComm {
   Duration fwd, bwd;
 };
+
+// One GEMM with its weight split over the TP ranks (a routed expert's over the expert-TP ranks, on the
+// shard's routed copies): forward, and the backward's data and weight gradients; adds to the running sums.
+// And a memory-bound operator (norm, elementwise, gather, permute), its tokens split over TP when sharded or
+// sequence-parallel. op_pricing.cc.
+OpCost PriceGemm(const model::Op& op, const Pricing& p, OverlapSums& sums);
+OpCost PriceMemoryOp(const model::Op& op, const Pricing& p);
 
 // Core attention over every block of the load (FlashAttention or unfused) with its heads split over TP, or a
 // DiT's (self, joint, cross or the text refiner's). Adds to the running sums. attention_pricing.cc.

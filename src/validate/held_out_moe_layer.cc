@@ -62,8 +62,8 @@ TrainOptions ProxyScenario(const CsvTable& t, size_t i) {
   o.parallel.ep = num("ep");
   o.parallel.etp = 1;
   o.parallel.recompute = train::Recompute::kNone;
-  o.parallel.moe_dispatcher = *t.Text(i, "dispatcher") == "hybridep" ? train::MoeDispatcher::kHybridEp
-                                                                     : train::MoeDispatcher::kAllToAll;
+  o.parallel.moe_dispatcher =
+      NamedIn(train::kMoeDispatcherNames, *t.Text(i, "dispatcher"), train::MoeDispatcher::kAllToAll);
   return o;
 }
 

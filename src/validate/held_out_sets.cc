@@ -21,19 +21,6 @@ std::string_view TorchtitanH100405bCsv();
 
 namespace dlsim::validate::internal {
 
-namespace {
-
-// The value a CSV cell names in an enum's name table (the embedded CSVs use only listed names; an
-// unlisted one keeps `fallback`).
-template <typename E, size_t N>
-E NamedIn(const std::pair<std::string_view, E> (&names)[N], const std::string& text, E fallback) {
-  for (const auto& [name, value] : names)
-    if (name == text) return value;
-  return fallback;
-}
-
-}  // namespace
-
 using train::Recompute;
 using train::TrainOptions;
 
@@ -57,7 +44,8 @@ Result<ValidationSet> MegatronBridgeMoe(Runner& run) {
     o.parallel.ep = static_cast<int>(std::lround(*t.Number(i, "ep")));
     o.parallel.etp = 1;
     if (*t.Number(i, "token_drop") == 1) o.model.moe.capacity_factor = 1.0;
-    if (*t.Text(i, "dispatcher") == "hybridep") o.parallel.moe_dispatcher = train::MoeDispatcher::kHybridEp;
+    o.parallel.moe_dispatcher =
+        NamedIn(train::kMoeDispatcherNames, *t.Text(i, "dispatcher"), train::MoeDispatcher::kAllToAll);
     const double measured = StepFromTokensPerGpu(t, i, o);
     set.rows.push_back(
         Row(label + " " + *t.Text(i, "container") + " " + std::to_string(o.hardware.gpus) + "gpu", measured,

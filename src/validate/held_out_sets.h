@@ -6,7 +6,10 @@
 #ifndef DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 #define DLSIM_SRC_VALIDATE_HELD_OUT_SETS_H_
 
+#include <cstddef>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlsim/core/csv.h"
@@ -15,6 +18,15 @@
 #include "set_scenarios.h"
 
 namespace dlsim::validate::internal {
+
+// The value a CSV cell names in an enum's name table (the embedded CSVs use only listed names; an unlisted
+// one keeps `fallback`).
+template <typename E, size_t N>
+E NamedIn(const std::pair<std::string_view, E> (&names)[N], const std::string& text, E fallback) {
+  for (const auto& [name, value] : names)
+    if (name == text) return value;
+  return fallback;
+}
 
 // The MAPE bound (%) of the fit sets added for issue 20: the issue's cross-validated target.
 inline constexpr double kFitSetBoundPct = 8.0;

@@ -91,5 +91,11 @@ TEST(FormatCountTest, ThousandsSeparators) {
   for (const Case& c : cases) EXPECT_EQ(FormatCount(c.n), c.text);
 }
 
+TEST(FormatLockedClockTest, NamesALockedClockOnly) {
+  EXPECT_EQ(FormatLockedClock(1500.0), " at a locked 1500 MHz SM clock");
+  EXPECT_EQ(FormatLockedClock(1665.5), " at a locked 1665.5 MHz SM clock");
+  EXPECT_EQ(FormatLockedClock(std::nullopt), "");
+}
+
 }  // namespace
 }  // namespace dlsim::report

@@ -10,12 +10,14 @@
 //   FormatRate(12345.0, "tokens/s")     -> "12.35k tokens/s"
 //   FormatPercent(0.4567)               -> "45.7%"
 //   FormatCount(1234567)                -> "1,234,567"
+//   FormatLockedClock(1500.0)           -> " at a locked 1500 MHz SM clock"   (nullopt: "")
 //
 // Output is plain ASCII except "µs"; locale-independent; pure functions (thread-safe).
 #ifndef DLSIM_REPORT_FORMAT_H_
 #define DLSIM_REPORT_FORMAT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +39,9 @@ std::string FormatRate(double per_second, std::string_view unit);
 std::string FormatPercent(double fraction, int decimals = 1);
 // Thousands separated by commas: "-1,234,567".
 std::string FormatCount(int64_t n);
+// The suffix a report's first line gives a GPU run at a locked SM clock (`hardware.sm_clock_mhz`): " at a
+// locked N MHz SM clock", or "" when the clock is not locked.
+std::string FormatLockedClock(std::optional<double> sm_clock_mhz);
 
 }  // namespace dlsim::report
 

@@ -61,6 +61,10 @@ struct MoeVolumes {
 MoeVolumes MoeLayerVolumes(const model::ModelSpec& m, const ParallelPlan& plan, int64_t tokens,
                            double act_bytes);
 
+// The compute model's memory kind of a memory-bound operator's access pattern: what every pricer of model::Op
+// (this model, the sharding planner) passes to ComputeModel::MemoryBound.
+cost::MemoryKind MemoryKindOf(model::Access access);
+
 class ChunkCostModel {
  public:
   // `cp_attention` (borrowed, may be null): the layers' core self/joint attention and its context-parallel

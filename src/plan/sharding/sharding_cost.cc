@@ -3,18 +3,12 @@
 #include <algorithm>
 
 #include "dlsim/net/collective.h"
+#include "dlsim/train/chunk_cost.h"
 
 namespace dlsim::plan {
 namespace {
 
 constexpr double kActBytes = 2;  // bf16 activations, as train/chunk_cost.cc
-
-cost::MemoryKind KindOf(model::Access a) {
-  return a == model::Access::kNormalization ? cost::MemoryKind::kNormalization
-         : a == model::Access::kGather      ? cost::MemoryKind::kGather
-         : a == model::Access::kPermute     ? cost::MemoryKind::kPermute
-                                            : cost::MemoryKind::kElementwise;
-}
 
 bool Split(Layout l) { return l == Layout::kTokens || l == Layout::kFeatures; }
 
@@ -57,7 +51,7 @@ Duration ShardingCostModel::Op(const ShardOp& op, const OpStrategy& st) const {
     }
     default: {
       const double tok = Split(st.out) ? static_cast<double>(T) / t : static_cast<double>(T);
-      const cost::MemoryKind kind = KindOf(op.op.access);
+      const cost::MemoryKind kind = train::MemoryKindOf(op.op.access);
       return cm.MemoryBound(Bytes(op.op.bytes_per_token * tok), Flops(op.op.flops_per_token * tok), kind) +
              cm.MemoryBound(Bytes(2 * op.op.bytes_per_token * tok), Flops(2 * op.op.flops_per_token * tok),
                             kind);
