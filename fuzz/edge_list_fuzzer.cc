@@ -1,6 +1,7 @@
 // Fuzz target: the edge-list reader (`graph: {file: F}` of a GNN scenario, io::ParseEdgeList) in
-// every format, then what `dlsim gnn` does with the list: the graph is built (directed and
-// undirected) and, when it has at most 20,000 nodes, one epoch is simulated on it.
+// every format (the adjacency list's node count is bounded by its lines, so by the input), then what `dlsim
+// gnn` does with the list: the graph is built (directed and undirected) and, when it has at most 20,000
+// nodes, one epoch is simulated on it.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dlsim;
   const std::string_view text = fuzz::Text(data, size);
   for (io::EdgeListFormat f : {io::EdgeListFormat::kAuto, io::EdgeListFormat::kCsv, io::EdgeListFormat::kTsv,
-                               io::EdgeListFormat::kSnap}) {
+                               io::EdgeListFormat::kSnap, io::EdgeListFormat::kAdjacency}) {
     auto edges = io::ParseEdgeList(text, "fuzz-edges.txt", {.format = f});
     if (!edges.ok()) continue;
     for (bool undirected : {true, false}) {

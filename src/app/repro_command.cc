@@ -11,6 +11,7 @@
 #include "dlsim/io/edge_list.h"
 #include "dlsim/io/multitask_workload.h"
 #include "dlsim/io/repro_verdicts.h"
+#include "dlsim/io/shipped_graphs.h"
 #include "dlsim/io/yaml_reader.h"
 #include "dlsim/report/json_report.h"
 #include "dlsim/report/table.h"
@@ -61,6 +62,7 @@ nlohmann::ordered_json ReproJson(const repro::ReproResult& r) {
   j["points_geomean_ratio"] = repro::PointsGeoMeanRatio(r.points);
   j["details"] = r.details;
   if (!r.measured.empty()) j["measured"] = r.measured;
+  if (!r.real_graphs.empty()) j["real_graphs"] = r.real_graphs;
   return j;
 }
 
@@ -108,12 +110,25 @@ void WriteReport(const repro::ReproResult& r, std::ostream& out) {
     out << "\n" << DetailsTable(r.details);
   if (r.measured.is_array() && !r.measured.empty() && r.measured[0].is_object())
     out << "\n" << DetailsTable(r.measured, "Measured (the model against measurements, beside the headline)");
+  if (r.real_graphs.is_array() && !r.real_graphs.empty() && r.real_graphs[0].is_object())
+    out << "\n"
+        << DetailsTable(r.real_graphs,
+                        "On the real graphs shipped with dlsim (data/graphs, beside the headline)");
 }
 
 // The edge-list reader a graph reproduction gets (io's parser, ids relabelled densely).
 Result<gnn::EdgeList> ReadEdgeList(const std::string& path, int skip_lines) {
-  DLSIM_ASSIGN_OR_RETURN(std::string text, io::ReadTextFile(path));
-  return io::ParseEdgeList(text, path, {.skip_lines = skip_lines});
+  return io::ReadEdgeListFile(path, {.skip_lines = skip_lines});
+}
+
+// The real graphs shipped with dlsim, each read once per run (io/shipped_graphs.h).
+Result<std::vector<repro::ReproEnv::NamedEdgeList>> ReadShippedGraphs() {
+  std::vector<repro::ReproEnv::NamedEdgeList> out;
+  for (const io::ShippedGraphInfo& g : io::ShippedGraphs()) {
+    DLSIM_ASSIGN_OR_RETURN(gnn::EdgeList e, io::ReadShippedGraph(g.name));
+    out.push_back({g.name, std::make_shared<const gnn::EdgeList>(std::move(e)), g.directed});
+  }
+  return out;
 }
 
 }  // namespace
@@ -216,7 +231,8 @@ int RunReproCommand(const ReproArgs& args, const CommonArgs& common, std::ostrea
   auto read_multitask = [&cat](std::string_view yaml, const std::string& file_name) {
     return io::ParseMultitaskWorkloads(yaml, file_name, cat.hardware, cat.models);
   };
-  const repro::ReproEnv env{&cat, args.graphs_dir, ReadEdgeList, read_multitask};
+  repro::ReproEnv env{&cat, args.graphs_dir, ReadEdgeList, read_multitask};
+  env.read_shipped_graphs = ReadShippedGraphs;
   if (args.check) return RunCheck(reg, args, env, out, err);
   auto r = (*entry)->Run(env);
   if (!r.ok()) return ReportError("repro", r.error(), err);

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <vector>
 
+#include "dlsim/io/gzip.h"
+#include "dlsim/io/yaml_reader.h"
+
 namespace dlsim::io {
 namespace {
 
@@ -52,6 +55,7 @@ char SeparatorOf(EdgeListFormat f, std::string_view line) {
     case EdgeListFormat::kTsv:
       return '\t';
     case EdgeListFormat::kSnap:
+    case EdgeListFormat::kAdjacency:
       return ' ';
     case EdgeListFormat::kAuto:
       break;
@@ -135,6 +139,63 @@ Status CheckRange(const gnn::EdgeList& e, const std::vector<int64_t>& lines, con
   return Status::Ok();
 }
 
+// One node line of an adjacency list: every blank-separated id is a successor of `src`.
+Status ParseSuccessors(std::string_view line, NodeId src, int64_t n, const LineContext& at,
+                       gnn::EdgeList& out) {
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && IsSpace(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !IsSpace(line[j])) ++j;
+    if (j == i) break;
+    DLSIM_ASSIGN_OR_RETURN(NodeId dst, ParseId(line.substr(i, j - i), at));
+    if (dst >= n)
+      return at.Fail("node id " + std::to_string(dst) + " is out of range; the graph has " +
+                     std::to_string(n) + " nodes (ids 0.." + std::to_string(n - 1) + ")");
+    out.src.push_back(src);
+    out.dst.push_back(dst);
+    i = j;
+  }
+  return Status::Ok();
+}
+
+// WebGraph's ASCIIGraph: the node count, then one line of successors per node.
+Result<gnn::EdgeList> ParseAdjacency(std::string_view text, const std::string& file_name, int64_t num_nodes) {
+  const size_t first_nl = text.find('\n');
+  const std::string_view first = Trim(text.substr(0, first_nl));
+  const LineContext head{file_name, 1};
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(first.data(), first.data() + first.size(), n);
+  if (first.empty() || ec != std::errc() || end != first.data() + first.size() || n < 1 ||
+      n >= gnn::kMaxNodes)
+    return head.Fail(
+        "expected the node count (an integer from 1 to 2^31 - 1) on the first line of an adjacency "
+        "list, found '" +
+        std::string(first.substr(0, 40)) + "'");
+  if (num_nodes > 0 && num_nodes != n)
+    return head.Fail("the adjacency list has " + std::to_string(n) + " nodes, but num_nodes is " +
+                     std::to_string(num_nodes));
+  gnn::EdgeList out;
+  out.num_nodes = n;
+  text = first_nl == std::string_view::npos ? std::string_view() : text.substr(first_nl + 1);
+  int64_t node = 0;
+  for (int64_t line_no = 2; !text.empty(); ++line_no) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = Trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (node == n) {
+      if (line.empty()) continue;  // trailing blank lines
+      return LineContext{file_name, line_no}.Fail("a line after the " + std::to_string(n) + " node lines");
+    }
+    DLSIM_RETURN_IF_ERROR(ParseSuccessors(line, static_cast<NodeId>(node++), n, {file_name, line_no}, out));
+  }
+  if (node < n)
+    return Error::Parse(file_name + ": " + std::to_string(node) + " node lines, but the first line says " +
+                        std::to_string(n) + " nodes");
+  if (out.src.empty()) return Error::Parse(file_name + ": no edge in the file");
+  return out;
+}
+
 }  // namespace
 
 std::string_view EdgeListFormatName(EdgeListFormat f) {
@@ -147,12 +208,15 @@ std::string_view EdgeListFormatName(EdgeListFormat f) {
       return "tsv";
     case EdgeListFormat::kSnap:
       return "snap";
+    case EdgeListFormat::kAdjacency:
+      return "adjacency";
   }
   return "?";
 }
 
 Result<gnn::EdgeList> ParseEdgeList(std::string_view text, const std::string& file_name,
                                     const EdgeListOptions& options) {
+  if (options.format == EdgeListFormat::kAdjacency) return ParseAdjacency(text, file_name, options.num_nodes);
   gnn::EdgeList out;
   std::vector<int64_t> lines;  // line of each edge, for range errors
   int64_t line_no = 0;
@@ -177,6 +241,12 @@ Result<gnn::EdgeList> ParseEdgeList(std::string_view text, const std::string& fi
   out.num_nodes = options.num_nodes;
   DLSIM_RETURN_IF_ERROR(CheckRange(out, lines, file_name));
   return out;
+}
+
+Result<gnn::EdgeList> ReadEdgeListFile(const std::string& path, const EdgeListOptions& options) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text,
+                         ReadMaybeGzipped(path, MaxInputFileBytes() * kEdgeListLimitFactor));
+  return ParseEdgeList(text, path, options);
 }
 
 }  // namespace dlsim::io

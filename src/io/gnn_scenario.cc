@@ -13,6 +13,7 @@
 #include "dlsim/io/edge_list.h"
 #include "dlsim/io/limits.h"
 #include "dlsim/io/paths.h"
+#include "dlsim/io/shipped_graphs.h"
 #include "dlsim/io/yaml_reader.h"
 #include "gnn_graph_checks.h"
 
@@ -74,26 +75,42 @@ void ReadEdgeFile(const MapReader& g, const std::string& base_dir, gnn::GraphSou
                         {{"auto", EdgeListFormat::kAuto},
                          {"csv", EdgeListFormat::kCsv},
                          {"tsv", EdgeListFormat::kTsv},
-                         {"snap", EdgeListFormat::kSnap}});
+                         {"snap", EdgeListFormat::kSnap},
+                         {"adjacency", EdgeListFormat::kAdjacency}});
   eo.skip_lines = g.Get<int>("skip_lines", 0, Range::Between(0, 1000));
+  if (eo.format == EdgeListFormat::kAdjacency && eo.skip_lines > 0)
+    return g.AddError("skip_lines",
+                      "an adjacency list has no lines to skip (its first line is the node count)");
   eo.num_nodes = g.Get<int64_t>("num_nodes", 0, kNumNodes);
   const std::string path = ResolvePath(base_dir, file);
-  auto text = ReadTextFile(path);
-  if (!text.ok()) return g.AddError("file", text.error().message);
-  auto edges = ParseEdgeList(*text, path, eo);
+  auto edges = ReadEdgeListFile(path, eo);
   if (!edges.ok()) return g.AddError("file", edges.error().message);
   src.name = std::filesystem::path(file).filename().string();
   src.edges = std::make_shared<const gnn::EdgeList>(std::move(edges).value());
 }
 
+// `shipped: NAME`: one of the real graphs compiled into dlsim (io/shipped_graphs.h).
+void ReadShipped(const MapReader& g, gnn::GraphSource& src) {
+  const std::string name = g.Get<std::string>("shipped", "");
+  auto edges = ReadShippedGraph(name);
+  if (!edges.ok()) return g.AddError("shipped", edges.error().message);
+  src.rmat = false;
+  src.shipped = true;
+  src.name = name;
+  src.edges = std::make_shared<const gnn::EdgeList>(std::move(edges).value());
+}
+
 void ReadGraph(const MapReader& g, const std::string& base_dir, gnn::GraphSource& src) {
   src.undirected = !g.Get<bool>("directed", false);
-  g.Allow({"file", "format", "skip_lines", "num_nodes"});
+  g.Allow({"file", "format", "skip_lines", "num_nodes", "shipped"});
   MapReader r = g.Section("rmat");
-  if (g.Has("file") == r.present()) {
-    g.AddError(g.Has("file") ? "file" : "rmat", "give exactly one of 'file' and 'rmat'");
+  const int sources = int{g.Has("file")} + int{g.Has("shipped")} + int{r.present()};
+  if (sources != 1) {
+    g.AddError(g.Has("file") ? "file" : (g.Has("shipped") ? "shipped" : "rmat"),
+               "give exactly one of 'file', 'shipped' and 'rmat'");
     return;
   }
+  if (g.Has("shipped")) return ReadShipped(g, src);
   if (g.Has("file")) {
     src.rmat = false;
     ReadEdgeFile(g, base_dir, src);

@@ -2,7 +2,6 @@
 #include "dlsim/io/kineto_trace.h"
 
 #include <fmt/core.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <map>
@@ -172,33 +171,6 @@ Status AddAll(const Json& events, Builder& b) {
 
 }  // namespace
 
-Result<std::string> Gunzip(std::string_view gz, const std::string& file_name, int64_t limit) {
-  z_stream z{};
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return Error::Internal("zlib: inflateInit2 failed");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  std::string out;
-  char buf[1 << 16];
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof(buf);
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof(buf) - z.avail_out);
-    if (static_cast<int64_t>(out.size()) > limit) {
-      inflateEnd(&z);
-      return Error::InvalidArgument(fmt::format(
-          "{}: decompresses to more than {} MiB, the limit for a trace (set DLSIM_MAX_INPUT_MIB to raise it)",
-          file_name, limit >> 20));
-    }
-  }
-  inflateEnd(&z);
-  if (rc != Z_STREAM_END)
-    return Error::InvalidArgument(file_name + ": not a complete gzip file (" + (z.msg ? z.msg : "truncated") +
-                                  ")");
-  return out;
-}
-
 Result<ProfiledStep> ParseKinetoTrace(std::string_view text, const std::string& file_name) {
   Json j;
   try {
@@ -236,11 +208,7 @@ Result<ProfiledStep> ParseKinetoTrace(std::string_view text, const std::string& 
 
 Result<ProfiledStep> ReadKinetoTrace(const std::string& path) {
   const int64_t limit = MaxInputFileBytes() * kTraceLimitFactor;
-  DLSIM_ASSIGN_OR_RETURN(std::string raw, ReadTextFile(path, limit));
-  const bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-                  static_cast<unsigned char>(raw[1]) == 0x8b;
-  if (!gz) return ParseKinetoTrace(raw, path);
-  DLSIM_ASSIGN_OR_RETURN(std::string text, Gunzip(raw, path, limit));
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadMaybeGzipped(path, limit));
   return ParseKinetoTrace(text, path);
 }
 

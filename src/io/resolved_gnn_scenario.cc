@@ -19,7 +19,7 @@ ordered_json GraphJson(const gnn::GraphSource& g) {
     j["rmat"] = {{"scale", r.scale}, {"edge_factor", r.edge_factor}, {"a", r.a}, {"b", r.b}, {"c", r.c},
                  {"seed", r.seed}};
   } else {
-    j["file"] = g.name;
+    j[g.shipped ? "shipped" : "file"] = g.name;
   }
   j["directed"] = !g.undirected;
   return j;

@@ -88,4 +88,15 @@ Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& mis
   return out;
 }
 
+Result<std::vector<NamedGraph>> ShippedGraphSet(const ReproEnv& env) {
+  std::vector<NamedGraph> out;
+  if (!env.read_shipped_graphs) return out;
+  DLSIM_ASSIGN_OR_RETURN(auto graphs, env.read_shipped_graphs());
+  for (const ReproEnv::NamedEdgeList& g : graphs) {
+    DLSIM_ASSIGN_OR_RETURN(NamedGraph built, Build(g.name, *g.edges));
+    out.push_back(std::move(built));
+  }
+  return out;
+}
+
 }  // namespace dlsim::repro::internal

@@ -30,6 +30,10 @@ Result<std::vector<NamedGraph>> BuiltinGraphs();
 // env.graphs_dir is empty; kNotFound when it is set and no file could be read (a wrong folder).
 Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& missing);
 
+// The real graphs shipped with dlsim (env.read_shipped_graphs: cnr-2000, ogbl-ddi), undirected; none
+// when the env has no reader.
+Result<std::vector<NamedGraph>> ShippedGraphSet(const ReproEnv& env);
+
 }  // namespace dlsim::repro::internal
 
 #endif  // DLSIM_SRC_REPRO_GRAPH_SETS_H_

@@ -78,5 +78,35 @@ TEST(EdgeListBadInputTest, NodeCountLineWithoutSkip) {
   EXPECT_NE(ErrorOf("4039\n1 0 1\n").find("g.txt:1: expected 2 node ids"), std::string::npos);
 }
 
+// WebGraph's ASCII graph: the node count, then node i's successors on line i + 2 (empty: none).
+TEST(EdgeListTest, AdjacencyListKeepsIdsAndEmptyLinesAreNodesWithoutSuccessors) {
+  auto e = ParseEdgeList("4\n1 2\n\n3 0\n1\n", "g.graph-txt", {.format = EdgeListFormat::kAdjacency});
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->num_nodes, 4);
+  EXPECT_EQ(e->src, (std::vector<gnn::NodeId>{0, 0, 2, 2, 3}));
+  EXPECT_EQ(e->dst, (std::vector<gnn::NodeId>{1, 2, 3, 0, 1}));
+  // The last node without successors: its empty line is still there.
+  auto last = ParseEdgeList("2\n1\n\n", "g.graph-txt", {.format = EdgeListFormat::kAdjacency});
+  ASSERT_TRUE(last.ok()) << last.error().message;
+  EXPECT_EQ(last->src.size(), 1u);
+}
+
+TEST(EdgeListTest, AdjacencyListErrorsNameTheFileAndLine) {
+  const EdgeListOptions adj{.format = EdgeListFormat::kAdjacency};
+  EXPECT_NE(ErrorOf("# nodes\n0\n", adj).find("g.txt:1: expected the node count"), std::string::npos);
+  EXPECT_NE(ErrorOf("0\n", adj).find("g.txt:1: expected the node count"), std::string::npos);
+  EXPECT_NE(ErrorOf("3\n1\n9\n\n", adj).find("g.txt:3: node id 9 is out of range; the graph has 3 nodes"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("3\n1 2\n0\n", adj).find("g.txt: 2 node lines, but the first line says 3 nodes"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("2\n1\n0\n1\n", adj).find("g.txt:4: a line after the 2 node lines"), std::string::npos);
+  EXPECT_NE(ErrorOf("2\n1 x\n0\n", adj).find("g.txt:2: node id 'x' is not a non-negative integer"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("2\n\n\n", adj).find("g.txt: no edge in the file"), std::string::npos);
+  EXPECT_NE(ErrorOf("2\n1\n0\n", {.format = EdgeListFormat::kAdjacency, .num_nodes = 3})
+                .find("g.txt:1: the adjacency list has 2 nodes, but num_nodes is 3"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dlsim::io

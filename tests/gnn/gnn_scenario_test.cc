@@ -18,7 +18,8 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST(GnnScenarioTest, ShippedScenariosParse) {
-  for (const char* f : {"gnn_bgl_rmat22.yaml", "gnn_small.yaml", "gnn_caliex_disk.yaml"}) {
+  for (const char* f :
+       {"gnn_bgl_rmat22.yaml", "gnn_small.yaml", "gnn_caliex_disk.yaml", "gnn_cnr2000.yaml"}) {
     auto sc = io::LoadGnnScenarioFile(std::string(DLSIM_DATA_DIR) + "/scenarios/" + f,
                                       testing::Catalogs().hardware, testing::Names());
     ASSERT_TRUE(sc.ok()) << f << ": " << sc.error().message;
@@ -85,8 +86,30 @@ TEST(GnnScenarioBadInputTest, MissingGraphFile) {
   EXPECT_NE(ErrorOf(Scenario("{file: nowhere.txt}")).find("nowhere.txt"), std::string::npos);
 }
 TEST(GnnScenarioBadInputTest, BothFileAndRmat) {
-  EXPECT_NE(ErrorOf(Scenario("{file: tiny.txt, rmat: {scale: 8}}")).find("exactly one of 'file' and 'rmat'"),
+  EXPECT_NE(ErrorOf(Scenario("{file: tiny.txt, rmat: {scale: 8}}"))
+                .find("exactly one of 'file', 'shipped' and 'rmat'"),
             std::string::npos);
+}
+TEST(GnnScenarioTest, AShippedRealGraphByName) {
+  auto sc = Parse(Scenario("{shipped: ogbl-ddi}"));
+  ASSERT_TRUE(sc.ok()) << sc.error().message;
+  EXPECT_FALSE(sc->options.graph.rmat);
+  EXPECT_EQ(sc->options.graph.name, "ogbl-ddi");
+  EXPECT_EQ(sc->options.graph.edges->num_nodes, 4267);
+}
+TEST(GnnScenarioBadInputTest, UnknownShippedGraph) {
+  const std::string e = ErrorOf(Scenario("{shipped: cnr2000}"));
+  EXPECT_NE(e.find("gnn.graph.shipped"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'cnr-2000'"), std::string::npos) << e;
+}
+TEST(GnnScenarioBadInputTest, ShippedAndRmat) {
+  EXPECT_NE(ErrorOf(Scenario("{shipped: cnr-2000, rmat: {scale: 8}}")).find("exactly one of"),
+            std::string::npos);
+}
+TEST(GnnScenarioBadInputTest, AdjacencyListsHaveNoLinesToSkip) {
+  EXPECT_NE(
+      ErrorOf(Scenario("{file: tiny.txt, format: adjacency, skip_lines: 1}")).find("gnn.graph.skip_lines"),
+      std::string::npos);
 }
 TEST(GnnScenarioBadInputTest, MissingGraph) {
   EXPECT_NE(ErrorOf("gnn:\n  features: {dim: 4}\n").find("missing required key 'graph'"), std::string::npos);

@@ -19,8 +19,9 @@
 namespace dlsim::gnn {
 
 struct GraphSource {
-  std::string name;  // for reports: the file name or "rmat-22"
-  bool rmat = true;  // generate (rmat_options) or use `edges` (read by io/ from a file)
+  std::string name;      // for reports: the file name or "rmat-22"
+  bool rmat = true;      // generate (rmat_options) or use `edges` (read by io/ from a file)
+  bool shipped = false;  // `edges` is the real graph shipped with dlsim named `name` (io/shipped_graphs.h)
   RmatOptions rmat_options;
   std::shared_ptr<const EdgeList> edges;  // shared: --compare variants reuse one list
   bool undirected = true;

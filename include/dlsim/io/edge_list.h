@@ -1,4 +1,5 @@
-// Edge-list text files -> gnn::EdgeList: CSV, TSV and SNAP (whitespace-separated) edge lists.
+// Edge-list text files -> gnn::EdgeList: CSV, TSV and SNAP (whitespace-separated) edge lists, and
+// WebGraph's ASCII adjacency lists (`.graph-txt`, the LAW datasets' text form).
 //
 //   auto edges = io::ParseEdgeList(text, "cora.cites", {.format = io::EdgeListFormat::kAuto});
 //   auto g = gnn::BuildGraph(*edges, {.undirected = true});
@@ -13,6 +14,12 @@
 // Every error names the file and line: "FILE:LINE: expected 2 node ids separated by ',', found
 // 'a;b'", "FILE:LINE: node id '-3' is not a non-negative integer", "FILE:LINE: node id 40 is out of
 // range; the graph has 40 nodes (ids 0..39)". Thread-safe (a pure function).
+//
+// `adjacency` (WebGraph's ASCIIGraph): the first line is the node count n, then line i + 2 lists the
+// successors of node i (ids 0..n-1, separated by blanks; an empty line: none). Ids are kept as
+// they are (num_nodes must be 0 or n); no comments or headers. Errors: "FILE:1: expected the node
+// count ...", "FILE:LINE: node id 9 is out of range; the graph has 5 nodes (ids 0..4)", "FILE: 3 node
+// lines, but the first line says 5 nodes", "FILE:LINE: a line after the 5 node lines".
 #ifndef DLSIM_IO_EDGE_LIST_H_
 #define DLSIM_IO_EDGE_LIST_H_
 
@@ -24,8 +31,8 @@
 
 namespace dlsim::io {
 
-enum class EdgeListFormat { kAuto, kCsv, kTsv, kSnap };
-// "auto" | "csv" | "tsv" | "snap"
+enum class EdgeListFormat { kAuto, kCsv, kTsv, kSnap, kAdjacency };
+// "auto" | "csv" | "tsv" | "snap" | "adjacency"
 std::string_view EdgeListFormatName(EdgeListFormat f);
 
 struct EdgeListOptions {
@@ -37,6 +44,12 @@ struct EdgeListOptions {
 // Errors (kParse) as above, and "FILE: no edge in the file" for a file with none.
 Result<gnn::EdgeList> ParseEdgeList(std::string_view text, const std::string& file_name,
                                     const EdgeListOptions& options);
+
+// Reads and parses the file at `path`, plain or gzipped (told by its magic bytes, io/gzip.h); the
+// file and its decompressed text are each limited to kEdgeListLimitFactor x io::MaxInputFileBytes()
+// (256 MiB by default). Errors name the path.
+inline constexpr int64_t kEdgeListLimitFactor = 16;
+Result<gnn::EdgeList> ReadEdgeListFile(const std::string& path, const EdgeListOptions& options);
 
 }  // namespace dlsim::io
 

@@ -21,6 +21,8 @@ std::string_view NetworkCalibrationYaml();     // data/calibration/network.yaml
 std::string_view TrainingCalibrationYaml();    // data/calibration/training.yaml
 std::string_view PredictionIntervalsYaml();    // data/calibration/intervals.yaml
 std::string_view LearnedGemmModelTxt();        // data/calibration/learned_gemm.txt
+std::string_view Cnr2000GraphTxtGz();          // data/graphs/cnr-2000.graph-txt.gz (gzip bytes)
+std::string_view OgblDdiEdgeCsvGz();           // data/graphs/ogbl-ddi.edge.csv.gz (gzip bytes)
 }  // namespace dlsim::embedded
 
 #endif  // DLSIM_IO_EMBEDDED_H_

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "dlsim/core/result.h"
+#include "dlsim/io/gzip.h"  // io::Gunzip, which the trace reader uses
 #include "dlsim/validate/profiled_step.h"
 
 namespace dlsim::io {
@@ -27,8 +28,6 @@ namespace dlsim::io {
 Result<validate::ProfiledStep> ReadKinetoTrace(const std::string& path);
 // Parses the (decompressed) JSON text; `file_name` names it in errors.
 Result<validate::ProfiledStep> ParseKinetoTrace(std::string_view json_text, const std::string& file_name);
-// gzip text -> its contents, refusing more than `limit` bytes out. Errors name `file_name`.
-Result<std::string> Gunzip(std::string_view gz, const std::string& file_name, int64_t limit);
 
 }  // namespace dlsim::io
 

@@ -10,6 +10,7 @@
 #define DLSIM_REPRO_REPRODUCTION_H_
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -46,6 +47,16 @@ struct ReproEnv {
   // The multi-task workload reader the command injects (a reproduction's workload zoo is YAML that it
   // embeds; YAML is read in io, above this module). Empty: reproductions that need it fail.
   MultitaskReader read_multitask;
+  // The real graphs shipped with dlsim (cnr-2000, ogbl-ddi: io/shipped_graphs.h), name and edges as
+  // read (directed arcs), which the command injects; graph reproductions add points on them beside
+  // R-MAT. Empty (as in unit tests): those points are left out.
+  struct NamedEdgeList {
+    std::string name;
+    std::shared_ptr<const gnn::EdgeList> edges;
+    bool directed = true;  // the file's edges are arcs (cnr-2000); false: each undirected pair once
+  };
+  using ShippedGraphsReader = std::function<Result<std::vector<NamedEdgeList>>()>;
+  ShippedGraphsReader read_shipped_graphs;
 };
 
 // One point of a paper's figure or table beside ours at the same setting (a `points` table).
@@ -79,6 +90,10 @@ struct ReproResult {
   // (e.g. kernel times measured on a lent GPU). Printed as a second table; in JSON as "measured"
   // (absent when empty).
   nlohmann::ordered_json measured = nlohmann::ordered_json::array();
+  // The same comparison on the real graphs shipped with dlsim (ReproEnv::read_shipped_graphs), beside
+  // a headline taken on a generated graph: printed as a third table; in JSON as "real_graphs" (absent
+  // when empty).
+  nlohmann::ordered_json real_graphs = nlohmann::ordered_json::array();
 };
 
 class Reproduction {
