@@ -154,9 +154,10 @@ TEST_F(GpuGemmTest, FitRecoversTheCurveThatMadeTheRows) {
       rows.push_back({g, dt});
     }
   }
-  auto text = fit::FitGpuGemm({path}, "h200", "test");
+  auto text = fit::FitGpuGemm({path}, "h200", "generated rows", "test");
   std::remove(path.c_str());
   ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_NE(text->find("source: \"" + path + " (generated rows)\""), std::string::npos) << *text;
   auto cal = io::ParseComputeCalibration(*text, "fitted.yaml");
   ASSERT_TRUE(cal.ok()) << cal.error().message;
   const ArchCalibration fitted = ResolveArchCalibration(*h200_, *cal);

@@ -45,7 +45,7 @@ cost::GemmAlignmentCalibration Minimize(const std::vector<GemmPoint>& misaligned
 }  // namespace
 
 Result<std::string> FitGemmAlignment(const std::vector<std::string>& ops_csvs, const std::string& gpu_name,
-                                     const std::string& command) {
+                                     const std::string& method, const std::string& command) {
   DLSIM_ASSIGN_OR_RETURN(catalog::Catalogs cat, io::LoadCatalogs({}));
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, cat.hardware.FindGpu(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(cost::ComputeCalibration cal, io::LoadDefaultComputeCalibration());
@@ -76,8 +76,10 @@ Result<std::string> FitGemmAlignment(const std::vector<std::string>& ops_csvs, c
       misaligned.size());
   y += fmt::format("# MAPE of the fit rows: all {:.1f}% -> {:.1f}%, misaligned {:.1f}% -> {:.1f}%.\n", before,
                    after, before_mis, best_err);
-  y += fmt::format("architectures:\n  {}:\n    source: \"{} on {} (torch.matmul(x, w.t()), bf16)\"\n",
-                   gpu->architecture, sources, gpu->name);
+  y += fmt::format(
+      "architectures:\n  {}:\n    source: \"{} on {} ({})\"\n", gpu->architecture, sources, gpu->name,
+      method.empty() ? "how the rows were measured was not given (dlsim-fit gemm-alignment --method)"
+                     : method);
   y += fmt::format(
       "    gemm_alignment: {{compute_exponent: {:.3f}, memory_exponent: {:.3f}, overhead_us: {:.3f}, "
       "k_half: {:.4g}, tiles_half: {:.4g}, fit_rows: {}, fit_mape_before_pct: {:.1f}, fit_mape_pct: "

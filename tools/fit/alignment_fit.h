@@ -16,9 +16,10 @@ namespace dlsim::fit {
 // The YAML text of the fitted constants of the `gpu`'s architecture, with `command` and the fit rows'
 // MAPE before and after in it: the least MAPE over the misaligned bf16/fp16 GEMMs (aligned rows are
 // unaffected by the constants), Nelder-Mead in log space from three fixed starts (deterministic).
-// Errors: a CSV that does not read; no misaligned GEMM among the rows.
+// Errors: a CSV that does not read; no misaligned GEMM among the rows. `method`: how the rows were
+// measured, written into the source (empty: the source says it was not given).
 Result<std::string> FitGemmAlignment(const std::vector<std::string>& ops_csvs, const std::string& gpu,
-                                     const std::string& command);
+                                     const std::string& method, const std::string& command);
 
 }  // namespace dlsim::fit
 

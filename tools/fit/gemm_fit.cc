@@ -88,16 +88,15 @@ std::string CurveYaml(const cost::GemmCalibration& g) {
 
 // The header lines and the GPU's entry.
 std::string Yaml(const std::string& command, const hw::GpuSpec& gpu, const std::string& sources,
-                 const Curve& half, const Curve* fp8, const std::string& scores) {
+                 const std::string& method, const Curve& half, const Curve* fp8, const std::string& scores) {
   std::string y = fmt::format(
       "# GEMM curves measured on one GPU (cost::GpuGemmCalibration; docs/cost-model.md, \"GEMMs measured per "
       "GPU\").\n# Written by: {}\n# Fit rows only; data/profiles/h200-heldout is never read. MAPE of the fit "
       "rows, the architecture's shipped curve -> this one:\n{}",
       command, scores);
   y += fmt::format(
-      "gpus:\n  {}:\n    architecture: {}\n    source: \"{} (torch.matmul(x, w.t()); fp8: "
-      "torch._scaled_mm; triton.testing.do_bench medians, L2 flushed)\"\n",
-      gpu.name, gpu.architecture, sources);
+      "gpus:\n  {}:\n    architecture: {}\n    source: \"{} ({})\"\n", gpu.name, gpu.architecture, sources,
+      method.empty() ? "how the rows were measured was not given (dlsim-fit gemm --method)" : method);
   y += fmt::format("    gemm_overhead_us: {:.3f}\n    gemm:\n      bf16: {}\n      fp16: {}\n",
                    half.arch.gemm_overhead.ToMicros(), CurveYaml(half.g), CurveYaml(half.g));
   if (fp8 != nullptr) y += fmt::format("      fp8: {}\n", CurveYaml(fp8->g));
@@ -115,7 +114,7 @@ std::string Yaml(const std::string& command, const hw::GpuSpec& gpu, const std::
 }  // namespace
 
 Result<std::string> FitGpuGemm(const std::vector<std::string>& ops_csvs, const std::string& gpu_name,
-                               const std::string& command) {
+                               const std::string& method, const std::string& command) {
   DLSIM_ASSIGN_OR_RETURN(catalog::Catalogs cat, io::LoadCatalogs({}));
   DLSIM_ASSIGN_OR_RETURN(const hw::GpuSpec* gpu, cat.hardware.FindGpu(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(cost::ComputeCalibration cal, io::LoadDefaultComputeCalibration());
@@ -137,7 +136,7 @@ Result<std::string> FitGpuGemm(const std::vector<std::string>& ops_csvs, const s
     scores += fmt::format("#   fp8: {} rows, {:.1f}% -> {:.1f}%\n", rows.fp8.size(),
                           Mape(rows.fp8, ship8, r8, 1.0), Mape(rows.fp8, fp8, r8, 1.0));
   }
-  return Yaml(command, *gpu, JoinSources(ops_csvs), half, rows.fp8.empty() ? nullptr : &fp8, scores);
+  return Yaml(command, *gpu, JoinSources(ops_csvs), method, half, rows.fp8.empty() ? nullptr : &fp8, scores);
 }
 
 }  // namespace dlsim::fit

@@ -16,9 +16,10 @@ namespace dlsim::fit {
 // log space from three fixed starts (deterministic). 16-bit rows: max_efficiency, k_half, tiles_half,
 // mem_efficiency, the per-kernel overhead and the five misaligned constants, together; fp8 rows (when
 // there are any): the four curve constants, the overhead kept. Errors: a CSV that does not read; an unknown
-// GPU; no measured bf16/fp16 GEMM among the rows.
+// GPU; no measured bf16/fp16 GEMM among the rows. `method` (how the rows were measured, e.g. the call and
+// timer) goes into the entry's source beside the files; empty: the source says it was not given.
 Result<std::string> FitGpuGemm(const std::vector<std::string>& ops_csvs, const std::string& gpu,
-                               const std::string& command);
+                               const std::string& method, const std::string& command);
 
 }  // namespace dlsim::fit
 

@@ -104,30 +104,39 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   attention->add_option("--out", out, "Output YAML")->required();
   std::vector<std::string> align_csvs;
+  std::string gemm_method;
   auto* alignment =
       app.add_subcommand("gemm-alignment", "Fit the misaligned-GEMM penalty on dlsim kernels CSVs");
   alignment->add_option("--ops", align_csvs, "Operator CSV with measured GEMM rows (repeatable)")->required();
   alignment->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
   alignment->add_option("--out", out, "Output YAML")->required();
+  alignment->add_option("--method", gemm_method,
+                        "How the rows were measured (the call, the timer), written into the source");
   std::vector<std::string> gemm_ops;
   auto* gemm = app.add_subcommand("gemm", "Fit one GPU's GEMM curve on dlsim kernels CSVs");
   gemm->add_option("--ops", gemm_ops, "Operator CSV with measured GEMM rows (repeatable)")->required();
   gemm->add_option("--gpu", gpu, "The GPU they were measured on")->capture_default_str();
   gemm->add_option("--out", out, "Output YAML")->required();
+  gemm->add_option("--method", gemm_method,
+                   "How the rows were measured (the call, the timer), written into the entry's source");
   CLI11_PARSE(app, argc, argv);
   if (gemm->parsed()) {
     std::string ops_args;
     for (const std::string& p : gemm_ops) ops_args += " --ops " + p;
-    auto text = dlsim::fit::FitGpuGemm(gemm_ops, gpu,
-                                       "dlsim-fit gemm" + ops_args + " --gpu " + gpu + " --out " + out);
+    const std::string method_arg = gemm_method.empty() ? "" : " --method '" + gemm_method + "'";
+    auto text =
+        dlsim::fit::FitGpuGemm(gemm_ops, gpu, gemm_method,
+                               "dlsim-fit gemm" + ops_args + " --gpu " + gpu + method_arg + " --out " + out);
     if (!text.ok()) return Fail(text.error());
     return WriteText(out, *text);
   }
   if (alignment->parsed()) {
     std::string ops_args;
     for (const std::string& p : align_csvs) ops_args += " --ops " + p;
+    const std::string method_arg = gemm_method.empty() ? "" : " --method '" + gemm_method + "'";
     auto text = dlsim::fit::FitGemmAlignment(
-        align_csvs, gpu, "dlsim-fit gemm-alignment" + ops_args + " --gpu " + gpu + " --out " + out);
+        align_csvs, gpu, gemm_method,
+        "dlsim-fit gemm-alignment" + ops_args + " --gpu " + gpu + method_arg + " --out " + out);
     if (!text.ok()) return Fail(text.error());
     return WriteText(out, *text);
   }

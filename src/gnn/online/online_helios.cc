@@ -63,7 +63,7 @@ class HeliosState {
 
   void Ask(const Query& q, size_t index, OnlineResult& r) {
     std::vector<NodeId> answer;
-    const int64_t lookups = Assemble(q.seed, answer);
+    const int64_t lookups = Assemble(q.seed, o_.record_answers ? &answer : nullptr);
     if (o_.record_answers) r.answers.push_back(std::move(answer));
     Push(Bit(Owner(q.seed)), q.t_ns, true, static_cast<int64_t>(index), lookups * ToNs(o_.lookup_ns));
   }
@@ -127,8 +127,9 @@ class HeliosState {
     Send(to, free, t);  // one arrival time for all of them
   }
 
-  // The hops from the seed over the samples; the samples read.
-  int64_t Assemble(NodeId seed, std::vector<NodeId>& answer) const {
+  // The hops from the seed over the samples; the samples read. The answer (when asked for) is the
+  // sorted distinct vertices reached.
+  int64_t Assemble(NodeId seed, std::vector<NodeId>* answer) const {
     std::vector<NodeId> frontier{seed}, next;
     int64_t lookups = 0;
     for (int f : o_.fanouts) {
@@ -139,11 +140,12 @@ class HeliosState {
         next.insert(next.end(), s.begin(),
                     s.begin() + std::min<ptrdiff_t>(f, static_cast<ptrdiff_t>(s.size())));
       }
-      answer.insert(answer.end(), next.begin(), next.end());
+      if (answer != nullptr) answer->insert(answer->end(), next.begin(), next.end());
       frontier.swap(next);
     }
-    std::sort(answer.begin(), answer.end());
-    answer.erase(std::unique(answer.begin(), answer.end()), answer.end());
+    if (answer == nullptr) return lookups;
+    std::sort(answer->begin(), answer->end());
+    answer->erase(std::unique(answer->begin(), answer->end()), answer->end());
     return lookups;
   }
 

@@ -89,6 +89,7 @@ class OnDemandState {
   void Complete(size_t q, int64_t at) {
     QueryState& s = q_[q];
     done_[q] = at;
+    if (!o_.record_answers) return;
     std::sort(s.answer.begin(), s.answer.end());
     s.answer.erase(std::unique(s.answer.begin(), s.answer.end()), s.answer.end());
   }
@@ -108,7 +109,7 @@ class OnDemandState {
     free = std::max(free, Now()) + ToNs(work);
     s.latest = std::max(s.latest, free + lat_);
     if (--s.pending > 0) return;
-    s.answer.insert(s.answer.end(), s.next.begin(), s.next.end());
+    if (o_.record_answers) s.answer.insert(s.answer.end(), s.next.begin(), s.next.end());
     if (++s.hop == o_.fanouts.size()) return Complete(q, s.latest);
     s.frontier.swap(s.next);
     events_.Schedule(At(s.latest), [this, q] { StartHop(q); });
