@@ -46,7 +46,11 @@ TEST(ReproBglTest, TheShippedRealGraphsGetTheSameVariantsBesideTheHeadline) {
   EXPECT_EQ(r->real_graphs[0]["graph"], "ogbl-ddi");
   EXPECT_EQ(r->real_graphs[0]["variant"], "dgl-like");
   EXPECT_DOUBLE_EQ(r->real_graphs[0]["speedup"].get<double>(), 1.0);
-  EXPECT_GT(r->real_graphs[1]["gpu_hit_ratio"].get<double>(), 0.0);
+  // ogbl-ddi: at R-MAT's node share its FIFO caches hold ~130 of 4,267 nodes and miss, while the static
+  // degree cache (PaGraph) still hits: every variant is run, not a copy of the baseline.
+  EXPECT_EQ(r->real_graphs[5]["variant"], "pagraph (static degree)");
+  EXPECT_GT(r->real_graphs[5]["gpu_hit_ratio"].get<double>(), 0.2);
+  EXPECT_LT(r->real_graphs[1]["edge_cut"].get<double>(), r->real_graphs[0]["edge_cut"].get<double>());
 }
 
 }  // namespace
