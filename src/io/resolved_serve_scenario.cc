@@ -124,6 +124,7 @@ ordered_json ResolvedServeScenario(const serve::ServeOptions& o) {
   j["workload"] = WorkloadJson(o.workload);
   j["engine"] = o.engine;
   j["attention_backend"] = std::string(cost::AttentionBackendName(serve::AttentionBackendOf(o)));
+  j["kernels"] = std::string(model::KernelsName(o.kernels));
   j["scheduler"] = SchedulerJson(o.scheduler);
   j["engine_host"] = EngineHostJson(serve::HostOf(o));
   j["offload"] = OffloadJson(o.offload);

@@ -475,6 +475,7 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   if (root.Has("attention_backend"))
     o.attention_backend =
         root.GetEnumOf("attention_backend", cost::AttentionBackend::kModel, cost::kAttentionBackendNames);
+  o.kernels = root.GetEnumOf("kernels", o.kernels, model::kKernelsNames);
   o.scheduler = ReadScheduler(root.Section("scheduler"), names,
                               engine.ok() ? (*engine)->SchedulerDefaults(o.model, o.gpu.hbm_capacity.ToGiB())
                                           : serve::SchedulerOptions{});
@@ -498,6 +499,10 @@ Result<serve::ServeOptions> ParseServeScenario(std::string_view text, std::strin
   // A head_dim other than hidden / heads (Mistral-Nemo, Qwen3) is priced as given: the QKV and output
   // projections, the attention and the KV cache all use model.head_dim().
   internal::CheckServeMoe(o, root, doc);
+  if (o.kernels == model::Kernels::kEager && (m.moe.enabled() || m.mla.enabled()))
+    root.AddError("kernels", "eager kernels price a dense decoder without MLA (model::EagerLayerOps); " +
+                                 m.name + " is " + (m.moe.enabled() ? "a MoE model" : "an MLA model") +
+                                 ": use kernels: fused");
   internal::CheckSpeculative(o, root);
   if (m.arch != model::Arch::kDecoder)
     doc.AddError(root.Section("model").location(), "model",

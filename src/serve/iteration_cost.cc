@@ -32,6 +32,8 @@ class ProfiledCostModel final : public IterationCostModel {
     head_dim_ = m.head_dim();
     window_ = in_.engine.WindowOf(m);
     elem_ = hw::DTypeBytes(in_.dtype);
+    if (in_.kernels == model::Kernels::kEager && !m.moe.enabled() && !m.mla.enabled())
+      eager_ = EagerMemoryOps();
     table_.resize(kTableTokens + 1);
     embedding_.resize(kTableTokens + 1);
     for (int64_t t = 1; t <= kTableTokens; ++t) {
@@ -101,6 +103,7 @@ class ProfiledCostModel final : public IterationCostModel {
     Duration d = WeightGemm({.m = t, .n = qkv, .k = h}) +
                  WeightGemm({.m = t, .n = h, .k = static_cast<int64_t>(heads_) * head_dim_});
     d += m.moe.enabled() ? MixedMlp(t) : DenseMlp(t, ffn);
+    if (!eager_.empty()) return d + EagerMemoryBound(t);
     const double act = static_cast<double>(t) * h * elem_;
     // Two norms (read + write), rotary on q and k, the residual add.
     d += c.MemoryBound(Bytes(2 * act), Flops(5.0 * t * h)) * int64_t{2};
@@ -109,12 +112,35 @@ class ProfiledCostModel final : public IterationCostModel {
     return d;
   }
 
-  // A dense MLP of `t` tokens and width `ffn` on one GPU: up (and gate), the activation, down.
+  // A dense MLP of `t` tokens and width `ffn` on one GPU: up (and gate), the activation (eager kernels:
+  // among EagerMemoryBound's), down.
   Duration DenseMlp(int64_t t, int64_t ffn) const {
     const int64_t h = in_.model.hidden;
-    return WeightGemm({.m = t, .n = (in_.model.gated_mlp ? 2 : 1) * ffn, .k = h}) +
-           WeightGemm({.m = t, .n = h, .k = ffn}) +
-           in_.compute->MemoryBound(Bytes(3.0 * t * ffn * elem_), Flops(8.0 * t * ffn));
+    const Duration gemms = WeightGemm({.m = t, .n = (in_.model.gated_mlp ? 2 : 1) * ffn, .k = h}) +
+                           WeightGemm({.m = t, .n = h, .k = ffn});
+    if (!eager_.empty()) return gemms;
+    return gemms + in_.compute->MemoryBound(Bytes(3.0 * t * ffn * elem_), Flops(8.0 * t * ffn));
+  }
+
+  // Eager PyTorch's memory-bound kernels of one layer's forward (model::EagerLayerOps in the activations'
+  // type): bytes and flops per token, those inside a TP region split by tp.
+  std::vector<std::pair<double, double>> EagerMemoryOps() const {
+    const model::LayerOptions lo{
+        .activation_bytes = elem_, .kernels = model::Kernels::kEager, .residual_bytes = elem_};
+    std::vector<std::pair<double, double>> out;
+    for (const model::Op& op : model::EagerLayerOps(in_.model, lo)) {
+      if (op.kind != model::OpKind::kMemory || op.bytes_per_token <= 0) continue;
+      const double split = op.shard == model::Shard::kInner ? in_.tp : 1;
+      out.emplace_back(op.bytes_per_token / split, op.flops_per_token / split);
+    }
+    return out;
+  }
+  Duration EagerMemoryBound(int64_t t) const {
+    Duration d;
+    const auto n = static_cast<double>(t);
+    for (const auto& [bytes, flops] : eager_)
+      d += in_.compute->MemoryBound(Bytes(bytes * n), Flops(flops * n));
+    return d;
   }
 
   // An MoE model's MLP per layer: its MoE layers' and its first dense layers' (DeepSeek-style), averaged.
@@ -231,6 +257,8 @@ class ProfiledCostModel final : public IterationCostModel {
   int heads_ = 1, kv_heads_ = 1, head_dim_ = 128;
   WindowedAttention window_;
   double elem_ = 2;
+  std::vector<std::pair<double, double>>
+      eager_;  // eager kernels: (bytes, flops) per token each; empty: fused
   std::vector<Duration> table_, embedding_, lm_head_;
 };
 

@@ -86,7 +86,7 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.fabric = SingleNodeFabric(o.gpu);
   // Measured profiles are of dense fp16 weights (and of dense models).
   const bool fp16 = o.weight_dtype != hw::DType::kFp8 && o.weight_quant == WeightQuant::kNone;
-  in.profile = o.weight_sparsity > 0 || !fp16 || o.model.moe.enabled()
+  in.profile = o.weight_sparsity > 0 || !fp16 || o.model.moe.enabled() || o.kernels == model::Kernels::kEager
                    ? nullptr
                    : FindProfile(env.profiles, o.gpu.name, o.model.name, o.hardware.tp);
   in.weight_dtype = o.weight_dtype;
@@ -97,6 +97,7 @@ ProfiledCostInputs CostInputs(const ServeOptions& o, const ServeEnvironment& env
   in.allreduce = env.allreduce;
   if (auto e = FindEngine(o.engine); e.ok()) in.engine = **e;  // the readers checked the name
   in.attention_backend = AttentionBackendOf(o);
+  in.kernels = o.kernels;
   return in;
 }
 

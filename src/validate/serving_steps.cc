@@ -94,6 +94,7 @@ Result<ValidationSet> ServingH200Steps(Runner& run) {
   o.model = *m;
   o.gpu = *g;
   o.attention_backend = cost::AttentionBackend::kPytorchDefault;  // the decoder's SDPA: PyTorch's choice
+  o.kernels = model::Kernels::kEager;  // a plain PyTorch decoder: one kernel per tensor operation
   DLSIM_ASSIGN_OR_RETURN(auto env, serve::MakeServeEnvironment(run.catalogs.compute, run.catalogs.network));
   DLSIM_ASSIGN_OR_RETURN(auto cost, serve::MakeCostModel(o, *env));
   ValidationSet set{"serving-h200-steps", "iteration time (ms)", Source(t), 0.0, {}};

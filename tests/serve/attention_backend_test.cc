@@ -32,11 +32,7 @@ TEST(ServeAttentionBackend, ScenarioThenEngineThenModel) {
 TEST(ServeAttentionBackend, PrefillChangesByTheKernelDifference) {
   ServeOptions o = BaseOptions("llama3.1-8b", "h200-sxm-141gb");
   const int64_t s = 8192;
-  BatchShape prefill;
-  prefill.prefill_tokens = s;
-  prefill.prefill_pairs = static_cast<double>(s) * (s + 1) / 2.0;
-  prefill.prefill_requests = 1;
-  prefill.logits = 1;
+  const BatchShape prefill = testing::OnePromptPrefill(s);
   auto time = [&](AttentionBackend b, const BatchShape& shape) {
     o.attention_backend = b;
     auto cost = MakeCostModel(o, *Env().env);

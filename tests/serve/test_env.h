@@ -48,6 +48,16 @@ inline LengthDistribution Fixed(double v) {
   return d;
 }
 
+// One prompt of `t` tokens prefilled alone (causal pairs, one logit).
+inline BatchShape OnePromptPrefill(int64_t t) {
+  BatchShape b;
+  b.prefill_tokens = t;
+  b.prefill_pairs = static_cast<double>(t) * static_cast<double>(t + 1) / 2.0;
+  b.prefill_requests = 1;
+  b.logits = 1;
+  return b;
+}
+
 // `yaml` read as the scenario file "s.yaml" (errors name it), with the catalogs and the registries' names.
 inline Result<ServeOptions> ParseScenario(const std::string& yaml) {
   return io::ParseServeScenario(yaml, "s.yaml", Env().catalogs.hardware, Env().catalogs.models,

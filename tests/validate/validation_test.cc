@@ -342,11 +342,13 @@ TEST_F(ValidationTest, ServingVllmBlogFiguresDurationsAndOverload) {
 }
 
 // The project's own H200 serving iterations of Llama 3.1 8B (issue 37; docs/validation.md,
-// "serving-h200-steps"). Decode steps replayed as CUDA graphs (the GPU floor) are within 10% up to 64K KV
-// tokens per step; at 32 x 8K (256K tokens, 32 GiB of KV) the paged-attention GEMV is priced 10-25% slower
-// than the measured SDPA decode over a contiguous cache. The eager prefills the GPU bounds are 10-25% too
-// fast (the plain decoder's unfused elementwise kernels and GEMMs ~4% slower than priced), a finding this
-// pins; the short ones the host bounds are priced at the eager decode steps' median issue time.
+// "serving-h200-steps"), priced as the plain decoder runs (eager memory-bound kernels, SDPA's choice).
+// Decode steps replayed as CUDA graphs (the GPU floor) are within 12% up to 64K KV tokens per step; at 32 x
+// 8K (256K tokens, 32 GiB of KV) the paged-attention GEMV is priced 10-25% slower than the measured SDPA
+// decode over a contiguous cache. The eager prefills the GPU bounds are 5-20% too fast (the eager kernels'
+// bytes are priced at the full HBM rate, the trace moved them at 0.38 of it; GEMMs ~4% slower than priced), a
+// finding this pins; the 128-token prompt the host bounds is priced at the eager decode steps' median issue
+// time.
 TEST_F(ValidationTest, ServingH200StepsDecodeFloorAndEagerPrefill) {
   const ValidationSet& s = Set("serving-h200-steps");
   ASSERT_EQ(s.rows.size(), 15u);
@@ -358,16 +360,16 @@ TEST_F(ValidationTest, ServingH200StepsDecodeFloorAndEagerPrefill) {
       EXPECT_GT(r.ErrorPct(), 10.0) << r.label;
       EXPECT_LT(r.ErrorPct(), 25.0) << r.label;
     } else if (decode) {
-      EXPECT_LT(std::fabs(r.ErrorPct()), 10.0) << r.label;
+      EXPECT_LT(std::fabs(r.ErrorPct()), 12.0) << r.label;
     } else if (!r.note.empty()) {
       ++host_bound;
       EXPECT_NEAR(r.predicted, 13.09, 0.01) << r.label;  // the median eager decode step
     } else {
-      EXPECT_LT(r.ErrorPct(), -10.0) << r.label;
-      EXPECT_GT(r.ErrorPct(), -25.0) << r.label;
+      EXPECT_LT(r.ErrorPct(), -5.0) << r.label;
+      EXPECT_GT(r.ErrorPct(), -20.0) << r.label;
     }
   }
-  EXPECT_EQ(host_bound, 2);  // the 128- and 512-token prompts
+  EXPECT_EQ(host_bound, 1);  // the 128-token prompt
 }
 
 // Offline batch latency as vLLM's benchmark_latency measures it (vLLM PR #23197, V1 engine on H100s: 256

@@ -34,6 +34,7 @@
 #include "dlsim/core/units.h"
 #include "dlsim/cost/compute_model.h"
 #include "dlsim/hw/gpu.h"
+#include "dlsim/model/layer_graph.h"
 #include "dlsim/model/model_spec.h"
 #include "dlsim/net/collective.h"
 #include "dlsim/serve/engine_profile.h"
@@ -128,6 +129,11 @@ struct ProfiledCostInputs {
   // 4- or 8-bit weights (ServeOptions::weight_quant): every weight GEMM, experts included, goes through
   // ComputeModel::SparseWeightGemm at sparsity 0 in QuantizedWeightFormat() (serve/weight_quant.h).
   WeightQuant weight_quant = WeightQuant::kNone;
+  // The layer's memory-bound work (ServeOptions::kernels): fused kernels (norms, rotary embedding,
+  // activation, residual adds), or eager PyTorch's kernels, each model::EagerLayerOps forward operator one
+  // memory-bound kernel of its bytes (dense models without MLA; others stay fused). Roofline only: with a
+  // measured profile, the profile's layer time.
+  model::Kernels kernels = model::Kernels::kFused;
 };
 
 std::unique_ptr<IterationCostModel> MakeProfiledCostModel(const ProfiledCostInputs& in);

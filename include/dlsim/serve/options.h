@@ -23,6 +23,7 @@
 
 #include "dlsim/cost/training_calibration.h"
 #include "dlsim/hw/gpu.h"
+#include "dlsim/model/layer_graph.h"
 #include "dlsim/model/model_spec.h"
 #include "dlsim/serve/engine_host.h"
 #include "dlsim/serve/weight_quant.h"
@@ -221,6 +222,11 @@ struct ServeOptions {
   // engine's (EngineProfile::attention_backend), else `model`. A family the GPU's architecture has no
   // measured constants for is priced as `model`. Decode attention is the paged kernel whatever this says.
   std::optional<cost::AttentionBackend> attention_backend;
+  // How the layer's memory-bound work runs (`kernels:`): fused, as serving engines run it (norms, rotary
+  // embedding, activation and residual adds each one kernel), or eager, one kernel per PyTorch tensor
+  // operation as a plain PyTorch decoder runs it (model::EagerLayerOps' forward bytes; dense models
+  // without MLA; a measured operator profile is then not used).
+  model::Kernels kernels = model::Kernels::kFused;
   // The engine's CPU time (serve/engine_host.h, HostOf): the profile's, then a calibration file's for this
   // engine (`--calibration`, `serving_engines:`; the commands copy the catalogs' in), then the scenario's
   // `engine_host:` keys. `engine_host`, when set, replaces all three (for callers that price a host exactly).
