@@ -257,6 +257,9 @@ Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files,
   for (const auto& path : calibration_files) {
     DLSIM_ASSIGN_OR_RETURN(cost::TrainingCalibration over, LoadTrainingCalibrationFile(path));
     cat.training = cost::Overlay(cat.training, over);
+    // The user's own kernel rates reach serving too (it prices with `compute`, not the training layer);
+    // training lays the same values over them again, which changes nothing.
+    cat.compute = over.Apply(cat.compute, nullptr);
   }
   return cat;
 }

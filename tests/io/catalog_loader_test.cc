@@ -365,5 +365,25 @@ TEST(CatalogFileTest, FileErrorsNameThePath) {
   EXPECT_NE(r.error().message.find("did you mean 'layers'"), std::string::npos) << r.error().message;
 }
 
+// A --calibration file's kernel rates reach `compute` (what serve prices with) as well as the training
+// layer; without one, `compute` is the embedded kernel-level file, untouched by the embedded training
+// calibration.
+TEST(CatalogFileTest, CalibrationFilesReachTheKernelConstants) {
+  auto plain = LoadCatalogs({});
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  const cost::ArchCalibration* hopper = plain->compute.FindArchOrNull("hopper");
+  ASSERT_NE(hopper, nullptr);
+  EXPECT_EQ(hopper->memory.efficiency, 1.0);  // data/calibration/compute.yaml
+  const std::string path = ::testing::TempDir() + "/eager_stack.yaml";
+  std::ofstream(path) << "architectures:\n  hopper:\n    elementwise_efficiency: 0.5452\n";
+  auto r = LoadCatalogs({}, {path});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const cost::ArchCalibration* over = r->compute.FindArchOrNull("hopper");
+  ASSERT_NE(over, nullptr);
+  EXPECT_EQ(over->memory.efficiency, 0.5452);
+  EXPECT_EQ(over->memory.norm_efficiency, hopper->memory.norm_efficiency);  // only what the file sets
+  EXPECT_EQ(r->training.ArchValue("hopper", &cost::ArchTrainingCalibration::elementwise_efficiency), 0.5452);
+}
+
 }  // namespace
 }  // namespace dlsim::io

@@ -35,7 +35,9 @@ using catalog::Catalogs;
 // wrong type, out-of-range value, a node naming an unknown GPU or network, ...). Each of
 // `calibration_files` (`--calibration FILE`: a training calibration, `dlsim calibrate`'s output) is
 // then laid over the embedded training calibration in order (cost::Overlay): the constants it sets
-// replace the shipped ones.
+// replace the shipped ones. Its kernel-level rates (GEMM, attention, elementwise, optimizer, copy
+// efficiencies by architecture) are also laid over `compute`, which `serve` prices with; the embedded
+// training calibration (fitted on Megatron runs) is not.
 Result<Catalogs> LoadCatalogs(const std::vector<std::string>& extra_files,
                               const std::vector<std::string>& calibration_files = {});
 
