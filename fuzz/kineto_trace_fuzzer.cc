@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dlsim/io/gzip.h"
 #include "dlsim/io/kineto_trace.h"
 #include "dlsim/validate/trace_ops.h"
 #include "fuzz_env.h"

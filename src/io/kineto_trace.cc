@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlsim/core/strings.h"
+#include "dlsim/io/gzip.h"
 #include "dlsim/io/yaml_reader.h"
 
 namespace dlsim::io {

@@ -2,6 +2,7 @@
 #include "graph_sets.h"
 
 #include "dlsim/gnn/rmat.h"
+#include "real_graph_runs.h"
 
 namespace dlsim::repro::internal {
 namespace {
@@ -90,8 +91,7 @@ Result<std::vector<NamedGraph>> FileGraphs(const ReproEnv& env, std::string& mis
 
 Result<std::vector<NamedGraph>> ShippedGraphSet(const ReproEnv& env) {
   std::vector<NamedGraph> out;
-  if (!env.read_shipped_graphs) return out;
-  DLSIM_ASSIGN_OR_RETURN(auto graphs, env.read_shipped_graphs());
+  DLSIM_ASSIGN_OR_RETURN(auto graphs, ReadShippedGraphs(env));
   for (const ReproEnv::NamedEdgeList& g : graphs) {
     DLSIM_ASSIGN_OR_RETURN(NamedGraph built, Build(g.name, *g.edges));
     out.push_back(std::move(built));

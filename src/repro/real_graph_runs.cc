@@ -23,7 +23,13 @@ Result<RealGraphRun> RunOnGraph(const ReproEnv& env, const gnn::GnnOptions& base
   const auto arcs = static_cast<int64_t>(graph.edges->src.size());
   if (adapt) adapt(o, graph.edges->num_nodes, arcs);
   DLSIM_ASSIGN_OR_RETURN(auto results, gnn::Compare(o, variants, *env.catalogs));
-  return RealGraphRun{graph.name, graph.edges->num_nodes, arcs, std::move(results)};
+  return RealGraphRun{graph.name, std::move(results)};
+}
+
+nlohmann::ordered_json WithGraphColumn(const std::string& graph, const nlohmann::ordered_json& row) {
+  nlohmann::ordered_json out = {{"graph", graph}};
+  out.update(row);
+  return out;
 }
 
 Result<std::vector<RealGraphRun>> RunOnShippedGraphs(const ReproEnv& env, const gnn::GnnOptions& base,

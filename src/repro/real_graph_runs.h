@@ -18,7 +18,6 @@ namespace dlsim::repro::internal {
 
 struct RealGraphRun {
   std::string graph;                    // "cnr-2000"
-  int64_t nodes = 0, arcs = 0;          // as read (arcs: the file's directed edges)
   std::vector<gnn::GnnResult> results;  // one per variant, in order
 };
 
@@ -35,6 +34,9 @@ gnn::GnnOptions WithGraph(gnn::GnnOptions base, const ReproEnv::NamedEdgeList& g
 Result<RealGraphRun> RunOnGraph(const ReproEnv& env, const gnn::GnnOptions& base,
                                 const std::vector<gnn::GnnVariant>& variants,
                                 const ReproEnv::NamedEdgeList& graph, const AdaptWorkload& adapt);
+
+// `row` with the graph's name as its first column (a `real_graphs` row).
+nlohmann::ordered_json WithGraphColumn(const std::string& graph, const nlohmann::ordered_json& row);
 
 // ReadShippedGraphs, then RunOnGraph on each: runs `variants` of `base` on every shipped graph (its `graph`
 // replaced: the file's arcs, directed as `base.graph.undirected` says). None when env.read_shipped_graphs is

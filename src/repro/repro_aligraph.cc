@@ -93,11 +93,7 @@ class AligraphReproduction final : public Reproduction {
     for (const ReproEnv::NamedEdgeList& g : graphs) {
       DLSIM_ASSIGN_OR_RETURN(auto rows,
                              Sweep(env, internal::WithGraph(AligraphWorkload(), g), settings, nullptr));
-      for (auto& row : rows) {
-        nlohmann::ordered_json j = {{"graph", g.name}};
-        j.update(row);
-        r.real_graphs.push_back(j);
-      }
+      for (const auto& row : rows) r.real_graphs.push_back(internal::WithGraphColumn(g.name, row));
     }
     r.workload =
         "GraphSAGE [25, 10], batches of 1024, directed R-MAT scale 18, 128 fp32 features partitioned "

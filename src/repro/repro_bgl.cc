@@ -72,11 +72,9 @@ class BglReproduction final : public Reproduction {
                            internal::RunOnShippedGraphs(env, BglWorkload(), variants, ScaleCaches));
     for (const internal::RealGraphRun& g : real) {
       const double real_base = g.results[0].epoch.ToSeconds();
-      for (size_t i = 0; i < g.results.size(); ++i) {
-        nlohmann::ordered_json row = {{"graph", g.graph}};
-        row.update(Row(variants[i].name, g.results[i], real_base));
-        r.real_graphs.push_back(row);
-      }
+      for (size_t i = 0; i < g.results.size(); ++i)
+        r.real_graphs.push_back(
+            internal::WithGraphColumn(g.graph, Row(variants[i].name, g.results[i], real_base)));
     }
     return r;
   }

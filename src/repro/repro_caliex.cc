@@ -129,9 +129,8 @@ class CaliexReproduction final : public Reproduction {
                              internal::RunOnGraph(env, CaliexWorkload(0), variants, g, budget));
       const double caliex = run.results[2].epoch.ToSeconds();
       for (size_t i = 0; i < run.results.size(); ++i) {
-        nlohmann::ordered_json j = {{"graph", g.name}};
-        j.update(Row(variants[i].name, fraction, run.results[i], caliex));
-        r.real_graphs.push_back(j);
+        r.real_graphs.push_back(
+            internal::WithGraphColumn(g.name, Row(variants[i].name, fraction, run.results[i], caliex)));
       }
     }
     return Status::Ok();

@@ -23,6 +23,7 @@
 #include "dlsim/gnn/online/online_serving.h"
 #include "dlsim/gnn/rmat.h"
 #include "dlsim/repro/reproduction.h"
+#include "real_graph_runs.h"
 
 namespace dlsim::embedded {
 std::string_view TigergraphKhopThroughputCsv();  // data/repro/tigergraph_khop_throughput.csv
@@ -202,8 +203,8 @@ class HeliosReproduction final : public Reproduction {
   static Result<nlohmann::ordered_json> RealGraphs(const ReproEnv& env, const Bench& rmat_bench,
                                                    const Capacities& rmat) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    if (!env.read_shipped_graphs) return rows;
-    DLSIM_ASSIGN_OR_RETURN(auto graphs, env.read_shipped_graphs());
+    DLSIM_ASSIGN_OR_RETURN(auto graphs, internal::ReadShippedGraphs(env));
+    if (graphs.empty()) return rows;
     rows.push_back(CapacityRow("rmat-15 (headline)", rmat_bench, rmat.tigergraph, rmat.helios_dgs));
     for (const ReproEnv::NamedEdgeList& g : graphs) {
       DLSIM_ASSIGN_OR_RETURN(Bench b, MakeBench(*g.edges));

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "dlsim/io/gzip.h"
+
 namespace dlsim::io {
 namespace {
 

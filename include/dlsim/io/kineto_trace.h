@@ -20,7 +20,6 @@
 #include <string_view>
 
 #include "dlsim/core/result.h"
-#include "dlsim/io/gzip.h"  // io::Gunzip, which the trace reader uses
 #include "dlsim/validate/profiled_step.h"
 
 namespace dlsim::io {
